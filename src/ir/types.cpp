@@ -1,0 +1,121 @@
+#include "ir/types.h"
+
+namespace tessera {
+
+namespace {
+struct DTypeInfo {
+  const char *ir, *triton, *sig;
+  int bits;
+  DClass cls;
+};
+constexpr DTypeInfo kInfo[] = {
+#define DTYPE(E, ir, tri, sig, bits, cls) {ir, tri, sig, bits, DClass::cls},
+#include "ir/dtypes.def"
+};
+constexpr int kNumDTypes = sizeof(kInfo) / sizeof(kInfo[0]);
+
+template <class F>
+std::optional<DType> lookup(std::string_view s, F field) {
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (s == field(kInfo[i])) return static_cast<DType>(i);
+  return std::nullopt;
+}
+}  // namespace
+
+int bitWidth(DType t) { return kInfo[static_cast<int>(t)].bits; }
+DClass dclass(DType t) { return kInfo[static_cast<int>(t)].cls; }
+int byteSize(DType t) { return bitWidth(t) == 1 ? 1 : bitWidth(t) / 8; }
+const char *irName(DType t) { return kInfo[static_cast<int>(t)].ir; }
+const char *tritonName(DType t) { return kInfo[static_cast<int>(t)].triton; }
+const char *signatureName(DType t) { return kInfo[static_cast<int>(t)].sig; }
+std::optional<DType> dtypeFromIrName(std::string_view s) {
+  return lookup(s, [](const DTypeInfo &i) { return i.ir; });
+}
+std::optional<DType> dtypeFromTritonName(std::string_view s) {
+  return lookup(s, [](const DTypeInfo &i) { return i.triton; });
+}
+std::optional<DType> dtypeFromSignatureName(std::string_view s) {
+  return lookup(s, [](const DTypeInfo &i) { return i.sig; });
+}
+
+Type Type::scalar(DType d) {
+  Type t;
+  t.kind = Kind::Scalar;
+  t.dtype = d;
+  return t;
+}
+
+Type Type::ptr(DType pointee, int addrSpace) {
+  Type t;
+  t.kind = Kind::Ptr;
+  t.dtype = pointee;
+  t.addrSpace = static_cast<uint8_t>(addrSpace);
+  return t;
+}
+
+Type Type::tile(std::vector<int64_t> shape, const Type &elem) {
+  Type t;
+  t.kind = Kind::Tile;
+  t.dtype = elem.dtype;
+  t.elemIsPtr = elem.isPtr();
+  t.addrSpace = elem.addrSpace;
+  t.shape = std::move(shape);
+  return t;
+}
+
+Type Type::memdesc(std::vector<int64_t> shape, DType d, std::string layout) {
+  Type t;
+  t.kind = Kind::MemDesc;
+  t.dtype = d;
+  t.shape = std::move(shape);
+  t.layout = std::move(layout);
+  t.addrSpace = 3;
+  return t;
+}
+
+Type Type::element() const {
+  if (isScalar() || isPtr() || isVoid()) return *this;
+  return elemIsPtr ? ptr(dtype, addrSpace) : scalar(dtype);
+}
+
+Type Type::withElement(const Type &elem) const {
+  if (!isTile()) return elem;
+  Type t = tile(shape, elem);
+  t.layout = layout;
+  return t;
+}
+
+Type Type::withShape(std::vector<int64_t> newShape) const {
+  Type e = element();
+  if (newShape.empty()) return e;
+  return tile(std::move(newShape), e);
+}
+
+int64_t Type::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string Type::str() const {
+  switch (kind) {
+    case Kind::Void:
+      return "void";
+    case Kind::Scalar:
+      return irName(dtype);
+    case Kind::Ptr:
+      return std::string("ptr<") + irName(dtype) +
+             (addrSpace != 1 ? ", " + std::to_string(addrSpace) : std::string()) + ">";
+    case Kind::Tile:
+    case Kind::MemDesc: {
+      std::string s = isTile() ? "tile<" : "memdesc<";
+      for (int64_t d : shape) s += std::to_string(d) + "x";
+      s += isTile() ? element().str() : irName(dtype);
+      if (!layout.empty()) s += ", #" + layout;
+      return s + ">";
+    }
+  }
+  return "?";
+}
+
+}  // namespace tessera

@@ -1,0 +1,64 @@
+// Diagnostics: every user error is rendered as
+//
+//   file:line:col: error: message
+//     source line
+//         ^
+//   note: what to do
+//
+// Code that finds an error calls fail(), which throws CompileError; the API
+// boundary (tessera::compile, the tools) catches it and returns the rendered
+// text. A compiler bug is reported through internalError(), which names the
+// pass, so users can tell their mistakes from ours.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/source.h"
+
+namespace tessera {
+
+struct Diagnostic {
+  enum class Severity { Error, Warning, Note };
+  Severity severity = Severity::Error;
+  SourceLoc loc;
+  std::string message;
+  std::string hint;  // optional sentence that says what to do
+};
+
+class CompileError : public std::runtime_error {
+ public:
+  explicit CompileError(Diagnostic d) : std::runtime_error(d.message), diag(std::move(d)) {}
+  Diagnostic diag;
+};
+
+// An error while running a kernel (e.g. the interpreter's bounds checks); the
+// message already names the kernel's file:line:col and the program id.
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(SourceLoc loc, std::string message, std::string hint = {});
+[[noreturn]] void internalError(const std::string &pass, const std::string &message,
+                                SourceLoc loc = {});
+
+// Renders a diagnostic with its source line and caret (when the location is
+// known to `sm`).
+std::string render(const SourceManager &sm, const Diagnostic &d);
+
+class DiagnosticEngine {
+ public:
+  explicit DiagnosticEngine(const SourceManager &sm) : sm_(sm) {}
+  void report(Diagnostic d) { diags_.push_back(std::move(d)); }
+  bool hasErrors() const;
+  const std::vector<Diagnostic> &all() const { return diags_; }
+  std::string renderAll() const;
+
+ private:
+  const SourceManager &sm_;
+  std::vector<Diagnostic> diags_;
+};
+
+}  // namespace tessera
