@@ -8,6 +8,9 @@
 
 namespace tessera::num {
 
+// The to* encoders round the double's exact value once (no detour through
+// float) and return NVIDIA's canonical NaN for any NaN input: 0x7FFF for
+// f16/bf16, 0x7F for both fp8 formats.
 // IEEE binary16. Overflow rounds to inf; NaN stays NaN.
 uint16_t toF16(double x);
 double fromF16(uint16_t bits);
@@ -24,7 +27,9 @@ double fromF8E4NV(uint8_t bits);
 uint8_t toF8E5(double x);
 double fromF8E5(uint8_t bits);
 // Rounds a double to binary32 (to nearest even).
-inline double roundF32(double x) { return static_cast<double>(static_cast<float>(x)); }
+inline double roundF32(double x) {
+  return static_cast<double>(static_cast<float>(x));
+}
 
 // TF32 operands of tl.dot(input_precision="tf32"): the fp32 value with its
 // mantissa cut to 10 bits. `roundNearest` selects cvt.rna.tf32.f32 (to nearest,
@@ -32,11 +37,112 @@ inline double roundF32(double x) { return static_cast<double>(static_cast<float>
 // core does with raw fp32 registers).
 float toTF32(float x, bool roundNearest);
 
+// ---------------------------------------------------------------------------
+// Triton's random numbers (python/triton/language/random.py), stated exactly so
+// the front end can build tl.randint / randint4x / rand / rand4x / randn /
+// randn4x from these primitives.
+//
+// Philox round (both widths; W = 32 or 64, all arithmetic mod 2^W):
+//     c0' = umulhi(ROUND_B, c2) ^ c1 ^ k0      c1' = ROUND_B * c2  (low W bits)
+//     c2' = umulhi(ROUND_A, c0) ^ c3 ^ k1      c3' = ROUND_A * c0  (low W bits)
+//     then the key is raised: k0 += KEY_A, k1 += KEY_B
+//   repeated n_rounds times (default N_ROUNDS_DEFAULT = 10); the output is the
+//   final (c0, c1, c2, c3). This is Random123's philox4xW_R, so its KAT vectors
+//   apply. Constants:
+//     W = 32: KEY_A 0x9E3779B9, KEY_B 0xBB67AE85,
+//             ROUND_A 0xD2511F53, ROUND_B 0xCD9E8D57
+//     W = 64: KEY_A 0x9E3779B97F4A7C15, KEY_B 0xBB67AE8584CAA73B,
+//             ROUND_A 0xD2E7470EE14C6C93, ROUND_B 0xCA5A826395121157
+//
+// Seed: every entry point first does seed = to_tensor(seed), requires an
+//   integer dtype, and casts it to uint64 with Triton's integer cast, which
+//   extends by the SOURCE type's signedness: an int32 seed of -1 becomes
+//   0xFFFFFFFFFFFFFFFF, a uint32 seed 0xFFFFFFFF becomes 0x00000000FFFFFFFF.
+//   (A Python int kernel argument is typed i32 when it fits in [-2^31, 2^31),
+//   u64 when >= 2^63, else i64; so for Python ints seed64 = seed mod 2^64.)
+//
+// philox(seed, c0, c1, c2, c3, n_rounds=10) (public as tl.philox): W is the bit
+//   width of c0's dtype, 32 or 64 (anything else is a compile error); c0..c3
+//   are bitcast to uintW.
+//   * W = 32: key = (seed_lo, seed_hi) = (low, high 32 bits of seed64);
+//             Philox4x32; results uint32.
+//   * W = 64: key = (seed64, 0); Philox4x64; results uint64.
+//
+// randint4x(seed, offset, n_rounds=10) -> (r0, r1, r2, r3), always uint32 and
+//   always Philox4x32 (Triton 3.9; some earlier releases instead ran
+//   Philox4x64 on 64-bit offsets):
+//     offset_lo = offset.to(uint32)   // integer cast: truncates 64-bit offsets,
+//                                     // extends narrower ones by their sign
+//     offset_hi = (offset >> 32).to(uint32)  if offset's width > 32 (bits 32..63)
+//                 0                          otherwise
+//     (r0..r3) = philox(seed, offset_lo, offset_hi, 0, 0, n_rounds)
+//   i.e. counter = (offset_lo, offset_hi, 0, 0), key = (seed_lo, seed_hi).
+//   So int32 offset -1 gives counter (0xFFFFFFFF, 0, 0, 0), int64 offset -1
+//   gives (0xFFFFFFFF, 0xFFFFFFFF, 0, 0), int16 offset -2 gives
+//   (0xFFFFFFFE, 0, 0, 0). The zero words are `offset_lo * 0` (offset's shape).
+// randint(seed, offset, n_rounds) = r0 of randint4x.
+//
+// uint_to_uniform_float(x) -> float32 in [0, 1):
+//   W = 32: s = bitcast<int32>(x); s = s < 0 ? -s - 1 : s  (i.e. ~s, wrapping);
+//           return float32(s) * float32(4.6566127342e-10)
+//   W = 64: s = bitcast<int64>(x); same fold;
+//           return float32(s) * float32(1.0842020432385337e-19)
+//   (Current Triton writes the fold as ~s; older releases as -s - 1: equal.)
+//   W = 64 is reached only by tl.philox with 64-bit counters, since randint
+//   now always yields uint32. float32(s) is a round-to-nearest-even int->float
+//   conversion; the product is one fp32 multiply (RNE). The scale literals are Python doubles
+//   rounded to fp32: 0x2FFFFFFF = 2^-31 * (1 - 2^-24) and 0x1FFFFFFE = 2^-63 * (1 - 2^-23), so the
+//   largest results are 1 - 2^-24 (W = 32) and 1 - 2^-23 (W = 64).
+// rand(seed, offset, n_rounds)   = uint_to_uniform_float(randint(...)).
+// rand4x(seed, offset, n_rounds) = uint_to_uniform_float of each of r0..r3.
+//
+// pair_uniform_to_normal(u1, u2) (Box-Muller, all fp32):
+//   u1 = maximum(float32(1.0e-7), u1)        // keeps log(u1) finite
+//   th = float32(6.283185307179586) * u2     // 6.2831855f
+//   r  = sqrt(-2.0f * log(u1))
+//   return (r * cos(th), r * sin(th))
+// randn(seed, offset, n_rounds): (r0, r1) = randint4x(...)[0:2];
+//   u1 = uint_to_uniform_float(r0), u2 = uint_to_uniform_float(r1);
+//   return the FIRST output, r * cos(th). (Old Triton versions picked n1 or n2
+//   by offset parity; current Triton always returns n1.)
+// randn4x: (u1..u4) = rand4x(...); (n1, n2) = pair(u1, u2), (n3, n4) = pair(u3, u4).
+// log/sin/cos are the target's fp32 library functions, so randn is only
+// reproducible to a few ulp; everything before them is bit-exact.
+// ---------------------------------------------------------------------------
+
+inline constexpr int kPhiloxDefaultRounds = 10;
+inline constexpr uint32_t kPhilox32KeyA = 0x9E3779B9u;
+inline constexpr uint32_t kPhilox32KeyB = 0xBB67AE85u;
+inline constexpr uint32_t kPhilox32RoundA = 0xD2511F53u;
+inline constexpr uint32_t kPhilox32RoundB = 0xCD9E8D57u;
+inline constexpr uint64_t kPhilox64KeyA = 0x9E3779B97F4A7C15ull;
+inline constexpr uint64_t kPhilox64KeyB = 0xBB67AE8584CAA73Bull;
+inline constexpr uint64_t kPhilox64RoundA = 0xD2E7470EE14C6C93ull;
+inline constexpr uint64_t kPhilox64RoundB = 0xCA5A826395121157ull;
+
 // Philox 4x32 with `rounds` rounds, counter c[0..3] and key k[0..1], in place,
 // with Triton's constants and round structure.
 void philox4x32(uint32_t c[4], uint32_t k0, uint32_t k1, int rounds);
+// Philox 4x64: tl.philox with 64-bit counters.
+void philox4x64(uint64_t c[4], uint64_t k0, uint64_t k1, int rounds);
 
 // Triton's uint_to_uniform_float for 32-bit inputs: a float in [0, 1).
 float uint32ToUniformFloat(uint32_t x);
+// Triton's uint_to_uniform_float for 64-bit inputs: a float in [0, 1).
+float uint64ToUniformFloat(uint64_t x);
+
+// tl.randint4x: counter (offsetLo, offsetHi, 0, 0), key (low, high half of
+// seed64), where seed64 and offsetLo/offsetHi are derived from the seed and
+// offset as described above. Writes r0..r3 to out.
+void randint4x(uint64_t seed64, uint32_t offsetLo, uint32_t offsetHi, uint32_t out[4],
+               int rounds = kPhiloxDefaultRounds);
+// tl.philox with 32-bit counters (key = halves of seed64) and with 64-bit
+// counters (key = (seed64, 0)); c is updated in place.
+void tritonPhilox32(uint64_t seed64, uint32_t c[4], int rounds = kPhiloxDefaultRounds);
+void tritonPhilox64(uint64_t seed64, uint64_t c[4], int rounds = kPhiloxDefaultRounds);
+
+// Triton's pair_uniform_to_normal (Box-Muller in fp32, u1 clamped to 1e-7f).
+// Uses the host's logf/sinf/cosf: not bit-identical to the GPU's.
+void pairUniformToNormal(float u1, float u2, float *n1, float *n2);
 
 }  // namespace tessera::num

@@ -1,0 +1,81 @@
+// The front end's entry point: from a parsed .py file and a kernel name plus
+// its specialisation to a Tile IR module holding one kernel function.
+//
+// Specialisation follows Triton: each kernel parameter is a pointer (to an
+// element dtype), a runtime scalar (i1..u64, f16..f64) or a compile-time value
+// (a tl.constexpr parameter). Pointers and integers may carry the facts
+// "divisible by 16" and (integers) "equal to 1". The lowered function keeps one
+// argument per runtime parameter, in order; constexpr parameters disappear.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "ir/ir.h"
+
+namespace tessera::frontend {
+
+// A compile-time value handed to the compiler (a constexpr argument or a
+// global constant resolved by the Python layer).
+struct ConstValue {
+  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple };
+  Kind kind = Kind::None;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  DType dtype = DType::I32;
+  std::vector<ConstValue> elems;
+
+  static ConstValue none() { return {}; }
+  static ConstValue boolean(bool b) { ConstValue v; v.kind = Kind::Bool; v.i = b; return v; }
+  static ConstValue integer(int64_t i) { ConstValue v; v.kind = Kind::Int; v.i = i; return v; }
+  static ConstValue floating(double f) { ConstValue v; v.kind = Kind::Float; v.f = f; return v; }
+  static ConstValue string(std::string s) { ConstValue v; v.kind = Kind::Str; v.s = std::move(s); return v; }
+  static ConstValue dtypeValue(DType d) { ConstValue v; v.kind = Kind::DType; v.dtype = d; return v; }
+};
+
+struct ArgSpec {
+  enum class Kind { Pointer, Scalar, Constexpr };
+  Kind kind = Kind::Scalar;
+  DType dtype = DType::I32;  // Pointer: pointee; Scalar: its type
+  int64_t divisibility = 1;  // 16 when known divisible by 16 (bytes for pointers)
+  bool equalToOne = false;   // integer scalars known == 1
+  ConstValue value;          // Constexpr
+};
+
+// A global name visible to kernels besides the file's own top-level
+// definitions: a constant, a module alias ("triton.language"), or a @jit
+// function defined in another source file.
+struct Global {
+  enum class Kind { Constant, ModuleAlias, JitFunction };
+  Kind kind = Kind::Constant;
+  ConstValue value;      // Constant
+  std::string module;    // ModuleAlias: dotted module path
+  uint32_t file = 0;     // JitFunction: file registered with the SourceManager
+  std::string function;  // JitFunction: its name in that file
+};
+
+struct LowerOptions {
+  bool debug = false;  // device_assert is kept only with debug
+  std::map<std::string, Global> globals;  // override the file's own top-level names
+};
+
+// Lowers kernel `name` of the parsed file `mod`. `args` has one entry per
+// kernel parameter (missing trailing entries take the parameter defaults,
+// which must be constexpr). Throws CompileError on any user error.
+std::unique_ptr<Module> lowerKernel(SourceManager &sm, const ast::Module &mod,
+                                    const std::string &name, const std::vector<ArgSpec> &args,
+                                    const LowerOptions &opts);
+
+// Parses Triton's AOT signature syntax: "*fp32:16, *fp32, i32, 1024, i32:1".
+// `*T` a pointer to T, `T` a scalar, `:16` divisibility, `:1` equal to one,
+// a bare number (or True/False/None/quoted string/tl dtype) a constexpr.
+// Throws CompileError (with no location) on a malformed entry.
+std::vector<ArgSpec> parseSignature(const std::string &signature);
+
+}  // namespace tessera::frontend

@@ -1,0 +1,519 @@
+// Structured control flow: if/else, for loops (runtime and static_range),
+// while loops. Names reassigned inside a region flow out of it as results
+// (if) or loop-carried values (for/while), exactly as Triton's code generator
+// does; a compile-time `if` lowers only the taken branch.
+#include <set>
+
+#include "frontend/lowering.h"
+
+namespace tessera::frontend {
+
+namespace {
+
+using Env = std::map<std::string, SVal>;
+
+bool sameSVal(const SVal &a, const SVal &b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case SVal::Kind::Tensor: return a.v == b.v;
+    case SVal::Kind::Bool:
+    case SVal::Kind::Int: return a.i == b.i;
+    case SVal::Kind::Float: return a.f == b.f || (a.f != a.f && b.f != b.f);
+    case SVal::Kind::Str: return a.s == b.s;
+    case SVal::Kind::DType: return a.dtype == b.dtype && a.i == b.i;
+    case SVal::Kind::None:
+    case SVal::Kind::Ellipsis: return true;
+    case SVal::Kind::Function: return a.fn == b.fn;
+    case SVal::Kind::Builtin:
+    case SVal::Kind::Module: return a.s == b.s && a.elems.size() == b.elems.size();
+    case SVal::Kind::Tuple:
+    case SVal::Kind::Slice:
+    case SVal::Kind::BlockPtr:
+      if (a.elems.size() != b.elems.size() || a.ints != b.ints || a.ints2 != b.ints2) return false;
+      for (size_t k = 0; k < a.elems.size(); ++k)
+        if (!sameSVal(a.elems[k], b.elems[k])) return false;
+      return true;
+  }
+  return false;
+}
+
+// Same structure with the same runtime types (so the two can merge).
+bool sameStructure(const SVal &a, const SVal &b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == SVal::Kind::Tensor) return a.v->type == b.v->type;
+  if (a.kind == SVal::Kind::Tuple || a.kind == SVal::Kind::BlockPtr) {
+    if (a.elems.size() != b.elems.size() || a.ints != b.ints || a.ints2 != b.ints2) return false;
+    for (size_t k = 0; k < a.elems.size(); ++k)
+      if (!sameStructure(a.elems[k], b.elems[k])) return false;
+    return true;
+  }
+  return sameSVal(a, b);
+}
+
+bool alwaysReturns(const ast::Body &body) {
+  if (body.empty()) return false;
+  const ast::Stmt &last = *body.back();
+  if (last.kind == ast::StmtKind::Return) return true;
+  if (last.kind == ast::StmtKind::If) return alwaysReturns(last.body) && alwaysReturns(last.orelse);
+  return false;
+}
+
+void collectAssigned(const ast::Expr &t, std::set<std::string> &out) {
+  if (t.kind == ast::ExprKind::Name) out.insert(t.str);
+  if (t.kind == ast::ExprKind::Tuple || t.kind == ast::ExprKind::List)
+    for (const auto &e : t.list) collectAssigned(*e, out);
+}
+
+void collectAssigned(const ast::Body &body, std::set<std::string> &out) {
+  for (const auto &s : body) {
+    for (const auto &t : s->targets) collectAssigned(*t, out);
+    collectAssigned(s->body, out);
+    collectAssigned(s->orelse, out);
+  }
+}
+
+// Converts `v` to the runtime type of `like` (a constant number to a value of
+// like's dtype, splatted to its shape). Returns false when it cannot.
+bool convertLike(Lowerer &l, SVal &v, const SVal &like, SourceLoc loc) {
+  if (sameStructure(v, like)) return true;
+  if (like.kind != SVal::Kind::Tensor) return false;
+  const Type &t = like.v->type;
+  if (t.isPtrLike()) return false;
+  if (v.isNumber()) {
+    Value *c = l.toValue(v, loc, t.dtype);
+    v = SVal::tensor(l.broadcastTo(c, t.shape, loc));
+    return true;
+  }
+  return false;
+}
+
+// A region's lowering: statements `segments` (each a body and a start index)
+// in a copy of the environment.
+struct Segment {
+  const ast::Body *body;
+  size_t from;
+};
+
+Lowerer::FlowResult lowerSegments(Lowerer &l, const std::vector<Segment> &segments) {
+  Lowerer::FlowResult flow;
+  for (const Segment &seg : segments) {
+    Lowerer::FlowResult f = l.lowerBody(*seg.body, seg.from);
+    if (f.returned) return f;
+  }
+  return flow;
+}
+
+}  // namespace
+
+void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index,
+             Lowerer::FlowResult &flow, bool &consumedRest) {
+  SVal cond = l.expr(*s.a);
+  if (cond.isConst()) {
+    bool truth = l.unary(ast::UnaryOp::Not, cond, s.loc).i == 0;
+    Lowerer::FlowResult f = l.lowerBody(truth ? s.body : s.orelse);
+    if (f.returned) {
+      flow = f;
+      consumedRest = true;
+    }
+    return;
+  }
+  Value *c = l.tensorArg(cond, s.a->loc, "an if condition");
+  if (c->type.isTile())
+    l.error(s.a->loc, "an if condition must be a scalar, not a tensor (" + describe(cond) + ")",
+            "use tl.where(cond, a, b) to select per element, or reduce the condition first");
+  c = l.cast(c, Type::scalar(DType::I1), s.a->loc);
+
+  bool thenRet = alwaysReturns(s.body), elseRet = alwaysReturns(s.orelse);
+  bool restFollows = index + 1 < body.size();
+  std::vector<Segment> thenSegs{{&s.body, 0}}, elseSegs{{&s.orelse, 0}};
+  // `if c: return` moves the statements after the if into the other branch,
+  // so early returns stay structured.
+  if (thenRet != elseRet && restFollows) {
+    (thenRet ? elseSegs : thenSegs).push_back({&body, index + 1});
+    consumedRest = true;
+  }
+
+  Builder &b = l.builder();
+  b.setLoc(s.loc);
+  Operation *ifOp = b.create(OpCode::If, {c}, {});
+  Block *saveBlock = b.block();
+  Env *outer = l.env();
+
+  Env envs[2] = {*outer, *outer};
+  Lowerer::FlowResult flows[2];
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(ifOp->regions[k].get());
+    l.setEnv(&envs[k]);
+    flows[k] = lowerSegments(l, k == 0 ? thenSegs : elseSegs);
+  }
+  l.setEnv(outer);
+
+  // What flows out: return values when both branches return; otherwise the
+  // names either branch changed (or both defined).
+  std::vector<std::string> names;
+  std::vector<SVal> outs[2];
+  bool bothReturn = flows[0].returned && flows[1].returned;
+  bool anyReturn = flows[0].returned || flows[1].returned;
+  if (anyReturn && !bothReturn) {
+    // One branch returns and nothing follows the if: falling off the end of
+    // the function returns None.
+    int fall = flows[0].returned ? 1 : 0;
+    flows[fall].returned = true;
+    flows[fall].returnValues = {SVal::none()};
+    bothReturn = true;
+    consumedRest = true;
+  }
+  if (bothReturn) {
+    SVal r0 = flows[0].returnValues.empty() ? SVal::none() : flows[0].returnValues[0];
+    SVal r1 = flows[1].returnValues.empty() ? SVal::none() : flows[1].returnValues[0];
+    outs[0] = {r0};
+    outs[1] = {r1};
+    names = {"<return>"};
+  } else {
+    std::set<std::string> candidates;
+    for (int k = 0; k < 2; ++k)
+      for (const auto &[n, v] : envs[k]) {
+        auto it = outer->find(n);
+        if (it == outer->end() ? envs[1 - k].count(n) != 0 : !sameSVal(it->second, v))
+          candidates.insert(n);
+      }
+    for (const auto &n : candidates) {
+      names.push_back(n);
+      outs[0].push_back(envs[0].at(n));
+      outs[1].push_back(envs[1].at(n));
+    }
+  }
+
+  // Reconcile types (a constant on one side takes the other side's type),
+  // then yield the runtime parts.
+  std::vector<SVal> merged;
+  for (size_t i = 0; i < names.size(); ++i) {
+    SVal &a = outs[0][i];
+    SVal &bv = outs[1][i];
+    if (a.isConst() && bv.isConst() && sameSVal(a, bv)) {
+      merged.push_back(a);
+      continue;
+    }
+    b.setInsertionPointToEnd(ifOp->regions[0].get());
+    bool ok = convertLike(l, a, bv, s.loc);
+    b.setInsertionPointToEnd(ifOp->regions[1].get());
+    ok = convertLike(l, bv, a, s.loc) || ok;
+    if (!ok || !sameStructure(a, bv)) {
+      std::string what = names[i] == "<return>" ? "the returned value" : "'" + names[i] + "'";
+      l.error(s.loc, "the branches of this if give " + what + " different types: " + describe(a) +
+                         " and " + describe(bv),
+              "make both branches produce the same type and shape, e.g. with .to() or "
+              "tl.broadcast_to()");
+    }
+    merged.push_back(a);
+  }
+  std::vector<Value *> yields[2];
+  for (size_t i = 0; i < names.size(); ++i) {
+    flattenRuntime(outs[0][i], yields[0]);
+    flattenRuntime(outs[1][i], yields[1]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(ifOp->regions[k].get());
+    b.setLoc(s.loc);
+    b.create(OpCode::Yield, yields[k], {});
+  }
+  for (size_t i = 0; i < yields[0].size(); ++i) {
+    auto v = std::make_unique<Value>();
+    v->type = yields[0][i]->type;
+    v->def = ifOp;
+    v->index = static_cast<unsigned>(i);
+    ifOp->results.push_back(std::move(v));
+  }
+  b.setInsertionPointToEnd(saveBlock);
+  std::vector<Value *> results;
+  for (auto &r : ifOp->results) results.push_back(r.get());
+  size_t pos = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    SVal v = merged[i].isConst() ? merged[i] : rebuildRuntime(outs[0][i], results, pos);
+    if (names[i] == "<return>") {
+      flow.returned = true;
+      flow.returnValues = {v};
+    } else {
+      (*outer)[names[i]] = v;
+    }
+  }
+}
+
+namespace {
+
+struct LoopCarried {
+  std::vector<std::string> names;
+  std::vector<SVal> inits;  // converted to their loop types
+};
+
+// Decides which names a loop carries and their types. A name initialised
+// with a Python number and reassigned a tensor in the body takes the body's
+// type (found by lowering the body once into a scratch block).
+LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extraCond,
+                        const std::function<void(Block &)> &bindLoopVars, SourceLoc loc) {
+  std::set<std::string> assigned;
+  collectAssigned(body, assigned);
+  LoopCarried lc;
+  Env *outer = l.env();
+  for (const auto &n : assigned) {
+    auto it = outer->find(n);
+    if (it == outer->end()) continue;
+    const SVal &v = it->second;
+    if (v.kind == SVal::Kind::Function || v.kind == SVal::Kind::Module ||
+        v.kind == SVal::Kind::Builtin)
+      continue;
+    lc.names.push_back(n);
+    lc.inits.push_back(v);
+  }
+  bool needTrial = false;
+  for (const auto &v : lc.inits) needTrial |= v.isConst();
+  if (!needTrial) return lc;
+
+  // Provisional types: numbers become scalars of their literal type.
+  Builder &b = l.builder();
+  Block *saveBlock = b.block();
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    Lowerer::DryRunGuard guard(l);
+    Block scratch;
+    b.setInsertionPointToEnd(&scratch);
+    std::vector<SVal> provisional = lc.inits;
+    for (auto &v : provisional)
+      if (v.isNumber()) v = SVal::tensor(l.toValue(v, loc));
+    Env env = *outer;
+    for (size_t i = 0; i < lc.names.size(); ++i) {
+      std::vector<Value *> flat;
+      flattenRuntime(provisional[i], flat);
+      std::vector<Value *> args;
+      for (Value *f : flat) args.push_back(scratch.addArg(f->type));
+      size_t pos = 0;
+      env[lc.names[i]] = provisional[i].isConst() ? provisional[i]
+                                                  : rebuildRuntime(provisional[i], args, pos);
+    }
+    l.setEnv(&env);
+    bindLoopVars(scratch);
+    if (extraCond) l.expr(*extraCond);
+    l.lowerBody(body);
+    l.setEnv(outer);
+    bool changed = false;
+    for (size_t i = 0; i < lc.names.size(); ++i) {
+      const SVal &end = env.at(lc.names[i]);
+      SVal &init = lc.inits[i];
+      if (!init.isNumber() || sameStructure(end, provisional[i])) continue;
+      if (end.isTensor() && !end.v->type.isPtrLike()) {
+        b.setInsertionPointToEnd(saveBlock);
+        Value *c = l.toValue(init, loc, end.v->type.dtype);
+        init = SVal::tensor(l.broadcastTo(c, end.v->type.shape, loc));
+        changed = true;
+      }
+    }
+    b.setInsertionPointToEnd(saveBlock);
+    if (!changed) break;
+  }
+  b.setInsertionPointToEnd(saveBlock);
+  for (auto &v : lc.inits)
+    if (v.isNumber()) v = SVal::tensor(l.toValue(v, loc));
+  return lc;
+}
+
+void checkCarried(Lowerer &l, const LoopCarried &lc, std::vector<SVal> &ends, SourceLoc loc) {
+  for (size_t i = 0; i < lc.names.size(); ++i) {
+    if (sameStructure(ends[i], lc.inits[i])) continue;
+    if (!convertLike(l, ends[i], lc.inits[i], loc) || !sameStructure(ends[i], lc.inits[i]))
+      l.error(loc, "loop-carried variable '" + lc.names[i] + "' has type " +
+                       describe(lc.inits[i]) + " before the loop but " + describe(ends[i]) +
+                       " at the end of an iteration",
+              "keep its type and shape the same in every iteration (initialise it with the "
+              "right dtype, e.g. tl.zeros([...], dtype=tl.float32))");
+  }
+}
+
+}  // namespace
+
+void lowerFor(Lowerer &l, const ast::Stmt &s) {
+  const ast::Expr &iter = *s.a;
+  const ast::Expr &target = *s.targets[0];
+  if (iter.kind != ast::ExprKind::Call)
+    l.error(iter.loc, "a for loop must iterate over range(), tl.range() or tl.static_range()");
+  SVal fn = l.expr(*iter.a);
+  if (fn.kind != SVal::Kind::Builtin ||
+      (fn.s != "builtins.range" && fn.s != "tl.range" && fn.s != "tl.static_range"))
+    l.error(iter.loc, "a for loop must iterate over range(), tl.range() or tl.static_range()",
+            "iterating over tuples or tensors is not supported");
+  std::vector<SVal> pos;
+  SVal stepKw, endKw;
+  for (const auto &a : iter.list) pos.push_back(l.expr(*a));
+  for (const auto &k : iter.keywords) {
+    SVal v = l.expr(*k.value);
+    if (k.name == "step") stepKw = v;
+    else if (k.name == "arg2" || k.name == "end") endKw = v;
+    else if (k.name == "arg1" || k.name == "start") pos.insert(pos.begin(), v);
+    // num_stages, loop_unroll_factor, warp_specialize, ...: scheduling hints.
+  }
+  if (pos.empty() || pos.size() > 3)
+    l.error(iter.loc, "range() takes 1 to 3 positional arguments");
+  SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
+  if (pos.size() == 1) hi = pos[0];
+  else {
+    lo = pos[0];
+    hi = pos[1];
+    if (pos.size() == 3) step = pos[2];
+  }
+  if (!endKw.isNone()) hi = endKw;
+  if (!stepKw.isNone()) step = stepKw;
+  if (step.isConst() && l.constInt(step, iter.loc, "the range step") == 0)
+    l.error(iter.loc, "range() step must not be zero");
+
+  if (target.kind != ast::ExprKind::Name)
+    l.error(target.loc, "the loop variable must be a single name");
+  Env *outer = l.env();
+
+  if (fn.s == "tl.static_range") {
+    int64_t a = l.constInt(lo, iter.loc, "tl.static_range start");
+    int64_t z = l.constInt(hi, iter.loc, "tl.static_range end");
+    int64_t st = l.constInt(step, iter.loc, "tl.static_range step");
+    int64_t count = 0;
+    for (int64_t v = a; st > 0 ? v < z : v > z; v += st) {
+      if (++count > 4096)
+        l.error(iter.loc, "tl.static_range unrolls more than 4096 iterations",
+                "use range() for long loops");
+      (*outer)[target.str] = SVal::integer(v);
+      Lowerer::FlowResult f = l.lowerBody(s.body);
+      if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+    }
+    return;
+  }
+
+  // The induction variable is i64 when any bound is, else i32.
+  auto boundType = [&](const SVal &v) {
+    if (v.isTensor()) {
+      if (v.v->type.isTile() || !isInt(v.v->type.dtype))
+        l.error(iter.loc, "range() bounds must be integer scalars, got " + describe(v));
+      return v.v->type.dtype;
+    }
+    return l.dtypeOf(v);
+  };
+  DType ivType = DType::I32;
+  for (const SVal *v : {&lo, &hi, &step})
+    if (bitWidth(boundType(*v)) == 64) ivType = DType::I64;
+  Builder &b = l.builder();
+  Value *lb = l.toValue(lo, iter.loc, ivType);
+  Value *ub = l.toValue(hi, iter.loc, ivType);
+  Value *st = l.toValue(step, iter.loc, ivType);
+
+  auto bindIv = [&](Block &blk) {
+    Value *iv = blk.addArg(Type::scalar(ivType), target.str);
+    (*l.env())[target.str] = SVal::tensor(iv);
+  };
+  // planCarried binds the iv itself in the scratch region: put it first.
+  std::function<void(Block &)> bindScratch = [&](Block &blk) {
+    // The scratch block's first args are the carried ones; the iv is added
+    // last there, which is fine for a dry run.
+    bindIv(blk);
+  };
+  LoopCarried lc = planCarried(l, s.body, nullptr, bindScratch, s.loc);
+
+  std::vector<Value *> inits{lb, ub, st};
+  std::vector<Value *> flatInits;
+  for (const auto &v : lc.inits) flattenRuntime(v, flatInits);
+  inits.insert(inits.end(), flatInits.begin(), flatInits.end());
+  std::vector<Type> resultTypes;
+  for (Value *v : flatInits) resultTypes.push_back(v->type);
+  b.setLoc(s.loc);
+  Operation *forOp = b.create(OpCode::For, inits, resultTypes);
+  Block *saveBlock = b.block();
+  Block &region = *forOp->regions[0];
+  Env env = *outer;
+  l.setEnv(&env);
+  bindIv(region);
+  std::vector<Value *> args;
+  for (Value *v : flatInits) args.push_back(region.addArg(v->type));
+  size_t p = 0;
+  for (size_t i = 0; i < lc.names.size(); ++i)
+    env[lc.names[i]] = lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], args, p);
+  b.setInsertionPointToEnd(&region);
+  Lowerer::FlowResult f = l.lowerBody(s.body);
+  if (f.returned) l.error(s.loc, "return inside a loop is not supported",
+                          "set a flag and mask the remaining work instead");
+  std::vector<SVal> ends;
+  for (const auto &n : lc.names) ends.push_back(env.at(n));
+  b.setInsertionPointToEnd(&region);
+  checkCarried(l, lc, ends, s.loc);
+  std::vector<Value *> yields;
+  for (const auto &v : ends) flattenRuntime(v, yields);
+  b.setLoc(s.loc);
+  b.create(OpCode::Yield, yields, {});
+  l.setEnv(outer);
+  b.setInsertionPointToEnd(saveBlock);
+  std::vector<Value *> results;
+  for (auto &r : forOp->results) results.push_back(r.get());
+  p = 0;
+  for (size_t i = 0; i < lc.names.size(); ++i)
+    (*outer)[lc.names[i]] =
+        lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], results, p);
+}
+
+void lowerWhile(Lowerer &l, const ast::Stmt &s) {
+  if (!s.orelse.empty()) l.error(s.loc, "while/else is not supported in kernels");
+  Env *outer = l.env();
+  LoopCarried lc = planCarried(l, s.body, s.a.get(), [](Block &) {}, s.loc);
+  std::vector<Value *> flatInits;
+  for (const auto &v : lc.inits) flattenRuntime(v, flatInits);
+  std::vector<Type> types;
+  for (Value *v : flatInits) types.push_back(v->type);
+  Builder &b = l.builder();
+  b.setLoc(s.loc);
+  Operation *whileOp = b.create(OpCode::While, flatInits, types);
+  Block *saveBlock = b.block();
+
+  auto bindRegion = [&](Block &blk, Env &env) {
+    std::vector<Value *> args;
+    for (const Type &t : types) args.push_back(blk.addArg(t));
+    size_t p = 0;
+    for (size_t i = 0; i < lc.names.size(); ++i)
+      env[lc.names[i]] = lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], args, p);
+    return args;
+  };
+  // before: evaluate the condition, forward the carried values.
+  Env condEnv = *outer;
+  Block &before = *whileOp->regions[0];
+  std::vector<Value *> beforeArgs = bindRegion(before, condEnv);
+  b.setInsertionPointToEnd(&before);
+  l.setEnv(&condEnv);
+  SVal cond = l.expr(*s.a);
+  if (cond.isConst())
+    l.error(s.a->loc, "a while condition must be a runtime value",
+            "a compile-time condition would loop forever or never; use a for loop");
+  Value *c = l.tensorArg(cond, s.a->loc, "the while condition");
+  if (c->type.isTile()) l.error(s.a->loc, "a while condition must be a scalar, not a tensor");
+  c = l.cast(c, Type::scalar(DType::I1), s.a->loc);
+  std::vector<Value *> condOperands{c};
+  condOperands.insert(condOperands.end(), beforeArgs.begin(), beforeArgs.end());
+  b.setLoc(s.loc);
+  b.create(OpCode::Condition, condOperands, {});
+  // after: the body.
+  Env env = *outer;
+  Block &after = *whileOp->regions[1];
+  bindRegion(after, env);
+  b.setInsertionPointToEnd(&after);
+  l.setEnv(&env);
+  Lowerer::FlowResult f = l.lowerBody(s.body);
+  if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+  std::vector<SVal> ends;
+  for (const auto &n : lc.names) ends.push_back(env.at(n));
+  b.setInsertionPointToEnd(&after);
+  checkCarried(l, lc, ends, s.loc);
+  std::vector<Value *> yields;
+  for (const auto &v : ends) flattenRuntime(v, yields);
+  b.setLoc(s.loc);
+  b.create(OpCode::Yield, yields, {});
+  l.setEnv(outer);
+  b.setInsertionPointToEnd(saveBlock);
+  std::vector<Value *> results;
+  for (auto &r : whileOp->results) results.push_back(r.get());
+  size_t p = 0;
+  for (size_t i = 0; i < lc.names.size(); ++i)
+    (*outer)[lc.names[i]] =
+        lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], results, p);
+}
+
+}  // namespace tessera::frontend

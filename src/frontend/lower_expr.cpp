@@ -1,0 +1,578 @@
+// Expressions: names, attributes, subscripts, calls (builtins and inlined
+// @jit functions), and the Python builtins allowed on compile-time values.
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "frontend/lowering.h"
+
+namespace tessera::frontend {
+
+namespace {
+std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
+  std::unordered_map<std::string, BuiltinDef> table;
+  for (auto *tableFn : {coreBuiltins, reduceBuiltins})
+    for (auto &d : tableFn()) table[d.name] = std::move(d);
+  return table;
+}
+
+const std::unordered_map<std::string, BuiltinDef> &builtinTable() {
+  static const std::unordered_map<std::string, BuiltinDef> table = makeBuiltinTable();
+  return table;
+}
+
+// Canonical module names: "tl" (triton.language, tessera.language, tl.math),
+// "triton" (triton, tessera), "libdevice".
+std::optional<std::string> canonicalModule(const std::string &dotted) {
+  static const std::pair<const char *, const char *> kMap[] = {
+      {"triton", "triton"},
+      {"tessera", "triton"},
+      {"triton.language", "tl"},
+      {"tessera.language", "tl"},
+      {"triton.language.math", "tl"},
+      {"tessera.language.math", "tl"},
+      {"triton.language.core", "tl"},
+      {"triton.language.extra", "tl.extra"},
+      {"tessera.language.extra", "tl.extra"},
+      {"triton.language.extra.cuda", "tl.extra"},
+      {"triton.language.extra.libdevice", "libdevice"},
+      {"triton.language.extra.cuda.libdevice", "libdevice"},
+      {"tessera.language.extra.libdevice", "libdevice"},
+      {"tessera.language.extra.cuda.libdevice", "libdevice"},
+  };
+  for (const auto &[k, v] : kMap)
+    if (dotted == k) return std::string(v);
+  return std::nullopt;
+}
+}  // namespace
+
+const BuiltinDef *findBuiltin(std::string_view name) {
+  auto &t = builtinTable();
+  auto it = t.find(std::string(name));
+  return it == t.end() ? nullptr : &it->second;
+}
+
+int CallArgs::index(std::string_view p) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i] == p) return static_cast<int>(i);
+  internalError("builtins", "parameter '" + std::string(p) + "' not declared for " + name);
+}
+
+// ---- names and scopes ----------------------------------------------------------------
+
+const ModuleScope *Lowerer::scopeFor(const ast::Module &mod) {
+  auto it = scopeByFile_.find(mod.file);
+  if (it != scopeByFile_.end()) return it->second;
+  auto scope = std::make_unique<ModuleScope>();
+  scope->mod = &mod;
+  for (const auto &s : mod.body) {
+    switch (s->kind) {
+      case ast::StmtKind::FunctionDef: {
+        SVal f;
+        f.kind = SVal::Kind::Function;
+        f.fn = s.get();
+        f.scope = scope.get();
+        scope->names[s->name] = f;
+        break;
+      }
+      case ast::StmtKind::Import:
+        for (const auto &n : s->names) {
+          if (n.asname.empty()) {
+            // `import triton.language` binds `triton`.
+            std::string head = n.name.substr(0, n.name.find('.'));
+            if (auto m = canonicalModule(head)) scope->names[head] = SVal::module(*m);
+          } else if (auto m = canonicalModule(n.name)) {
+            scope->names[n.asname] = SVal::module(*m);
+          }
+        }
+        break;
+      case ast::StmtKind::ImportFrom:
+        for (const auto &n : s->names) {
+          std::string bind = n.asname.empty() ? n.name : n.asname;
+          if (auto m = canonicalModule(s->name + "." + n.name)) {
+            scope->names[bind] = SVal::module(*m);
+          } else if (auto m2 = canonicalModule(s->name)) {
+            if (findBuiltin(*m2 + "." + n.name)) scope->names[bind] = SVal::builtin(*m2 + "." + n.name);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  ModuleScope *raw = scope.get();
+  scopes_.push_back(std::move(scope));
+  scopeByFile_[mod.file] = raw;
+  return raw;
+}
+
+namespace {
+// Top-level `NAME = expr` of the kernel's file, found by name.
+const ast::Stmt *findGlobalAssign(const ast::Module &mod, const std::string &name) {
+  const ast::Stmt *found = nullptr;
+  for (const auto &s : mod.body) {
+    if ((s->kind == ast::StmtKind::Assign || s->kind == ast::StmtKind::AnnAssign) && s->a) {
+      for (const auto &t : s->targets)
+        if (t->kind == ast::ExprKind::Name && t->str == name) found = s.get();
+    }
+  }
+  return found;
+}
+}  // namespace
+
+std::optional<SVal> Lowerer::globalValue(const ModuleScope &scope, const std::string &name,
+                                        SourceLoc loc) {
+  auto ov = opts_.globals.find(name);
+  if (ov != opts_.globals.end() && &scope == scopes_.front().get()) {
+    const Global &g = ov->second;
+    switch (g.kind) {
+      case Global::Kind::Constant: {
+        std::function<SVal(const ConstValue &)> conv = [&](const ConstValue &c) -> SVal {
+          switch (c.kind) {
+            case ConstValue::Kind::None: return SVal::none();
+            case ConstValue::Kind::Bool: return SVal::boolean(c.i);
+            case ConstValue::Kind::Int: return SVal::integer(c.i);
+            case ConstValue::Kind::Float: return SVal::floating(c.f);
+            case ConstValue::Kind::Str: return SVal::string(c.s);
+            case ConstValue::Kind::DType: return SVal::dtypeVal(c.dtype);
+            case ConstValue::Kind::Tuple: {
+              std::vector<SVal> e;
+              for (const auto &x : c.elems) e.push_back(conv(x));
+              return SVal::tuple(std::move(e));
+            }
+          }
+          return SVal::none();
+        };
+        return conv(g.value);
+      }
+      case Global::Kind::ModuleAlias:
+        if (auto m = canonicalModule(g.module)) return SVal::module(*m);
+        error(loc, "module '" + g.module + "' cannot be used inside a kernel");
+      case Global::Kind::JitFunction:
+        break;  // resolved by the Python layer through the file's own scope
+    }
+  }
+  auto it = scope.names.find(name);
+  if (it != scope.names.end()) return it->second;
+  if (const ast::Stmt *s = findGlobalAssign(*scope.mod, name)) {
+    // Evaluate a top-level constant with an empty environment: only
+    // compile-time expressions succeed.
+    std::map<std::string, SVal> empty;
+    auto *savedEnv = env_;
+    const ModuleScope *savedScope = scope_;
+    env_ = &empty;
+    scope_ = &scope;
+    SVal v;
+    try {
+      v = expr(*s->a);
+    } catch (const CompileError &) {
+      env_ = savedEnv;
+      scope_ = savedScope;
+      error(loc, "global '" + name + "' is not a compile-time constant",
+            "kernels may read module-level constants (ints, floats, dtypes, tl.constexpr values)");
+    }
+    env_ = savedEnv;
+    scope_ = savedScope;
+    if (!v.isConst())
+      error(loc, "global '" + name + "' is not a compile-time constant");
+    const_cast<ModuleScope &>(scope).names[name] = v;
+    return v;
+  }
+  return std::nullopt;
+}
+
+SVal Lowerer::lookupName(const std::string &name, SourceLoc loc) {
+  auto it = env_->find(name);
+  if (it != env_->end()) return it->second;
+  if (scope_) {
+    if (std::optional<SVal> g = globalValue(*scope_, name, loc)) return *g;
+  }
+  static const char *kPyBuiltins[] = {"min", "max", "len", "int", "float", "bool", "range",
+                                      "print", "isinstance", "abs", "getattr", "hasattr", "tuple",
+                                      "list", "enumerate", "zip", "str", "type", "round", "sum"};
+  for (const char *b : kPyBuiltins)
+    if (name == b) return SVal::builtin(std::string("builtins.") + b);
+  if (auto m = canonicalModule(name)) return SVal::module(*m);
+  error(loc, "undefined name '" + name + "'",
+        "define it before use, pass it as an argument, or import it at the top of the file");
+}
+
+// ---- attributes ------------------------------------------------------------------------
+
+SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc) {
+  switch (obj.kind) {
+    case SVal::Kind::Module: {
+      const std::string &m = obj.s;
+      if (m == "tl" || m == "libdevice") {
+        if (auto d = dtypeFromTritonName(name)) return SVal::dtypeVal(*d);
+        if (name == "bool") return SVal::dtypeVal(DType::I1);
+        if (name == "float8e4m3fn") return SVal::dtypeVal(DType::F8E4NV);
+        if (name == "float8e5m2") return SVal::dtypeVal(DType::F8E5);
+        if (name == "math") return SVal::module("tl");
+        if (name == "extra") return SVal::module("tl.extra");
+        if (m == "libdevice" && findBuiltin("libdevice." + name))
+          return SVal::builtin("libdevice." + name);
+        if (findBuiltin("tl." + name)) return SVal::builtin("tl." + name);
+      } else if (m == "tl.extra") {
+        if (name == "libdevice") return SVal::module("libdevice");
+        if (name == "cuda") return SVal::module("tl.extra");
+      } else if (m == "triton") {
+        if (name == "language") return SVal::module("tl");
+        if (findBuiltin("triton." + name)) return SVal::builtin("triton." + name);
+      }
+      error(loc, "module '" + (m == "tl" ? std::string("triton.language") : m) +
+                     "' has no attribute '" + name + "' that Tessera supports",
+            "see the tessera.language reference for the supported functions");
+    }
+    case SVal::Kind::Tensor: {
+      const Type &t = obj.v->type;
+      if (name == "dtype") {
+        SVal d = SVal::dtypeVal(t.dtype);
+        d.i = t.isPtrLike();
+        return d;
+      }
+      if (name == "shape") {
+        std::vector<SVal> dims;
+        for (int64_t s : t.shape) dims.push_back(SVal::integer(s));
+        return SVal::tuple(std::move(dims));
+      }
+      if (name == "numel") return SVal::integer(t.numel());
+      if (name == "ndim") return SVal::integer(t.rank());
+      if (name == "T") {
+        const BuiltinDef *trans = findBuiltin("tl.trans");
+        if (!trans) break;
+        CallArgs ca;
+        std::vector<SVal> args{obj};
+        return call(SVal::builtin("tl.trans"), args, {loc}, {}, {}, loc);
+      }
+      SVal m = SVal::builtin("tensor." + name);
+      if (!findBuiltin(m.s)) {
+        if (!findBuiltin("tl." + name))
+          error(loc, "tensor has no attribute '" + name + "'",
+                "tensor methods mirror tl functions, e.g. x.to(tl.float16), x.sum(axis=0)");
+        m.s = "tl." + name;
+      }
+      m.elems.push_back(obj);
+      return m;
+    }
+    case SVal::Kind::DType: {
+      if (name == "primitive_bitwidth") return SVal::integer(obj.i ? 64 : bitWidth(obj.dtype));
+      if (name == "element_ty" && obj.i) return SVal::dtypeVal(obj.dtype);
+      SVal m = SVal::builtin("dtype." + name);
+      if (!findBuiltin(m.s)) break;
+      m.elems.push_back(obj);
+      return m;
+    }
+    case SVal::Kind::Bool:
+    case SVal::Kind::Int:
+    case SVal::Kind::Float:
+    case SVal::Kind::Str:
+    case SVal::Kind::None:
+    case SVal::Kind::Tuple:
+      if (name == "value") return obj;  // tl.constexpr(x).value
+      break;
+    default:
+      break;
+  }
+  error(loc, describe(obj) + " has no attribute '" + name + "'");
+}
+
+// ---- subscripts --------------------------------------------------------------------------
+
+SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) {
+  if (obj.kind == SVal::Kind::Tuple) {
+    SVal idx = expr(index);
+    if (idx.kind == SVal::Kind::Slice) {
+      int64_t n = static_cast<int64_t>(obj.elems.size());
+      int64_t lo = idx.elems[0].isNone() ? 0 : constInt(idx.elems[0], loc, "slice start");
+      int64_t hi = idx.elems[1].isNone() ? n : constInt(idx.elems[1], loc, "slice stop");
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, 0, n);
+      hi = std::clamp<int64_t>(hi, 0, n);
+      std::vector<SVal> e;
+      for (int64_t k = lo; k < hi; ++k) e.push_back(obj.elems[k]);
+      return SVal::tuple(std::move(e));
+    }
+    int64_t k = constInt(idx, index.loc, "a tuple index");
+    int64_t n = static_cast<int64_t>(obj.elems.size());
+    if (k < 0) k += n;
+    if (k < 0 || k >= n)
+      error(index.loc, "tuple index " + std::to_string(k) + " out of range (size " +
+                           std::to_string(n) + ")");
+    return obj.elems[k];
+  }
+  if (!obj.isTensor()) error(loc, describe(obj) + " cannot be subscripted");
+  // Tensor indexing: only `:` and `None` (x[:, None], x[None, :]).
+  std::vector<const ast::Expr *> items;
+  if (index.kind == ast::ExprKind::Tuple)
+    for (const auto &e : index.list) items.push_back(e.get());
+  else
+    items.push_back(&index);
+  Value *v = obj.v;
+  int dim = 0;
+  for (const ast::Expr *it : items) {
+    if (it->kind == ast::ExprKind::None) {
+      std::vector<int64_t> s = v->type.shape;
+      if (dim > static_cast<int>(s.size())) error(it->loc, "too many indices for tensor");
+      s.insert(s.begin() + dim, 1);
+      v = emit(OpCode::ExpandDims, {v}, v->type.isTile() ? v->type.withShape(s)
+                                                          : Type::tile(s, v->type),
+               it->loc, {{"axis", int64_t{dim}}});
+      ++dim;
+    } else if (it->kind == ast::ExprKind::Slice && !it->a && !it->b && !it->c) {
+      if (dim >= v->type.rank()) error(it->loc, "too many indices for tensor of rank " + std::to_string(v->type.rank()));
+      ++dim;
+    } else {
+      error(it->loc, "unsupported tensor index: only ':' and 'None' are allowed",
+            "use x[:, None] / x[None, :] to add dimensions; use tl.gather or masks to select "
+            "elements");
+    }
+  }
+  return SVal::tensor(v);
+}
+
+// ---- expressions ------------------------------------------------------------------------
+
+SVal Lowerer::expr(const ast::Expr &e) {
+  using K = ast::ExprKind;
+  switch (e.kind) {
+    case K::Name: return lookupName(e.str, e.loc);
+    case K::Int:
+      if (e.ival > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        error(e.loc, "integer literal does not fit in 64 bits");
+      return SVal::integer(static_cast<int64_t>(e.ival));
+    case K::Float: return SVal::floating(e.fval);
+    case K::Str: return SVal::string(e.str);
+    case K::Bool: return SVal::boolean(e.ival != 0);
+    case K::None: return SVal::none();
+    case K::Ellipsis: {
+      SVal r;
+      r.kind = SVal::Kind::Ellipsis;
+      return r;
+    }
+    case K::Attribute: return attribute(expr(*e.a), e.str, e.loc);
+    case K::Subscript: return subscript(expr(*e.a), *e.b, e.loc);
+    case K::Slice: {
+      SVal s;
+      s.kind = SVal::Kind::Slice;
+      s.elems.push_back(e.a ? expr(*e.a) : SVal::none());
+      s.elems.push_back(e.b ? expr(*e.b) : SVal::none());
+      s.elems.push_back(e.c ? expr(*e.c) : SVal::none());
+      return s;
+    }
+    case K::Tuple:
+    case K::List: {
+      std::vector<SVal> elems;
+      for (const auto &x : e.list) elems.push_back(expr(*x));
+      return SVal::tuple(std::move(elems));
+    }
+    case K::Call: {
+      SVal callee = expr(*e.a);
+      std::vector<SVal> args;
+      std::vector<SourceLoc> argLocs;
+      for (const auto &x : e.list) {
+        if (x->kind == K::Starred) {
+          SVal t = expr(*x->a);
+          if (t.kind != SVal::Kind::Tuple) error(x->loc, "only tuples can be unpacked with *");
+          for (auto &el : t.elems) {
+            args.push_back(el);
+            argLocs.push_back(x->loc);
+          }
+          continue;
+        }
+        args.push_back(expr(*x));
+        argLocs.push_back(x->loc);
+      }
+      std::vector<std::pair<std::string, SVal>> kwargs;
+      std::vector<SourceLoc> kwLocs;
+      for (const auto &k : e.keywords) {
+        if (k.name.empty()) error(k.loc, "**kwargs is not supported in kernels");
+        kwargs.emplace_back(k.name, expr(*k.value));
+        kwLocs.push_back(k.loc);
+      }
+      return call(callee, std::move(args), std::move(argLocs), std::move(kwargs),
+                  std::move(kwLocs), e.loc);
+    }
+    case K::BinOp: {
+      SVal a = expr(*e.a);
+      SVal b = expr(*e.b);
+      return binary(e.binop, a, b, e.loc);
+    }
+    case K::UnaryOp: return unary(e.unop, expr(*e.a), e.loc);
+    case K::BoolOp: {
+      // Compile-time operands short-circuit as in Python; runtime operands
+      // become logical and/or of their truth values.
+      SVal acc = expr(*e.list[0]);
+      for (size_t k = 1; k < e.list.size(); ++k) {
+        if (acc.isConst()) {
+          bool truth = unary(ast::UnaryOp::Not, acc, e.loc).i == 0;
+          if (e.boolop == ast::BoolOp::And ? !truth : truth) return acc;
+          acc = expr(*e.list[k]);
+          continue;
+        }
+        SVal rhs = expr(*e.list[k]);
+        Value *x = cast(tensorArg(acc, e.loc, "operand"), Type::scalar(DType::I1), e.loc);
+        Value *y = cast(tensorArg(rhs, e.list[k]->loc, "operand"), Type::scalar(DType::I1), e.loc);
+        broadcastPair(x, y, e.loc);
+        acc = SVal::tensor(emit(e.boolop == ast::BoolOp::And ? OpCode::And : OpCode::Or, {x, y},
+                                x->type, e.loc));
+      }
+      return acc;
+    }
+    case K::Compare: {
+      SVal lhs = expr(*e.a);
+      SVal result;
+      for (size_t k = 0; k < e.cmpops.size(); ++k) {
+        SVal rhs = expr(*e.list[k]);
+        SVal r = compare(e.cmpops[k], lhs, rhs, e.loc);
+        if (k == 0) result = r;
+        else result = binary(ast::BinOp::BitAnd, result, r, e.loc);
+        lhs = rhs;
+      }
+      return result;
+    }
+    case K::IfExp: {
+      SVal cond = expr(*e.a);
+      if (cond.isConst()) {
+        bool truth = unary(ast::UnaryOp::Not, cond, e.loc).i == 0;
+        return truth ? expr(*e.b) : expr(*e.c);
+      }
+      error(e.loc, "a conditional expression needs a compile-time condition",
+            "use tl.where(cond, a, b) for a runtime condition");
+    }
+    case K::JoinedStr: {
+      std::string out;
+      for (const auto &p : e.list) {
+        if (p->kind == K::Str) {
+          out += p->str;
+          continue;
+        }
+        SVal v = expr(*p->a);
+        switch (v.kind) {
+          case SVal::Kind::Int: out += std::to_string(v.i); break;
+          case SVal::Kind::Bool: out += v.i ? "True" : "False"; break;
+          case SVal::Kind::Float: {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%g", v.f);
+            out += buf;
+            break;
+          }
+          case SVal::Kind::Str: out += v.s; break;
+          case SVal::Kind::None: out += "None"; break;
+          case SVal::Kind::DType: out += tritonName(v.dtype); break;
+          default: out += describe(v); break;
+        }
+      }
+      return SVal::string(out);
+    }
+    case K::FormattedValue: return expr(*e.a);
+    case K::Starred: error(e.loc, "starred expression is only allowed in a call's arguments");
+    case K::Unsupported:
+      error(e.loc, "unsupported Python syntax in a kernel: " + e.str,
+            "kernels support a subset of Python; see the language reference");
+  }
+  error(e.loc, "unsupported expression");
+}
+
+// ---- calls --------------------------------------------------------------------------------
+
+namespace {
+SVal parseDefault(const std::string &text) {
+  if (text == "None") return SVal::none();
+  if (text == "True") return SVal::boolean(true);
+  if (text == "False") return SVal::boolean(false);
+  if (text == "()") return SVal::tuple({});
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"'))
+    return SVal::string(text.substr(1, text.size() - 2));
+  if (text.find_first_of(".e") != std::string::npos) return SVal::floating(std::stod(text));
+  return SVal::integer(std::stoll(text));
+}
+}  // namespace
+
+SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<SourceLoc> argLocs,
+                   std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
+                   SourceLoc loc) {
+  if (callee.kind == SVal::Kind::Function)
+    return inlineFunction(callee, std::move(args), std::move(kwargs), loc);
+  if (callee.kind != SVal::Kind::Builtin) {
+    if (callee.kind == SVal::Kind::DType)
+      error(loc, "a dtype is not callable", "use x.to(" + std::string("tl.") + tritonName(callee.dtype) + ")");
+    error(loc, describe(callee) + " is not callable");
+  }
+  const BuiltinDef *def = findBuiltin(callee.s);
+  std::string shown = callee.s.rfind("builtins.", 0) == 0 ? callee.s.substr(9) : callee.s;
+  if (!def) error(loc, "'" + shown + "' is not supported in kernels");
+  // A bound method: self is the first argument.
+  if (!callee.elems.empty()) {
+    args.insert(args.begin(), callee.elems[0]);
+    argLocs.insert(argLocs.begin(), loc);
+  }
+  CallArgs ca;
+  ca.loc = loc;
+  ca.name = shown;
+  int varargIndex = -1;
+  std::vector<std::string> defaults;
+  for (const char *p : def->params) {
+    std::string s = p;
+    std::string dflt;
+    bool hasDefault = false;
+    if (auto eq = s.find('='); eq != std::string::npos) {
+      dflt = s.substr(eq + 1);
+      s = s.substr(0, eq);
+      hasDefault = true;
+    }
+    if (!s.empty() && s[0] == '*') {
+      varargIndex = static_cast<int>(ca.params.size());
+      s = s.substr(1);
+    }
+    ca.params.push_back(s);
+    defaults.push_back(hasDefault ? dflt : std::string("\x01"));
+  }
+  size_t n = ca.params.size();
+  ca.values.assign(n, SVal::none());
+  ca.locs.assign(n, loc);
+  ca.given.assign(n, false);
+  size_t pos = 0;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (varargIndex >= 0 && pos == static_cast<size_t>(varargIndex)) {
+      ca.varargs.push_back(args[k]);
+      ca.varargLocs.push_back(argLocs[k]);
+      ca.given[pos] = true;
+      continue;
+    }
+    if (pos >= n)
+      error(argLocs[k], shown + "() takes " + std::to_string(n) + " positional argument" +
+                            (n == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                            " were given");
+    ca.values[pos] = args[k];
+    ca.locs[pos] = argLocs[k];
+    ca.given[pos] = true;
+    ++pos;
+  }
+  for (size_t k = 0; k < kwargs.size(); ++k) {
+    auto it = std::find(ca.params.begin(), ca.params.end(), kwargs[k].first);
+    if (it == ca.params.end() || static_cast<int>(it - ca.params.begin()) == varargIndex) {
+      std::string list;
+      for (size_t q = 0; q < n; ++q)
+        if (static_cast<int>(q) != varargIndex) list += (list.empty() ? "" : ", ") + ca.params[q];
+      error(kwLocs[k], shown + "() got an unexpected keyword argument '" + kwargs[k].first + "'",
+            "its parameters are: " + list);
+    }
+    size_t idx = it - ca.params.begin();
+    if (ca.given[idx])
+      error(kwLocs[k], shown + "() got multiple values for argument '" + kwargs[k].first + "'");
+    ca.values[idx] = kwargs[k].second;
+    ca.locs[idx] = kwLocs[k];
+    ca.given[idx] = true;
+  }
+  for (size_t q = 0; q < n; ++q) {
+    if (ca.given[q] || static_cast<int>(q) == varargIndex) continue;
+    if (defaults[q] == "\x01")
+      error(loc, shown + "() missing required argument '" + ca.params[q] + "'");
+    ca.values[q] = parseDefault(defaults[q]);
+  }
+  return def->fn(*this, ca);
+}
+
+}  // namespace tessera::frontend

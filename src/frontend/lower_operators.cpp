@@ -1,0 +1,305 @@
+// Python operators: on two compile-time values they are evaluated here with
+// Python's semantics (floor division, arbitrary-sign modulo); with a runtime
+// operand they lower to Tile IR with Triton's semantics (type promotion,
+// broadcasting, C-style integer division, pointer arithmetic).
+#include <cmath>
+
+#include "frontend/lowering.h"
+
+namespace tessera::frontend {
+
+using ast::BinOp;
+using ast::CmpOp;
+using ast::UnaryOp;
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int64_t floorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+bool isBitwise(BinOp op) {
+  return op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor ||
+         op == BinOp::LShift || op == BinOp::RShift;
+}
+
+SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
+  std::string opname = ast::spelling(op);
+  if (a.kind == SVal::Kind::Tuple && b.kind == SVal::Kind::Tuple && op == BinOp::Add) {
+    SVal r = a;
+    r.elems.insert(r.elems.end(), b.elems.begin(), b.elems.end());
+    return r;
+  }
+  if (a.kind == SVal::Kind::Str && b.kind == SVal::Kind::Str && op == BinOp::Add)
+    return SVal::string(a.s + b.s);
+  if (!a.isNumber() || !b.isNumber())
+    l.error(loc, "unsupported operand types for " + opname + ": " + describe(a) + " and " +
+                     describe(b));
+  bool anyFloat = a.kind == SVal::Kind::Float || b.kind == SVal::Kind::Float;
+  if (anyFloat) {
+    double x = a.asDouble(), y = b.asDouble();
+    switch (op) {
+      case BinOp::Add: return SVal::floating(x + y);
+      case BinOp::Sub: return SVal::floating(x - y);
+      case BinOp::Mul: return SVal::floating(x * y);
+      case BinOp::Div:
+        if (y == 0) l.error(loc, "division by zero in a compile-time expression");
+        return SVal::floating(x / y);
+      case BinOp::FloorDiv:
+        if (y == 0) l.error(loc, "division by zero in a compile-time expression");
+        return SVal::floating(std::floor(x / y));
+      case BinOp::Mod: {
+        if (y == 0) l.error(loc, "modulo by zero in a compile-time expression");
+        double r = std::fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return SVal::floating(r);
+      }
+      case BinOp::Pow: return SVal::floating(std::pow(x, y));
+      default:
+        l.error(loc, "unsupported operand types for " + opname + ": float");
+    }
+  }
+  int64_t x = a.i, y = b.i;
+  auto wrap = [](__int128 v) { return static_cast<int64_t>(v); };
+  switch (op) {
+    case BinOp::Add: return SVal::integer(wrap(static_cast<__int128>(x) + y));
+    case BinOp::Sub: return SVal::integer(wrap(static_cast<__int128>(x) - y));
+    case BinOp::Mul: return SVal::integer(wrap(static_cast<__int128>(x) * y));
+    case BinOp::Div:
+      if (y == 0) l.error(loc, "division by zero in a compile-time expression");
+      return SVal::floating(static_cast<double>(x) / static_cast<double>(y));
+    case BinOp::FloorDiv:
+      if (y == 0) l.error(loc, "division by zero in a compile-time expression");
+      return SVal::integer(floorDiv(x, y));
+    case BinOp::Mod:
+      if (y == 0) l.error(loc, "modulo by zero in a compile-time expression");
+      return SVal::integer(floorMod(x, y));
+    case BinOp::Pow: {
+      if (y < 0) return SVal::floating(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      int64_t r = 1;
+      for (int64_t k = 0; k < y && k < 128; ++k) r = wrap(static_cast<__int128>(r) * x);
+      return SVal::integer(r);
+    }
+    case BinOp::LShift:
+      if (y < 0) l.error(loc, "negative shift count");
+      return SVal::integer(y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+    case BinOp::RShift:
+      if (y < 0) l.error(loc, "negative shift count");
+      return SVal::integer(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+    case BinOp::BitAnd:
+      return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x & y)
+                                                                      : SVal::integer(x & y);
+    case BinOp::BitOr:
+      return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x | y)
+                                                                      : SVal::integer(x | y);
+    case BinOp::BitXor:
+      return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x ^ y)
+                                                                      : SVal::integer(x ^ y);
+    case BinOp::MatMul:
+      break;
+  }
+  l.error(loc, "unsupported operand types for " + opname + ": int");
+}
+
+}  // namespace
+
+SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
+  if (a.isConst() && b.isConst()) return foldConst(*this, op, a, b, loc);
+  std::string opname = ast::spelling(op);
+  auto isOperand = [](const SVal &v) { return v.isTensor() || v.isNumber(); };
+  if (!isOperand(a) || !isOperand(b))
+    error(loc, "unsupported operand types for " + opname + ": " + describe(a) + " and " +
+                   describe(b));
+  if (op == BinOp::Pow)
+    error(loc, "the ** operator is not supported on tensors",
+          "use tl.exp2(y * tl.log2(x)) or libdevice.pow(x, y)");
+  if (op == BinOp::MatMul) error(loc, "the @ operator is not supported; use tl.dot(a, b)");
+
+  // Pointer arithmetic: ptr + int, int + ptr, ptr - int.
+  bool aPtr = a.isTensor() && a.v->type.isPtrLike();
+  bool bPtr = b.isTensor() && b.v->type.isPtrLike();
+  if (aPtr || bPtr) {
+    if (aPtr && bPtr) error(loc, "unsupported operand types for " + opname + ": two pointers");
+    const SVal &ptr = aPtr ? a : b;
+    const SVal &off = aPtr ? b : a;
+    if (!(op == BinOp::Add || (op == BinOp::Sub && aPtr)))
+      error(loc, "operator " + opname + " is not defined on pointers",
+            "pointers support only + and - with an integer offset");
+    Value *o = toValue(off, loc);
+    if (!isInt(o->type.dtype) || o->type.isPtrLike())
+      error(loc, "a pointer offset must be an integer, got " + describe(off));
+    if (op == BinOp::Sub) o = emit(OpCode::Neg, {o}, o->type, loc);
+    Value *p = ptr.v;
+    broadcastPair(p, o, loc);
+    return SVal::tensor(emit(OpCode::AddPtr, {p, o}, p->type, loc));
+  }
+
+  bool divOrMod = op == BinOp::Div || op == BinOp::FloorDiv || op == BinOp::Mod;
+  DType d;
+  if (isBitwise(op)) {
+    DType ta = dtypeOf(a), tb = dtypeOf(b);
+    if (isFloat(ta) || isFloat(tb))
+      error(loc, "operator " + opname + " requires integer operands, got " + tritonName(ta) +
+                     " and " + tritonName(tb),
+            "bitwise operators and shifts work on integer tensors; bitcast floats with "
+            ".to(tl.int32, bitcast=True)");
+    d = promote(a, b, false, loc);
+  } else {
+    d = promote(a, b, divOrMod, loc);
+  }
+  auto negLiteral = [](const SVal &v) { return v.isNumber() && v.asDouble() < 0; };
+  if (isUnsigned(d) && (negLiteral(a) || negLiteral(b)))
+    error(loc, "cannot combine an unsigned tensor with a negative constant",
+          "cast one of them explicitly with .to()");
+  if (op == BinOp::Div && isInt(d)) d = DType::F32;  // int / int is float32 in Triton
+  if (op == BinOp::FloorDiv && isFloat(d))
+    error(loc, "the // operator is only defined on integers in Triton kernels",
+          "use tl.floor(a / b) for floats");
+  Value *x = toValue(a, loc, d), *y = toValue(b, loc, d);
+  broadcastPair(x, y, loc);
+  OpCode code = OpCode::Add;
+  switch (op) {
+    case BinOp::Add: code = OpCode::Add; break;
+    case BinOp::Sub: code = OpCode::Sub; break;
+    case BinOp::Mul: code = OpCode::Mul; break;
+    case BinOp::Div:
+    case BinOp::FloorDiv: code = OpCode::Div; break;
+    case BinOp::Mod: code = OpCode::Rem; break;
+    case BinOp::LShift: code = OpCode::Shl; break;
+    case BinOp::RShift: code = OpCode::Shr; break;
+    case BinOp::BitAnd: code = OpCode::And; break;
+    case BinOp::BitOr: code = OpCode::Or; break;
+    case BinOp::BitXor: code = OpCode::Xor; break;
+    case BinOp::Pow:
+    case BinOp::MatMul: break;
+  }
+  return SVal::tensor(emit(code, {x, y}, x->type, loc));
+}
+
+SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
+  if (op == CmpOp::Is || op == CmpOp::IsNot) {
+    bool same;
+    if (a.isNone() || b.isNone()) same = a.isNone() && b.isNone();
+    else if (a.isConst() && b.isConst()) return compare(op == CmpOp::Is ? CmpOp::Eq : CmpOp::NotEq, a, b, loc);
+    else error(loc, "'is' can only compare with None or compile-time values");
+    return SVal::boolean(op == CmpOp::Is ? same : !same);
+  }
+  if (op == CmpOp::In || op == CmpOp::NotIn) {
+    if (b.kind != SVal::Kind::Tuple || !a.isConst())
+      error(loc, "'in' is only supported on compile-time tuples");
+    bool found = false;
+    for (const auto &e : b.elems)
+      if (e.isConst() && compare(CmpOp::Eq, a, e, loc).i) found = true;
+    return SVal::boolean(op == CmpOp::In ? found : !found);
+  }
+  if (a.isConst() && b.isConst()) {
+    bool eq;
+    if (a.isNumber() && b.isNumber()) {
+      bool anyF = a.kind == SVal::Kind::Float || b.kind == SVal::Kind::Float;
+      auto cmp3 = [&](auto x, auto y) {
+        switch (op) {
+          case CmpOp::Eq: return x == y;
+          case CmpOp::NotEq: return x != y;
+          case CmpOp::Lt: return x < y;
+          case CmpOp::LtE: return x <= y;
+          case CmpOp::Gt: return x > y;
+          case CmpOp::GtE: return x >= y;
+          default: return false;
+        }
+      };
+      return SVal::boolean(anyF ? cmp3(a.asDouble(), b.asDouble()) : cmp3(a.i, b.i));
+    }
+    if (op != CmpOp::Eq && op != CmpOp::NotEq)
+      error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " +
+                     describe(a) + " and " + describe(b));
+    if (a.kind != b.kind) eq = false;
+    else if (a.kind == SVal::Kind::Str) eq = a.s == b.s;
+    else if (a.kind == SVal::Kind::DType) eq = a.dtype == b.dtype && a.i == b.i;
+    else if (a.kind == SVal::Kind::None) eq = true;
+    else if (a.kind == SVal::Kind::Tuple) {
+      eq = a.elems.size() == b.elems.size();
+      for (size_t k = 0; eq && k < a.elems.size(); ++k)
+        eq = compare(CmpOp::Eq, a.elems[k], b.elems[k], loc).i != 0;
+    } else eq = a.fn == b.fn && a.s == b.s;
+    return SVal::boolean(op == CmpOp::Eq ? eq : !eq);
+  }
+  if (!(a.isTensor() || a.isNumber()) || !(b.isTensor() || b.isNumber()))
+    error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " +
+                   describe(a) + " and " + describe(b));
+  Value *x, *y;
+  bool aPtr = a.isTensor() && a.v->type.isPtrLike();
+  bool bPtr = b.isTensor() && b.v->type.isPtrLike();
+  if (aPtr || bPtr) {
+    if (!(aPtr && bPtr)) error(loc, "a pointer can only be compared with another pointer");
+    x = a.v;
+    y = b.v;
+  } else {
+    DType d = promote(a, b, false, loc);
+    x = toValue(a, loc, d);
+    y = toValue(b, loc, d);
+  }
+  broadcastPair(x, y, loc);
+  const char *pred = "eq";
+  switch (op) {
+    case CmpOp::Eq: pred = "eq"; break;
+    case CmpOp::NotEq: pred = "ne"; break;
+    case CmpOp::Lt: pred = "lt"; break;
+    case CmpOp::LtE: pred = "le"; break;
+    case CmpOp::Gt: pred = "gt"; break;
+    case CmpOp::GtE: pred = "ge"; break;
+    default: break;
+  }
+  return SVal::tensor(emit(OpCode::Cmp, {x, y}, x->type.withElement(Type::scalar(DType::I1)),
+                           loc, {{"pred", std::string(pred)}}));
+}
+
+SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
+  if (a.isConst()) {
+    switch (op) {
+      case UnaryOp::Not:
+        if (a.isNumber()) return SVal::boolean(a.asDouble() == 0);
+        if (a.isNone()) return SVal::boolean(true);
+        if (a.kind == SVal::Kind::Tuple) return SVal::boolean(a.elems.empty());
+        if (a.kind == SVal::Kind::Str) return SVal::boolean(a.s.empty());
+        return SVal::boolean(false);
+      case UnaryOp::Neg:
+        if (a.kind == SVal::Kind::Float) return SVal::floating(-a.f);
+        if (a.isIntLike()) return SVal::integer(-a.i);
+        break;
+      case UnaryOp::Pos:
+        if (a.isNumber()) return a.kind == SVal::Kind::Bool ? SVal::integer(a.i) : a;
+        break;
+      case UnaryOp::Invert:
+        if (a.isIntLike()) return SVal::integer(~a.i);
+        break;
+    }
+    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " +
+                   describe(a));
+  }
+  if (!a.isTensor() || a.v->type.isPtrLike())
+    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " +
+                   describe(a));
+  Value *v = a.v;
+  switch (op) {
+    case UnaryOp::Pos: return a;
+    case UnaryOp::Neg: return SVal::tensor(emit(OpCode::Neg, {v}, v->type, loc));
+    case UnaryOp::Invert:
+      if (isFloat(v->type.dtype))
+        error(loc, "operator ~ requires an integer operand, got " +
+                       std::string(tritonName(v->type.dtype)));
+      return SVal::tensor(emit(OpCode::Not, {v}, v->type, loc));
+    case UnaryOp::Not:
+      return compare(CmpOp::Eq, a, SVal::integer(0), loc);
+  }
+  return a;
+}
+
+}  // namespace tessera::frontend

@@ -1,0 +1,322 @@
+// Statements, kernels and @jit function inlining.
+#include <algorithm>
+
+#include "frontend/lowering.h"
+
+namespace tessera::frontend {
+
+namespace {
+
+bool isJitDecorator(const ast::Expr &d) {
+  const ast::Expr *e = &d;
+  if (e->kind == ast::ExprKind::Call) e = e->a.get();
+  if (e->kind == ast::ExprKind::Name) return e->str == "jit";
+  if (e->kind == ast::ExprKind::Attribute) return e->str == "jit";
+  return false;
+}
+
+bool isConstexprAnnotation(const ast::Expr *a) {
+  if (!a) return false;
+  if (a->kind == ast::ExprKind::Attribute) return a->str == "constexpr";
+  if (a->kind == ast::ExprKind::Name) return a->str == "constexpr";
+  if (a->kind == ast::ExprKind::Str) return a->str.find("constexpr") != std::string::npos;
+  return false;
+}
+
+SVal fromConst(const ConstValue &c) {
+  switch (c.kind) {
+    case ConstValue::Kind::None: return SVal::none();
+    case ConstValue::Kind::Bool: return SVal::boolean(c.i);
+    case ConstValue::Kind::Int: return SVal::integer(c.i);
+    case ConstValue::Kind::Float: return SVal::floating(c.f);
+    case ConstValue::Kind::Str: return SVal::string(c.s);
+    case ConstValue::Kind::DType: return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::Tuple: {
+      std::vector<SVal> e;
+      for (const auto &x : c.elems) e.push_back(fromConst(x));
+      return SVal::tuple(std::move(e));
+    }
+  }
+  return SVal::none();
+}
+
+}  // namespace
+
+std::unique_ptr<Module> Lowerer::lowerKernel(const ast::Module &mod, const std::string &name,
+                                             const std::vector<ArgSpec> &args) {
+  const ModuleScope *scope = scopeFor(mod);
+  for (const auto &b : mod.brokenDefs)
+    if (b.name == name) throw CompileError(b.diag);
+  const ast::Stmt *def = nullptr;
+  for (const auto &s : mod.body)
+    if (s->kind == ast::StmtKind::FunctionDef && s->name == name) def = s.get();
+  if (!def) {
+    std::string known;
+    for (const auto &s : mod.body)
+      if (s->kind == ast::StmtKind::FunctionDef) known += (known.empty() ? "" : ", ") + s->name;
+    error({}, "no function named '" + name + "' in the source",
+          known.empty() ? "the file defines no functions" : "functions defined: " + known);
+  }
+  auto module = std::make_unique<Module>();
+  auto fn = std::make_unique<Function>();
+  fn->name = name;
+  fn->loc = def->loc;
+  std::map<std::string, SVal> env;
+  env_ = &env;
+  scope_ = scope;
+  b_.setInsertionPointToEnd(&fn->body);
+  if (args.size() > def->params.size())
+    error(def->loc, "the specialisation has " + std::to_string(args.size()) +
+                        " arguments but kernel '" + name + "' has " +
+                        std::to_string(def->params.size()) + " parameters");
+  for (size_t i = 0; i < def->params.size(); ++i) {
+    const ast::Param &p = def->params[i];
+    if (p.kind != ast::Param::Kind::Normal && p.kind != ast::Param::Kind::KwOnly)
+      error(p.loc, "kernels cannot take *args or **kwargs");
+    bool constexprParam = isConstexprAnnotation(p.annotation.get());
+    if (i >= args.size()) {
+      if (!p.defaultValue)
+        error(p.loc, "no argument given for kernel parameter '" + p.name + "'",
+              "give every parameter a value in the signature or a default in the kernel");
+      SVal v = expr(*p.defaultValue);
+      if (!v.isConst()) error(p.loc, "the default of '" + p.name + "' is not a constant");
+      env[p.name] = v;
+      continue;
+    }
+    const ArgSpec &a = args[i];
+    switch (a.kind) {
+      case ArgSpec::Kind::Constexpr:
+        env[p.name] = fromConst(a.value);
+        break;
+      case ArgSpec::Kind::Pointer: {
+        if (constexprParam)
+          error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a pointer");
+        Value *v = fn->body.addArg(Type::ptr(a.dtype), p.name);
+        fn->paramAttrs.push_back({a.divisibility, false});
+        env[p.name] = SVal::tensor(v);
+        break;
+      }
+      case ArgSpec::Kind::Scalar: {
+        if (constexprParam)
+          error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a runtime " +
+                           tritonName(a.dtype),
+                "pass a compile-time value for it (a bare number in a signature)");
+        Value *v = fn->body.addArg(Type::scalar(a.dtype), p.name);
+        fn->paramAttrs.push_back({a.divisibility, a.equalToOne});
+        // Like Triton, an integer known to equal 1 is specialised to the constant.
+        if (a.equalToOne && isInt(a.dtype)) {
+          b_.setLoc(p.loc);
+          env[p.name] = SVal::tensor(constantInt(1, Type::scalar(a.dtype)));
+        } else {
+          env[p.name] = SVal::tensor(v);
+        }
+        break;
+      }
+    }
+  }
+  FlowResult flow = lowerBody(def->body);
+  if (flow.returned && !flow.returnValues.empty() && !flow.returnValues[0].isNone())
+    error(def->loc, "a kernel cannot return a value", "write results to memory with tl.store");
+  b_.setInsertionPointToEnd(&fn->body);
+  b_.setLoc(def->endLoc.known() ? def->endLoc : def->loc);
+  b_.create(OpCode::Return, {}, {});
+  module->functions.push_back(std::move(fn));
+  return module;
+}
+
+SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
+                             std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc) {
+  const ast::Stmt *def = callee.fn;
+  bool jit = false;
+  for (const auto &d : def->decorators) jit |= isJitDecorator(*d);
+  if (!jit)
+    error(loc, "calling '" + def->name + "', which is not a @jit function",
+          "decorate '" + def->name + "' with @triton.jit so it can be called from a kernel");
+  for (const auto &b : callee.scope->mod->brokenDefs)
+    if (b.name == def->name) throw CompileError(b.diag);
+  if (inlineDepth_ > 64)
+    error(loc, "calls nested too deeply while inlining '" + def->name + "' (recursion?)",
+          "recursive @jit functions are not supported");
+  std::map<std::string, SVal> env;
+  size_t np = def->params.size();
+  std::vector<bool> bound(np, false);
+  if (args.size() > np)
+    error(loc, def->name + "() takes " + std::to_string(np) + " arguments but " +
+                   std::to_string(args.size()) + " were given");
+  for (size_t i = 0; i < args.size(); ++i) {
+    env[def->params[i].name] = args[i];
+    bound[i] = true;
+  }
+  for (auto &[k, v] : kwargs) {
+    auto it = std::find_if(def->params.begin(), def->params.end(),
+                           [&](const ast::Param &p) { return p.name == k; });
+    if (it == def->params.end())
+      error(loc, def->name + "() got an unexpected keyword argument '" + k + "'");
+    size_t idx = it - def->params.begin();
+    if (bound[idx]) error(loc, def->name + "() got multiple values for argument '" + k + "'");
+    env[k] = v;
+    bound[idx] = true;
+  }
+  auto *savedEnv = env_;
+  const ModuleScope *savedScope = scope_;
+  scope_ = callee.scope;
+  for (size_t i = 0; i < np; ++i) {
+    const ast::Param &p = def->params[i];
+    if (!bound[i]) {
+      if (!p.defaultValue) {
+        scope_ = savedScope;
+        error(loc, def->name + "() missing required argument '" + p.name + "'");
+      }
+      env_ = &env;
+      env[p.name] = expr(*p.defaultValue);
+    }
+    if (isConstexprAnnotation(p.annotation.get()) && !env[p.name].isConst()) {
+      scope_ = savedScope;
+      env_ = savedEnv;
+      error(loc, "argument '" + p.name + "' of " + def->name +
+                     "() is a tl.constexpr but was given a runtime value (" + describe(env[p.name]) +
+                     ")");
+    }
+  }
+  env_ = &env;
+  ++inlineDepth_;
+  FlowResult flow;
+  try {
+    flow = lowerBody(def->body);
+  } catch (...) {
+    --inlineDepth_;
+    env_ = savedEnv;
+    scope_ = savedScope;
+    throw;
+  }
+  --inlineDepth_;
+  env_ = savedEnv;
+  scope_ = savedScope;
+  if (flow.returned && !flow.returnValues.empty()) return flow.returnValues[0];
+  return SVal::none();
+}
+
+Lowerer::FlowResult Lowerer::lowerBody(const ast::Body &body, size_t from) {
+  FlowResult flow;
+  for (size_t i = from; i < body.size(); ++i) {
+    bool consumedRest = false;
+    lowerStmt(*body[i], body, i, flow, consumedRest);
+    if (flow.returned || consumedRest) break;
+  }
+  return flow;
+}
+
+void Lowerer::assign(const ast::Expr &target, const SVal &value) {
+  switch (target.kind) {
+    case ast::ExprKind::Name:
+      if (value.isTensor() && value.v->nameHint.empty() && value.v->def)
+        value.v->nameHint = target.str;
+      (*env_)[target.str] = value;
+      return;
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::List: {
+      if (value.kind != SVal::Kind::Tuple)
+        error(target.loc, "cannot unpack " + describe(value) + " into " +
+                              std::to_string(target.list.size()) + " names");
+      if (value.elems.size() != target.list.size())
+        error(target.loc, "cannot unpack " + std::to_string(value.elems.size()) + " values into " +
+                              std::to_string(target.list.size()) + " names");
+      for (size_t k = 0; k < target.list.size(); ++k) assign(*target.list[k], value.elems[k]);
+      return;
+    }
+    case ast::ExprKind::Subscript:
+      error(target.loc, "assignment to a subscript is not supported; tensors are immutable",
+            "build a new tensor, e.g. with tl.where(mask, new, old)");
+    case ast::ExprKind::Attribute:
+      error(target.loc, "assignment to an attribute is not supported in kernels");
+    default:
+      error(target.loc, "cannot assign to this expression");
+  }
+}
+
+void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index, FlowResult &flow,
+                        bool &consumedRest) {
+  using K = ast::StmtKind;
+  switch (s.kind) {
+    case K::Return:
+      flow.returned = true;
+      flow.returnValues = {s.a ? expr(*s.a) : SVal::none()};
+      return;
+    case K::Assign: {
+      SVal v = expr(*s.a);
+      for (const auto &t : s.targets) assign(*t, v);
+      return;
+    }
+    case K::AugAssign: {
+      const ast::Expr &t = *s.targets[0];
+      if (t.kind != ast::ExprKind::Name)
+        error(t.loc, "augmented assignment is only supported on names");
+      SVal cur = lookupName(t.str, t.loc);
+      SVal rhs = expr(*s.a);
+      assign(t, binary(s.binop, cur, rhs, s.loc));
+      return;
+    }
+    case K::AnnAssign:
+      if (s.a) {
+        SVal v = expr(*s.a);
+        if (isConstexprAnnotation(s.b.get()) && !v.isConst())
+          error(s.a->loc, "a value annotated tl.constexpr must be a compile-time constant");
+        assign(*s.targets[0], v);
+      }
+      return;
+    case K::ExprStmt:
+      if (s.a->kind == ast::ExprKind::Str) return;  // docstring
+      expr(*s.a);
+      return;
+    case K::Pass:
+      return;
+    case K::If:
+      lowerIf(*this, s, body, index, flow, consumedRest);
+      return;
+    case K::For:
+      lowerFor(*this, s);
+      return;
+    case K::While:
+      lowerWhile(*this, s);
+      return;
+    case K::Assert: {
+      SVal cond = expr(*s.a);
+      std::string msg = s.b ? constStr(expr(*s.b), s.b->loc, "the assert message") : "";
+      if (cond.isConst()) {
+        if (unary(ast::UnaryOp::Not, cond, s.loc).i)
+          error(s.loc, "assertion failed" + (msg.empty() ? std::string() : ": " + msg));
+        return;
+      }
+      if (!opts_.debug) return;
+      Value *c = cast(tensorArg(cond, s.a->loc, "the assert condition"), Type::scalar(DType::I1),
+                      s.loc);
+      b_.setLoc(s.loc);
+      b_.create(OpCode::Assert, {c}, {}, {{"message", msg}});
+      return;
+    }
+    case K::Break:
+    case K::Continue:
+      error(s.loc, std::string("'") + (s.kind == K::Break ? "break" : "continue") +
+                       "' is not supported in this loop",
+            "restructure the loop with a while condition or a mask");
+    case K::FunctionDef:
+      error(s.loc, "nested function definitions are not supported in kernels",
+            "define '" + s.name + "' at the top level with @triton.jit");
+    case K::ClassDef:
+      error(s.loc, "class definitions are not supported in kernels");
+    case K::Import:
+    case K::ImportFrom:
+      error(s.loc, "import statements are not supported inside kernels",
+            "import at the top of the file");
+    case K::Global:
+    case K::Nonlocal:
+      error(s.loc, "global/nonlocal statements are not supported in kernels");
+    case K::With:
+      error(s.loc, "'with' statements are not supported in kernels");
+    case K::Unsupported:
+      error(s.loc, "unsupported Python syntax in a kernel: " + s.name,
+            "kernels support a subset of Python; see the language reference");
+  }
+}
+
+}  // namespace tessera::frontend

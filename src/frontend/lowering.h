@@ -1,0 +1,230 @@
+// Sema and lowering, shared by lower_*.cpp and builtins_*.cpp.
+//
+// The Lowerer walks the AST of a kernel the way Triton's code generator does:
+// names are bound to semantic values (SVal) that are either compile-time
+// Python values (ints, floats, dtypes, tuples, functions, modules) or runtime
+// IR values (scalars and tiles). Arithmetic on two compile-time values is
+// evaluated here with Python semantics; anything involving a runtime value
+// emits Tile IR with Triton's type promotion and broadcasting. @jit callees
+// are inlined at their call sites; `if` on a compile-time value lowers only
+// the taken branch; tl.static_range loops are unrolled.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/frontend.h"
+#include "ir/ir.h"
+#include "support/diagnostics.h"
+
+namespace tessera::frontend {
+
+struct ModuleScope;
+
+struct SVal {
+  enum class Kind {
+    None, Bool, Int, Float, Str, DType,  // compile-time scalars
+    Tuple,                               // elems (any kinds)
+    Tensor,                              // v: a runtime scalar or tile
+    Function,                            // fn: a @jit function (def) in scope
+    Builtin,                             // s: qualified builtin name; elems[0] = bound self, if any
+    Module,                              // s: canonical module name ("tl", "triton", "libdevice")
+    BlockPtr,                            // elems: base, shape..., strides..., offsets...; ints: block shape; ints2: order
+    Slice,                               // elems: lo, hi, step (None when absent)
+    Ellipsis,
+  };
+  Kind kind = Kind::None;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  DType dtype = DType::I32;
+  Value *v = nullptr;
+  std::vector<SVal> elems;
+  std::vector<int64_t> ints, ints2;
+  const ast::Stmt *fn = nullptr;
+  const ModuleScope *scope = nullptr;  // Function: where its globals resolve
+
+  static SVal none() { return {}; }
+  static SVal boolean(bool b) { SVal r; r.kind = Kind::Bool; r.i = b; return r; }
+  static SVal integer(int64_t i) { SVal r; r.kind = Kind::Int; r.i = i; return r; }
+  static SVal floating(double f) { SVal r; r.kind = Kind::Float; r.f = f; return r; }
+  static SVal string(std::string s) { SVal r; r.kind = Kind::Str; r.s = std::move(s); return r; }
+  static SVal dtypeVal(DType d) { SVal r; r.kind = Kind::DType; r.dtype = d; return r; }
+  static SVal tensor(Value *v) { SVal r; r.kind = Kind::Tensor; r.v = v; return r; }
+  static SVal tuple(std::vector<SVal> e) { SVal r; r.kind = Kind::Tuple; r.elems = std::move(e); return r; }
+  static SVal builtin(std::string name) { SVal r; r.kind = Kind::Builtin; r.s = std::move(name); return r; }
+  static SVal module(std::string name) { SVal r; r.kind = Kind::Module; r.s = std::move(name); return r; }
+
+  bool isNone() const { return kind == Kind::None; }
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isNumber() const { return kind == Kind::Bool || kind == Kind::Int || kind == Kind::Float; }
+  bool isIntLike() const { return kind == Kind::Bool || kind == Kind::Int; }
+  // A compile-time value (no runtime part anywhere inside).
+  bool isConst() const;
+  double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
+};
+
+// Python-ish description for messages: "int 3", "tensor<128xf32>", "tuple".
+std::string describe(const SVal &v);
+
+// The top-level names of one parsed file: functions, constants, imports.
+struct ModuleScope {
+  const ast::Module *mod = nullptr;
+  std::map<std::string, SVal> names;
+};
+
+// Arguments bound to a builtin's declared parameters.
+struct CallArgs {
+  SourceLoc loc;                   // the call
+  std::string name;                // builtin name for messages ("tl.load")
+  std::vector<std::string> params; // declared names, in order
+  std::vector<SVal> values;        // bound values (default applied)
+  std::vector<SourceLoc> locs;     // where each came from (call loc for defaults)
+  std::vector<bool> given;         // explicitly passed
+  std::vector<SVal> varargs;       // for a "*args" parameter
+  std::vector<SourceLoc> varargLocs;
+
+  int index(std::string_view p) const;
+  const SVal &operator[](std::string_view p) const { return values[index(p)]; }
+  SourceLoc locOf(std::string_view p) const { return locs[index(p)]; }
+  bool has(std::string_view p) const { return given[index(p)]; }
+};
+
+class Lowerer;
+using BuiltinFn = SVal (*)(Lowerer &, CallArgs &);
+
+struct BuiltinDef {
+  const char *name;  // canonical: "tl.load", "tensor.to", "triton.cdiv", "builtins.min"
+  // Python-style parameters: "x", "axis=None", "*args", "keep_dims=False".
+  std::vector<const char *> params;
+  BuiltinFn fn;
+};
+
+// All builtins, gathered from the builtins_*.cpp tables below.
+const BuiltinDef *findBuiltin(std::string_view name);
+std::vector<BuiltinDef> coreBuiltins();    // builtins_core.cpp
+std::vector<BuiltinDef> reduceBuiltins();  // builtins_reduce.cpp
+
+class Lowerer {
+ public:
+  Lowerer(SourceManager &sm, const LowerOptions &opts) : sm_(sm), opts_(opts) {}
+
+  std::unique_ptr<Module> lowerKernel(const ast::Module &mod, const std::string &name,
+                                      const std::vector<ArgSpec> &args);
+
+  // ---- errors -----------------------------------------------------------------
+  [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
+    fail(loc, std::move(msg), std::move(hint));
+  }
+
+  // ---- expressions and statements ---------------------------------------------
+  SVal expr(const ast::Expr &e);
+  SVal call(const SVal &callee, std::vector<SVal> args, std::vector<SourceLoc> argLocs,
+            std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
+            SourceLoc loc);
+  // Inlines a @jit function; returns its return value (None when it returns nothing).
+  SVal inlineFunction(const SVal &fn, std::vector<SVal> args,
+                      std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc);
+
+  // ---- values -------------------------------------------------------------------
+  // A runtime value for `v`: constants become `constant` ops with Triton's
+  // literal typing (int -> i32/u32/i64/u64 by magnitude, float -> f32, bool -> i1),
+  // or with dtype `want` when given.
+  Value *toValue(const SVal &v, SourceLoc loc, std::optional<DType> want = std::nullopt);
+  Value *constant(double f, const Type &t);
+  Value *constantInt(int64_t i, const Type &t);
+  // Element conversion (Triton's tl.cast): keeps the shape.
+  Value *cast(Value *v, const Type &elem, SourceLoc loc, bool bitcast = false,
+              const std::string &rounding = {});
+  Value *castTo(Value *v, DType d, SourceLoc loc) { return cast(v, Type::scalar(d), loc); }
+  // Scalar -> tile, or tile with size-1 dims -> larger tile.
+  Value *broadcastTo(Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
+  // Numpy-style broadcast of two values to a common shape.
+  void broadcastPair(Value *&a, Value *&b, SourceLoc loc);
+  std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a,
+                                       const std::vector<int64_t> &b, SourceLoc loc) const;
+  // Triton's binary operators on SVals (constant folding for two compile-time values).
+  SVal binary(ast::BinOp op, const SVal &a, const SVal &b, SourceLoc loc);
+  SVal compare(ast::CmpOp op, const SVal &a, const SVal &b, SourceLoc loc);
+  SVal unary(ast::UnaryOp op, const SVal &a, SourceLoc loc);
+  // The common element dtype of two operands (Triton's computation_type_impl).
+  DType promote(const SVal &a, const SVal &b, bool divOrMod, SourceLoc loc) const;
+  DType dtypeOf(const SVal &v) const;  // element dtype of a tensor or literal
+
+  // ---- compile-time values --------------------------------------------------------
+  int64_t constInt(const SVal &v, SourceLoc loc, const std::string &what) const;
+  bool constBool(const SVal &v, SourceLoc loc, const std::string &what) const;
+  std::vector<int64_t> constInts(const SVal &v, SourceLoc loc, const std::string &what) const;
+  DType constDType(const SVal &v, SourceLoc loc, const std::string &what) const;
+  std::string constStr(const SVal &v, SourceLoc loc, const std::string &what) const;
+  Value *tensorArg(const SVal &v, SourceLoc loc, const std::string &what);
+
+  // ---- regions (reduce/scan combine functions) -------------------------------------
+  // Fills `region` (args already added) by calling `combine` on its arguments
+  // and yielding the results.
+  void lowerCombineRegion(Block &region, const SVal &combine, size_t numOperands, SourceLoc loc);
+
+  Builder &builder() { return b_; }
+  SourceManager &sources() { return sm_; }
+  const LowerOptions &options() const { return opts_; }
+  bool dryRun() const { return dryRun_ > 0; }
+
+  // Emit helpers (set the location, create, return the single result).
+  Value *emit(OpCode c, std::vector<Value *> operands, Type t, SourceLoc loc,
+              std::vector<NamedAttr> attrs = {});
+
+ private:
+  friend struct StmtLowering;
+  SourceManager &sm_;
+  const LowerOptions &opts_;
+  Builder b_;
+  std::map<std::string, SVal> *env_ = nullptr;
+  const ModuleScope *scope_ = nullptr;
+  std::vector<std::unique_ptr<ModuleScope>> scopes_;
+  std::map<uint32_t, ModuleScope *> scopeByFile_;
+  std::vector<std::unique_ptr<ast::Module>> ownedModules_;
+  int inlineDepth_ = 0;
+  int dryRun_ = 0;
+
+ public:
+  // Statement lowering state (see lower_stmt.cpp).
+  struct FlowResult {
+    bool returned = false;  // every path through the statements returned
+    std::vector<SVal> returnValues;
+  };
+  FlowResult lowerBody(const ast::Body &body, size_t from = 0);
+  void lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index, FlowResult &flow,
+                 bool &consumedRest);
+  SVal lookupName(const std::string &name, SourceLoc loc);
+  void assign(const ast::Expr &target, const SVal &value);
+  const ModuleScope *scopeFor(const ast::Module &mod);
+  std::optional<SVal> globalValue(const ModuleScope &scope, const std::string &name, SourceLoc loc);
+  SVal attribute(const SVal &obj, const std::string &name, SourceLoc loc);
+  SVal subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc);
+  std::map<std::string, SVal> *env() { return env_; }
+  void setEnv(std::map<std::string, SVal> *e) { env_ = e; }
+  const ModuleScope *scope() const { return scope_; }
+  void setScope(const ModuleScope *s) { scope_ = s; }
+  struct DryRunGuard {
+    Lowerer &l;
+    explicit DryRunGuard(Lowerer &l) : l(l) { ++l.dryRun_; }
+    ~DryRunGuard() { --l.dryRun_; }
+  };
+};
+
+// Control flow lowering (lower_control.cpp).
+void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index,
+             Lowerer::FlowResult &flow, bool &consumedRest);
+void lowerFor(Lowerer &l, const ast::Stmt &s);
+void lowerWhile(Lowerer &l, const ast::Stmt &s);
+
+// Flattening of structured values (tuples, block pointers) to IR values, for
+// loop-carried values and if results.
+void flattenRuntime(const SVal &v, std::vector<Value *> &out);
+SVal rebuildRuntime(const SVal &shape, const std::vector<Value *> &vals, size_t &pos);
+
+}  // namespace tessera::frontend

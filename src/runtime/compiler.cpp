@@ -1,0 +1,128 @@
+#include "runtime/compiler.h"
+
+#include "frontend/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "passes/pass_manager.h"
+#include "support/diagnostics.h"
+
+namespace tessera {
+
+const std::vector<std::string> &defaultPipeline() {
+  static const std::vector<std::string> pipeline = [] {
+    std::vector<std::string> wanted = {"inline", "canonicalize", "cse", "licm", "canonicalize",
+                                       "cse", "dce"};
+    std::vector<std::string> out;
+    for (const auto &p : wanted)
+      if (findPass(p)) out.push_back(p);
+    return out;
+  }();
+  return pipeline;
+}
+
+std::string KernelImpl::ir(std::string_view stage) const {
+  for (const auto &[name, text] : stages_)
+    if (name == stage) return text;
+  return {};
+}
+
+std::vector<std::pair<std::string, std::string>> KernelImpl::params() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto &a : function().body.args) {
+    std::string t = a->type.isPtr() ? std::string("*") + signatureName(a->type.dtype)
+                                    : std::string(signatureName(a->type.dtype));
+    out.emplace_back(a->nameHint, t);
+  }
+  return out;
+}
+
+void KernelImpl::runInterp(std::span<const interp::ArgValue> args,
+                           std::span<const interp::HostBuffer> buffers, interp::Grid grid,
+                           int numThreads) const {
+  interp::RunOptions ro;
+  ro.numThreads = numThreads;
+  ro.sources = sm_.get();
+  ro.debug = debug_;
+  try {
+    interp::run(function(), args, buffers, grid, ro);
+  } catch (const RuntimeError &e) {
+    throw KernelError(e.what());
+  } catch (const CompileError &e) {
+    throw KernelError(render(*sm_, e.diag));
+  }
+}
+
+void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &opts) const {
+  const Function &fn = function();
+  if (args.size() != fn.body.args.size())
+    throw KernelError("kernel '" + name_ + "' takes " + std::to_string(fn.body.args.size()) +
+                      " runtime arguments but " + std::to_string(args.size()) + " were given");
+  std::vector<interp::ArgValue> values;
+  std::vector<interp::HostBuffer> buffers;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Value &p = *fn.body.args[i];
+    const Arg &a = args[i];
+    std::string what = "argument " + std::to_string(i) + " ('" + p.nameHint + "')";
+    if (p.type.isPtr()) {
+      if (a.kind != Arg::Kind::Buffer)
+        throw KernelError(what + " of kernel '" + name_ + "' must be a buffer");
+      values.push_back(interp::ArgValue::pointer(a.data));
+      buffers.push_back({a.data, a.bytes, p.nameHint});
+    } else if (isFloat(p.type.dtype)) {
+      if (a.kind == Arg::Kind::Buffer)
+        throw KernelError(what + " of kernel '" + name_ + "' must be a number");
+      values.push_back(interp::ArgValue::floating(a.kind == Arg::Kind::Float ? a.f
+                                                                            : static_cast<double>(a.i)));
+    } else {
+      if (a.kind != Arg::Kind::Int)
+        throw KernelError(what + " of kernel '" + name_ + "' must be an integer");
+      values.push_back(interp::ArgValue::integer(a.i));
+    }
+  }
+  runInterp(values, buffers, {grid.x, grid.y, grid.z}, opts.numThreads);
+}
+
+std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
+  auto k = std::make_shared<KernelImpl>();
+  k->name_ = req.kernel;
+  k->debug_ = req.lower.debug;
+  k->sm_ = std::make_unique<SourceManager>();
+  SourceManager &sm = *k->sm_;
+  uint32_t file = sm.addFile(req.fileName, req.source, req.firstLine, req.colOffset);
+  try {
+    ast::Module mod = frontend::parseModule(sm, file);
+    k->module_ = frontend::lowerKernel(sm, mod, req.kernel, req.args, req.lower);
+    PrintOptions po;
+    k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));
+    std::string err = verify(*k->module_);
+    if (!err.empty()) internalError("frontend lowering", "produced invalid IR: " + err);
+    if (req.optimize) {
+      PassPipelineOptions opts;
+      runPasses(*k->module_, req.passes.empty() ? defaultPipeline() : req.passes, opts);
+    }
+    k->stages_.emplace_back("ttir", printModule(*k->module_, po));
+  } catch (const CompileError &e) {
+    throw CompilationError(render(sm, e.diag));
+  }
+  return k;
+}
+
+std::shared_ptr<CompiledKernel> compile(std::string_view source, std::string_view kernel,
+                                        std::string_view signature, const CompileOptions &options) {
+  CompileRequest req;
+  req.source = std::string(source);
+  req.fileName = options.fileName;
+  req.firstLine = options.firstLine;
+  req.colOffset = options.colOffset;
+  req.kernel = std::string(kernel);
+  req.lower.debug = options.debug;
+  try {
+    req.args = frontend::parseSignature(std::string(signature));
+  } catch (const CompileError &e) {
+    SourceManager none;
+    throw CompilationError(render(none, e.diag));
+  }
+  return compileKernel(req);
+}
+
+}  // namespace tessera

@@ -1,0 +1,92 @@
+// tesserac: the Tessera compiler driver.
+//
+//   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
+//            [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]
+//
+// Prints the requested stage to stdout; diagnostics go to stderr with a
+// non-zero exit status.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "runtime/compiler.h"
+
+namespace {
+
+int usage(const char *msg) {
+  if (msg) std::cerr << "tesserac: error: " << msg << "\n";
+  std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
+               "                [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n";
+  return 2;
+}
+
+std::vector<std::string> splitComma(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage(nullptr);
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h") return usage(nullptr), 0;
+  if (cmd != "compile") return usage(("unknown command '" + cmd + "'").c_str());
+  std::string file, kernel, signature, emit = "ttir";
+  bool haveSignature = false;
+  tessera::CompileRequest req;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *name) -> std::string {
+      std::string prefix = std::string(name) + "=";
+      if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
+      if (i + 1 >= argc) {
+        usage((std::string(name) + " needs a value").c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--kernel" || a.rfind("--kernel=", 0) == 0) kernel = value("--kernel");
+    else if (a == "--signature" || a.rfind("--signature=", 0) == 0) {
+      signature = value("--signature");
+      haveSignature = true;
+    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) emit = value("--emit");
+    else if (a == "--passes" || a.rfind("--passes=", 0) == 0) req.passes = splitComma(value("--passes"));
+    else if (a == "--debug") req.lower.debug = true;
+    else if (a == "--no-opt") req.optimize = false;
+    else if (!a.empty() && a[0] == '-') return usage(("unknown option '" + a + "'").c_str());
+    else if (file.empty()) file = a;
+    else return usage("more than one input file");
+  }
+  if (file.empty()) return usage("no input file");
+  if (kernel.empty()) return usage("--kernel is required");
+  if (emit != "ttir" && emit != "ttir-initial")
+    return usage(("unknown --emit stage '" + emit + "' (use ttir or ttir-initial)").c_str());
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::cerr << "tesserac: error: cannot read '" << file << "'\n";
+    return 1;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  req.source = ss.str();
+  req.fileName = file;
+  req.kernel = kernel;
+  try {
+    if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
+    auto k = tessera::compileKernel(req);
+    std::cout << k->ir(emit);
+  } catch (const tessera::CompilationError &e) {
+    std::cerr << e.what();
+    return 1;
+  } catch (const tessera::CompileError &e) {
+    tessera::SourceManager none;
+    std::cerr << tessera::render(none, e.diag);
+    return 1;
+  }
+  return 0;
+}
