@@ -143,4 +143,10 @@ struct Module {
   std::vector<BrokenDef> brokenDefs;
 };
 
+// Compact S-expression dumps, for tests and debugging (ast_dump.cpp), e.g.
+// `(= x (+ a (* b 2)))`; a Module dumps one top-level statement per line.
+std::string dump(const Expr &e);
+std::string dump(const Stmt &s);
+std::string dump(const Module &m);
+
 }  // namespace tessera::ast

@@ -50,13 +50,32 @@ bool sameStructure(const SVal &a, const SVal &b) {
   return sameSVal(a, b);
 }
 
-bool alwaysReturns(const ast::Body &body) {
+// Every path through `body` ends in return, break or continue.
+bool alwaysEnds(const ast::Body &body) {
   if (body.empty()) return false;
   const ast::Stmt &last = *body.back();
-  if (last.kind == ast::StmtKind::Return) return true;
-  if (last.kind == ast::StmtKind::If) return alwaysReturns(last.body) && alwaysReturns(last.orelse);
+  if (last.kind == ast::StmtKind::Return || last.kind == ast::StmtKind::Break ||
+      last.kind == ast::StmtKind::Continue)
+    return true;
+  if (last.kind == ast::StmtKind::If) return alwaysEnds(last.body) && alwaysEnds(last.orelse);
   return false;
 }
+
+// A `break` that belongs to this loop (not to a nested one).
+bool containsBreak(const ast::Body &body) {
+  for (const auto &s : body) {
+    if (s->kind == ast::StmtKind::Break) return true;
+    if (s->kind == ast::StmtKind::For || s->kind == ast::StmtKind::While) continue;
+    if (containsBreak(s->body) || containsBreak(s->orelse)) return true;
+  }
+  return false;
+}
+
+struct LoopDepthGuard {
+  Lowerer &l;
+  explicit LoopDepthGuard(Lowerer &l) : l(l) { ++l.loopDepth(); }
+  ~LoopDepthGuard() { --l.loopDepth(); }
+};
 
 void collectAssigned(const ast::Expr &t, std::set<std::string> &out) {
   if (t.kind == ast::ExprKind::Name) out.insert(t.str);
@@ -98,7 +117,7 @@ Lowerer::FlowResult lowerSegments(Lowerer &l, const std::vector<Segment> &segmen
   Lowerer::FlowResult flow;
   for (const Segment &seg : segments) {
     Lowerer::FlowResult f = l.lowerBody(*seg.body, seg.from);
-    if (f.returned) return f;
+    if (f.returned || f.exited) return f;
   }
   return flow;
 }
@@ -111,7 +130,7 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
   if (cond.isConst()) {
     bool truth = l.unary(ast::UnaryOp::Not, cond, s.loc).i == 0;
     Lowerer::FlowResult f = l.lowerBody(truth ? s.body : s.orelse);
-    if (f.returned) {
+    if (f.returned || f.exited) {
       flow = f;
       consumedRest = true;
     }
@@ -123,7 +142,7 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
             "use tl.where(cond, a, b) to select per element, or reduce the condition first");
   c = l.cast(c, Type::scalar(DType::I1), s.a->loc);
 
-  bool thenRet = alwaysReturns(s.body), elseRet = alwaysReturns(s.orelse);
+  bool thenRet = alwaysEnds(s.body), elseRet = alwaysEnds(s.orelse);
   bool restFollows = index + 1 < body.size();
   std::vector<Segment> thenSegs{{&s.body, 0}}, elseSegs{{&s.orelse, 0}};
   // `if c: return` moves the statements after the if into the other branch,
@@ -182,6 +201,10 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
       outs[0].push_back(envs[0].at(n));
       outs[1].push_back(envs[1].at(n));
     }
+    if (flows[0].exited && flows[1].exited) {
+      flow.exited = true;
+      consumedRest = true;
+    }
   }
 
   // Reconcile types (a constant on one side takes the other side's type),
@@ -198,6 +221,19 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
     bool ok = convertLike(l, a, bv, s.loc);
     b.setInsertionPointToEnd(ifOp->regions[1].get());
     ok = convertLike(l, bv, a, s.loc) || ok;
+    if (!sameStructure(a, bv) && l.dryRun() && a.isTensor() && bv.isTensor() &&
+        !a.v->type.isPtrLike() && !bv.v->type.isPtrLike()) {
+      // While discovering loop-carried types, a value that is still the
+      // loop's provisional scalar in one branch merges as the other's type.
+      bool aSmaller = a.v->type.numel() < bv.v->type.numel();
+      SVal &small = aSmaller ? a : bv;
+      const SVal &big = aSmaller ? bv : a;
+      b.setInsertionPointToEnd(ifOp->regions[aSmaller ? 0 : 1].get());
+      Value *c = l.cast(small.v, big.v->type.element(), s.loc);
+      if (!c->type.isTile() || c->type.rank() == big.v->type.rank())
+        small = SVal::tensor(l.broadcastTo(c, big.v->type.shape, s.loc));
+      ok = sameStructure(a, bv);
+    }
     if (!ok || !sameStructure(a, bv)) {
       std::string what = names[i] == "<return>" ? "the returned value" : "'" + names[i] + "'";
       l.error(s.loc, "the branches of this if give " + what + " different types: " + describe(a) +
@@ -246,12 +282,15 @@ struct LoopCarried {
   std::vector<SVal> inits;  // converted to their loop types
 };
 
-// Decides which names a loop carries and their types. A name initialised
-// with a Python number and reassigned a tensor in the body takes the body's
-// type (found by lowering the body once into a scratch block).
+// Decides which names a loop carries and their types: the names the body
+// assigns that exist before the loop, plus `forced` ones (the loop's own
+// state). A name initialised with a Python number and reassigned a tensor in
+// the body takes the body's type, found by lowering the body once into a
+// scratch block (`bindLoopVars` binds per-iteration names there).
 LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extraCond,
-                        const std::function<void(Block &)> &bindLoopVars, SourceLoc loc) {
-  std::set<std::string> assigned;
+                        const std::function<void(Block &)> &bindLoopVars, SourceLoc loc,
+                        const std::vector<std::string> &forced = {}) {
+  std::set<std::string> assigned(forced.begin(), forced.end());
   collectAssigned(body, assigned);
   LoopCarried lc;
   Env *outer = l.env();
@@ -269,11 +308,11 @@ LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extr
   for (const auto &v : lc.inits) needTrial |= v.isConst();
   if (!needTrial) return lc;
 
-  // Provisional types: numbers become scalars of their literal type.
   Builder &b = l.builder();
   Block *saveBlock = b.block();
   for (int attempt = 0; attempt < 4; ++attempt) {
     Lowerer::DryRunGuard guard(l);
+    LoopDepthGuard depth(l);
     Block scratch;
     b.setInsertionPointToEnd(&scratch);
     std::vector<SVal> provisional = lc.inits;
@@ -327,11 +366,56 @@ void checkCarried(Lowerer &l, const LoopCarried &lc, std::vector<SVal> &ends, So
   }
 }
 
-}  // namespace
+// Binds the carried names to `vals` (region arguments or op results).
+void bindCarried(const LoopCarried &lc, Env &env, const std::vector<Value *> &vals) {
+  size_t p = 0;
+  for (size_t i = 0; i < lc.names.size(); ++i)
+    env[lc.names[i]] = lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], vals, p);
+}
 
-void lowerFor(Lowerer &l, const ast::Stmt &s) {
-  const ast::Expr &iter = *s.a;
-  const ast::Expr &target = *s.targets[0];
+std::vector<Value *> addRegionArgs(Block &blk, const std::vector<Type> &types) {
+  std::vector<Value *> args;
+  for (const Type &t : types) args.push_back(blk.addArg(t));
+  return args;
+}
+
+std::vector<Value *> resultsOf(Operation *op) {
+  std::vector<Value *> out;
+  for (auto &r : op->results) out.push_back(r.get());
+  return out;
+}
+
+// Lowers the body of a loop region whose carried values are bound in `env`
+// and yields their values at the end of the iteration. `beforeYield` may
+// update env (e.g. advance the induction variable) first.
+void lowerLoopBody(Lowerer &l, const ast::Stmt &s, Block &region, Env &env, const LoopCarried &lc,
+                   const std::function<void()> &beforeYield = {}) {
+  Builder &b = l.builder();
+  b.setInsertionPointToEnd(&region);
+  {
+    LoopDepthGuard depth(l);
+    Lowerer::FlowResult f = l.lowerBody(s.body);
+    if (f.returned)
+      l.error(s.loc, "return inside a loop is not supported",
+              "set a flag and mask the remaining work, or break out of the loop");
+  }
+  b.setInsertionPointToEnd(&region);
+  if (beforeYield) beforeYield();
+  std::vector<SVal> ends;
+  for (const auto &n : lc.names) ends.push_back(env.at(n));
+  checkCarried(l, lc, ends, s.loc);
+  std::vector<Value *> yields;
+  for (const auto &v : ends) flattenRuntime(v, yields);
+  b.setLoc(s.loc);
+  b.create(OpCode::Yield, yields, {});
+}
+
+struct RangeArgs {
+  SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
+  std::string kind;  // builtins.range, tl.range, tl.static_range
+};
+
+RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
   if (iter.kind != ast::ExprKind::Call)
     l.error(iter.loc, "a for loop must iterate over range(), tl.range() or tl.static_range()");
   SVal fn = l.expr(*iter.a);
@@ -339,6 +423,8 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       (fn.s != "builtins.range" && fn.s != "tl.range" && fn.s != "tl.static_range"))
     l.error(iter.loc, "a for loop must iterate over range(), tl.range() or tl.static_range()",
             "iterating over tuples or tensors is not supported");
+  RangeArgs r;
+  r.kind = fn.s;
   std::vector<SVal> pos;
   SVal stepKw, endKw;
   for (const auto &a : iter.list) pos.push_back(l.expr(*a));
@@ -347,36 +433,110 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
     if (k.name == "step") stepKw = v;
     else if (k.name == "arg2" || k.name == "end") endKw = v;
     else if (k.name == "arg1" || k.name == "start") pos.insert(pos.begin(), v);
-    // num_stages, loop_unroll_factor, warp_specialize, ...: scheduling hints.
+    else if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
+             k.name != "warp_specialize" && k.name != "disallow_acc_multi_buffer" &&
+             k.name != "flatten" && k.name != "num_warps")
+      l.error(k.loc, "unexpected keyword argument '" + k.name + "' to " +
+                         (r.kind == "builtins.range" ? std::string("range") : r.kind) + "()");
+    // num_stages and the other keywords are scheduling hints.
   }
-  if (pos.empty() || pos.size() > 3)
-    l.error(iter.loc, "range() takes 1 to 3 positional arguments");
-  SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
-  if (pos.size() == 1) hi = pos[0];
+  if (pos.empty() || pos.size() > 3) l.error(iter.loc, "range() takes 1 to 3 positional arguments");
+  if (pos.size() == 1) r.hi = pos[0];
   else {
-    lo = pos[0];
-    hi = pos[1];
-    if (pos.size() == 3) step = pos[2];
+    r.lo = pos[0];
+    r.hi = pos[1];
+    if (pos.size() == 3) r.step = pos[2];
   }
-  if (!endKw.isNone()) hi = endKw;
-  if (!stepKw.isNone()) step = stepKw;
-  if (step.isConst() && l.constInt(step, iter.loc, "the range step") == 0)
+  if (!endKw.isNone()) r.hi = endKw;
+  if (!stepKw.isNone()) r.step = stepKw;
+  if (r.step.isConst() && l.constInt(r.step, iter.loc, "the range step") == 0)
     l.error(iter.loc, "range() step must not be zero");
+  return r;
+}
 
+// A `for` loop with a `break` becomes a while loop carrying the induction
+// variable and a "$broken" flag.
+void lowerForWithBreak(Lowerer &l, const ast::Stmt &s, const std::string &target, Value *lb,
+                       Value *ub, Value *st, const SVal &stepSVal) {
+  Env *outer = l.env();
+  Builder &b = l.builder();
+  (*outer)["$iv"] = SVal::tensor(lb);
+  b.setLoc(s.loc);
+  (*outer)["$broken"] = SVal::tensor(l.constantInt(0, Type::scalar(DType::I1)));
+  auto bindTarget = [&](Block &) { (*l.env())[target] = l.env()->at("$iv"); };
+  LoopCarried lc = planCarried(l, s.body, nullptr, bindTarget, s.loc, {"$iv", "$broken"});
+  std::vector<Value *> inits;
+  for (const auto &v : lc.inits) flattenRuntime(v, inits);
+  std::vector<Type> types;
+  for (Value *v : inits) types.push_back(v->type);
+  b.setLoc(s.loc);
+  Operation *w = b.create(OpCode::While, inits, types);
+  Block *save = b.block();
+  Type i1 = Type::scalar(DType::I1);
+  // before: continue while in range and not broken.
+  Env condEnv = *outer;
+  std::vector<Value *> beforeArgs = addRegionArgs(*w->regions[0], types);
+  bindCarried(lc, condEnv, beforeArgs);
+  b.setInsertionPointToEnd(w->regions[0].get());
+  Value *iv = condEnv.at("$iv").v;
+  Value *inRange;
+  if (stepSVal.isConst()) {
+    bool up = stepSVal.i > 0;
+    inRange = l.emit(OpCode::Cmp, {iv, ub}, i1, s.loc, {{"pred", std::string(up ? "lt" : "gt")}});
+  } else {
+    Value *zero = l.constantInt(0, st->type);
+    Value *up = l.emit(OpCode::Cmp, {st, zero}, i1, s.loc, {{"pred", std::string("gt")}});
+    Value *lt = l.emit(OpCode::Cmp, {iv, ub}, i1, s.loc, {{"pred", std::string("lt")}});
+    Value *gt = l.emit(OpCode::Cmp, {iv, ub}, i1, s.loc, {{"pred", std::string("gt")}});
+    inRange = l.emit(OpCode::Select, {up, lt, gt}, i1, s.loc);
+  }
+  Value *notBroken = l.emit(OpCode::Not, {condEnv.at("$broken").v}, i1, s.loc);
+  Value *cond = l.emit(OpCode::And, {inRange, notBroken}, i1, s.loc);
+  std::vector<Value *> condOps{cond};
+  condOps.insert(condOps.end(), beforeArgs.begin(), beforeArgs.end());
+  b.create(OpCode::Condition, condOps, {});
+  // after: the body, then iv += step.
+  Env env = *outer;
+  std::vector<Value *> afterArgs = addRegionArgs(*w->regions[1], types);
+  bindCarried(lc, env, afterArgs);
+  Value *ivStart = env.at("$iv").v;
+  env[target] = SVal::tensor(ivStart);
+  l.setEnv(&env);
+  lowerLoopBody(l, s, *w->regions[1], env, lc, [&] {
+    env["$iv"] = SVal::tensor(l.emit(OpCode::Add, {ivStart, st}, ivStart->type, s.loc));
+  });
+  l.setEnv(outer);
+  b.setInsertionPointToEnd(save);
+  bindCarried(lc, *outer, resultsOf(w));
+  outer->erase("$iv");
+  outer->erase("$broken");
+}
+
+}  // namespace
+
+void lowerFor(Lowerer &l, const ast::Stmt &s) {
+  const ast::Expr &iter = *s.a;
+  const ast::Expr &target = *s.targets[0];
+  if (!s.orelse.empty()) l.error(s.loc, "for/else is not supported in kernels");
+  RangeArgs r = rangeArgs(l, iter);
   if (target.kind != ast::ExprKind::Name)
     l.error(target.loc, "the loop variable must be a single name");
   Env *outer = l.env();
 
-  if (fn.s == "tl.static_range") {
-    int64_t a = l.constInt(lo, iter.loc, "tl.static_range start");
-    int64_t z = l.constInt(hi, iter.loc, "tl.static_range end");
-    int64_t st = l.constInt(step, iter.loc, "tl.static_range step");
+  if (r.kind == "tl.static_range") {
+    int64_t a = l.constInt(r.lo, iter.loc, "tl.static_range start");
+    int64_t z = l.constInt(r.hi, iter.loc, "tl.static_range end");
+    int64_t st = l.constInt(r.step, iter.loc, "tl.static_range step");
+    if (containsBreak(s.body))
+      l.error(s.loc, "'break' is not supported in tl.static_range loops",
+              "use range() for a loop that breaks");
     int64_t count = 0;
     for (int64_t v = a; st > 0 ? v < z : v > z; v += st) {
       if (++count > 4096)
         l.error(iter.loc, "tl.static_range unrolls more than 4096 iterations",
                 "use range() for long loops");
       (*outer)[target.str] = SVal::integer(v);
+      LoopDepthGuard depth(l);
       Lowerer::FlowResult f = l.lowerBody(s.body);
       if (f.returned) l.error(s.loc, "return inside a loop is not supported");
     }
@@ -386,97 +546,72 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   // The induction variable is i64 when any bound is, else i32.
   auto boundType = [&](const SVal &v) {
     if (v.isTensor()) {
-      if (v.v->type.isTile() || !isInt(v.v->type.dtype))
+      if (v.v->type.isTile() || !isInt(v.v->type.dtype) || v.v->type.isPtrLike())
         l.error(iter.loc, "range() bounds must be integer scalars, got " + describe(v));
       return v.v->type.dtype;
     }
+    if (!v.isIntLike()) l.error(iter.loc, "range() bounds must be integers, got " + describe(v));
     return l.dtypeOf(v);
   };
   DType ivType = DType::I32;
-  for (const SVal *v : {&lo, &hi, &step})
+  for (const SVal *v : {&r.lo, &r.hi, &r.step})
     if (bitWidth(boundType(*v)) == 64) ivType = DType::I64;
   Builder &b = l.builder();
-  Value *lb = l.toValue(lo, iter.loc, ivType);
-  Value *ub = l.toValue(hi, iter.loc, ivType);
-  Value *st = l.toValue(step, iter.loc, ivType);
+  Value *lb = l.toValue(r.lo, iter.loc, ivType);
+  Value *ub = l.toValue(r.hi, iter.loc, ivType);
+  Value *st = l.toValue(r.step, iter.loc, ivType);
+  if (containsBreak(s.body)) return lowerForWithBreak(l, s, target.str, lb, ub, st, r.step);
 
   auto bindIv = [&](Block &blk) {
     Value *iv = blk.addArg(Type::scalar(ivType), target.str);
     (*l.env())[target.str] = SVal::tensor(iv);
   };
-  // planCarried binds the iv itself in the scratch region: put it first.
-  std::function<void(Block &)> bindScratch = [&](Block &blk) {
-    // The scratch block's first args are the carried ones; the iv is added
-    // last there, which is fine for a dry run.
-    bindIv(blk);
-  };
-  LoopCarried lc = planCarried(l, s.body, nullptr, bindScratch, s.loc);
-
-  std::vector<Value *> inits{lb, ub, st};
+  LoopCarried lc = planCarried(l, s.body, nullptr, bindIv, s.loc);
+  std::vector<Value *> operands{lb, ub, st};
   std::vector<Value *> flatInits;
   for (const auto &v : lc.inits) flattenRuntime(v, flatInits);
-  inits.insert(inits.end(), flatInits.begin(), flatInits.end());
-  std::vector<Type> resultTypes;
-  for (Value *v : flatInits) resultTypes.push_back(v->type);
+  operands.insert(operands.end(), flatInits.begin(), flatInits.end());
+  std::vector<Type> types;
+  for (Value *v : flatInits) types.push_back(v->type);
   b.setLoc(s.loc);
-  Operation *forOp = b.create(OpCode::For, inits, resultTypes);
+  Operation *forOp = b.create(OpCode::For, operands, types);
   Block *saveBlock = b.block();
   Block &region = *forOp->regions[0];
   Env env = *outer;
   l.setEnv(&env);
   bindIv(region);
-  std::vector<Value *> args;
-  for (Value *v : flatInits) args.push_back(region.addArg(v->type));
-  size_t p = 0;
-  for (size_t i = 0; i < lc.names.size(); ++i)
-    env[lc.names[i]] = lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], args, p);
-  b.setInsertionPointToEnd(&region);
-  Lowerer::FlowResult f = l.lowerBody(s.body);
-  if (f.returned) l.error(s.loc, "return inside a loop is not supported",
-                          "set a flag and mask the remaining work instead");
-  std::vector<SVal> ends;
-  for (const auto &n : lc.names) ends.push_back(env.at(n));
-  b.setInsertionPointToEnd(&region);
-  checkCarried(l, lc, ends, s.loc);
-  std::vector<Value *> yields;
-  for (const auto &v : ends) flattenRuntime(v, yields);
-  b.setLoc(s.loc);
-  b.create(OpCode::Yield, yields, {});
+  bindCarried(lc, env, addRegionArgs(region, types));
+  lowerLoopBody(l, s, region, env, lc);
   l.setEnv(outer);
   b.setInsertionPointToEnd(saveBlock);
-  std::vector<Value *> results;
-  for (auto &r : forOp->results) results.push_back(r.get());
-  p = 0;
-  for (size_t i = 0; i < lc.names.size(); ++i)
-    (*outer)[lc.names[i]] =
-        lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], results, p);
+  bindCarried(lc, *outer, resultsOf(forOp));
 }
 
 void lowerWhile(Lowerer &l, const ast::Stmt &s) {
   if (!s.orelse.empty()) l.error(s.loc, "while/else is not supported in kernels");
   Env *outer = l.env();
-  LoopCarried lc = planCarried(l, s.body, s.a.get(), [](Block &) {}, s.loc);
+  Builder &b = l.builder();
+  bool hasBreak = containsBreak(s.body);
+  std::vector<std::string> forced;
+  if (hasBreak) {
+    b.setLoc(s.loc);
+    (*outer)["$broken"] = SVal::tensor(l.constantInt(0, Type::scalar(DType::I1)));
+    forced.push_back("$broken");
+  }
+  LoopCarried lc = planCarried(l, s.body, s.a.get(), [](Block &) {}, s.loc, forced);
   std::vector<Value *> flatInits;
   for (const auto &v : lc.inits) flattenRuntime(v, flatInits);
   std::vector<Type> types;
   for (Value *v : flatInits) types.push_back(v->type);
-  Builder &b = l.builder();
   b.setLoc(s.loc);
   Operation *whileOp = b.create(OpCode::While, flatInits, types);
   Block *saveBlock = b.block();
 
-  auto bindRegion = [&](Block &blk, Env &env) {
-    std::vector<Value *> args;
-    for (const Type &t : types) args.push_back(blk.addArg(t));
-    size_t p = 0;
-    for (size_t i = 0; i < lc.names.size(); ++i)
-      env[lc.names[i]] = lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], args, p);
-    return args;
-  };
   // before: evaluate the condition, forward the carried values.
   Env condEnv = *outer;
   Block &before = *whileOp->regions[0];
-  std::vector<Value *> beforeArgs = bindRegion(before, condEnv);
+  std::vector<Value *> beforeArgs = addRegionArgs(before, types);
+  bindCarried(lc, condEnv, beforeArgs);
   b.setInsertionPointToEnd(&before);
   l.setEnv(&condEnv);
   SVal cond = l.expr(*s.a);
@@ -486,6 +621,11 @@ void lowerWhile(Lowerer &l, const ast::Stmt &s) {
   Value *c = l.tensorArg(cond, s.a->loc, "the while condition");
   if (c->type.isTile()) l.error(s.a->loc, "a while condition must be a scalar, not a tensor");
   c = l.cast(c, Type::scalar(DType::I1), s.a->loc);
+  if (hasBreak) {
+    Type i1 = Type::scalar(DType::I1);
+    Value *notBroken = l.emit(OpCode::Not, {condEnv.at("$broken").v}, i1, s.loc);
+    c = l.emit(OpCode::And, {c, notBroken}, i1, s.loc);
+  }
   std::vector<Value *> condOperands{c};
   condOperands.insert(condOperands.end(), beforeArgs.begin(), beforeArgs.end());
   b.setLoc(s.loc);
@@ -493,27 +633,13 @@ void lowerWhile(Lowerer &l, const ast::Stmt &s) {
   // after: the body.
   Env env = *outer;
   Block &after = *whileOp->regions[1];
-  bindRegion(after, env);
-  b.setInsertionPointToEnd(&after);
+  bindCarried(lc, env, addRegionArgs(after, types));
   l.setEnv(&env);
-  Lowerer::FlowResult f = l.lowerBody(s.body);
-  if (f.returned) l.error(s.loc, "return inside a loop is not supported");
-  std::vector<SVal> ends;
-  for (const auto &n : lc.names) ends.push_back(env.at(n));
-  b.setInsertionPointToEnd(&after);
-  checkCarried(l, lc, ends, s.loc);
-  std::vector<Value *> yields;
-  for (const auto &v : ends) flattenRuntime(v, yields);
-  b.setLoc(s.loc);
-  b.create(OpCode::Yield, yields, {});
+  lowerLoopBody(l, s, after, env, lc);
   l.setEnv(outer);
   b.setInsertionPointToEnd(saveBlock);
-  std::vector<Value *> results;
-  for (auto &r : whileOp->results) results.push_back(r.get());
-  size_t p = 0;
-  for (size_t i = 0; i < lc.names.size(); ++i)
-    (*outer)[lc.names[i]] =
-        lc.inits[i].isConst() ? lc.inits[i] : rebuildRuntime(lc.inits[i], results, p);
+  bindCarried(lc, *outer, resultsOf(whileOp));
+  outer->erase("$broken");
 }
 
 }  // namespace tessera::frontend

@@ -180,15 +180,19 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   }
   env_ = &env;
   ++inlineDepth_;
+  int savedLoopDepth = loopDepth_;
+  loopDepth_ = 0;
   FlowResult flow;
   try {
     flow = lowerBody(def->body);
   } catch (...) {
     --inlineDepth_;
+    loopDepth_ = savedLoopDepth;
     env_ = savedEnv;
     scope_ = savedScope;
     throw;
   }
+  loopDepth_ = savedLoopDepth;
   --inlineDepth_;
   env_ = savedEnv;
   scope_ = savedScope;
@@ -201,7 +205,7 @@ Lowerer::FlowResult Lowerer::lowerBody(const ast::Body &body, size_t from) {
   for (size_t i = from; i < body.size(); ++i) {
     bool consumedRest = false;
     lowerStmt(*body[i], body, i, flow, consumedRest);
-    if (flow.returned || consumedRest) break;
+    if (flow.returned || flow.exited || consumedRest) break;
   }
   return flow;
 }
@@ -296,9 +300,14 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
     }
     case K::Break:
     case K::Continue:
-      error(s.loc, std::string("'") + (s.kind == K::Break ? "break" : "continue") +
-                       "' is not supported in this loop",
-            "restructure the loop with a while condition or a mask");
+      if (loopDepth_ == 0)
+        error(s.loc, std::string("'") + (s.kind == K::Break ? "break" : "continue") +
+                         "' outside a loop");
+      // The loop lowering carries "$broken"; the rest of the iteration is
+      // skipped by the if-restructuring in lowerIf.
+      if (s.kind == K::Break) (*env_)["$broken"] = SVal::boolean(true);
+      flow.exited = true;
+      return;
     case K::FunctionDef:
       error(s.loc, "nested function definitions are not supported in kernels",
             "define '" + s.name + "' at the top level with @triton.jit");

@@ -189,11 +189,13 @@ class Lowerer {
   std::vector<std::unique_ptr<ast::Module>> ownedModules_;
   int inlineDepth_ = 0;
   int dryRun_ = 0;
+  int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
 
  public:
   // Statement lowering state (see lower_stmt.cpp).
   struct FlowResult {
     bool returned = false;  // every path through the statements returned
+    bool exited = false;    // every path left the loop iteration (break/continue)
     std::vector<SVal> returnValues;
   };
   FlowResult lowerBody(const ast::Body &body, size_t from = 0);
@@ -209,6 +211,7 @@ class Lowerer {
   void setEnv(std::map<std::string, SVal> *e) { env_ = e; }
   const ModuleScope *scope() const { return scope_; }
   void setScope(const ModuleScope *s) { scope_ = s; }
+  int &loopDepth() { return loopDepth_; }
   struct DryRunGuard {
     Lowerer &l;
     explicit DryRunGuard(Lowerer &l) : l(l) { ++l.dryRun_; }
