@@ -2,9 +2,15 @@
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
 //            [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]
+//            [--split-input-file]
 //
+// --split-input-file compiles each part of FILE between lines `# -----`
+// separately (same kernel name and signature; line numbers stay those of
+// FILE), reporting every part's diagnostics: diagnostic tests keep many cases
+// in one file.
 // Prints the requested stage to stdout; diagnostics go to stderr with a
 // non-zero exit status.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,7 +22,8 @@ namespace {
 int usage(const char *msg) {
   if (msg) std::cerr << "tesserac: error: " << msg << "\n";
   std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
-               "                [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n";
+               "                [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
+               "                [--split-input-file]\n";
   return 2;
 }
 
@@ -29,6 +36,28 @@ std::vector<std::string> splitComma(const std::string &s) {
   return out;
 }
 
+// The cases of a --split-input-file: the part before the first `# -----`
+// line is a shared preamble (imports, helpers); every later part is compiled
+// after it, padded with empty lines so that line numbers stay those of FILE.
+std::vector<std::string> splitParts(const std::string &text) {
+  std::string preamble;
+  std::vector<std::string> parts;
+  size_t lines = 0;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    ++lines;
+    if (line.rfind("# -----", 0) == 0) {
+      size_t preambleLines = static_cast<size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
+      parts.push_back(preamble + std::string(lines - preambleLines, '\n'));
+      continue;
+    }
+    (parts.empty() ? preamble : parts.back()) += line + "\n";
+  }
+  if (parts.empty()) parts.push_back(preamble);
+  return parts;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -37,7 +66,7 @@ int main(int argc, char **argv) {
   if (cmd == "--help" || cmd == "-h") return usage(nullptr), 0;
   if (cmd != "compile") return usage(("unknown command '" + cmd + "'").c_str());
   std::string file, kernel, signature, emit = "ttir";
-  bool haveSignature = false;
+  bool haveSignature = false, split = false;
   tessera::CompileRequest req;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -58,6 +87,7 @@ int main(int argc, char **argv) {
     else if (a == "--passes" || a.rfind("--passes=", 0) == 0) req.passes = splitComma(value("--passes"));
     else if (a == "--debug") req.lower.debug = true;
     else if (a == "--no-opt") req.optimize = false;
+    else if (a == "--split-input-file") split = true;
     else if (!a.empty() && a[0] == '-') return usage(("unknown option '" + a + "'").c_str());
     else if (file.empty()) file = a;
     else return usage("more than one input file");
@@ -73,20 +103,25 @@ int main(int argc, char **argv) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  req.source = ss.str();
   req.fileName = file;
   req.kernel = kernel;
-  try {
-    if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
-    auto k = tessera::compileKernel(req);
-    std::cout << k->ir(emit);
-  } catch (const tessera::CompilationError &e) {
-    std::cerr << e.what();
-    return 1;
-  } catch (const tessera::CompileError &e) {
-    tessera::SourceManager none;
-    std::cerr << tessera::render(none, e.diag);
-    return 1;
+  std::vector<std::string> parts = split ? splitParts(ss.str()) : std::vector<std::string>{ss.str()};
+  int status = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    req.source = parts[i];
+    try {
+      if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
+      auto k = tessera::compileKernel(req);
+      if (split && i) std::cout << "# -----\n";
+      std::cout << k->ir(emit);
+    } catch (const tessera::CompilationError &e) {
+      std::cerr << e.what();
+      status = 1;
+    } catch (const tessera::CompileError &e) {
+      tessera::SourceManager none;
+      std::cerr << tessera::render(none, e.diag);
+      status = 1;
+    }
   }
-  return 0;
+  return status;
 }

@@ -2,7 +2,9 @@
 // math, where/maximum/minimum/clamp, and the Python builtins allowed on
 // compile-time values. Each entry declares Triton's parameter names so keyword
 // calls and their diagnostics match Triton.
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 
@@ -446,6 +448,21 @@ SVal pyInt(Lowerer &l, A &a) {
 SVal pyFloat(Lowerer &l, A &a) {
   const SVal &v = a["x"];
   if (v.isNumber()) return SVal::floating(v.asDouble());
+  if (v.kind == SVal::Kind::Str) {
+    // float("inf"), float("-inf"), float("nan") and numeric strings, as Python.
+    std::string t;
+    for (char c : v.s) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+    t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
+    bool neg = !t.empty() && t[0] == '-';
+    std::string body = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? t.substr(1) : t;
+    if (body == "inf" || body == "infinity") return SVal::floating(neg ? -INFINITY : INFINITY);
+    if (body == "nan") return SVal::floating(NAN);
+    char *end = nullptr;
+    double d = std::strtod(t.c_str(), &end);
+    if (!t.empty() && end && *end == 0) return SVal::floating(d);
+    l.error(a.loc, "could not convert string to float: '" + v.s + "'");
+  }
   if (v.isTensor()) l.error(a.loc, "float() needs a compile-time value", "use x.to(tl.float32) for tensors");
   l.error(a.loc, "float() is not defined for " + describe(v));
 }

@@ -147,14 +147,15 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     env[def->params[i].name] = args[i];
     bound[i] = true;
   }
-  for (auto &[k, v] : kwargs) {
+  for (auto &kw : kwargs) {
+    const std::string &k = kw.first;
     auto it = std::find_if(def->params.begin(), def->params.end(),
                            [&](const ast::Param &p) { return p.name == k; });
     if (it == def->params.end())
       error(loc, def->name + "() got an unexpected keyword argument '" + k + "'");
     size_t idx = it - def->params.begin();
     if (bound[idx]) error(loc, def->name + "() got multiple values for argument '" + k + "'");
-    env[k] = v;
+    env[k] = kw.second;
     bound[idx] = true;
   }
   auto *savedEnv = env_;
