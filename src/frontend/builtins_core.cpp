@@ -133,6 +133,9 @@ Value *pointerArg(Lowerer &l, const SVal &p, SourceLoc loc, const std::string &f
 
 SVal load(Lowerer &l, A &a) {
   if (a["pointer"].kind == SVal::Kind::BlockPtr) {
+    if (!a["mask"].isNone() || !a["other"].isNone())
+      l.error(a.loc, "`mask` and `other` arguments cannot be specified for loading block pointers",
+              "use boundary_check= and padding_option= instead");
     SVal fn = SVal::builtin("tl._load_block_ptr");
     if (!findBuiltin(fn.s)) l.error(a.loc, "block pointers are not supported yet");
     return l.call(fn, {a["pointer"], a["boundary_check"], a["padding_option"]},
@@ -178,6 +181,9 @@ SVal load(Lowerer &l, A &a) {
 
 SVal store(Lowerer &l, A &a) {
   if (a["pointer"].kind == SVal::Kind::BlockPtr) {
+    if (!a["mask"].isNone())
+      l.error(a.loc, "the `mask` argument cannot be specified for storing block pointers",
+              "use boundary_check= instead");
     SVal fn = SVal::builtin("tl._store_block_ptr");
     if (!findBuiltin(fn.s)) l.error(a.loc, "block pointers are not supported yet");
     return l.call(fn, {a["pointer"], a["value"], a["boundary_check"]}, {a.loc, a.loc, a.loc}, {},

@@ -11,7 +11,8 @@ namespace tessera::frontend {
 namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
-  for (auto *tableFn : {coreBuiltins, reduceBuiltins})
+  for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins,
+                       memoryBuiltins, randomBuiltins, debugBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }
@@ -316,9 +317,10 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
       std::vector<int64_t> s = v->type.shape;
       if (dim > static_cast<int>(s.size())) error(it->loc, "too many indices for tensor");
       s.insert(s.begin() + dim, 1);
-      v = emit(OpCode::ExpandDims, {v}, v->type.isTile() ? v->type.withShape(s)
-                                                          : Type::tile(s, v->type),
-               it->loc, {{"axis", int64_t{dim}}});
+      // expand_dims needs a tile; a scalar becomes a [1] tile by splat.
+      v = v->type.isTile() ? emit(OpCode::ExpandDims, {v}, v->type.withShape(s), it->loc,
+                                  {{"axis", int64_t{dim}}})
+                           : emit(OpCode::Splat, {v}, Type::tile(s, v->type), it->loc);
       ++dim;
     } else if (it->kind == ast::ExprKind::Slice && !it->a && !it->b && !it->c) {
       if (dim >= v->type.rank()) error(it->loc, "too many indices for tensor of rank " + std::to_string(v->type.rank()));

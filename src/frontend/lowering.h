@@ -108,6 +108,11 @@ struct BuiltinDef {
 const BuiltinDef *findBuiltin(std::string_view name);
 std::vector<BuiltinDef> coreBuiltins();    // builtins_core.cpp
 std::vector<BuiltinDef> reduceBuiltins();  // builtins_reduce.cpp
+std::vector<BuiltinDef> shapeBuiltins();   // builtins_shape.cpp
+std::vector<BuiltinDef> scanBuiltins();    // builtins_scan.cpp
+std::vector<BuiltinDef> memoryBuiltins();  // builtins_memory.cpp
+std::vector<BuiltinDef> randomBuiltins();  // builtins_random.cpp
+std::vector<BuiltinDef> debugBuiltins();   // builtins_debug.cpp
 
 class Lowerer {
  public:

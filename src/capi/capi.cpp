@@ -1,0 +1,419 @@
+// The C ABI over the compile pipeline (runtime/compiler.h). Every entry point
+// catches every exception and turns it into a status plus a thread-local
+// message; nothing C++ crosses the boundary.
+#include "capi/capi.h"
+
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frontend/frontend.h"
+#include "runtime/compiler.h"
+#include "support/diagnostics.h"
+
+struct tessera_kernel {
+  std::shared_ptr<tessera::KernelImpl> impl;
+  std::vector<std::pair<std::string, std::string>> params;  // (name, type), cached
+};
+
+namespace {
+
+using tessera::DType;
+using tessera::frontend::ArgSpec;
+using tessera::frontend::ConstValue;
+using tessera::frontend::Global;
+
+struct LastError {
+  tessera_status status = TESSERA_OK;
+  std::string message;
+};
+
+LastError &lastError() {
+  thread_local LastError e;
+  return e;
+}
+
+// A bad call of the API, reported as TESSERA_ERROR_INVALID_ARGUMENT.
+struct InvalidArgument {
+  std::string message;
+};
+
+void setError(tessera_status status, std::string message) {
+  LastError &e = lastError();
+  e.status = status;
+  e.message = std::move(message);
+  if (!e.message.empty() && e.message.back() != '\n') e.message += '\n';
+}
+
+// Runs `body`, mapping every exception to a status. Returns the status.
+template <typename F>
+tessera_status guarded(F &&body) {
+  try {
+    body();
+    return TESSERA_OK;
+  } catch (const InvalidArgument &e) {
+    setError(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: " + e.message);
+    return TESSERA_ERROR_INVALID_ARGUMENT;
+  } catch (const tessera::CompilationError &e) {
+    setError(TESSERA_ERROR_COMPILATION, e.what());
+    return TESSERA_ERROR_COMPILATION;
+  } catch (const tessera::KernelError &e) {
+    setError(TESSERA_ERROR_KERNEL, e.what());
+    return TESSERA_ERROR_KERNEL;
+  } catch (const tessera::CompileError &e) {
+    // A diagnostic that escaped the pipeline's own rendering (no location).
+    tessera::SourceManager none;
+    setError(TESSERA_ERROR_COMPILATION, tessera::render(none, e.diag));
+    return TESSERA_ERROR_COMPILATION;
+  } catch (const tessera::RuntimeError &e) {
+    setError(TESSERA_ERROR_KERNEL, e.what());
+    return TESSERA_ERROR_KERNEL;
+  } catch (const std::bad_alloc &) {
+    setError(TESSERA_ERROR_INTERNAL, "tessera: out of memory");
+    return TESSERA_ERROR_INTERNAL;
+  } catch (const std::exception &e) {
+    setError(TESSERA_ERROR_INTERNAL, std::string("tessera: internal error: ") + e.what());
+    return TESSERA_ERROR_INTERNAL;
+  } catch (...) {
+    setError(TESSERA_ERROR_INTERNAL, "tessera: internal error: unknown exception");
+    return TESSERA_ERROR_INTERNAL;
+  }
+}
+
+void require(bool cond, const std::string &message) {
+  if (!cond) throw InvalidArgument{message};
+}
+
+const tessera_kernel &kernelRef(const tessera_kernel *k) {
+  require(k != nullptr, "the kernel handle is NULL");
+  return *k;
+}
+
+// "fp32", "float32", "tl.float32" -> DType.
+std::optional<DType> parseDType(std::string_view name) {
+  if (name.starts_with("tl.")) name.remove_prefix(3);
+  if (auto d = tessera::dtypeFromSignatureName(name)) return d;
+  if (auto d = tessera::dtypeFromTritonName(name)) return d;
+  if (auto d = tessera::dtypeFromIrName(name)) return d;
+  return std::nullopt;
+}
+
+DType dtypeArg(const char *name, const std::string &what) {
+  require(name != nullptr, what + ": the dtype is NULL");
+  auto d = parseDType(name);
+  require(d.has_value(), what + ": unknown dtype '" + std::string(name) +
+                             "' (use a signature name such as fp32, bf16, i32, u8)");
+  return *d;
+}
+
+ConstValue constValue(const tessera_value &v, const std::string &what, int depth = 0) {
+  require(depth < 64, what + ": tuple nesting is too deep");
+  switch (v.kind) {
+    case TESSERA_VALUE_NONE:
+      return ConstValue::none();
+    case TESSERA_VALUE_BOOL:
+      return ConstValue::boolean(v.i != 0);
+    case TESSERA_VALUE_INT:
+      return ConstValue::integer(v.i);
+    case TESSERA_VALUE_FLOAT:
+      return ConstValue::floating(v.f);
+    case TESSERA_VALUE_STRING:
+      require(v.s != nullptr, what + ": the string value is NULL");
+      return ConstValue::string(v.s);
+    case TESSERA_VALUE_DTYPE:
+      return ConstValue::dtypeValue(dtypeArg(v.s, what));
+    case TESSERA_VALUE_TUPLE: {
+      require(v.elems != nullptr || v.num_elems == 0, what + ": the tuple elements are NULL");
+      ConstValue t;
+      t.kind = ConstValue::Kind::Tuple;
+      for (size_t i = 0; i < v.num_elems; ++i)
+        t.elems.push_back(constValue(v.elems[i], what + "[" + std::to_string(i) + "]", depth + 1));
+      return t;
+    }
+  }
+  throw InvalidArgument{what + ": unknown value kind " + std::to_string(v.kind)};
+}
+
+ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
+  std::string what = "argument spec " + std::to_string(index);
+  ArgSpec a;
+  switch (s.kind) {
+    case TESSERA_ARG_POINTER:
+    case TESSERA_ARG_SCALAR: {
+      a.kind = s.kind == TESSERA_ARG_POINTER ? ArgSpec::Kind::Pointer : ArgSpec::Kind::Scalar;
+      a.dtype = dtypeArg(s.dtype, what);
+      require(s.divisibility == 0 || s.divisibility == 1 || s.divisibility == 16,
+              what + ": divisibility must be 1 or 16, got " + std::to_string(s.divisibility));
+      a.divisibility = s.divisibility == 16 ? 16 : 1;
+      bool isInt = tessera::isInt(a.dtype);
+      require(a.kind == ArgSpec::Kind::Pointer || isInt || a.divisibility == 1,
+              what + ": divisibility applies to pointers and integers");
+      require(s.equal_to_1 == 0 || (a.kind == ArgSpec::Kind::Scalar && isInt),
+              what + ": equal_to_1 applies to integer scalars");
+      a.equalToOne = s.equal_to_1 != 0;
+      return a;
+    }
+    case TESSERA_ARG_CONSTEXPR:
+      a.kind = ArgSpec::Kind::Constexpr;
+      a.value = constValue(s.value, what);
+      return a;
+  }
+  throw InvalidArgument{what + ": unknown kind " + std::to_string(s.kind)};
+}
+
+std::vector<std::string> splitPasses(const char *passes) {
+  std::vector<std::string> out;
+  if (!passes) return out;
+  std::string s = passes, cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      size_t b = cur.find_first_not_of(" \t"), e = cur.find_last_not_of(" \t");
+      if (b != std::string::npos) out.push_back(cur.substr(b, e - b + 1));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+tessera::CompileRequest makeRequest(const char *source, const char *kernelName,
+                                    const tessera_compile_options *opts) {
+  require(source != nullptr, "the source is NULL");
+  require(kernelName != nullptr && *kernelName, "the kernel name is NULL or empty");
+  tessera_compile_options defaults;
+  tessera_compile_options_init(&defaults);
+  const tessera_compile_options &o = opts ? *opts : defaults;
+  tessera::CompileRequest req;
+  req.source = source;
+  req.kernel = kernelName;
+  if (o.file_name) req.fileName = o.file_name;
+  req.firstLine = o.first_line == 0 ? 1 : o.first_line;
+  req.colOffset = o.col_offset;
+  req.lower.debug = o.debug != 0;
+  req.optimize = o.optimize != 0;
+  req.passes = splitPasses(o.passes);
+  require(o.globals != nullptr || o.num_globals == 0, "the globals array is NULL");
+  for (size_t i = 0; i < o.num_globals; ++i) {
+    const tessera_global &g = o.globals[i];
+    std::string what = "global " + std::to_string(i);
+    require(g.name != nullptr && *g.name, what + ": the name is NULL or empty");
+    what += " ('" + std::string(g.name) + "')";
+    Global out;
+    switch (g.kind) {
+      case TESSERA_GLOBAL_CONSTANT:
+        out.kind = Global::Kind::Constant;
+        out.value = constValue(g.value, what);
+        break;
+      case TESSERA_GLOBAL_MODULE_ALIAS:
+        require(g.module != nullptr && *g.module, what + ": the module name is NULL or empty");
+        out.kind = Global::Kind::ModuleAlias;
+        out.module = g.module;
+        break;
+      default:
+        throw InvalidArgument{what + ": unknown kind " + std::to_string(g.kind)};
+    }
+    req.lower.globals[g.name] = std::move(out);
+  }
+  return req;
+}
+
+tessera_kernel *finish(std::shared_ptr<tessera::KernelImpl> impl) {
+  auto k = std::make_unique<tessera_kernel>();
+  k->params = impl->params();
+  k->impl = std::move(impl);
+  return k.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char *tessera_last_error(void) {
+  return lastError().message.c_str();
+}
+
+tessera_status tessera_last_status(void) {
+  return lastError().status;
+}
+
+void tessera_clear_error(void) {
+  lastError().status = TESSERA_OK;
+  lastError().message.clear();
+}
+
+int tessera_capi_version(void) {
+  return TESSERA_CAPI_VERSION;
+}
+
+void tessera_compile_options_init(tessera_compile_options *opts) {
+  if (!opts) return;
+  opts->file_name = "<kernel>";
+  opts->first_line = 1;
+  opts->col_offset = 0;
+  opts->debug = 0;
+  opts->optimize = 1;
+  opts->passes = nullptr;
+  opts->globals = nullptr;
+  opts->num_globals = 0;
+}
+
+tessera_kernel *tessera_compile(const char *source, const char *kernel_name,
+                                const tessera_arg_spec *args, size_t num_args,
+                                const tessera_compile_options *opts) {
+  tessera_kernel *out = nullptr;
+  guarded([&] {
+    tessera::CompileRequest req = makeRequest(source, kernel_name, opts);
+    require(args != nullptr || num_args == 0, "the argument spec array is NULL");
+    for (size_t i = 0; i < num_args; ++i) req.args.push_back(argSpec(args[i], i));
+    out = finish(tessera::compileKernel(req));
+  });
+  return out;
+}
+
+tessera_kernel *tessera_compile_signature(const char *source, const char *kernel_name,
+                                          const char *signature,
+                                          const tessera_compile_options *opts) {
+  tessera_kernel *out = nullptr;
+  guarded([&] {
+    tessera::CompileRequest req = makeRequest(source, kernel_name, opts);
+    require(signature != nullptr, "the signature is NULL");
+    req.args = tessera::frontend::parseSignature(signature);  // CompileError: no location
+    out = finish(tessera::compileKernel(req));
+  });
+  return out;
+}
+
+void tessera_kernel_free(tessera_kernel *kernel) {
+  delete kernel;
+}
+
+const char *tessera_kernel_name(const tessera_kernel *kernel) {
+  const char *out = nullptr;
+  guarded([&] { out = kernelRef(kernel).impl->name().c_str(); });
+  return out;
+}
+
+size_t tessera_kernel_num_stages(const tessera_kernel *kernel) {
+  size_t out = 0;
+  guarded([&] { out = kernelRef(kernel).impl->stages().size(); });
+  return out;
+}
+
+const char *tessera_kernel_stage_name(const tessera_kernel *kernel, size_t index) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &stages = kernelRef(kernel).impl->stages();
+    require(index < stages.size(), "stage index " + std::to_string(index) + " out of range (" +
+                                       std::to_string(stages.size()) + " stages)");
+    out = stages[index].first.c_str();
+  });
+  return out;
+}
+
+const char *tessera_kernel_ir(const tessera_kernel *kernel, const char *stage) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &stages = kernelRef(kernel).impl->stages();
+    require(stage != nullptr, "the stage name is NULL");
+    std::string known;
+    for (const auto &[name, text] : stages) {
+      if (name == stage) {
+        out = text.c_str();
+        return;
+      }
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    throw InvalidArgument{"kernel '" + kernel->impl->name() + "' has no IR stage '" + stage +
+                          "' (stages: " + known + ")"};
+  });
+  return out;
+}
+
+size_t tessera_kernel_num_params(const tessera_kernel *kernel) {
+  size_t out = 0;
+  guarded([&] { out = kernelRef(kernel).params.size(); });
+  return out;
+}
+
+const char *tessera_kernel_param_name(const tessera_kernel *kernel, size_t index) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &params = kernelRef(kernel).params;
+    require(index < params.size(), "parameter index " + std::to_string(index) + " out of range (" +
+                                       std::to_string(params.size()) + " runtime parameters)");
+    out = params[index].first.c_str();
+  });
+  return out;
+}
+
+const char *tessera_kernel_param_type(const tessera_kernel *kernel, size_t index) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &params = kernelRef(kernel).params;
+    require(index < params.size(), "parameter index " + std::to_string(index) + " out of range (" +
+                                       std::to_string(params.size()) + " runtime parameters)");
+    out = params[index].second.c_str();
+  });
+  return out;
+}
+
+tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_run_arg *args,
+                                  size_t num_args, int64_t gx, int64_t gy, int64_t gz,
+                                  int32_t num_threads) {
+  return guarded([&] {
+    const tessera_kernel &k = kernelRef(kernel);
+    const std::string &kname = k.impl->name();
+    require(args != nullptr || num_args == 0, "the run argument array is NULL");
+    require(gx >= 0 && gy >= 0 && gz >= 0, "grid dimensions must not be negative, got (" +
+                                               std::to_string(gx) + ", " + std::to_string(gy) +
+                                               ", " + std::to_string(gz) + ")");
+    require(num_threads >= 0, "num_threads must not be negative");
+    const auto &params = k.params;
+    if (num_args != params.size())
+      throw tessera::KernelError("kernel '" + kname + "' takes " + std::to_string(params.size()) +
+                                 " runtime arguments but " + std::to_string(num_args) +
+                                 " were given");
+    std::vector<tessera::interp::ArgValue> values;
+    std::vector<tessera::interp::HostBuffer> buffers;
+    values.reserve(num_args);
+    for (size_t i = 0; i < num_args; ++i) {
+      const tessera_run_arg &a = args[i];
+      const auto &[pname, ptype] = params[i];
+      std::string what = "argument " + std::to_string(i) + " ('" + pname + "', " + ptype +
+                         ") of kernel '" + kname + "'";
+      bool isPtr = !ptype.empty() && ptype[0] == '*';
+      auto dt = isPtr ? std::nullopt : tessera::dtypeFromSignatureName(ptype);
+      bool isFloat = dt && tessera::isFloat(*dt);
+      switch (a.kind) {
+        case TESSERA_RUN_BUFFER:
+          if (!isPtr) throw tessera::KernelError(what + " must be a number, got a buffer");
+          require(a.data != nullptr || a.bytes == 0, what + ": the buffer is NULL");
+          values.push_back(tessera::interp::ArgValue::pointer(a.data));
+          buffers.push_back({a.data, a.bytes, a.name ? std::string(a.name) : pname});
+          break;
+        case TESSERA_RUN_INT:
+          if (isPtr) throw tessera::KernelError(what + " must be a buffer, got an integer");
+          values.push_back(isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
+                                   : tessera::interp::ArgValue::integer(a.i));
+          break;
+        case TESSERA_RUN_FLOAT:
+          if (isPtr) throw tessera::KernelError(what + " must be a buffer, got a float");
+          if (!isFloat) throw tessera::KernelError(what + " must be an integer, got a float");
+          values.push_back(tessera::interp::ArgValue::floating(a.f));
+          break;
+        default:
+          throw InvalidArgument{what + ": unknown run argument kind " + std::to_string(a.kind)};
+      }
+    }
+    if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid runs nothing
+    k.impl->runInterp(values, buffers, {gx, gy, gz}, num_threads);
+  });
+}
+
+}  // extern "C"

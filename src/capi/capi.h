@@ -1,0 +1,225 @@
+/* Tessera's C ABI: compile a kernel written in the Triton kernel language,
+ * inspect it, and run it on the CPU reference interpreter.
+ *
+ * This is the boundary the Python package binds to. It uses only C types; no
+ * C++ exception ever crosses it. Every function that can fail reports the
+ * failure by its return value (NULL or a non-zero tessera_status) and records
+ * a message and a status in thread-local storage, read back with
+ * tessera_last_error() and tessera_last_status(). A successful call leaves
+ * the last error alone.
+ *
+ *   tessera_compile_options opts;
+ *   tessera_compile_options_init(&opts);
+ *   opts.file_name = "vector_add.py";
+ *   tessera_kernel *k = tessera_compile_signature(src, "add_kernel",
+ *                                                 "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+ * &opts); if (!k) { fprintf(stderr, "%s", tessera_last_error()); return 1; } tessera_run_arg
+ * args[4] = {{TESSERA_RUN_BUFFER, x, n * 4, "x"}, ..., {TESSERA_RUN_INT, NULL, 0, NULL, n, 0.0}};
+ *   if (tessera_kernel_run(k, args, 4, (n + 1023) / 1024, 1, 1, 0) != TESSERA_OK)
+ *     fprintf(stderr, "%s", tessera_last_error());
+ *   tessera_kernel_free(k);
+ *
+ * Strings are NUL-terminated UTF-8. Strings returned by a kernel handle stay
+ * valid until the handle is freed; the last-error string stays valid until
+ * the next failing call on the same thread. A kernel handle is immutable:
+ * queries and runs may be issued concurrently from several threads.
+ */
+#ifndef TESSERA_CAPI_H_
+#define TESSERA_CAPI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TESSERA_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define TESSERA_CAPI_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct layout or a function signature below changes. */
+#define TESSERA_CAPI_VERSION 1
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum tessera_status {
+  TESSERA_OK = 0,
+  /* A user error in the kernel or its specialisation. The message is the
+   * rendered diagnostic: file:line:col, the source line, a caret, a hint. */
+  TESSERA_ERROR_COMPILATION = 1,
+  /* A failure while running a kernel: out-of-bounds access (with the kernel's
+   * file:line:col, the program id and the element index), failed
+   * device_assert, a wrong number or kind of run arguments. */
+  TESSERA_ERROR_KERNEL = 2,
+  /* A bad call of this API: NULL where a value is required, an unknown enum
+   * value or dtype name, an index out of range. */
+  TESSERA_ERROR_INVALID_ARGUMENT = 3,
+  /* A bug in Tessera (the message names the pass) or out of memory. */
+  TESSERA_ERROR_INTERNAL = 4
+} tessera_status;
+
+/* The message of the last failing call on this thread ("" if none). */
+TESSERA_CAPI_EXPORT const char *tessera_last_error(void);
+/* The status of the last failing call on this thread (TESSERA_OK if none). */
+TESSERA_CAPI_EXPORT tessera_status tessera_last_status(void);
+/* Forgets the last error of this thread. */
+TESSERA_CAPI_EXPORT void tessera_clear_error(void);
+
+/* TESSERA_CAPI_VERSION of the library actually loaded. */
+TESSERA_CAPI_EXPORT int tessera_capi_version(void);
+
+/* ------------------------------------------------------- compile inputs */
+
+/* A compile-time value: a tl.constexpr argument (or a global constant). */
+typedef enum tessera_value_kind {
+  TESSERA_VALUE_NONE = 0,
+  TESSERA_VALUE_BOOL = 1,   /* i: 0 or 1 */
+  TESSERA_VALUE_INT = 2,    /* i */
+  TESSERA_VALUE_FLOAT = 3,  /* f */
+  TESSERA_VALUE_STRING = 4, /* s */
+  TESSERA_VALUE_DTYPE = 5, /* s: "fp32"/"i32"/... or "float32"/"int32"/..., optional "tl." prefix */
+  TESSERA_VALUE_TUPLE = 6  /* elems[0 .. num_elems) */
+} tessera_value_kind;
+
+typedef struct tessera_value {
+  int32_t kind; /* tessera_value_kind */
+  int64_t i;
+  double f;
+  const char *s;
+  const struct tessera_value *elems;
+  size_t num_elems;
+} tessera_value;
+
+/* How one kernel parameter is specialised (Triton's rules). */
+typedef enum tessera_arg_kind {
+  TESSERA_ARG_POINTER = 0,  /* a pointer to `dtype` elements */
+  TESSERA_ARG_SCALAR = 1,   /* a runtime scalar of type `dtype` */
+  TESSERA_ARG_CONSTEXPR = 2 /* a tl.constexpr parameter, `value` */
+} tessera_arg_kind;
+
+typedef struct tessera_arg_spec {
+  int32_t kind; /* tessera_arg_kind */
+  /* POINTER: the pointee, SCALAR: the type; Triton signature names "i1",
+   * "i8".."i64", "u8".."u64", "fp8e4nv", "fp8e5", "fp16", "bf16", "fp32",
+   * "fp64" (the tl names "float32", "int32", ... are accepted too). */
+  const char *dtype;
+  /* POINTER (bytes) and integer SCALAR: 16 when known divisible by 16, else 1
+   * (0 means 1). */
+  int64_t divisibility;
+  /* Integer SCALAR: non-zero when the value is known to be 1. */
+  int32_t equal_to_1;
+  tessera_value value; /* CONSTEXPR */
+} tessera_arg_spec;
+
+/* A name visible to the kernel besides the file's own top-level definitions
+ * (it overrides a top-level definition of the same name). */
+typedef enum tessera_global_kind {
+  TESSERA_GLOBAL_CONSTANT = 0,    /* value */
+  TESSERA_GLOBAL_MODULE_ALIAS = 1 /* module, dotted: "triton.language" */
+} tessera_global_kind;
+
+typedef struct tessera_global {
+  const char *name;
+  int32_t kind; /* tessera_global_kind */
+  tessera_value value;
+  const char *module;
+} tessera_global;
+
+typedef struct tessera_compile_options {
+  const char *file_name; /* shown in diagnostics; NULL: "<kernel>" */
+  uint32_t first_line;   /* line of the source's first line in that file (>= 1) */
+  uint32_t col_offset;   /* columns removed from every line (dedent) */
+  int32_t debug;         /* non-zero: keep device_assert checks */
+  int32_t optimize;      /* non-zero: run the optimisation passes (default) */
+  /* Comma-separated pass names replacing the default pipeline; NULL or "": default. */
+  const char *passes;
+  const tessera_global *globals;
+  size_t num_globals;
+} tessera_compile_options;
+
+/* Fills `opts` with the defaults: file "<kernel>", first line 1, column
+ * offset 0, no debug, optimised, default passes, no globals. */
+TESSERA_CAPI_EXPORT void tessera_compile_options_init(tessera_compile_options *opts);
+
+/* ------------------------------------------------------------- compiling */
+
+typedef struct tessera_kernel tessera_kernel; /* opaque */
+
+/* Compiles kernel `kernel_name` of `source` (a whole .py file or a single
+ * function) with one spec per kernel parameter, in order (missing trailing
+ * parameters take their defaults, which must be constexpr). `opts` may be
+ * NULL for the defaults. Returns NULL on failure (see tessera_last_error). */
+TESSERA_CAPI_EXPORT tessera_kernel *tessera_compile(const char *source, const char *kernel_name,
+                                                    const tessera_arg_spec *args, size_t num_args,
+                                                    const tessera_compile_options *opts);
+
+/* The same with a Triton AOT signature string, e.g.
+ * "*fp32:16, *fp32, i32, 1024": `*T` pointer, `T` scalar, `:16` divisible by
+ * 16, `:1` equal to one, a number / True / False / None / 'string' / tl.float16
+ * a constexpr. */
+TESSERA_CAPI_EXPORT tessera_kernel *tessera_compile_signature(const char *source,
+                                                              const char *kernel_name,
+                                                              const char *signature,
+                                                              const tessera_compile_options *opts);
+
+/* Frees a kernel; NULL is ignored. */
+TESSERA_CAPI_EXPORT void tessera_kernel_free(tessera_kernel *kernel);
+
+/* ------------------------------------------------------------ inspecting */
+
+TESSERA_CAPI_EXPORT const char *tessera_kernel_name(const tessera_kernel *kernel);
+
+/* IR stages in pipeline order ("ttir-initial", "ttir"). */
+TESSERA_CAPI_EXPORT size_t tessera_kernel_num_stages(const tessera_kernel *kernel);
+TESSERA_CAPI_EXPORT const char *tessera_kernel_stage_name(const tessera_kernel *kernel,
+                                                          size_t index);
+/* The IR text of a stage by name; NULL (with TESSERA_ERROR_INVALID_ARGUMENT)
+ * when the kernel has no such stage. */
+TESSERA_CAPI_EXPORT const char *tessera_kernel_ir(const tessera_kernel *kernel, const char *stage);
+
+/* Runtime parameters: one per kernel parameter that is not a tl.constexpr,
+ * in order. The type is a signature spelling: "*fp32" (pointer), "i32". */
+TESSERA_CAPI_EXPORT size_t tessera_kernel_num_params(const tessera_kernel *kernel);
+TESSERA_CAPI_EXPORT const char *tessera_kernel_param_name(const tessera_kernel *kernel,
+                                                          size_t index);
+TESSERA_CAPI_EXPORT const char *tessera_kernel_param_type(const tessera_kernel *kernel,
+                                                          size_t index);
+
+/* --------------------------------------------------------------- running */
+
+typedef enum tessera_run_arg_kind {
+  TESSERA_RUN_BUFFER = 0, /* data, bytes, name */
+  TESSERA_RUN_INT = 1,    /* i */
+  TESSERA_RUN_FLOAT = 2   /* f */
+} tessera_run_arg_kind;
+
+/* One runtime argument. A BUFFER is host memory of `bytes` bytes starting at
+ * `data`; the interpreter checks every unmasked access against it. `name`
+ * (may be NULL: the parameter's name) is used in error messages. An INT is
+ * accepted for a float parameter; a FLOAT is not accepted for an integer. */
+typedef struct tessera_run_arg {
+  int32_t kind; /* tessera_run_arg_kind */
+  const void *data;
+  size_t bytes;
+  const char *name;
+  int64_t i;
+  double f;
+} tessera_run_arg;
+
+/* Runs every program of the grid (gx, gy, gz; each >= 1, 0 programs is a
+ * no-op) on the interpreter with `num_threads` workers (0: all hardware
+ * threads). `args` has one entry per runtime parameter. Returns TESSERA_OK,
+ * or an error status with the message in tessera_last_error(). */
+TESSERA_CAPI_EXPORT tessera_status tessera_kernel_run(const tessera_kernel *kernel,
+                                                      const tessera_run_arg *args, size_t num_args,
+                                                      int64_t gx, int64_t gy, int64_t gz,
+                                                      int32_t num_threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_CAPI_H_ */

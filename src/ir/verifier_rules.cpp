@@ -1,0 +1,832 @@
+// The Tile IR verifier, type half: one rule per op of ops.def, selected by a
+// switch with no `default:` so that a new op fails the build here until its
+// rule is written. The structural walk (verifier.cpp) has already checked the
+// op's counts and its regions' terminators.
+//
+// Layouts are not compared: GPU stages attach them, and the rules here are
+// about shapes and element types, which layouts do not change.
+#include "ir/verifier_rules.h"
+
+#include <algorithm>
+
+#include "ir/printer.h"
+
+namespace tessera::verifier_detail {
+
+namespace {
+
+// Triton's limit on the number of elements of one tile.
+constexpr int64_t kMaxTileElements = int64_t{1} << 20;
+
+bool isPowerOfTwo(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+bool isIntTy(const Type &t) {
+  return t.isIntLike();
+}
+bool isBoolTy(const Type &t) {
+  return t.isIntLike() && t.dtype == DType::I1;
+}
+bool isNumeric(const Type &t) {
+  return t.isIntLike() || t.isFloatLike();
+}
+
+// Equal ignoring layouts.
+bool sameType(const Type &a, const Type &b) {
+  return a.kind == b.kind && a.dtype == b.dtype && a.elemIsPtr == b.elemIsPtr &&
+         a.shape == b.shape && (!a.isPtrLike() || a.addrSpace == b.addrSpace);
+}
+// Both scalars (or pointers), or both tiles of one shape.
+bool sameShape(const Type &a, const Type &b) {
+  return a.isTile() == b.isTile() && a.shape == b.shape;
+}
+// The type of the values a pointer (tile) points to, with its shape.
+Type pointeeOf(const Type &ptr) {
+  return ptr.withElement(Type::scalar(ptr.dtype));
+}
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string ordinal(size_t i) {
+  return "operand #" + std::to_string(i);
+}
+
+// Checks one op; every failure names the op's mnemonic.
+class Rules {
+ public:
+  Rules(const Operation &op, const Module *module, OpErrorSink &sink)
+      : op_(op), module_(module), sink_(sink) {}
+
+  void check();
+
+ private:
+  const Type &in(size_t i) const { return op_.operands[i]->type; }
+  const Type &out(size_t i = 0) const { return op_.results[i]->type; }
+  std::string ty(const Type &t) const { return printType(t); }
+
+  bool fail(const std::string &message) {
+    sink_.error(op_, std::string(op_.info().mnemonic) + ": " + message);
+    return false;
+  }
+
+  // ---- attribute helpers -------------------------------------------------------
+  const int64_t *intAttr(std::string_view name) const {
+    const Attr *a = op_.attr(name);
+    return a ? std::get_if<int64_t>(a) : nullptr;
+  }
+  bool requireIntAttr(std::string_view name, int64_t &value) {
+    if (const int64_t *v = intAttr(name)) {
+      value = *v;
+      return true;
+    }
+    return fail(std::string(op_.attr(name) ? "attribute '" : "missing integer attribute '") +
+                std::string(name) + (op_.attr(name) ? "' must be an integer" : "'"));
+  }
+  bool optionalStringAttr(std::string_view name, std::initializer_list<std::string_view> allowed) {
+    const Attr *a = op_.attr(name);
+    if (!a) return true;
+    const std::string *s = std::get_if<std::string>(a);
+    if (!s) return fail("attribute '" + std::string(name) + "' must be a string");
+    if (allowed.size() == 0 || std::find(allowed.begin(), allowed.end(), *s) != allowed.end())
+      return true;
+    std::string list;
+    for (std::string_view v : allowed) list += (list.empty() ? "" : ", ") + std::string(v);
+    return fail("attribute '" + std::string(name) + "' is \"" + *s + "\"; expected one of " + list);
+  }
+  bool optionalFlagAttr(std::string_view name) {
+    const Attr *a = op_.attr(name);
+    if (!a) return true;
+    const int64_t *v = std::get_if<int64_t>(a);
+    if (!v || (*v != 0 && *v != 1))
+      return fail("attribute '" + std::string(name) + "' must be 0 or 1");
+    return true;
+  }
+  // An axis attribute in [0, rank).
+  bool axisAttr(int rank, int64_t &axis, std::string_view name = "axis") {
+    if (!requireIntAttr(name, axis)) return false;
+    if (axis < 0 || axis >= rank)
+      return fail(std::string(name) + " " + std::to_string(axis) + " is out of range for rank " +
+                  std::to_string(rank));
+    return true;
+  }
+
+  // ---- shape helpers -------------------------------------------------------------
+  bool requireTile(const Type &t, const std::string &what) {
+    return (t.isTile() && t.rank() > 0) || fail(what + " must be a tile, got " + ty(t));
+  }
+  bool requireSameType(const Type &actual, const Type &expected, const std::string &what,
+                       const std::string &expectedWhat) {
+    if (sameType(actual, expected)) return true;
+    return fail(what + " has type " + ty(actual) + ", expected " + ty(expected) + " (" +
+                expectedWhat + ")");
+  }
+  // Result has the operand's element type.
+  bool sameElement(const Type &a, const Type &b, const std::string &what) {
+    if (a.element() == b.element()) return true;
+    return fail(what + ": element type " + ty(b.element()) + " differs from " + ty(a.element()));
+  }
+  bool requireMask(size_t index, const Type &shapeOf) {
+    const Type &mask = in(index);
+    if (!isBoolTy(mask) || !sameShape(mask, shapeOf))
+      return fail("mask (" + ordinal(index) + ") must be i1 with the shape of " + ty(shapeOf) +
+                  ", got " + ty(mask));
+    return true;
+  }
+
+  // ---- rule groups -----------------------------------------------------------------
+  // Every operand and the result share one type, which `accepts` holds for.
+  bool elementwiseSameType(bool (*accepts)(const Type &), const char *kind) {
+    for (size_t i = 0; i < op_.operands.size(); ++i)
+      if (!requireSameType(in(i), out(), ordinal(i), "the result type")) return false;
+    if (!accepts(out()))
+      return fail("expects " + std::string(kind) + " operands, got " + ty(out()));
+    return true;
+  }
+
+  void constant();
+  void arange();
+  void splat();
+  void broadcast();
+  void expandDims();
+  void reshape();
+  void permute();
+  void join();
+  void split();
+  void cat();
+  void gather();
+  void histogram();
+  void cmp();
+  void select();
+  void cast(bool bitcast);
+  void addPtr();
+  void load();
+  void store();
+  void atomicRmw();
+  void atomicCas();
+  void dot();
+  void reduceOrScan(bool isScan);
+  void philox();
+  void hint();
+  void forOp();
+  void ifOp();
+  void whileOp();
+  void call();
+  bool yieldMatches(const Block &region, const std::vector<Type> &want, const std::string &where);
+
+  const Operation &op_;
+  const Module *module_;
+  OpErrorSink &sink_;
+};
+
+void Rules::check() {
+  switch (op_.code) {
+    case OpCode::Constant:
+      return constant();
+    case OpCode::ProgramId:
+    case OpCode::NumPrograms: {
+      int64_t axis = 0;
+      if (!requireIntAttr("axis", axis)) return;
+      if (axis < 0 || axis > 2) fail("axis must be 0, 1 or 2, got " + std::to_string(axis));
+      if (!(out() == Type::scalar(DType::I32))) fail("result must be i32, got " + ty(out()));
+      return;
+    }
+    case OpCode::Arange:
+      return arange();
+    case OpCode::Splat:
+      return splat();
+    case OpCode::Broadcast:
+      return broadcast();
+    case OpCode::ExpandDims:
+      return expandDims();
+    case OpCode::Reshape:
+      return reshape();
+    case OpCode::Permute:
+      return permute();
+    case OpCode::Join:
+      return join();
+    case OpCode::Split:
+      return split();
+    case OpCode::Cat:
+      return cat();
+    case OpCode::Flip:
+    case OpCode::Sort: {
+      int64_t axis = 0;
+      if (!requireTile(in(0), "operand") || !axisAttr(in(0).rank(), axis)) return;
+      if (op_.code == OpCode::Sort && !optionalFlagAttr("descending")) return;
+      requireSameType(out(), in(0), "result", "the operand type");
+      return;
+    }
+    case OpCode::Gather:
+      return gather();
+    case OpCode::Histogram:
+      return histogram();
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Mul:
+    case OpCode::Div:
+    case OpCode::Rem:
+    case OpCode::Neg:
+    case OpCode::Abs:
+      elementwiseSameType(isNumeric, "integer or float");
+      return;
+    case OpCode::Max:
+    case OpCode::Min:
+      if (elementwiseSameType(isNumeric, "integer or float")) optionalFlagAttr("propagate_nan");
+      return;
+    case OpCode::Not:
+    case OpCode::And:
+    case OpCode::Or:
+    case OpCode::Xor:
+    case OpCode::Shl:
+    case OpCode::Shr:
+    case OpCode::Umulhi:
+      elementwiseSameType(isIntTy, "integer");
+      return;
+    case OpCode::Fma:
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Log:
+    case OpCode::Log2:
+    case OpCode::Rsqrt:
+    case OpCode::Sin:
+    case OpCode::Cos:
+    case OpCode::Erf:
+    case OpCode::Floor:
+    case OpCode::Ceil:
+      elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float");
+      return;
+    case OpCode::Sqrt:
+      if (elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float"))
+        optionalFlagAttr("precise");
+      return;
+    case OpCode::Clamp:
+      if (elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float"))
+        optionalFlagAttr("propagate_nan");
+      return;
+    case OpCode::Cmp:
+      return cmp();
+    case OpCode::Select:
+      return select();
+    case OpCode::Cast:
+      return cast(false);
+    case OpCode::Bitcast:
+      return cast(true);
+    case OpCode::AddPtr:
+      return addPtr();
+    case OpCode::Load:
+      return load();
+    case OpCode::Store:
+      return store();
+    case OpCode::AtomicRmw:
+      return atomicRmw();
+    case OpCode::AtomicCas:
+      return atomicCas();
+    case OpCode::Dot:
+      return dot();
+    case OpCode::Reduce:
+      return reduceOrScan(false);
+    case OpCode::Scan:
+      if (optionalFlagAttr("reverse")) reduceOrScan(true);
+      return;
+    case OpCode::Philox:
+      return philox();
+    case OpCode::Print:
+      if (optionalStringAttr("prefix", {})) optionalFlagAttr("hex");
+      return;
+    case OpCode::Assert:
+      if (!isIntTy(in(0))) fail("condition must be an integer or i1 value, got " + ty(in(0)));
+      optionalStringAttr("message", {});
+      return;
+    case OpCode::Barrier:
+      return;
+    case OpCode::Hint:
+      return hint();
+    case OpCode::Assume:
+      if (!isBoolTy(in(0))) fail("condition must be i1, got " + ty(in(0)));
+      return;
+    case OpCode::For:
+      return forOp();
+    case OpCode::If:
+      return ifOp();
+    case OpCode::While:
+      return whileOp();
+    case OpCode::Yield:
+    case OpCode::Return:
+      return;  // checked against the enclosing op / function
+    case OpCode::Condition:
+      if (!(in(0) == Type::scalar(DType::I1)))
+        fail("the first operand must be an i1 scalar, got " + ty(in(0)));
+      return;
+    case OpCode::Call:
+      return call();
+  }
+}
+
+void Rules::constant() {
+  const Attr *value = op_.attr("value");
+  if (!value) return (void)fail("missing attribute 'value'");
+  bool isInt = std::holds_alternative<int64_t>(*value);
+  if (!isInt && !std::holds_alternative<double>(*value))
+    return (void)fail("attribute 'value' must be an integer or a float");
+  if (!isNumeric(out()))
+    return (void)fail("result must be an integer or float scalar or tile, got " + ty(out()));
+  if (!isInt && out().isIntLike())
+    return (void)fail("a float value cannot initialise the integer type " + ty(out()));
+  if (isInt && isBoolTy(out()) && std::get<int64_t>(*value) != 0 && std::get<int64_t>(*value) != 1)
+    fail("an i1 constant must be 0 or 1");
+}
+
+void Rules::arange() {
+  int64_t start = 0, end = 0;
+  if (!requireIntAttr("start", start) || !requireIntAttr("end", end)) return;
+  if (end <= start || !isPowerOfTwo(end - start))
+    return (void)fail("end - start must be a positive power of two, got " + std::to_string(end) +
+                      " - " + std::to_string(start));
+  Type want = Type::tile({end - start}, Type::scalar(DType::I32));
+  requireSameType(out(), want, "result", "end - start elements of i32");
+}
+
+void Rules::splat() {
+  if (in(0).isTile() || in(0).isMemDesc())
+    return (void)fail("operand must be a scalar or pointer, got " + ty(in(0)) +
+                      " (use broadcast for tiles)");
+  if (!requireTile(out(), "result")) return;
+  sameElement(in(0), out(), "result");
+}
+
+void Rules::broadcast() {
+  if (!requireTile(in(0), "operand") || !requireTile(out(), "result")) return;
+  if (!sameElement(in(0), out(), "result")) return;
+  if (in(0).rank() != out().rank())
+    return (void)fail("operand and result must have the same rank, got " + ty(in(0)) + " and " +
+                      ty(out()));
+  for (int d = 0; d < in(0).rank(); ++d)
+    if (in(0).shape[d] != out().shape[d] && in(0).shape[d] != 1)
+      return (void)fail("dimension " + std::to_string(d) + " of " + ty(in(0)) +
+                        " must be 1 or equal to the result's (" + std::to_string(out().shape[d]) +
+                        ")");
+}
+
+void Rules::expandDims() {
+  if (!requireTile(in(0), "operand") || !requireTile(out(), "result")) return;
+  int64_t axis = 0;
+  if (!axisAttr(in(0).rank() + 1, axis) || !sameElement(in(0), out(), "result")) return;
+  std::vector<int64_t> want = in(0).shape;
+  want.insert(want.begin() + axis, 1);
+  if (out().shape != want)
+    fail("result shape " + shapeStr(out().shape) + " must be " + shapeStr(want) +
+         " (a size-1 dimension inserted at axis " + std::to_string(axis) + ")");
+}
+
+void Rules::reshape() {
+  if (!requireTile(in(0), "operand") || !requireTile(out(), "result")) return;
+  if (!sameElement(in(0), out(), "result")) return;
+  if (in(0).numel() != out().numel())
+    fail("operand has " + std::to_string(in(0).numel()) + " elements but the result has " +
+         std::to_string(out().numel()));
+}
+
+void Rules::permute() {
+  if (!requireTile(in(0), "operand") || !requireTile(out(), "result")) return;
+  if (!sameElement(in(0), out(), "result")) return;
+  const Attr *a = op_.attr("order");
+  const auto *order = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+  if (!order) return (void)fail("missing integer list attribute 'order'");
+  std::vector<int64_t> sorted = *order;
+  std::sort(sorted.begin(), sorted.end());
+  bool isPermutation = sorted.size() == in(0).shape.size();
+  for (size_t i = 0; i < sorted.size(); ++i)
+    isPermutation = isPermutation && sorted[i] == static_cast<int64_t>(i);
+  if (!isPermutation)
+    return (void)fail("order " + shapeStr(*order) + " is not a permutation of the " +
+                      std::to_string(in(0).rank()) + " dimensions");
+  std::vector<int64_t> want;
+  for (int64_t d : *order) want.push_back(in(0).shape[d]);
+  if (out().shape != want)
+    fail("result shape " + shapeStr(out().shape) + " must be " + shapeStr(want));
+}
+
+void Rules::join() {
+  if (!requireSameType(in(1), in(0), ordinal(1), "the type of operand #0")) return;
+  if (!requireTile(out(), "result") || !sameElement(in(0), out(), "result")) return;
+  std::vector<int64_t> want = in(0).shape;
+  want.push_back(2);
+  if (out().shape != want)
+    fail("result shape " + shapeStr(out().shape) + " must be " + shapeStr(want));
+}
+
+void Rules::split() {
+  if (!requireTile(in(0), "operand")) return;
+  if (in(0).shape.back() != 2)
+    return (void)fail("the operand's last dimension must be 2, got " + ty(in(0)));
+  std::vector<int64_t> shape(in(0).shape.begin(), in(0).shape.end() - 1);
+  Type want = in(0).withShape(shape);
+  for (size_t i = 0; i < 2; ++i)
+    if (!requireSameType(out(i), want, "result #" + std::to_string(i),
+                         "the operand without its last dimension"))
+      return;
+}
+
+void Rules::cat() {
+  if (!requireTile(in(0), "operand #0") || !requireTile(out(), "result")) return;
+  if (!requireSameType(in(1), in(0), ordinal(1), "the type of operand #0")) return;
+  if (!sameElement(in(0), out(), "result")) return;
+  std::vector<int64_t> want = in(0).shape;
+  want[0] += in(1).shape[0];
+  if (out().shape != want)
+    fail("result shape " + shapeStr(out().shape) + " must be " + shapeStr(want) +
+         " (the operands joined along dimension 0)");
+}
+
+void Rules::gather() {
+  const Type &src = in(0), &index = in(1);
+  if (!requireTile(src, "source") || !requireTile(index, "index")) return;
+  if (!isIntTy(index)) return (void)fail("index must be an integer tile, got " + ty(index));
+  if (src.rank() != index.rank())
+    return (void)fail("source and index must have the same rank, got " + ty(src) + " and " +
+                      ty(index));
+  int64_t axis = 0;
+  if (!axisAttr(src.rank(), axis)) return;
+  for (int d = 0; d < src.rank(); ++d)
+    if (d != axis && src.shape[d] != index.shape[d])
+      return (void)fail("index dimension " + std::to_string(d) +
+                        " must match the source's outside the gather axis");
+  requireSameType(out(), index.withElement(src.element()), "result",
+                  "the index shape with the source element type");
+}
+
+void Rules::histogram() {
+  const Type &values = in(0);
+  if (!requireTile(values, "values") || !isIntTy(values) || values.rank() != 1)
+    return (void)fail("values must be a 1-D integer tile, got " + ty(values));
+  if (op_.operands.size() == 2 && !requireMask(1, values)) return;
+  int64_t bins = 0;
+  if (!requireIntAttr("bins", bins)) return;
+  requireSameType(out(), Type::tile({bins}, Type::scalar(DType::I32)), "result",
+                  "bins elements of i32");
+}
+
+void Rules::cmp() {
+  if (!requireSameType(in(1), in(0), ordinal(1), "the type of operand #0")) return;
+  if (!isNumeric(in(0)) && !in(0).isPtrLike())
+    return (void)fail("operands must be integers, floats or pointers, got " + ty(in(0)));
+  if (!isBoolTy(out()) || !sameShape(out(), in(0)))
+    return (void)fail("result must be i1 with the operands' shape, got " + ty(out()));
+  const Attr *pred = op_.attr("pred");
+  if (!pred) return (void)fail("missing attribute 'pred'");
+  optionalStringAttr("pred", {"eq", "ne", "lt", "le", "gt", "ge"});
+}
+
+void Rules::select() {
+  if (!isBoolTy(in(0)) || !sameShape(in(0), out()))
+    return (void)fail("condition must be i1 with the result's shape, got " + ty(in(0)));
+  for (size_t i = 1; i < 3; ++i)
+    if (!requireSameType(in(i), out(), ordinal(i), "the result type")) return;
+}
+
+void Rules::cast(bool bitcast) {
+  const Type &from = in(0), &to = out();
+  if (!sameShape(from, to) || from.isMemDesc() || to.isMemDesc())
+    return (void)fail("changes the element type only; operand " + ty(from) + " and result " +
+                      ty(to) + " differ in shape");
+  auto bits = [](const Type &t) { return t.isPtrLike() ? 64 : bitWidth(t.dtype); };
+  if (bitcast) {
+    if (bits(from) != bits(to))
+      fail("operand and result must have the same bit width, got " + ty(from.element()) + " (" +
+           std::to_string(bits(from)) + " bits) and " + ty(to.element()) + " (" +
+           std::to_string(bits(to)) + " bits)");
+    return;
+  }
+  bool ok = (isNumeric(from) && isNumeric(to)) || (from.isPtrLike() && to.isPtrLike()) ||
+            (from.isPtrLike() && isIntTy(to) && bits(to) == 64) ||
+            (isIntTy(from) && bits(from) == 64 && to.isPtrLike());
+  if (!ok)
+    return (void)fail("cannot convert " + ty(from.element()) + " to " + ty(to.element()) +
+                      " (pointers convert only to and from 64-bit integers)");
+  optionalStringAttr("rounding", {"rtne", "rtz"});
+}
+
+void Rules::addPtr() {
+  if (!in(0).isPtrLike()) return (void)fail("operand #0 must be a pointer, got " + ty(in(0)));
+  if (!isIntTy(in(1)) || !sameShape(in(1), in(0)))
+    return (void)fail("offset must be an integer with the pointer's shape, got " + ty(in(1)));
+  requireSameType(out(), in(0), "result", "the pointer operand's type");
+}
+
+void Rules::load() {
+  const Type &ptr = in(0);
+  if (!ptr.isPtrLike())
+    return (void)fail("operand #0 must be a pointer or pointer tile, got " + ty(ptr));
+  if (!requireSameType(out(), pointeeOf(ptr), "result", "the pointee of " + ty(ptr))) return;
+  if (op_.operands.size() >= 2 && !requireMask(1, ptr)) return;
+  if (op_.operands.size() == 3)
+    requireSameType(in(2), out(), "other (" + ordinal(2) + ")", "the result type");
+  optionalStringAttr("cache", {});
+  optionalStringAttr("evict", {});
+  optionalFlagAttr("volatile");
+}
+
+void Rules::store() {
+  const Type &ptr = in(0);
+  if (!ptr.isPtrLike())
+    return (void)fail("operand #0 must be a pointer or pointer tile, got " + ty(ptr));
+  if (!requireSameType(in(1), pointeeOf(ptr), "value (" + ordinal(1) + ")",
+                       "the pointee of " + ty(ptr)))
+    return;
+  if (op_.operands.size() == 3 && !requireMask(2, ptr)) return;
+  optionalStringAttr("cache", {});
+  optionalStringAttr("evict", {});
+}
+
+void Rules::atomicRmw() {
+  const Type &ptr = in(0);
+  if (!ptr.isPtrLike())
+    return (void)fail("operand #0 must be a pointer or pointer tile, got " + ty(ptr));
+  if (!requireSameType(in(1), pointeeOf(ptr), "value (" + ordinal(1) + ")",
+                       "the pointee of " + ty(ptr)))
+    return;
+  if (op_.operands.size() == 3 && !requireMask(2, ptr)) return;
+  if (!requireSameType(out(), in(1), "result", "the value type")) return;
+  if (!op_.attr("kind")) return (void)fail("missing attribute 'kind'");
+  if (!optionalStringAttr("kind", {"add", "max", "min", "and", "or", "xor", "xchg"})) return;
+  std::string kind = op_.strAttr("kind");
+  if ((kind == "and" || kind == "or" || kind == "xor") && !isIntTy(in(1)))
+    fail("'" + kind + "' needs integer values, got " + ty(in(1)));
+}
+
+void Rules::atomicCas() {
+  const Type &ptr = in(0);
+  if (!ptr.isPtrLike())
+    return (void)fail("operand #0 must be a pointer or pointer tile, got " + ty(ptr));
+  for (size_t i = 1; i < 3; ++i)
+    if (!requireSameType(in(i), pointeeOf(ptr), ordinal(i), "the pointee of " + ty(ptr))) return;
+  requireSameType(out(), in(2), "result", "the value type");
+}
+
+void Rules::dot() {
+  const Type &a = in(0), &b = in(1), &acc = in(2);
+  for (size_t i = 0; i < 3; ++i)
+    if (!in(i).isTile() || (in(i).rank() != 2 && in(i).rank() != 3) || in(i).elemIsPtr)
+      return (void)fail(ordinal(i) + " must be a 2-D or 3-D (batched) numeric tile, got " +
+                        ty(in(i)));
+  if (a.rank() != b.rank() || a.rank() != acc.rank())
+    return (void)fail("operands must all be 2-D or all 3-D, got " + ty(a) + ", " + ty(b) + ", " +
+                      ty(acc));
+  int r = a.rank();
+  int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  if (b.shape[r - 2] != k)
+    return (void)fail("inner dimensions differ: " + ty(a) + " times " + ty(b));
+  std::vector<int64_t> want = {m, n};
+  if (r == 3) {
+    if (b.shape[0] != a.shape[0]) return (void)fail("batch dimensions of a and b differ");
+    want.insert(want.begin(), a.shape[0]);
+  }
+  if (acc.shape != want)
+    return (void)fail("accumulator shape " + shapeStr(acc.shape) + " must be " + shapeStr(want));
+  bool fp8 =
+      bitWidth(a.dtype) == 8 && isFloat(a.dtype) && bitWidth(b.dtype) == 8 && isFloat(b.dtype);
+  if (a.dtype != b.dtype && !fp8)
+    return (void)fail("a and b must have the same element type, got " + ty(a.element()) + " and " +
+                      ty(b.element()));
+  if (isFloat(a.dtype) != isFloat(acc.dtype))
+    return (void)fail("accumulator element " + ty(acc.element()) + " does not suit " +
+                      ty(a.element()) +
+                      " inputs (float inputs accumulate in a float type, "
+                      "integer inputs in i32)");
+  if (!isFloat(a.dtype) && acc.dtype != DType::I32)
+    return (void)fail("integer inputs accumulate in i32, got " + ty(acc.element()));
+  if (!requireSameType(out(), acc, "result", "the accumulator type")) return;
+  optionalStringAttr("input_precision", {});
+}
+
+// The region's terminator yields values of types `want`.
+bool Rules::yieldMatches(const Block &region, const std::vector<Type> &want,
+                         const std::string &where) {
+  const Operation &yield = *region.ops.back();
+  // A null operand is reported by the terminator's own check.
+  for (const Value *v : yield.operands)
+    if (!v) return false;
+  if (yield.operands.size() != want.size())
+    return fail(where + " yields " + std::to_string(yield.operands.size()) +
+                " value(s), expected " + std::to_string(want.size()));
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!sameType(yield.operands[i]->type, want[i]))
+      return fail(where + " yields " + ty(yield.operands[i]->type) + " as value #" +
+                  std::to_string(i) + ", expected " + ty(want[i]));
+  return true;
+}
+
+void Rules::reduceOrScan(bool isScan) {
+  size_t n = op_.operands.size();
+  if (op_.results.size() != n)
+    return (void)fail("has " + std::to_string(n) + " operand(s) but " +
+                      std::to_string(op_.results.size()) + " result(s); they must match");
+  for (size_t i = 0; i < n; ++i) {
+    if (!requireTile(in(i), ordinal(i))) return;
+    if (!sameShape(in(i), in(0)))
+      return (void)fail("operands must all have the shape of " + ty(in(0)));
+  }
+  int64_t axis = 0;
+  if (!axisAttr(in(0).rank(), axis)) return;
+  const Block &region = *op_.regions[0];
+  std::vector<Type> elements;
+  for (size_t i = 0; i < n; ++i) elements.push_back(in(i).element());
+  if (region.args.size() != 2 * n)
+    return (void)fail("the combine region takes " + std::to_string(2 * n) +
+                      " arguments (lhs and rhs of each operand), got " +
+                      std::to_string(region.args.size()));
+  for (size_t i = 0; i < 2 * n; ++i)
+    if (!(region.args[i]->type == elements[i % n]))
+      return (void)fail("combine region argument #" + std::to_string(i) + " has type " +
+                        ty(region.args[i]->type) + ", expected " + ty(elements[i % n]));
+  if (!yieldMatches(region, elements, "the combine region")) return;
+  for (size_t i = 0; i < n; ++i) {
+    Type want = in(i);
+    if (!isScan) {
+      std::vector<int64_t> shape = in(i).shape;
+      shape.erase(shape.begin() + axis);
+      want = in(i).withShape(shape);
+    }
+    if (!requireSameType(out(i), want, "result #" + std::to_string(i),
+                         isScan ? "the operand type" : "the operand without the reduced axis"))
+      return;
+  }
+}
+
+void Rules::philox() {
+  if (!in(0).isScalar() || !isIntTy(in(0)))
+    return (void)fail("seed must be an integer scalar, got " + ty(in(0)));
+  if (!isIntTy(in(1)))
+    return (void)fail("offset must be an integer scalar or tile, got " + ty(in(1)));
+  Type want = in(1).withElement(Type::scalar(DType::U32));
+  for (size_t i = 0; i < 4; ++i)
+    if (!requireSameType(out(i), want, "result #" + std::to_string(i),
+                         "u32 with the offset's shape"))
+      return;
+  if (const Attr *rounds = op_.attr("rounds")) {
+    const int64_t *v = std::get_if<int64_t>(rounds);
+    if (!v || *v <= 0) fail("attribute 'rounds' must be a positive integer");
+  }
+}
+
+void Rules::hint() {
+  if (!requireSameType(out(), in(0), "result", "the operand type")) return;
+  size_t perDim = std::max<size_t>(1, in(0).shape.size());
+  for (std::string_view name : {"divisibility", "contiguity", "constancy"}) {
+    const Attr *a = op_.attr(name);
+    if (!a) continue;
+    std::vector<int64_t> values;
+    if (const int64_t *v = std::get_if<int64_t>(a))
+      values = {*v};
+    else if (const auto *list = std::get_if<std::vector<int64_t>>(a))
+      values = *list;
+    else
+      return (void)fail("attribute '" + std::string(name) + "' must be an integer list");
+    if (values.size() != perDim && values.size() != 1)
+      return (void)fail("attribute '" + std::string(name) + "' needs one value per dimension (" +
+                        std::to_string(perDim) + "), got " + std::to_string(values.size()));
+    for (int64_t v : values)
+      if (v < 1) return (void)fail("attribute '" + std::string(name) + "' values must be >= 1");
+  }
+}
+
+void Rules::forOp() {
+  const Type &lb = in(0);
+  if (!lb.isScalar() || !isIntTy(lb) || lb.dtype == DType::I1)
+    return (void)fail("lower bound must be an integer scalar, got " + ty(lb));
+  for (size_t i = 1; i < 3; ++i)
+    if (!requireSameType(in(i), lb, i == 1 ? "upper bound" : "step", "the lower bound's type"))
+      return;
+  size_t iters = op_.operands.size() - 3;
+  if (op_.results.size() != iters)
+    return (void)fail("has " + std::to_string(iters) + " iteration argument(s) but " +
+                      std::to_string(op_.results.size()) + " result(s); they must match");
+  const Block &body = *op_.regions[0];
+  if (body.args.size() != iters + 1)
+    return (void)fail("the body takes the induction variable and " + std::to_string(iters) +
+                      " iteration argument(s), got " + std::to_string(body.args.size()) +
+                      " argument(s)");
+  if (!(body.args[0]->type == lb))
+    return (void)fail("induction variable has type " + ty(body.args[0]->type) + ", expected " +
+                      ty(lb));
+  std::vector<Type> types;
+  for (size_t i = 0; i < iters; ++i) {
+    const Type &init = in(3 + i);
+    if (!requireSameType(out(i), init, "result #" + std::to_string(i), "its initial value's type"))
+      return;
+    if (!requireSameType(body.args[i + 1]->type, init, "body argument #" + std::to_string(i + 1),
+                         "its initial value's type"))
+      return;
+    types.push_back(init);
+  }
+  yieldMatches(body, types, "the body");
+}
+
+void Rules::ifOp() {
+  if (!(in(0) == Type::scalar(DType::I1)))
+    return (void)fail("condition must be an i1 scalar, got " + ty(in(0)));
+  std::vector<Type> types;
+  for (const auto &r : op_.results) types.push_back(r->type);
+  const char *names[] = {"the then-region", "the else-region"};
+  for (size_t i = 0; i < 2; ++i) {
+    if (!op_.regions[i]->args.empty())
+      return (void)fail(std::string(names[i]) + " takes no arguments");
+    if (!yieldMatches(*op_.regions[i], types, names[i])) return;
+  }
+}
+
+void Rules::whileOp() {
+  const Block &before = *op_.regions[0], &after = *op_.regions[1];
+  std::vector<Type> inits, results;
+  for (const Value *v : op_.operands) inits.push_back(v->type);
+  for (const auto &r : op_.results) results.push_back(r->type);
+  auto argsMatch = [&](const Block &b, const std::vector<Type> &want, const char *which) {
+    if (b.args.size() != want.size())
+      return fail(std::string(which) + " takes " + std::to_string(want.size()) +
+                  " argument(s), got " + std::to_string(b.args.size()));
+    for (size_t i = 0; i < want.size(); ++i)
+      if (!sameType(b.args[i]->type, want[i]))
+        return fail(std::string(which) + " argument #" + std::to_string(i) + " has type " +
+                    ty(b.args[i]->type) + ", expected " + ty(want[i]));
+    return true;
+  };
+  if (!argsMatch(before, inits, "the before-region")) return;
+  const Operation &cond = *before.ops.back();
+  // A malformed condition (no operands, a null one) is reported by its own check.
+  if (cond.operands.empty() ||
+      std::find(cond.operands.begin(), cond.operands.end(), nullptr) != cond.operands.end())
+    return;
+  if (cond.operands.size() != results.size() + 1)
+    return (void)fail("'condition' forwards " + std::to_string(cond.operands.size() - 1) +
+                      " value(s), but the loop has " + std::to_string(results.size()) +
+                      " result(s)");
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!sameType(cond.operands[i + 1]->type, results[i]))
+      return (void)fail("'condition' forwards " + ty(cond.operands[i + 1]->type) + " as result #" +
+                        std::to_string(i) + ", expected " + ty(results[i]));
+  if (!argsMatch(after, results, "the after-region")) return;
+  yieldMatches(after, inits, "the after-region");
+}
+
+void Rules::call() {
+  const Attr *callee = op_.attr("callee");
+  const std::string *name = callee ? std::get_if<std::string>(callee) : nullptr;
+  if (!name) return (void)fail("missing string attribute 'callee'");
+  if (!module_) return;
+  const Function *fn = module_->lookup(*name);
+  if (!fn) return (void)fail("calls @" + *name + ", which is not in the module");
+  if (fn->body.args.size() != op_.operands.size())
+    return (void)fail("@" + *name + " takes " + std::to_string(fn->body.args.size()) +
+                      " argument(s), got " + std::to_string(op_.operands.size()));
+  for (size_t i = 0; i < op_.operands.size(); ++i)
+    if (!requireSameType(in(i), fn->body.args[i]->type, "argument #" + std::to_string(i),
+                         "the parameter type of @" + *name))
+      return;
+  if (fn->resultTypes.size() != op_.results.size())
+    return (void)fail("@" + *name + " returns " + std::to_string(fn->resultTypes.size()) +
+                      " value(s), but the call has " + std::to_string(op_.results.size()) +
+                      " result(s)");
+  for (size_t i = 0; i < op_.results.size(); ++i)
+    if (!requireSameType(out(i), fn->resultTypes[i], "result #" + std::to_string(i),
+                         "the return type of @" + *name))
+      return;
+}
+
+}  // namespace
+
+void checkOpTypes(const Operation &op, const Module *module, OpErrorSink &sink) {
+  Rules(op, module, sink).check();
+}
+
+std::string checkValueType(const Type &t) {
+  switch (t.kind) {
+    case Type::Kind::Void:
+      return "values cannot have type void";
+    case Type::Kind::Scalar:
+    case Type::Kind::Ptr:
+      return {};
+    case Type::Kind::Tile:
+    case Type::Kind::MemDesc: {
+      if (t.shape.empty()) return "a tile needs at least one dimension, got " + printType(t);
+      int64_t numel = 1;
+      for (int64_t d : t.shape) {
+        if (!isPowerOfTwo(d)) return "tile dimensions must be powers of two, got " + printType(t);
+        // Saturating, so that huge dimensions cannot overflow.
+        numel =
+            (d > kMaxTileElements || numel > kMaxTileElements) ? kMaxTileElements + 1 : numel * d;
+      }
+      if (t.isTile() && numel > kMaxTileElements)
+        return "a tile holds at most " + std::to_string(kMaxTileElements) + " elements, got " +
+               printType(t);
+      return {};
+    }
+  }
+  return "unknown type kind";
+}
+
+}  // namespace tessera::verifier_detail

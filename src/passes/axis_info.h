@@ -1,0 +1,64 @@
+// Axis info: what is known about the values of every integer or pointer
+// value, per dimension, for vectorised and coalesced memory accesses (the
+// facts Triton's AxisInfo computes, derived independently here).
+//
+// For a value of shape S (a scalar counts as shape [1]) and each dim d, split
+// the dim into aligned blocks (index ranges [j*n, (j+1)*n)):
+//   contiguity[d] = n: within each block of n along d, consecutive elements
+//     are consecutive values (+1 for integers, +sizeof(pointee) bytes for
+//     pointers);
+//   divisibility[d] = m: the first element of each contiguity block along d
+//     is a multiple of m (pointers: its address in bytes);
+//   constancy[d] = n: within each block of n along d, all elements are equal.
+// All three are powers of two; contiguity and constancy are at most S[d];
+// divisibility is capped at kMaxDivisibility (also the divisibility of 0).
+// When contiguity[d] == 1 every element is a block start, so every element is
+// a multiple of divisibility[d].
+//
+// Assumption shared with Triton: integer division and remainder by a power
+// of two are analysed as if their dividends were non-negative (offsets), so
+// `offs // 4` has constancy 4; a kernel dividing negative offsets could be
+// vectorised wrongly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tessera {
+
+constexpr int64_t kMaxDivisibility = int64_t{1} << 30;
+
+struct AxisInfo {
+  std::vector<int64_t> contiguity, divisibility, constancy;  // one per dim
+  std::optional<int64_t> constant;                           // every element equals this (integers)
+
+  int rank() const { return static_cast<int>(contiguity.size()); }
+  // Nothing known: every entry 1.
+  static AxisInfo unknown(int rank);
+  bool operator==(const AxisInfo &) const = default;
+};
+
+class AxisInfoMap {
+ public:
+  // The info of `v`, or null when the analysis did not see `v`.
+  const AxisInfo *lookup(const Value *v) const;
+  // The info of `v`, or unknown() of v's rank when the analysis did not see it.
+  AxisInfo get(const Value *v) const;
+  void set(const Value *v, AxisInfo info) { map_[v] = std::move(info); }
+
+ private:
+  std::unordered_map<const Value *, AxisInfo> map_;
+};
+
+// Analyses every value of `fn` (nested regions included). Values of float
+// type get contiguity and divisibility 1 but a meaningful constancy.
+AxisInfoMap analyzeAxisInfo(Function &fn);
+
+// The largest power of two dividing v (kMaxDivisibility for 0), capped.
+int64_t highestPow2Divisor(int64_t v);
+
+}  // namespace tessera

@@ -1,0 +1,419 @@
+// canonicalize: constant folding and exact algebraic simplification.
+//
+// Requires: structurally valid Tile IR (ops.def operand/result counts).
+// Guarantees, at a fixed point:
+//   - every pure op (not a hint) whose operands are all constants and whose
+//     value fold.h defines is a `constant` (scalars and splat tiles), including
+//     casts, bitcasts, cmp and the shape ops (splat, broadcast, expand_dims,
+//     reshape, permute, flip, join, cat, gather of a constant source);
+//   - select with a constant condition is its chosen operand;
+//   - exact identities are applied: x+0, x-0, x*1, x/1, x|0, x&-1, x^0,
+//     shifts by 0, min/max/and/or of x with itself, integer x*0 -> 0,
+//     x&0 -> 0, x|-1 -> -1, integer x-x and x^x -> 0, integer cmp of x with
+//     itself; for floats only x+(-0.0), x-(+0.0), x*1.0 and x/1.0 (x*0.0 and
+//     x+0.0 are not identities under IEEE: NaN, inf and -0.0);
+//   - cast/bitcast to the operand's own type, broadcast/reshape to the same
+//     shape and identity permutes are removed; reshape of reshape and permute
+//     of permute are composed; a shape op of a splat is a splat;
+//   - `if` with a constant condition is replaced by its taken region's ops;
+//     `for` whose trip count is provably zero is replaced by its inits;
+//   - pure ops left without uses are erased.
+// Preserves: hint ops, ops with side effects, op order otherwise, source
+// locations (new constants take the location of the op they replace).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#include "passes/fold.h"
+#include "passes/pass_utils.h"
+
+namespace tessera {
+namespace {
+
+using namespace passes;
+
+bool isConstInt(const Value *v, int64_t k) {
+  auto c = constantOf(v);
+  return c && !c->isFloat && c->i == wrapInt(static_cast<uint64_t>(k), v->type.dtype);
+}
+
+// A float constant equal to `k` with the given sign bit (so -0.0 != +0.0).
+bool isConstFloat(const Value *v, double k, bool negative = false) {
+  auto c = constantOf(v);
+  return c && c->isFloat && c->f == k && std::signbit(c->f) == negative;
+}
+
+class Canonicalizer {
+ public:
+  Canonicalizer(Function &fn, Graveyard &gy) : fn_(fn), gy_(gy) {}
+
+  // One sweep over the function; true when anything changed.
+  bool sweep() {
+    changed_ = false;
+    vm_ = ValueMap();
+    sweepBlock(fn_.body);
+    vm_.apply(fn_);
+    removeDeadOps(fn_.body);
+    return changed_;
+  }
+
+ private:
+  void sweepBlock(Block &b) {
+    for (auto it = b.ops.begin(); it != b.ops.end();) {
+      Operation *op = (it++)->get();  // advance first: op may be moved or buried
+      vm_.remapOperands(op);
+      for (auto &r : op->regions) sweepBlock(*r);
+      visit(op);
+    }
+  }
+
+  void replace(Operation *op, Value *v) {
+    vm_.map(op->result(0), v);
+    gy_.bury(op);
+    changed_ = true;
+  }
+
+  Builder builderBefore(Operation *op) {
+    Builder b;
+    b.setInsertionPointBefore(op);
+    b.setLoc(op->loc);
+    return b;
+  }
+
+  void visit(Operation *op) {
+    if (op->code == OpCode::If) return foldIf(op);
+    if (op->code == OpCode::For) return foldFor(op);
+    // Hints stay: axis info reads them. Constants are already folded.
+    if (op->code == OpCode::Hint || op->code == OpCode::Constant) return;
+    if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) return;
+    if (op->code == OpCode::Split) {
+      foldSplit(op);
+      return;
+    }
+    if (op->results.size() != 1) return;
+    std::vector<Scalar> args;
+    for (Value *v : op->operands) {
+      auto c = constantOf(v);
+      if (!c) break;
+      args.push_back(*c);
+    }
+    if (args.size() == op->operands.size()) {
+      if (auto s = foldOp(*op, args)) {
+        Builder b = builderBefore(op);
+        replace(op, makeConstant(b, op->result(0)->type, *s));
+        return;
+      }
+    }
+    if (Value *v = simplify(op)) {
+      if (v->type == op->result(0)->type) replace(op, v);
+    }
+  }
+
+  Value *constLike(Operation *op, Scalar s) {
+    Builder b = builderBefore(op);
+    return makeConstant(b, op->result(0)->type, s);
+  }
+
+  // A new splat of `scalar` to op's result type, before op.
+  Value *splatLike(Operation *op, Value *scalar) {
+    Builder b = builderBefore(op);
+    return b.op1(OpCode::Splat, {scalar}, op->result(0)->type);
+  }
+
+  // The scalar operand of `v` when `v` is produced by a splat.
+  static Value *splatSource(Value *v) {
+    if (v->def && v->def->code == OpCode::Splat && v->def->operands.size() == 1 &&
+        !v->def->operand(0)->type.isTile())
+      return v->def->operand(0);
+    return nullptr;
+  }
+
+  // Exact identities; returns the replacement for op's single result or null.
+  Value *simplify(Operation *op) {
+    const Type &rt = op->result(0)->type;
+    const bool intLike = rt.isIntLike();
+    const bool floatLike = rt.isFloatLike();
+    auto opnd = [&](unsigned i) { return op->operands.size() > i ? op->operand(i) : nullptr; };
+    Value *x = opnd(0), *y = opnd(1);
+    auto bin = [&] { return op->operands.size() == 2; };
+    switch (op->code) {
+      case OpCode::Add:
+        if (!bin()) return nullptr;
+        if (intLike) {
+          if (isConstInt(y, 0)) return x;
+          if (isConstInt(x, 0)) return y;
+        } else if (floatLike) {
+          if (isConstFloat(y, 0, true)) return x;  // x + (-0.0) == x for every x
+          if (isConstFloat(x, 0, true)) return y;
+        }
+        return nullptr;
+      case OpCode::Sub:
+        if (!bin()) return nullptr;
+        if (intLike && isConstInt(y, 0)) return x;
+        if (floatLike && isConstFloat(y, 0, false)) return x;  // x - (+0.0) == x
+        if (intLike && x == y) return constLike(op, Scalar::ofInt(0));
+        return nullptr;
+      case OpCode::Mul:
+        if (!bin()) return nullptr;
+        if (intLike) {
+          if (isConstInt(y, 1)) return x;
+          if (isConstInt(x, 1)) return y;
+          if (isConstInt(y, 0)) return y;  // the zero itself, no new constant
+          if (isConstInt(x, 0)) return x;
+        } else if (floatLike) {
+          if (isConstFloat(y, 1)) return x;
+          if (isConstFloat(x, 1)) return y;
+        }
+        return nullptr;
+      case OpCode::Div:
+        if (!bin()) return nullptr;
+        if ((intLike && isConstInt(y, 1)) || (floatLike && isConstFloat(y, 1))) return x;
+        return nullptr;
+      case OpCode::And:
+        if (!bin() || !intLike) return nullptr;
+        if (isConstInt(y, -1)) return x;
+        if (isConstInt(x, -1)) return y;
+        if (isConstInt(y, 0)) return y;
+        if (isConstInt(x, 0)) return x;
+        if (x == y) return x;
+        return nullptr;
+      case OpCode::Or:
+        if (!bin() || !intLike) return nullptr;
+        if (isConstInt(y, 0)) return x;
+        if (isConstInt(x, 0)) return y;
+        if (isConstInt(y, -1)) return y;
+        if (isConstInt(x, -1)) return x;
+        if (x == y) return x;
+        return nullptr;
+      case OpCode::Xor:
+        if (!bin() || !intLike) return nullptr;
+        if (isConstInt(y, 0)) return x;
+        if (isConstInt(x, 0)) return y;
+        if (x == y) return constLike(op, Scalar::ofInt(0));
+        return nullptr;
+      case OpCode::Shl:
+      case OpCode::Shr:
+        if (bin() && intLike && isConstInt(y, 0)) return x;
+        return nullptr;
+      case OpCode::Max:
+      case OpCode::Min:
+        if (bin() && x == y) return x;
+        return nullptr;
+      case OpCode::Cmp: {
+        if (!bin() || x != y || !x->type.isIntLike()) return nullptr;
+        std::string p = op->strAttr("pred");
+        if (p == "eq" || p == "le" || p == "ge") return constLike(op, Scalar::ofInt(1));
+        if (p == "ne" || p == "lt" || p == "gt") return constLike(op, Scalar::ofInt(0));
+        return nullptr;
+      }
+      case OpCode::Select: {
+        if (op->operands.size() != 3) return nullptr;
+        if (auto c = constantOf(x); c && !c->isFloat) return c->i ? op->operand(1) : op->operand(2);
+        if (op->operand(1) == op->operand(2)) return op->operand(1);
+        return nullptr;
+      }
+      case OpCode::Cast:
+      case OpCode::Bitcast:
+        if (x && x->type == rt) return x;
+        return nullptr;
+      case OpCode::Broadcast:
+      case OpCode::ExpandDims:
+      case OpCode::Reshape:
+      case OpCode::Splat:
+        if (!x) return nullptr;
+        if (x->type == rt) return x;
+        if (Value *s = splatSource(x)) return splatLike(op, s);
+        if (op->code == OpCode::Reshape && x->def && x->def->code == OpCode::Reshape &&
+            !x->def->operands.empty()) {
+          // reshape(reshape(y)) == reshape(y): row-major order is kept by both.
+          op->operands[0] = x->def->operand(0);
+          changed_ = true;
+          return op->operand(0)->type == rt ? op->operand(0) : nullptr;
+        }
+        return nullptr;
+      case OpCode::Permute:
+        return simplifyPermute(op);
+      case OpCode::Gather:
+        // Every element of a constant source is the same, whatever the index.
+        if (auto c = constantOf(x); c && !rt.isPtrLike() && c->isFloat == floatLike)
+          return constLike(op, *c);
+        return nullptr;
+      // No identity is known for these.
+      case OpCode::Constant:
+      case OpCode::ProgramId:
+      case OpCode::NumPrograms:
+      case OpCode::Arange:
+      case OpCode::Join:
+      case OpCode::Split:
+      case OpCode::Cat:
+      case OpCode::Flip:
+      case OpCode::Sort:
+      case OpCode::Histogram:
+      case OpCode::Rem:
+      case OpCode::Neg:
+      case OpCode::Not:
+      case OpCode::Fma:
+      case OpCode::Umulhi:
+      case OpCode::Clamp:
+      case OpCode::Exp:
+      case OpCode::Exp2:
+      case OpCode::Log:
+      case OpCode::Log2:
+      case OpCode::Sqrt:
+      case OpCode::Rsqrt:
+      case OpCode::Sin:
+      case OpCode::Cos:
+      case OpCode::Abs:
+      case OpCode::Erf:
+      case OpCode::Floor:
+      case OpCode::Ceil:
+      case OpCode::AddPtr:
+      case OpCode::Load:
+      case OpCode::Store:
+      case OpCode::AtomicRmw:
+      case OpCode::AtomicCas:
+      case OpCode::Dot:
+      case OpCode::Reduce:
+      case OpCode::Scan:
+      case OpCode::Philox:
+      case OpCode::Print:
+      case OpCode::Assert:
+      case OpCode::Barrier:
+      case OpCode::Hint:
+      case OpCode::Assume:
+      case OpCode::For:
+      case OpCode::If:
+      case OpCode::While:
+      case OpCode::Yield:
+      case OpCode::Condition:
+      case OpCode::Return:
+      case OpCode::Call:
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  Value *simplifyPermute(Operation *op) {
+    if (op->operands.size() != 1) return nullptr;
+    Value *x = op->operand(0);
+    if (Value *s = splatSource(x)) return splatLike(op, s);
+    std::vector<int64_t> order = op->intsAttr("order");
+    if (x->def && x->def->code == OpCode::Permute && x->def->operands.size() == 1) {
+      // Result dim i of the outer permute is inner dim order[i], which is
+      // dim inner[order[i]] of the inner operand.
+      std::vector<int64_t> inner = x->def->intsAttr("order");
+      if (inner.size() != order.size()) return nullptr;
+      std::vector<int64_t> composed;
+      for (int64_t o : order) {
+        if (o < 0 || o >= static_cast<int64_t>(inner.size())) return nullptr;
+        composed.push_back(inner[o]);
+      }
+      op->operands[0] = x->def->operand(0);
+      op->setAttr("order", composed);
+      order = composed;
+      x = op->operand(0);
+      changed_ = true;
+    }
+    for (size_t i = 0; i < order.size(); ++i)
+      if (order[i] != static_cast<int64_t>(i)) return nullptr;
+    return x->type == op->result(0)->type ? x : nullptr;
+  }
+
+  void foldSplit(Operation *op) {
+    if (op->operands.size() != 1 || op->results.size() != 2) return;
+    auto c = constantOf(op->operand(0));
+    if (!c) return;
+    for (auto &r : op->results)
+      if (r->type.isPtrLike() || r->type.isFloatLike() != c->isFloat) return;
+    Builder b = builderBefore(op);
+    for (auto &r : op->results) vm_.map(r.get(), makeConstant(b, r->type, *c));
+    gy_.bury(op);
+    changed_ = true;
+  }
+
+  void foldIf(Operation *op) {
+    if (op->operands.size() != 1 || op->regions.size() != 2) return;
+    auto c = constantOf(op->operand(0));
+    if (!c || c->isFloat) return;
+    Block &taken = *op->regions[c->i ? 0 : 1];
+    Operation *term = taken.terminator();
+    std::vector<Value *> yielded;
+    if (term) {
+      for (Value *v : term->operands) yielded.push_back(vm_.lookup(v));
+    }
+    if (yielded.size() != op->results.size()) return;
+    for (size_t i = 0; i < yielded.size(); ++i)
+      if (yielded[i]->type != op->result(i)->type) return;
+    // Move the taken region's ops (not its yield) in front of the if.
+    while (!taken.ops.empty() && taken.ops.front().get() != term)
+      moveBefore(taken.ops.front().get(), op);
+    for (size_t i = 0; i < yielded.size(); ++i) vm_.map(op->result(i), yielded[i]);
+    gy_.bury(op);
+    changed_ = true;
+  }
+
+  void foldFor(Operation *op) {
+    if (op->operands.size() < 3 || op->operands.size() - 3 != op->results.size()) return;
+    Value *lb = op->operand(0), *ub = op->operand(1), *step = op->operand(2);
+    bool zeroTrip = lb == ub;
+    if (!zeroTrip) {
+      auto l = constantOf(lb), u = constantOf(ub), s = constantOf(step);
+      // Only with a known positive step: the loop runs while iv < ub.
+      if (l && u && s && !l->isFloat && !u->isFloat && !s->isFloat) {
+        DType t = lb->type.dtype;
+        bool stepPositive = isSigned(step->type.dtype) ? s->i > 0 : s->i != 0;
+        bool ge =
+            isSigned(t) ? l->i >= u->i : static_cast<uint64_t>(l->i) >= static_cast<uint64_t>(u->i);
+        zeroTrip = stepPositive && ge;
+      }
+    }
+    if (!zeroTrip) return;
+    for (size_t i = 0; i < op->results.size(); ++i)
+      if (op->operand(3 + i)->type != op->result(i)->type) return;
+    for (size_t i = 0; i < op->results.size(); ++i) vm_.map(op->result(i), op->operand(3 + i));
+    gy_.bury(op);
+    changed_ = true;
+  }
+
+  // Erases pure, region-free ops whose results are unused (innermost and
+  // last first, so chains of dead ops go in one pass).
+  void removeDeadOps(Block &top) {
+    auto uses = countUses(fn_);
+    std::function<void(Block &)> walk = [&](Block &b) {
+      std::vector<Operation *> ops;
+      for (auto &o : b.ops) ops.push_back(o.get());
+      for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+        Operation *op = *it;
+        for (auto &r : op->regions) walk(*r);
+        if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
+        bool used = false;
+        for (auto &r : op->results) used |= uses[r.get()] > 0;
+        if (used) continue;
+        for (Value *v : op->operands) --uses[v];
+        gy_.bury(op);
+      }
+    };
+    walk(top);
+  }
+
+  Function &fn_;
+  Graveyard &gy_;
+  ValueMap vm_;
+  bool changed_ = false;
+};
+
+}  // namespace
+
+void canonicalize(Module &m) {
+  for (auto &fn : m.functions) {
+    Graveyard gy;
+    Canonicalizer c(*fn, gy);
+    // Each sweep folds everything whose operands were already folded; the
+    // bound only guards against a rule that undoes another.
+    for (int i = 0; i < 64 && c.sweep(); ++i) {
+    }
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,142 @@
+#include "passes/pass_utils.h"
+
+#include <algorithm>
+
+#include "support/numerics.h"
+
+namespace tessera::passes {
+
+int64_t wrapInt(uint64_t v, DType t) {
+  int w = bitWidth(t);
+  if (w >= 64) return static_cast<int64_t>(v);
+  uint64_t mask = (uint64_t{1} << w) - 1;
+  v &= mask;
+  if (isSigned(t) && ((v >> (w - 1)) & 1)) v |= ~mask;
+  return static_cast<int64_t>(v);
+}
+
+double roundToFloat(double x, DType t) {
+  switch (t) {
+    case DType::F64:
+      return x;
+    case DType::F32:
+      return num::roundF32(x);
+    case DType::F16:
+      return num::fromF16(num::toF16(x));
+    case DType::BF16:
+      return num::fromBF16(num::toBF16(x));
+    case DType::F8E4NV:
+      return num::fromF8E4NV(num::toF8E4NV(x));
+    case DType::F8E5:
+      return num::fromF8E5(num::toF8E5(x));
+    default:
+      return x;  // not a float dtype; callers never ask
+  }
+}
+
+std::optional<Scalar> constantOf(const Value *v) {
+  if (!v || !v->def || v->def->code != OpCode::Constant) return std::nullopt;
+  const Type &t = v->type;
+  if (t.isPtrLike() || !(t.isScalar() || t.isTile())) return std::nullopt;
+  const Attr *a = v->def->attr("value");
+  if (!a) return std::nullopt;
+  if (isFloat(t.dtype)) {
+    if (auto *d = std::get_if<double>(a)) return Scalar::ofFloat(roundToFloat(*d, t.dtype));
+    if (auto *i = std::get_if<int64_t>(a))
+      return Scalar::ofFloat(roundToFloat(static_cast<double>(*i), t.dtype));
+    return std::nullopt;
+  }
+  if (auto *i = std::get_if<int64_t>(a))
+    return Scalar::ofInt(wrapInt(static_cast<uint64_t>(*i), t.dtype));
+  return std::nullopt;  // a float spelling of an integer constant: leave it alone
+}
+
+Value *makeConstant(Builder &b, const Type &t, const Scalar &s) {
+  Attr v = s.isFloat ? Attr(s.f) : Attr(s.i);
+  return b.op1(OpCode::Constant, {}, t, {{"value", std::move(v)}});
+}
+
+Value *ValueMap::lookup(Value *v) const {
+  // Chains (a -> b -> c) arise when a replacement is itself replaced later.
+  for (int guard = 0; guard < 1000; ++guard) {
+    auto it = map_.find(v);
+    if (it == map_.end() || it->second == v) return v;
+    v = it->second;
+  }
+  return v;
+}
+
+bool ValueMap::remapOperands(Operation *op) const {
+  if (map_.empty()) return false;
+  bool changed = false;
+  for (auto &v : op->operands) {
+    Value *n = lookup(v);
+    if (n != v) {
+      v = n;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+void ValueMap::apply(Function &fn) const {
+  if (map_.empty()) return;
+  fn.walk([&](Operation *op) { remapOperands(op); });
+}
+
+std::list<std::unique_ptr<Operation>>::iterator iteratorOf(Operation *op) {
+  Block *b = op->parent;
+  return std::find_if(b->ops.begin(), b->ops.end(),
+                      [&](const std::unique_ptr<Operation> &o) { return o.get() == op; });
+}
+
+void Graveyard::bury(Operation *op) {
+  Block *b = op->parent;
+  auto it = iteratorOf(op);
+  if (it == b->ops.end()) return;
+  dead_.push_back(std::move(*it));
+  b->ops.erase(it);
+}
+
+bool hasWriteEffects(Operation *op) {
+  bool writes = false;
+  op->walk([&](Operation *o) {
+    if (hasFlag(o->code, opflags::WritesMem) || o->code == OpCode::Call) writes = true;
+  });
+  return writes;
+}
+
+bool isRemovableWhenUnused(Operation *op) {
+  if (hasFlag(op->code, opflags::Terminator)) return false;
+  if (op->code == OpCode::Call) return false;
+  if (hasFlag(op->code, opflags::Pure)) return !hasWriteEffects(op);
+  // A load that only reads; the structured control-flow ops when nothing
+  // inside them writes.
+  if (!hasFlag(op->code, opflags::WritesMem) && hasFlag(op->code, opflags::ReadsMem))
+    return !op->regions.empty() ? !hasWriteEffects(op) : true;
+  if (op->code == OpCode::For || op->code == OpCode::If || op->code == OpCode::While)
+    return !hasWriteEffects(op);
+  return false;
+}
+
+bool isDefinedInside(const Value *v, const Operation *op) {
+  const Block *b = v->def ? v->def->parent : v->owner;
+  while (b) {
+    const Operation *p = b->parentOp;
+    if (!p) return false;
+    if (p == op) return true;
+    b = p->parent;
+  }
+  return false;
+}
+
+void moveBefore(Operation *op, Operation *before) {
+  Block *from = op->parent;
+  Block *to = before->parent;
+  auto src = iteratorOf(op);
+  auto dst = iteratorOf(before);
+  to->ops.splice(dst, from->ops, src);
+  op->parent = to;
+}
+
+}  // namespace tessera::passes

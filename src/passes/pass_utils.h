@@ -1,0 +1,80 @@
+// Small helpers shared by the passes in this directory: reading constants,
+// value substitution without use lists, moving ops between blocks, and the
+// side-effect queries that DCE, CSE and LICM agree on.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tessera::passes {
+
+// The value of a `constant` op (a scalar, or every element of a splat tile).
+// Integers are held sign-extended for signed dtypes and zero-extended for
+// unsigned ones and i1 (a u64 above INT64_MAX keeps its bit pattern).
+struct Scalar {
+  bool isFloat = false;
+  int64_t i = 0;
+  double f = 0;
+  static Scalar ofInt(int64_t v) { return {false, v, 0}; }
+  static Scalar ofFloat(double v) { return {true, 0, v}; }
+};
+
+// Wraps `v` to the width of integer dtype `t` in the canonical form above.
+int64_t wrapInt(uint64_t v, DType t);
+// Rounds `x` to the nearest value of float dtype `t` (to nearest even).
+double roundToFloat(double x, DType t);
+
+// The constant held by `v` when it is the result of a `constant` op with an
+// integer or float element type; nullopt otherwise (pointers, non-constants).
+std::optional<Scalar> constantOf(const Value *v);
+// A new `constant` op of type `t` holding `s`, inserted at `b`'s point.
+Value *makeConstant(Builder &b, const Type &t, const Scalar &s);
+
+// Substitution of values, applied lazily: passes record `from -> to` and
+// rewrite operands on the fly (defs precede uses in a pre-order walk) and once
+// more over the whole function at the end.
+class ValueMap {
+ public:
+  void map(Value *from, Value *to) { map_[from] = to; }
+  Value *lookup(Value *v) const;
+  // Rewrites the operands of `op` (not of its nested ops).
+  bool remapOperands(Operation *op) const;
+  // Rewrites the operands of every op in `fn`.
+  void apply(Function &fn) const;
+  bool empty() const { return map_.empty(); }
+
+ private:
+  std::unordered_map<Value *, Value *> map_;
+};
+
+// Ops removed from the IR are parked here rather than destroyed until the
+// pass ends, so that a Value* never gets reused for a new value while a
+// ValueMap or a use count still mentions the old one.
+class Graveyard {
+ public:
+  void bury(Operation *op);  // unlinks `op` from its block and keeps it
+ private:
+  std::vector<std::unique_ptr<Operation>> dead_;
+};
+
+// Whether `op` or anything nested in it writes memory or may do so (calls,
+// whose callee we do not look at). Ops that only read memory do not count.
+bool hasWriteEffects(Operation *op);
+// Whether the op can be removed when its results are unused: pure ops,
+// loads that only read, and region ops with no write effects inside.
+bool isRemovableWhenUnused(Operation *op);
+// Whether `v` is defined inside `op` (a result of an op nested in one of its
+// regions, or an argument of one of those regions' blocks).
+bool isDefinedInside(const Value *v, const Operation *op);
+// Moves `op` from its block to just before `before` (which may be in
+// another block).
+void moveBefore(Operation *op, Operation *before);
+// Iterator of `op` in its parent block.
+std::list<std::unique_ptr<Operation>>::iterator iteratorOf(Operation *op);
+
+}  // namespace tessera::passes

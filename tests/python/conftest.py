@@ -1,0 +1,26 @@
+"""pytest configuration: puts the harness on the path and gives each test a
+fresh random generator whose seed is printed (shown on failure)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+import tessera_testing as tt  # noqa: E402
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"tessera library: {tt.library_path()}"
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    seed = int(os.environ.get("TESSERA_TEST_SEED", "0")) or int.from_bytes(os.urandom(4), "little")
+    print(f"random seed: {seed} (rerun with TESSERA_TEST_SEED={seed})")
+    return np.random.default_rng(seed)
