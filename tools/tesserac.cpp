@@ -1,7 +1,7 @@
 // tesserac: the Tessera compiler driver.
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
-//            [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]
+//            [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]
 //            [--split-input-file]
 //
 // --split-input-file compiles each part of FILE between lines `# -----`
@@ -22,7 +22,7 @@ namespace {
 int usage(const char *msg) {
   if (msg) std::cerr << "tesserac: error: " << msg << "\n";
   std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
-               "                [--emit ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
+               "                [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
                "                [--split-input-file]\n";
   return 2;
 }
@@ -94,8 +94,9 @@ int main(int argc, char **argv) {
   }
   if (file.empty()) return usage("no input file");
   if (kernel.empty()) return usage("--kernel is required");
+  if (emit == "ir") emit = "ttir";  // the optimised Tile IR
   if (emit != "ttir" && emit != "ttir-initial")
-    return usage(("unknown --emit stage '" + emit + "' (use ttir or ttir-initial)").c_str());
+    return usage(("unknown --emit stage '" + emit + "' (use ir, ttir or ttir-initial)").c_str());
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     std::cerr << "tesserac: error: cannot read '" << file << "'\n";

@@ -1,16 +1,70 @@
-// libFuzzer target for the front end's lexer and parser.
+// libFuzzer target for the front end: lexer, parser and sema/lowering.
 //
 // Contract checked: on arbitrary bytes, parseModule() returns without
 // throwing (a CompileError escaping it is a bug and crashes the run), and
 // parseModuleStrict() either returns or throws CompileError; neither crashes,
 // hangs, overflows the stack or trips a sanitizer. Successful parses are also
 // dumped and failed ones rendered, to exercise those paths on odd ASTs.
+// Every top-level function is then lowered as a kernel, with parameters
+// specialised from the input's bytes (pointer, scalar or constexpr), and a
+// lowered kernel must verify and survive the optimisation passes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "frontend/frontend.h"
 #include "frontend/parser.h"
+#include "ir/verifier.h"
+#include "passes/pass_manager.h"
 #include "support/diagnostics.h"
+
+namespace {
+
+void lowerEveryFunction(tessera::SourceManager &sm, const tessera::ast::Module &mod,
+                        const uint8_t *data, size_t size) {
+  using tessera::frontend::ArgSpec;
+  size_t salt = 0;
+  for (const auto &s : mod.body) {
+    if (s->kind != tessera::ast::StmtKind::FunctionDef) continue;
+    std::vector<ArgSpec> args;
+    for (size_t i = 0; i < s->params.size(); ++i) {
+      uint8_t b = size ? data[(i + salt) % size] : 0;
+      ArgSpec a;
+      switch (b % 4) {
+        case 0:
+          a.kind = ArgSpec::Kind::Pointer;
+          a.dtype = (b & 4) ? tessera::DType::F16 : tessera::DType::F32;
+          a.divisibility = (b & 8) ? 16 : 1;
+          break;
+        case 1:
+          a.kind = ArgSpec::Kind::Scalar;
+          a.dtype = (b & 4) ? tessera::DType::I64 : tessera::DType::I32;
+          a.equalToOne = (b & 8) != 0;
+          break;
+        case 2:
+          a.kind = ArgSpec::Kind::Scalar;
+          a.dtype = tessera::DType::F32;
+          break;
+        default:
+          a.kind = ArgSpec::Kind::Constexpr;
+          a.value = tessera::frontend::ConstValue::integer(int64_t{1} << (b % 8));
+          break;
+      }
+      args.push_back(a);
+    }
+    ++salt;
+    try {
+      auto m = tessera::frontend::lowerKernel(sm, mod, s->name, args, {});
+      std::string err = tessera::verify(*m);
+      if (!err.empty()) __builtin_trap();  // lowering produced invalid IR
+      tessera::runPasses(*m, {"inline", "canonicalize", "cse", "licm", "dce"}, {});
+    } catch (const tessera::CompileError &e) {
+      (void)tessera::render(sm, e.diag);
+    }
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
@@ -24,6 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tessera::ast::Module lenient = tessera::frontend::parseModule(sm, id);
   (void)tessera::ast::dump(lenient);
   for (const auto &broken : lenient.brokenDefs) (void)tessera::render(sm, broken.diag);
+  lowerEveryFunction(sm, lenient, data, size);
 
   try {
     tessera::ast::Module strict = tessera::frontend::parseModuleStrict(sm, id);

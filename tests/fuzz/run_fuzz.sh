@@ -27,7 +27,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined
 # fuzzer needs are linked (the sema/lowering files in src/frontend pull in the
 # IR; the archive keeps unrelated half-finished code out of the link).
 shopt -s nullglob
-sources=("$root"/src/support/*.cpp "$root"/src/ir/*.cpp "$root"/src/frontend/*.cpp)
+sources=("$root"/src/support/*.cpp "$root"/src/ir/*.cpp "$root"/src/frontend/*.cpp
+         "$root"/src/passes/*.cpp)
 compile_one() {
   local src="$1"
   local obj="$work/$(echo "${src#"$root"/}" | tr '/' '_').o"
