@@ -86,8 +86,8 @@ Report vectorAdd(const std::string &dir, std::mt19937 &rng) {
 }
 
 Report gelu(const std::string &dir, std::mt19937 &rng) {
-  auto k = tessera::compile(readFile(dir + "/gelu.py"), "gelu_kernel", "*fp32:16, *fp32:16, i32, 1024",
-                            {.fileName = dir + "/gelu.py"});
+  auto k = tessera::compile(readFile(dir + "/gelu.py"), "gelu_kernel",
+                            "*fp32:16, *fp32:16, i32, 1024", {.fileName = dir + "/gelu.py"});
   const int n = (1 << 20) + 77;
   auto x = randomFloats(n, rng, -6, 6);
   std::vector<float> out(n, NAN);
@@ -109,7 +109,8 @@ Report gelu(const std::string &dir, std::mt19937 &rng) {
 Report softmax(const std::string &dir, std::mt19937 &rng) {
   const int rows = 1024, cols = 781;
   auto k = tessera::compile(readFile(dir + "/softmax.py"), "softmax_kernel",
-                            "*fp32:16, *fp32:16, i32, i32, i32, 1024", {.fileName = dir + "/softmax.py"});
+                            "*fp32:16, *fp32:16, i32, i32, i32, 1024",
+                            {.fileName = dir + "/softmax.py"});
   auto x = randomFloats(size_t(rows) * cols, rng, -5, 5);
   std::vector<float> out(x.size(), NAN);
   std::vector<double> ref(x.size());
@@ -157,9 +158,10 @@ Report matmul(const std::string &dir, std::mt19937 &rng) {
 
 Report layerNorm(const std::string &dir, std::mt19937 &rng) {
   const int rows = 512, cols = 1000;
-  auto k = tessera::compile(readFile(dir + "/layer_norm.py"), "layer_norm_fwd_kernel",
-                            "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32, *fp32, i32, i32, fp32, 256",
-                            {.fileName = dir + "/layer_norm.py"});
+  auto k =
+      tessera::compile(readFile(dir + "/layer_norm.py"), "layer_norm_fwd_kernel",
+                       "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32, *fp32, i32, i32, fp32, 256",
+                       {.fileName = dir + "/layer_norm.py"});
   auto x = randomFloats(size_t(rows) * cols, rng), w = randomFloats(cols, rng),
        b = randomFloats(cols, rng);
   std::vector<float> y(x.size(), NAN), mean(rows, NAN), rstd(rows, NAN);

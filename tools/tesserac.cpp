@@ -21,9 +21,10 @@ namespace {
 
 int usage(const char *msg) {
   if (msg) std::cerr << "tesserac: error: " << msg << "\n";
-  std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
-               "                [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
-               "                [--split-input-file]\n";
+  std::cerr
+      << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
+         "                [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
+         "                [--split-input-file]\n";
   return 2;
 }
 
@@ -48,7 +49,8 @@ std::vector<std::string> splitParts(const std::string &text) {
   while (std::getline(in, line)) {
     ++lines;
     if (line.rfind("# -----", 0) == 0) {
-      size_t preambleLines = static_cast<size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
+      size_t preambleLines =
+          static_cast<size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
       parts.push_back(preamble + std::string(lines - preambleLines, '\n'));
       continue;
     }
@@ -79,18 +81,27 @@ int main(int argc, char **argv) {
       }
       return argv[++i];
     };
-    if (a == "--kernel" || a.rfind("--kernel=", 0) == 0) kernel = value("--kernel");
+    if (a == "--kernel" || a.rfind("--kernel=", 0) == 0)
+      kernel = value("--kernel");
     else if (a == "--signature" || a.rfind("--signature=", 0) == 0) {
       signature = value("--signature");
       haveSignature = true;
-    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) emit = value("--emit");
-    else if (a == "--passes" || a.rfind("--passes=", 0) == 0) req.passes = splitComma(value("--passes"));
-    else if (a == "--debug") req.lower.debug = true;
-    else if (a == "--no-opt") req.optimize = false;
-    else if (a == "--split-input-file") split = true;
-    else if (!a.empty() && a[0] == '-') return usage(("unknown option '" + a + "'").c_str());
-    else if (file.empty()) file = a;
-    else return usage("more than one input file");
+    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0)
+      emit = value("--emit");
+    else if (a == "--passes" || a.rfind("--passes=", 0) == 0)
+      req.passes = splitComma(value("--passes"));
+    else if (a == "--debug")
+      req.lower.debug = true;
+    else if (a == "--no-opt")
+      req.optimize = false;
+    else if (a == "--split-input-file")
+      split = true;
+    else if (!a.empty() && a[0] == '-')
+      return usage(("unknown option '" + a + "'").c_str());
+    else if (file.empty())
+      file = a;
+    else
+      return usage("more than one input file");
   }
   if (file.empty()) return usage("no input file");
   if (kernel.empty()) return usage("--kernel is required");
@@ -106,7 +117,8 @@ int main(int argc, char **argv) {
   ss << in.rdbuf();
   req.fileName = file;
   req.kernel = kernel;
-  std::vector<std::string> parts = split ? splitParts(ss.str()) : std::vector<std::string>{ss.str()};
+  std::vector<std::string> parts =
+      split ? splitParts(ss.str()) : std::vector<std::string>{ss.str()};
   int status = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     req.source = parts[i];

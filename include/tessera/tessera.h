@@ -65,7 +65,9 @@ struct Grid {
   int64_t x = 1, y = 1, z = 1;
 };
 
-inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t cdiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 struct RunOptions {
   int numThreads = 0;  // 0: all hardware threads

@@ -2,7 +2,9 @@
 
 namespace tessera::frontend {
 
-bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool isPowerOfTwo(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 Type tileOf(const std::vector<int64_t> &shape, DType d) {
   return shape.empty() ? Type::scalar(d) : Type::tile(shape, Type::scalar(d));
@@ -95,8 +97,9 @@ std::vector<Value *> buildReduce(Lowerer &l, const std::vector<Value *> &operand
   std::vector<Value *> combined = combine(l, lhs, rhs, loc);
   for (size_t i = 0; i < combined.size(); ++i)
     if (combined[i]->type != lhs[i]->type)
-      l.error(loc, "the combine function returns " + combined[i]->type.str() + " for operand " +
-                       std::to_string(i) + " but the operand is " + lhs[i]->type.str(),
+      l.error(loc,
+              "the combine function returns " + combined[i]->type.str() + " for operand " +
+                  std::to_string(i) + " but the operand is " + lhs[i]->type.str(),
               "a reduce/scan combine function must return values of its inputs' types");
   if (combined.size() != operands.size())
     l.error(loc, "the combine function returns " + std::to_string(combined.size()) +

@@ -16,9 +16,8 @@ bool isPowerOfTwo(int64_t v);
 // given the builder positioned in the region and the lhs/rhs arguments and
 // returns the combined values. Returns the reduced values (scalars when the
 // input is 1-D).
-using CombineBuilder =
-    std::function<std::vector<Value *>(Lowerer &, const std::vector<Value *> &lhs,
-                                       const std::vector<Value *> &rhs, SourceLoc)>;
+using CombineBuilder = std::function<std::vector<Value *>(
+    Lowerer &, const std::vector<Value *> &lhs, const std::vector<Value *> &rhs, SourceLoc)>;
 std::vector<Value *> buildReduce(Lowerer &l, const std::vector<Value *> &operands, int64_t axis,
                                  const CombineBuilder &combine, SourceLoc loc,
                                  OpCode code = OpCode::Reduce,

@@ -4,8 +4,8 @@
 // calls and their diagnostics match Triton.
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "frontend/builtin_util.h"
@@ -19,29 +19,31 @@ using A = CallArgs;
 SVal programId(Lowerer &l, A &a) {
   int64_t axis = l.constInt(a["axis"], a.locOf("axis"), "the axis of tl.program_id");
   if (axis < 0 || axis > 2) l.error(a.locOf("axis"), "program_id axis must be 0, 1 or 2");
-  return SVal::tensor(l.emit(OpCode::ProgramId, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
+  return SVal::tensor(
+      l.emit(OpCode::ProgramId, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
 }
 
 SVal numPrograms(Lowerer &l, A &a) {
   int64_t axis = l.constInt(a["axis"], a.locOf("axis"), "the axis of tl.num_programs");
   if (axis < 0 || axis > 2) l.error(a.locOf("axis"), "num_programs axis must be 0, 1 or 2");
-  return SVal::tensor(l.emit(OpCode::NumPrograms, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
+  return SVal::tensor(
+      l.emit(OpCode::NumPrograms, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
 }
 
 SVal arange(Lowerer &l, A &a) {
   int64_t start = l.constInt(a["start"], a.locOf("start"), "the start of tl.arange");
   int64_t end = l.constInt(a["end"], a.locOf("end"), "the end of tl.arange");
   if (end <= start)
-    l.error(a.loc, "tl.arange's end (" + std::to_string(end) + ") must be greater than its start (" +
-                       std::to_string(start) + ")");
+    l.error(a.loc, "tl.arange's end (" + std::to_string(end) +
+                       ") must be greater than its start (" + std::to_string(start) + ")");
   if (start < INT32_MIN || end > INT32_MAX) l.error(a.loc, "tl.arange bounds must fit in int32");
   int64_t n = end - start;
   if (!isPowerOfTwo(n))
     l.error(a.loc, "tl.arange's range must be a power of two, got " + std::to_string(n),
             "round it up with triton.next_power_of_2() and mask the extra lanes");
   if (n > (1 << 20)) l.error(a.loc, "tl.arange's range is larger than 1048576 elements");
-  return SVal::tensor(l.emit(OpCode::Arange, {}, tileOf({n}, DType::I32), a.loc,
-                             {{"end", end}, {"start", start}}));
+  return SVal::tensor(
+      l.emit(OpCode::Arange, {}, tileOf({n}, DType::I32), a.loc, {{"end", end}, {"start", start}}));
 }
 
 SVal full(Lowerer &l, const SVal &shapeV, const SVal &value, DType d, SourceLoc loc) {
@@ -115,7 +117,8 @@ void checkCache(Lowerer &l, const std::string &v, bool isLoad, SourceLoc loc) {
   }
   if (!ok)
     l.error(loc, "unknown cache_modifier '" + v + "'",
-            isLoad ? "use one of '', '.ca', '.cg', '.cv'" : "use one of '', '.wb', '.cg', '.cs', '.wt'");
+            isLoad ? "use one of '', '.ca', '.cg', '.cv'"
+                   : "use one of '', '.wb', '.cg', '.cs', '.wt'");
 }
 
 void checkEviction(Lowerer &l, const std::string &v, SourceLoc loc) {
@@ -146,8 +149,8 @@ SVal load(Lowerer &l, A &a) {
   std::string evict = l.constStr(a["eviction_policy"], a.loc, "eviction_policy");
   checkCache(l, cache, true, a.locOf("cache_modifier"));
   checkEviction(l, evict, a.locOf("eviction_policy"));
-  if (a.has("boundary_check") && !(a["boundary_check"].kind == SVal::Kind::Tuple &&
-                                   a["boundary_check"].elems.empty()))
+  if (a.has("boundary_check") &&
+      !(a["boundary_check"].kind == SVal::Kind::Tuple && a["boundary_check"].elems.empty()))
     l.error(a.locOf("boundary_check"), "boundary_check is only valid for block pointers");
   DType elem = ptr->type.dtype;
   Value *mask = nullptr, *other = nullptr;
@@ -173,7 +176,8 @@ SVal load(Lowerer &l, A &a) {
   }
   Type rt = ptr->type.withElement(Type::scalar(elem));
   Value *r = l.emit(OpCode::Load, ops, rt, a.loc,
-                    {{"cache", cache}, {"evict", evict},
+                    {{"cache", cache},
+                     {"evict", evict},
                      {"volatile", int64_t{l.constBool(a["volatile"], a.loc, "volatile")}}});
   if (isBool) r = l.cast(r, Type::scalar(DType::I1), a.loc);
   return SVal::tensor(r);
@@ -257,14 +261,15 @@ SVal sigmoid(Lowerer &l, A &a) {
 SVal fdiv(Lowerer &l, A &a) {
   Value *x = l.tensorArg(a["x"], a.locOf("x"), "the dividend");
   Value *y = l.tensorArg(a["y"], a.locOf("y"), "the divisor");
-  if (!isFloat(x->type.dtype) || !isFloat(y->type.dtype) || x->type.isPtrLike() || y->type.isPtrLike())
+  if (!isFloat(x->type.dtype) || !isFloat(y->type.dtype) || x->type.isPtrLike() ||
+      y->type.isPtrLike())
     l.error(a.loc, a.name + " requires floating-point operands, got " + describe(a["x"]) + " and " +
                        describe(a["y"]));
   bool precise = a.name.find("div_rn") != std::string::npos ||
                  (a.params.size() > 2 && l.constBool(a["ieee_rounding"], a.loc, "ieee_rounding"));
   std::vector<Value *> v = promoteAll(l, {SVal::tensor(x), SVal::tensor(y)}, a.loc);
-  return SVal::tensor(l.emit(OpCode::Div, {v[0], v[1]}, v[0]->type, a.loc,
-                             {{"precise", int64_t{precise}}}));
+  return SVal::tensor(
+      l.emit(OpCode::Div, {v[0], v[1]}, v[0]->type, a.loc, {{"precise", int64_t{precise}}}));
 }
 
 SVal fma(Lowerer &l, A &a) {
@@ -282,7 +287,8 @@ SVal umulhi(Lowerer &l, A &a) {
 
 SVal cdiv(Lowerer &l, A &a) {
   SVal x = a[a.params[0]], d = a[a.params[1]];
-  SVal num = l.binary(ast::BinOp::Sub, l.binary(ast::BinOp::Add, x, d, a.loc), SVal::integer(1), a.loc);
+  SVal num =
+      l.binary(ast::BinOp::Sub, l.binary(ast::BinOp::Add, x, d, a.loc), SVal::integer(1), a.loc);
   return l.binary(ast::BinOp::FloorDiv, num, d, a.loc);
 }
 
@@ -297,8 +303,12 @@ SVal minmax(Lowerer &l, A &a, OpCode code) {
   return SVal::tensor(l.emit(code, v, v[0]->type, a.loc,
                              {{"propagate_nan", propagateNan(l, a["propagate_nan"], a.loc)}}));
 }
-SVal maximum(Lowerer &l, A &a) { return minmax(l, a, OpCode::Max); }
-SVal minimum(Lowerer &l, A &a) { return minmax(l, a, OpCode::Min); }
+SVal maximum(Lowerer &l, A &a) {
+  return minmax(l, a, OpCode::Max);
+}
+SVal minimum(Lowerer &l, A &a) {
+  return minmax(l, a, OpCode::Min);
+}
 
 SVal clamp(Lowerer &l, A &a) {
   std::vector<Value *> v = promoteAll(l, {a["x"], a["min"], a["max"]}, a.loc);
@@ -329,7 +339,9 @@ SVal where(Lowerer &l, A &a) {
 
 // ---- compile-time helpers ---------------------------------------------------------------------
 
-SVal constexprFn(Lowerer &, A &a) { return a["value"]; }
+SVal constexprFn(Lowerer &, A &a) {
+  return a["value"];
+}
 
 SVal nextPow2(Lowerer &l, A &a) {
   int64_t n = l.constInt(a["n"], a.locOf("n"), "the argument of next_power_of_2");
@@ -340,22 +352,28 @@ SVal nextPow2(Lowerer &l, A &a) {
 
 std::string showConst(const SVal &v) {
   switch (v.kind) {
-    case SVal::Kind::Int: return std::to_string(v.i);
-    case SVal::Kind::Bool: return v.i ? "True" : "False";
+    case SVal::Kind::Int:
+      return std::to_string(v.i);
+    case SVal::Kind::Bool:
+      return v.i ? "True" : "False";
     case SVal::Kind::Float: {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", v.f);
       return buf;
     }
-    case SVal::Kind::Str: return v.s;
-    case SVal::Kind::None: return "None";
-    case SVal::Kind::DType: return std::string(tritonName(v.dtype));
+    case SVal::Kind::Str:
+      return v.s;
+    case SVal::Kind::None:
+      return "None";
+    case SVal::Kind::DType:
+      return std::string(tritonName(v.dtype));
     case SVal::Kind::Tuple: {
       std::string s = "(";
       for (size_t i = 0; i < v.elems.size(); ++i) s += (i ? ", " : "") + showConst(v.elems[i]);
       return s + (v.elems.size() == 1 ? ",)" : ")");
     }
-    default: return describe(v);
+    default:
+      return describe(v);
   }
 }
 
@@ -389,9 +407,15 @@ SVal hint(Lowerer &l, A &a, const char *attr) {
     if (v <= 0) l.error(a.locOf("values"), a.name + " values must be positive");
   return SVal::tensor(l.emit(OpCode::Hint, {x}, x->type, a.loc, {{attr, vals}}));
 }
-SVal multipleOf(Lowerer &l, A &a) { return hint(l, a, "divisibility"); }
-SVal maxContiguous(Lowerer &l, A &a) { return hint(l, a, "contiguity"); }
-SVal maxConstancy(Lowerer &l, A &a) { return hint(l, a, "constancy"); }
+SVal multipleOf(Lowerer &l, A &a) {
+  return hint(l, a, "divisibility");
+}
+SVal maxContiguous(Lowerer &l, A &a) {
+  return hint(l, a, "contiguity");
+}
+SVal maxConstancy(Lowerer &l, A &a) {
+  return hint(l, a, "constancy");
+}
 
 SVal assume(Lowerer &l, A &a) {
   SVal c = a["cond"];
@@ -432,8 +456,12 @@ SVal pyMinMax(Lowerer &l, A &a, bool isMax) {
   }
   return acc;
 }
-SVal pyMin(Lowerer &l, A &a) { return pyMinMax(l, a, false); }
-SVal pyMax(Lowerer &l, A &a) { return pyMinMax(l, a, true); }
+SVal pyMin(Lowerer &l, A &a) {
+  return pyMinMax(l, a, false);
+}
+SVal pyMax(Lowerer &l, A &a) {
+  return pyMinMax(l, a, true);
+}
 
 SVal pyLen(Lowerer &l, A &a) {
   const SVal &v = a["obj"];
@@ -447,7 +475,8 @@ SVal pyInt(Lowerer &l, A &a) {
   const SVal &v = a["x"];
   if (v.kind == SVal::Kind::Float) return SVal::integer(static_cast<int64_t>(std::trunc(v.f)));
   if (v.isIntLike()) return SVal::integer(v.i);
-  if (v.isTensor()) l.error(a.loc, "int() needs a compile-time value", "use x.to(tl.int32) for tensors");
+  if (v.isTensor())
+    l.error(a.loc, "int() needs a compile-time value", "use x.to(tl.int32) for tensors");
   l.error(a.loc, "int() is not defined for " + describe(v));
 }
 
@@ -469,7 +498,8 @@ SVal pyFloat(Lowerer &l, A &a) {
     if (!t.empty() && end && *end == 0) return SVal::floating(d);
     l.error(a.loc, "could not convert string to float: '" + v.s + "'");
   }
-  if (v.isTensor()) l.error(a.loc, "float() needs a compile-time value", "use x.to(tl.float32) for tensors");
+  if (v.isTensor())
+    l.error(a.loc, "float() needs a compile-time value", "use x.to(tl.float32) for tensors");
   l.error(a.loc, "float() is not defined for " + describe(v));
 }
 
@@ -490,7 +520,9 @@ SVal pyRange(Lowerer &l, A &a) {
   l.error(a.loc, "range() can only be used as the iterable of a for loop");
 }
 
-SVal pyPrint(Lowerer &l, A &a) { return staticPrint(l, a); }
+SVal pyPrint(Lowerer &l, A &a) {
+  return staticPrint(l, a);
+}
 
 SVal pyUnsupported(Lowerer &l, A &a) {
   l.error(a.loc, "'" + a.name + "' is not supported in kernels");
@@ -500,65 +532,65 @@ SVal pyUnsupported(Lowerer &l, A &a) {
 
 std::vector<BuiltinDef> coreBuiltins() {
   return {
-    {"tl.program_id", {"axis"}, programId},
-    {"tl.num_programs", {"axis"}, numPrograms},
-    {"tl.arange", {"start", "end"}, arange},
-    {"tl.zeros", {"shape", "dtype"}, zeros},
-    {"tl.full", {"shape", "value", "dtype"}, fullFn},
-    {"tl.zeros_like", {"input", "dtype=None"}, zerosLike},
-    {"tl.cast", {"input", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, castFn},
-    {"tensor.to", {"self", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, toMethod},
-    {"tl.load",
-     {"pointer", "mask=None", "other=None", "boundary_check=()", "padding_option=''",
-      "cache_modifier=''", "eviction_policy=''", "volatile=False"},
-     load},
-    {"tl.store",
-     {"pointer", "value", "mask=None", "boundary_check=()", "cache_modifier=''",
-      "eviction_policy=''"},
-     store},
-    {"tl.exp", {"x"}, unaryMath<OpCode::Exp, true>},
-    {"tl.exp2", {"x"}, unaryMath<OpCode::Exp2, true>},
-    {"tl.log", {"x"}, unaryMath<OpCode::Log, true>},
-    {"tl.log2", {"x"}, unaryMath<OpCode::Log2, true>},
-    {"tl.sqrt", {"x"}, unaryMath<OpCode::Sqrt, true>},
-    {"tl.sqrt_rn", {"x"}, sqrtRn},
-    {"tl.rsqrt", {"x"}, unaryMath<OpCode::Rsqrt, true>},
-    {"tl.sin", {"x"}, unaryMath<OpCode::Sin, true>},
-    {"tl.cos", {"x"}, unaryMath<OpCode::Cos, true>},
-    {"tl.erf", {"x"}, unaryMath<OpCode::Erf, true>},
-    {"tl.floor", {"x"}, unaryMath<OpCode::Floor, true>},
-    {"tl.ceil", {"x"}, unaryMath<OpCode::Ceil, true>},
-    {"tl.abs", {"x"}, absFn},
-    {"tl.sigmoid", {"x"}, sigmoid},
-    {"tl.fdiv", {"x", "y", "ieee_rounding=False"}, fdiv},
-    {"tl.div_rn", {"x", "y"}, fdiv},
-    {"tl.fma", {"x", "y", "z"}, fma},
-    {"tl.umulhi", {"x", "y"}, umulhi},
-    {"tl.cdiv", {"x", "div"}, cdiv},
-    {"triton.cdiv", {"x", "y"}, cdiv},
-    {"tl.maximum", {"x", "y", "propagate_nan=None"}, maximum},
-    {"tl.minimum", {"x", "y", "propagate_nan=None"}, minimum},
-    {"tl.clamp", {"x", "min", "max", "propagate_nan=None"}, clamp},
-    {"tl.where", {"condition", "x", "y"}, where},
-    {"tl.constexpr", {"value"}, constexprFn},
-    {"triton.next_power_of_2", {"n"}, nextPow2},
-    {"tl.static_print", {"*values"}, staticPrint},
-    {"tl.static_assert", {"cond", "msg=''"}, staticAssert},
-    {"tl.multiple_of", {"input", "values"}, multipleOf},
-    {"tl.max_contiguous", {"input", "values"}, maxContiguous},
-    {"tl.max_constancy", {"input", "values"}, maxConstancy},
-    {"tl.assume", {"cond"}, assume},
-    {"tl.debug_barrier", {}, debugBarrier},
-    {"builtins.min", {"*args"}, pyMin},
-    {"builtins.max", {"*args"}, pyMax},
-    {"builtins.len", {"obj"}, pyLen},
-    {"builtins.int", {"x"}, pyInt},
-    {"builtins.float", {"x"}, pyFloat},
-    {"builtins.bool", {"x"}, pyBool},
-    {"builtins.abs", {"x"}, pyAbs},
-    {"builtins.range", {"*args"}, pyRange},
-    {"builtins.print", {"*values"}, pyPrint},
-    {"builtins.isinstance", {"*args"}, pyUnsupported},
+      {"tl.program_id", {"axis"}, programId},
+      {"tl.num_programs", {"axis"}, numPrograms},
+      {"tl.arange", {"start", "end"}, arange},
+      {"tl.zeros", {"shape", "dtype"}, zeros},
+      {"tl.full", {"shape", "value", "dtype"}, fullFn},
+      {"tl.zeros_like", {"input", "dtype=None"}, zerosLike},
+      {"tl.cast", {"input", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, castFn},
+      {"tensor.to", {"self", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, toMethod},
+      {"tl.load",
+       {"pointer", "mask=None", "other=None", "boundary_check=()", "padding_option=''",
+        "cache_modifier=''", "eviction_policy=''", "volatile=False"},
+       load},
+      {"tl.store",
+       {"pointer", "value", "mask=None", "boundary_check=()", "cache_modifier=''",
+        "eviction_policy=''"},
+       store},
+      {"tl.exp", {"x"}, unaryMath<OpCode::Exp, true>},
+      {"tl.exp2", {"x"}, unaryMath<OpCode::Exp2, true>},
+      {"tl.log", {"x"}, unaryMath<OpCode::Log, true>},
+      {"tl.log2", {"x"}, unaryMath<OpCode::Log2, true>},
+      {"tl.sqrt", {"x"}, unaryMath<OpCode::Sqrt, true>},
+      {"tl.sqrt_rn", {"x"}, sqrtRn},
+      {"tl.rsqrt", {"x"}, unaryMath<OpCode::Rsqrt, true>},
+      {"tl.sin", {"x"}, unaryMath<OpCode::Sin, true>},
+      {"tl.cos", {"x"}, unaryMath<OpCode::Cos, true>},
+      {"tl.erf", {"x"}, unaryMath<OpCode::Erf, true>},
+      {"tl.floor", {"x"}, unaryMath<OpCode::Floor, true>},
+      {"tl.ceil", {"x"}, unaryMath<OpCode::Ceil, true>},
+      {"tl.abs", {"x"}, absFn},
+      {"tl.sigmoid", {"x"}, sigmoid},
+      {"tl.fdiv", {"x", "y", "ieee_rounding=False"}, fdiv},
+      {"tl.div_rn", {"x", "y"}, fdiv},
+      {"tl.fma", {"x", "y", "z"}, fma},
+      {"tl.umulhi", {"x", "y"}, umulhi},
+      {"tl.cdiv", {"x", "div"}, cdiv},
+      {"triton.cdiv", {"x", "y"}, cdiv},
+      {"tl.maximum", {"x", "y", "propagate_nan=None"}, maximum},
+      {"tl.minimum", {"x", "y", "propagate_nan=None"}, minimum},
+      {"tl.clamp", {"x", "min", "max", "propagate_nan=None"}, clamp},
+      {"tl.where", {"condition", "x", "y"}, where},
+      {"tl.constexpr", {"value"}, constexprFn},
+      {"triton.next_power_of_2", {"n"}, nextPow2},
+      {"tl.static_print", {"*values"}, staticPrint},
+      {"tl.static_assert", {"cond", "msg=''"}, staticAssert},
+      {"tl.multiple_of", {"input", "values"}, multipleOf},
+      {"tl.max_contiguous", {"input", "values"}, maxContiguous},
+      {"tl.max_constancy", {"input", "values"}, maxConstancy},
+      {"tl.assume", {"cond"}, assume},
+      {"tl.debug_barrier", {}, debugBarrier},
+      {"builtins.min", {"*args"}, pyMin},
+      {"builtins.max", {"*args"}, pyMax},
+      {"builtins.len", {"obj"}, pyLen},
+      {"builtins.int", {"x"}, pyInt},
+      {"builtins.float", {"x"}, pyFloat},
+      {"builtins.bool", {"x"}, pyBool},
+      {"builtins.abs", {"x"}, pyAbs},
+      {"builtins.range", {"*args"}, pyRange},
+      {"builtins.print", {"*values"}, pyPrint},
+      {"builtins.isinstance", {"*args"}, pyUnsupported},
   };
 }
 

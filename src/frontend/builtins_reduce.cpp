@@ -55,9 +55,12 @@ SVal sum(Lowerer &l, A &a) {
   Value *x = l.tensorArg(a["input"], a.locOf("input"), "the input of " + a.name);
   if (x->type.isPtrLike()) l.error(a.loc, a.name + " does not accept pointers");
   DType d = x->type.dtype;
-  if (!a["dtype"].isNone()) d = l.constDType(a["dtype"], a.locOf("dtype"), "dtype");
-  else if (d == DType::I1 || (isSigned(d) && bitWidth(d) < 32)) d = DType::I32;
-  else if (isUnsigned(d) && bitWidth(d) < 32) d = DType::U32;
+  if (!a["dtype"].isNone())
+    d = l.constDType(a["dtype"], a.locOf("dtype"), "dtype");
+  else if (d == DType::I1 || (isSigned(d) && bitWidth(d) < 32))
+    d = DType::I32;
+  else if (isUnsigned(d) && bitWidth(d) < 32)
+    d = DType::U32;
   x = l.castTo(x, d, a.loc);
   Reduced r = prepare(l, {x}, a["axis"], a["keep_dims"], a.loc, a.name);
   Value *out = buildReduce(l, r.inputs, r.axis, simpleCombine(OpCode::Add), a.loc)[0];
@@ -107,10 +110,10 @@ SVal minMaxReduce(Lowerer &l, A &a, bool isMax, bool indicesOnly) {
   if (x->type.dtype == DType::I1) x = l.castTo(x, DType::I32, a.loc);
   if (!withIndices) {
     Reduced r = prepare(l, {x}, a["axis"], a["keep_dims"], a.loc, a.name);
-    Value *out = buildReduce(l, r.inputs, r.axis,
-                             simpleCombine(isMax ? OpCode::Max : OpCode::Min,
-                                           {{"propagate_nan", int64_t{0}}}),
-                             a.loc)[0];
+    Value *out = buildReduce(
+        l, r.inputs, r.axis,
+        simpleCombine(isMax ? OpCode::Max : OpCode::Min, {{"propagate_nan", int64_t{0}}}),
+        a.loc)[0];
     return SVal::tensor(finish(l, r, out, a.loc));
   }
   if (!x->type.isTile()) l.error(a.loc, a.name + " needs a tensor");
@@ -129,10 +132,18 @@ SVal minMaxReduce(Lowerer &l, A &a, bool isMax, bool indicesOnly) {
   if (indicesOnly) return SVal::tensor(inds);
   return SVal::tuple({SVal::tensor(vals), SVal::tensor(inds)});
 }
-SVal maxFn(Lowerer &l, A &a) { return minMaxReduce(l, a, true, false); }
-SVal minFn(Lowerer &l, A &a) { return minMaxReduce(l, a, false, false); }
-SVal argmax(Lowerer &l, A &a) { return minMaxReduce(l, a, true, true); }
-SVal argmin(Lowerer &l, A &a) { return minMaxReduce(l, a, false, true); }
+SVal maxFn(Lowerer &l, A &a) {
+  return minMaxReduce(l, a, true, false);
+}
+SVal minFn(Lowerer &l, A &a) {
+  return minMaxReduce(l, a, false, false);
+}
+SVal argmax(Lowerer &l, A &a) {
+  return minMaxReduce(l, a, true, true);
+}
+SVal argmin(Lowerer &l, A &a) {
+  return minMaxReduce(l, a, false, true);
+}
 
 // Calls a @jit combine function on region arguments.
 CombineBuilder userCombine(const SVal &fn) {
@@ -206,18 +217,21 @@ SVal dot(Lowerer &l, A &a) {
   const auto &xs = x->type.shape, &ys = y->type.shape;
   int64_t k1 = xs[rank - 1], k2 = ys[rank - 2];
   if (k1 != k2)
-    l.error(a.loc, "tl.dot: the inner dimensions differ (" + std::to_string(k1) + " vs " +
-                       std::to_string(k2) + ")",
+    l.error(a.loc,
+            "tl.dot: the inner dimensions differ (" + std::to_string(k1) + " vs " +
+                std::to_string(k2) + ")",
             "the first operand is [M, K] and the second [K, N]");
   if (rank == 3 && xs[0] != ys[0]) l.error(a.loc, "tl.dot: the batch dimensions differ");
   DType dx = x->type.dtype, dy = y->type.dtype;
   if (x->type.isPtrLike() || y->type.isPtrLike()) l.error(a.loc, "tl.dot does not accept pointers");
-  bool fp8 = (dx == DType::F8E4NV || dx == DType::F8E5) && (dy == DType::F8E4NV || dy == DType::F8E5);
+  bool fp8 =
+      (dx == DType::F8E4NV || dx == DType::F8E5) && (dy == DType::F8E4NV || dy == DType::F8E5);
   if (dx != dy && !fp8)
-    l.error(a.loc, std::string("tl.dot operands must have the same dtype, got ") + tritonName(dx) +
-                       " and " + tritonName(dy),
+    l.error(a.loc,
+            std::string("tl.dot operands must have the same dtype, got ") + tritonName(dx) +
+                " and " + tritonName(dy),
             "convert one operand with .to()");
-  if (dx == DType::I1 || (isInt(dx) && bitWidth(dx) != 8) )
+  if (dx == DType::I1 || (isInt(dx) && bitWidth(dx) != 8))
     l.error(a.loc, std::string("tl.dot does not support ") + tritonName(dx) + " operands",
             "supported: float32, float16, bfloat16, float8, int8 (and float64)");
   std::string precision = "ieee";
@@ -228,11 +242,12 @@ SVal dot(Lowerer &l, A &a) {
     if (!a["input_precision"].isNone())
       precision = l.constStr(a["input_precision"], a.locOf("input_precision"), "input_precision");
     if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
-      l.error(a.locOf("input_precision"), "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '" +
-                                              precision + "'");
+      l.error(a.locOf("input_precision"),
+              "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '" + precision + "'");
   }
   DType out = isInt(dx) ? DType::I32 : DType::F32;
-  if (!a["out_dtype"].isNone()) out = l.constDType(a["out_dtype"], a.locOf("out_dtype"), "out_dtype");
+  if (!a["out_dtype"].isNone())
+    out = l.constDType(a["out_dtype"], a.locOf("out_dtype"), "out_dtype");
   if (isInt(dx) && out != DType::I32) l.error(a.loc, "an int8 tl.dot accumulates in int32");
   if (!isInt(dx) && !isFloat(out)) l.error(a.loc, "a float tl.dot needs a float out_dtype");
   std::vector<int64_t> shape = xs;
@@ -252,8 +267,9 @@ SVal dot(Lowerer &l, A &a) {
   int64_t imprecise = a["max_num_imprecise_acc"].isNone()
                           ? 0
                           : l.constInt(a["max_num_imprecise_acc"], a.loc, "max_num_imprecise_acc");
-  return SVal::tensor(l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
-                             {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
+  return SVal::tensor(
+      l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
+             {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ std::vector<ArgSpec> parseSignature(const std::string &signature) {
   size_t start = 0;
   while (start <= signature.size()) {
     size_t comma = signature.find(',', start);
-    std::string entry = trim(signature.substr(start, comma == std::string::npos ? std::string::npos
-                                                                                : comma - start));
+    std::string entry = trim(
+        signature.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     start = comma == std::string::npos ? signature.size() + 1 : comma + 1;
     if (entry.empty()) badEntry(entry, "empty entry");
     ArgSpec a;
@@ -95,9 +95,12 @@ std::vector<ArgSpec> parseSignature(const std::string &signature) {
     a.kind = ptr ? ArgSpec::Kind::Pointer : ArgSpec::Kind::Scalar;
     a.dtype = *d;
     if (!hint.empty()) {
-      if (hint == "16") a.divisibility = 16;
-      else if (hint == "1" && !ptr && isInt(*d)) a.equalToOne = true;
-      else badEntry(entry, "the hint after ':' must be 16 (divisibility) or 1 (equal to one)");
+      if (hint == "16")
+        a.divisibility = 16;
+      else if (hint == "1" && !ptr && isInt(*d))
+        a.equalToOne = true;
+      else
+        badEntry(entry, "the hint after ':' must be 16 (divisibility) or 1 (equal to one)");
       if (!ptr && isFloat(*d)) badEntry(entry, "hints apply to pointers and integers");
     }
     out.push_back(a);

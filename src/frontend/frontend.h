@@ -32,11 +32,36 @@ struct ConstValue {
   std::vector<ConstValue> elems;
 
   static ConstValue none() { return {}; }
-  static ConstValue boolean(bool b) { ConstValue v; v.kind = Kind::Bool; v.i = b; return v; }
-  static ConstValue integer(int64_t i) { ConstValue v; v.kind = Kind::Int; v.i = i; return v; }
-  static ConstValue floating(double f) { ConstValue v; v.kind = Kind::Float; v.f = f; return v; }
-  static ConstValue string(std::string s) { ConstValue v; v.kind = Kind::Str; v.s = std::move(s); return v; }
-  static ConstValue dtypeValue(DType d) { ConstValue v; v.kind = Kind::DType; v.dtype = d; return v; }
+  static ConstValue boolean(bool b) {
+    ConstValue v;
+    v.kind = Kind::Bool;
+    v.i = b;
+    return v;
+  }
+  static ConstValue integer(int64_t i) {
+    ConstValue v;
+    v.kind = Kind::Int;
+    v.i = i;
+    return v;
+  }
+  static ConstValue floating(double f) {
+    ConstValue v;
+    v.kind = Kind::Float;
+    v.f = f;
+    return v;
+  }
+  static ConstValue string(std::string s) {
+    ConstValue v;
+    v.kind = Kind::Str;
+    v.s = std::move(s);
+    return v;
+  }
+  static ConstValue dtypeValue(DType d) {
+    ConstValue v;
+    v.kind = Kind::DType;
+    v.dtype = d;
+    return v;
+  }
 };
 
 struct ArgSpec {
@@ -61,7 +86,7 @@ struct Global {
 };
 
 struct LowerOptions {
-  bool debug = false;  // device_assert is kept only with debug
+  bool debug = false;                     // device_assert is kept only with debug
   std::map<std::string, Global> globals;  // override the file's own top-level names
 };
 

@@ -15,17 +15,25 @@ using Env = std::map<std::string, SVal>;
 bool sameSVal(const SVal &a, const SVal &b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case SVal::Kind::Tensor: return a.v == b.v;
+    case SVal::Kind::Tensor:
+      return a.v == b.v;
     case SVal::Kind::Bool:
-    case SVal::Kind::Int: return a.i == b.i;
-    case SVal::Kind::Float: return a.f == b.f || (a.f != a.f && b.f != b.f);
-    case SVal::Kind::Str: return a.s == b.s;
-    case SVal::Kind::DType: return a.dtype == b.dtype && a.i == b.i;
+    case SVal::Kind::Int:
+      return a.i == b.i;
+    case SVal::Kind::Float:
+      return a.f == b.f || (a.f != a.f && b.f != b.f);
+    case SVal::Kind::Str:
+      return a.s == b.s;
+    case SVal::Kind::DType:
+      return a.dtype == b.dtype && a.i == b.i;
     case SVal::Kind::None:
-    case SVal::Kind::Ellipsis: return true;
-    case SVal::Kind::Function: return a.fn == b.fn;
+    case SVal::Kind::Ellipsis:
+      return true;
+    case SVal::Kind::Function:
+      return a.fn == b.fn;
     case SVal::Kind::Builtin:
-    case SVal::Kind::Module: return a.s == b.s && a.elems.size() == b.elems.size();
+    case SVal::Kind::Module:
+      return a.s == b.s && a.elems.size() == b.elems.size();
     case SVal::Kind::Tuple:
     case SVal::Kind::Slice:
     case SVal::Kind::BlockPtr:
@@ -236,8 +244,9 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
     }
     if (!ok || !sameStructure(a, bv)) {
       std::string what = names[i] == "<return>" ? "the returned value" : "'" + names[i] + "'";
-      l.error(s.loc, "the branches of this if give " + what + " different types: " + describe(a) +
-                         " and " + describe(bv),
+      l.error(s.loc,
+              "the branches of this if give " + what + " different types: " + describe(a) +
+                  " and " + describe(bv),
               "make both branches produce the same type and shape, e.g. with .to() or "
               "tl.broadcast_to()");
     }
@@ -325,8 +334,8 @@ LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extr
       std::vector<Value *> args;
       for (Value *f : flat) args.push_back(scratch.addArg(f->type));
       size_t pos = 0;
-      env[lc.names[i]] = provisional[i].isConst() ? provisional[i]
-                                                  : rebuildRuntime(provisional[i], args, pos);
+      env[lc.names[i]] =
+          provisional[i].isConst() ? provisional[i] : rebuildRuntime(provisional[i], args, pos);
     }
     l.setEnv(&env);
     bindLoopVars(scratch);
@@ -358,9 +367,9 @@ void checkCarried(Lowerer &l, const LoopCarried &lc, std::vector<SVal> &ends, So
   for (size_t i = 0; i < lc.names.size(); ++i) {
     if (sameStructure(ends[i], lc.inits[i])) continue;
     if (!convertLike(l, ends[i], lc.inits[i], loc) || !sameStructure(ends[i], lc.inits[i]))
-      l.error(loc, "loop-carried variable '" + lc.names[i] + "' has type " +
-                       describe(lc.inits[i]) + " before the loop but " + describe(ends[i]) +
-                       " at the end of an iteration",
+      l.error(loc,
+              "loop-carried variable '" + lc.names[i] + "' has type " + describe(lc.inits[i]) +
+                  " before the loop but " + describe(ends[i]) + " at the end of an iteration",
               "keep its type and shape the same in every iteration (initialise it with the "
               "right dtype, e.g. tl.zeros([...], dtype=tl.float32))");
   }
@@ -430,9 +439,12 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
   for (const auto &a : iter.list) pos.push_back(l.expr(*a));
   for (const auto &k : iter.keywords) {
     SVal v = l.expr(*k.value);
-    if (k.name == "step") stepKw = v;
-    else if (k.name == "arg2" || k.name == "end") endKw = v;
-    else if (k.name == "arg1" || k.name == "start") pos.insert(pos.begin(), v);
+    if (k.name == "step")
+      stepKw = v;
+    else if (k.name == "arg2" || k.name == "end")
+      endKw = v;
+    else if (k.name == "arg1" || k.name == "start")
+      pos.insert(pos.begin(), v);
     else if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
              k.name != "warp_specialize" && k.name != "disallow_acc_multi_buffer" &&
              k.name != "flatten" && k.name != "num_warps")
@@ -441,7 +453,8 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
     // num_stages and the other keywords are scheduling hints.
   }
   if (pos.empty() || pos.size() > 3) l.error(iter.loc, "range() takes 1 to 3 positional arguments");
-  if (pos.size() == 1) r.hi = pos[0];
+  if (pos.size() == 1)
+    r.hi = pos[0];
   else {
     r.lo = pos[0];
     r.hi = pos[1];
@@ -598,7 +611,8 @@ void lowerWhile(Lowerer &l, const ast::Stmt &s) {
     (*outer)["$broken"] = SVal::tensor(l.constantInt(0, Type::scalar(DType::I1)));
     forced.push_back("$broken");
   }
-  LoopCarried lc = planCarried(l, s.body, s.a.get(), [](Block &) {}, s.loc, forced);
+  LoopCarried lc = planCarried(
+      l, s.body, s.a.get(), [](Block &) {}, s.loc, forced);
   std::vector<Value *> flatInits;
   for (const auto &v : lc.inits) flattenRuntime(v, flatInits);
   std::vector<Type> types;

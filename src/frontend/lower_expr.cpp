@@ -11,8 +11,8 @@ namespace tessera::frontend {
 namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
-  for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins,
-                       memoryBuiltins, randomBuiltins, debugBuiltins})
+  for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
+                        randomBuiltins, debugBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }
@@ -93,7 +93,8 @@ const ModuleScope *Lowerer::scopeFor(const ast::Module &mod) {
           if (auto m = canonicalModule(s->name + "." + n.name)) {
             scope->names[bind] = SVal::module(*m);
           } else if (auto m2 = canonicalModule(s->name)) {
-            if (findBuiltin(*m2 + "." + n.name)) scope->names[bind] = SVal::builtin(*m2 + "." + n.name);
+            if (findBuiltin(*m2 + "." + n.name))
+              scope->names[bind] = SVal::builtin(*m2 + "." + n.name);
           }
         }
         break;
@@ -122,7 +123,7 @@ const ast::Stmt *findGlobalAssign(const ast::Module &mod, const std::string &nam
 }  // namespace
 
 std::optional<SVal> Lowerer::globalValue(const ModuleScope &scope, const std::string &name,
-                                        SourceLoc loc) {
+                                         SourceLoc loc) {
   auto ov = opts_.globals.find(name);
   if (ov != opts_.globals.end() && &scope == scopes_.front().get()) {
     const Global &g = ov->second;
@@ -130,12 +131,18 @@ std::optional<SVal> Lowerer::globalValue(const ModuleScope &scope, const std::st
       case Global::Kind::Constant: {
         std::function<SVal(const ConstValue &)> conv = [&](const ConstValue &c) -> SVal {
           switch (c.kind) {
-            case ConstValue::Kind::None: return SVal::none();
-            case ConstValue::Kind::Bool: return SVal::boolean(c.i);
-            case ConstValue::Kind::Int: return SVal::integer(c.i);
-            case ConstValue::Kind::Float: return SVal::floating(c.f);
-            case ConstValue::Kind::Str: return SVal::string(c.s);
-            case ConstValue::Kind::DType: return SVal::dtypeVal(c.dtype);
+            case ConstValue::Kind::None:
+              return SVal::none();
+            case ConstValue::Kind::Bool:
+              return SVal::boolean(c.i);
+            case ConstValue::Kind::Int:
+              return SVal::integer(c.i);
+            case ConstValue::Kind::Float:
+              return SVal::floating(c.f);
+            case ConstValue::Kind::Str:
+              return SVal::string(c.s);
+            case ConstValue::Kind::DType:
+              return SVal::dtypeVal(c.dtype);
             case ConstValue::Kind::Tuple: {
               std::vector<SVal> e;
               for (const auto &x : c.elems) e.push_back(conv(x));
@@ -174,8 +181,7 @@ std::optional<SVal> Lowerer::globalValue(const ModuleScope &scope, const std::st
     }
     env_ = savedEnv;
     scope_ = savedScope;
-    if (!v.isConst())
-      error(loc, "global '" + name + "' is not a compile-time constant");
+    if (!v.isConst()) error(loc, "global '" + name + "' is not a compile-time constant");
     const_cast<ModuleScope &>(scope).names[name] = v;
     return v;
   }
@@ -188,9 +194,10 @@ SVal Lowerer::lookupName(const std::string &name, SourceLoc loc) {
   if (scope_) {
     if (std::optional<SVal> g = globalValue(*scope_, name, loc)) return *g;
   }
-  static const char *kPyBuiltins[] = {"min", "max", "len", "int", "float", "bool", "range",
-                                      "print", "isinstance", "abs", "getattr", "hasattr", "tuple",
-                                      "list", "enumerate", "zip", "str", "type", "round", "sum"};
+  static const char *kPyBuiltins[] = {"min",     "max",     "len",   "int",        "float",
+                                      "bool",    "range",   "print", "isinstance", "abs",
+                                      "getattr", "hasattr", "tuple", "list",       "enumerate",
+                                      "zip",     "str",     "type",  "round",      "sum"};
   for (const char *b : kPyBuiltins)
     if (name == b) return SVal::builtin(std::string("builtins.") + b);
   if (auto m = canonicalModule(name)) return SVal::module(*m);
@@ -221,8 +228,9 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         if (name == "language") return SVal::module("tl");
         if (findBuiltin("triton." + name)) return SVal::builtin("triton." + name);
       }
-      error(loc, "module '" + (m == "tl" ? std::string("triton.language") : m) +
-                     "' has no attribute '" + name + "' that Tessera supports",
+      error(loc,
+            "module '" + (m == "tl" ? std::string("triton.language") : m) + "' has no attribute '" +
+                name + "' that Tessera supports",
             "see the tessera.language reference for the supported functions");
     }
     case SVal::Kind::Tensor: {
@@ -299,8 +307,8 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
     int64_t n = static_cast<int64_t>(obj.elems.size());
     if (k < 0) k += n;
     if (k < 0 || k >= n)
-      error(index.loc, "tuple index " + std::to_string(k) + " out of range (size " +
-                           std::to_string(n) + ")");
+      error(index.loc,
+            "tuple index " + std::to_string(k) + " out of range (size " + std::to_string(n) + ")");
     return obj.elems[k];
   }
   if (!obj.isTensor()) error(loc, describe(obj) + " cannot be subscripted");
@@ -323,7 +331,8 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
                            : emit(OpCode::Splat, {v}, Type::tile(s, v->type), it->loc);
       ++dim;
     } else if (it->kind == ast::ExprKind::Slice && !it->a && !it->b && !it->c) {
-      if (dim >= v->type.rank()) error(it->loc, "too many indices for tensor of rank " + std::to_string(v->type.rank()));
+      if (dim >= v->type.rank())
+        error(it->loc, "too many indices for tensor of rank " + std::to_string(v->type.rank()));
       ++dim;
     } else {
       error(it->loc, "unsupported tensor index: only ':' and 'None' are allowed",
@@ -339,22 +348,29 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
 SVal Lowerer::expr(const ast::Expr &e) {
   using K = ast::ExprKind;
   switch (e.kind) {
-    case K::Name: return lookupName(e.str, e.loc);
+    case K::Name:
+      return lookupName(e.str, e.loc);
     case K::Int:
       if (e.ival > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
         error(e.loc, "integer literal does not fit in 64 bits");
       return SVal::integer(static_cast<int64_t>(e.ival));
-    case K::Float: return SVal::floating(e.fval);
-    case K::Str: return SVal::string(e.str);
-    case K::Bool: return SVal::boolean(e.ival != 0);
-    case K::None: return SVal::none();
+    case K::Float:
+      return SVal::floating(e.fval);
+    case K::Str:
+      return SVal::string(e.str);
+    case K::Bool:
+      return SVal::boolean(e.ival != 0);
+    case K::None:
+      return SVal::none();
     case K::Ellipsis: {
       SVal r;
       r.kind = SVal::Kind::Ellipsis;
       return r;
     }
-    case K::Attribute: return attribute(expr(*e.a), e.str, e.loc);
-    case K::Subscript: return subscript(expr(*e.a), *e.b, e.loc);
+    case K::Attribute:
+      return attribute(expr(*e.a), e.str, e.loc);
+    case K::Subscript:
+      return subscript(expr(*e.a), *e.b, e.loc);
     case K::Slice: {
       SVal s;
       s.kind = SVal::Kind::Slice;
@@ -393,15 +409,16 @@ SVal Lowerer::expr(const ast::Expr &e) {
         kwargs.emplace_back(k.name, expr(*k.value));
         kwLocs.push_back(k.loc);
       }
-      return call(callee, std::move(args), std::move(argLocs), std::move(kwargs),
-                  std::move(kwLocs), e.loc);
+      return call(callee, std::move(args), std::move(argLocs), std::move(kwargs), std::move(kwLocs),
+                  e.loc);
     }
     case K::BinOp: {
       SVal a = expr(*e.a);
       SVal b = expr(*e.b);
       return binary(e.binop, a, b, e.loc);
     }
-    case K::UnaryOp: return unary(e.unop, expr(*e.a), e.loc);
+    case K::UnaryOp:
+      return unary(e.unop, expr(*e.a), e.loc);
     case K::BoolOp: {
       // Compile-time operands short-circuit as in Python; runtime operands
       // become logical and/or of their truth values.
@@ -417,8 +434,8 @@ SVal Lowerer::expr(const ast::Expr &e) {
         Value *x = cast(tensorArg(acc, e.loc, "operand"), Type::scalar(DType::I1), e.loc);
         Value *y = cast(tensorArg(rhs, e.list[k]->loc, "operand"), Type::scalar(DType::I1), e.loc);
         broadcastPair(x, y, e.loc);
-        acc = SVal::tensor(emit(e.boolop == ast::BoolOp::And ? OpCode::And : OpCode::Or, {x, y},
-                                x->type, e.loc));
+        acc = SVal::tensor(
+            emit(e.boolop == ast::BoolOp::And ? OpCode::And : OpCode::Or, {x, y}, x->type, e.loc));
       }
       return acc;
     }
@@ -428,8 +445,10 @@ SVal Lowerer::expr(const ast::Expr &e) {
       for (size_t k = 0; k < e.cmpops.size(); ++k) {
         SVal rhs = expr(*e.list[k]);
         SVal r = compare(e.cmpops[k], lhs, rhs, e.loc);
-        if (k == 0) result = r;
-        else result = binary(ast::BinOp::BitAnd, result, r, e.loc);
+        if (k == 0)
+          result = r;
+        else
+          result = binary(ast::BinOp::BitAnd, result, r, e.loc);
         lhs = rhs;
       }
       return result;
@@ -452,24 +471,38 @@ SVal Lowerer::expr(const ast::Expr &e) {
         }
         SVal v = expr(*p->a);
         switch (v.kind) {
-          case SVal::Kind::Int: out += std::to_string(v.i); break;
-          case SVal::Kind::Bool: out += v.i ? "True" : "False"; break;
+          case SVal::Kind::Int:
+            out += std::to_string(v.i);
+            break;
+          case SVal::Kind::Bool:
+            out += v.i ? "True" : "False";
+            break;
           case SVal::Kind::Float: {
             char buf[64];
             snprintf(buf, sizeof buf, "%g", v.f);
             out += buf;
             break;
           }
-          case SVal::Kind::Str: out += v.s; break;
-          case SVal::Kind::None: out += "None"; break;
-          case SVal::Kind::DType: out += tritonName(v.dtype); break;
-          default: out += describe(v); break;
+          case SVal::Kind::Str:
+            out += v.s;
+            break;
+          case SVal::Kind::None:
+            out += "None";
+            break;
+          case SVal::Kind::DType:
+            out += tritonName(v.dtype);
+            break;
+          default:
+            out += describe(v);
+            break;
         }
       }
       return SVal::string(out);
     }
-    case K::FormattedValue: return expr(*e.a);
-    case K::Starred: error(e.loc, "starred expression is only allowed in a call's arguments");
+    case K::FormattedValue:
+      return expr(*e.a);
+    case K::Starred:
+      error(e.loc, "starred expression is only allowed in a call's arguments");
     case K::Unsupported:
       error(e.loc, "unsupported Python syntax in a kernel: " + e.str,
             "kernels support a subset of Python; see the language reference");
@@ -499,7 +532,8 @@ SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<Sourc
     return inlineFunction(callee, std::move(args), std::move(kwargs), loc);
   if (callee.kind != SVal::Kind::Builtin) {
     if (callee.kind == SVal::Kind::DType)
-      error(loc, "a dtype is not callable", "use x.to(" + std::string("tl.") + tritonName(callee.dtype) + ")");
+      error(loc, "a dtype is not callable",
+            "use x.to(" + std::string("tl.") + tritonName(callee.dtype) + ")");
     error(loc, describe(callee) + " is not callable");
   }
   const BuiltinDef *def = findBuiltin(callee.s);

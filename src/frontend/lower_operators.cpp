@@ -27,8 +27,8 @@ int64_t floorMod(int64_t a, int64_t b) {
 }
 
 bool isBitwise(BinOp op) {
-  return op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor ||
-         op == BinOp::LShift || op == BinOp::RShift;
+  return op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor || op == BinOp::LShift ||
+         op == BinOp::RShift;
 }
 
 SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
@@ -41,15 +41,18 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
   if (a.kind == SVal::Kind::Str && b.kind == SVal::Kind::Str && op == BinOp::Add)
     return SVal::string(a.s + b.s);
   if (!a.isNumber() || !b.isNumber())
-    l.error(loc, "unsupported operand types for " + opname + ": " + describe(a) + " and " +
-                     describe(b));
+    l.error(loc,
+            "unsupported operand types for " + opname + ": " + describe(a) + " and " + describe(b));
   bool anyFloat = a.kind == SVal::Kind::Float || b.kind == SVal::Kind::Float;
   if (anyFloat) {
     double x = a.asDouble(), y = b.asDouble();
     switch (op) {
-      case BinOp::Add: return SVal::floating(x + y);
-      case BinOp::Sub: return SVal::floating(x - y);
-      case BinOp::Mul: return SVal::floating(x * y);
+      case BinOp::Add:
+        return SVal::floating(x + y);
+      case BinOp::Sub:
+        return SVal::floating(x - y);
+      case BinOp::Mul:
+        return SVal::floating(x * y);
       case BinOp::Div:
         if (y == 0) l.error(loc, "division by zero in a compile-time expression");
         return SVal::floating(x / y);
@@ -62,7 +65,8 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
         if (r != 0 && ((r < 0) != (y < 0))) r += y;
         return SVal::floating(r);
       }
-      case BinOp::Pow: return SVal::floating(std::pow(x, y));
+      case BinOp::Pow:
+        return SVal::floating(std::pow(x, y));
       default:
         l.error(loc, "unsupported operand types for " + opname + ": float");
     }
@@ -70,9 +74,12 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
   int64_t x = a.i, y = b.i;
   auto wrap = [](__int128 v) { return static_cast<int64_t>(v); };
   switch (op) {
-    case BinOp::Add: return SVal::integer(wrap(static_cast<__int128>(x) + y));
-    case BinOp::Sub: return SVal::integer(wrap(static_cast<__int128>(x) - y));
-    case BinOp::Mul: return SVal::integer(wrap(static_cast<__int128>(x) * y));
+    case BinOp::Add:
+      return SVal::integer(wrap(static_cast<__int128>(x) + y));
+    case BinOp::Sub:
+      return SVal::integer(wrap(static_cast<__int128>(x) - y));
+    case BinOp::Mul:
+      return SVal::integer(wrap(static_cast<__int128>(x) * y));
     case BinOp::Div:
       if (y == 0) l.error(loc, "division by zero in a compile-time expression");
       return SVal::floating(static_cast<double>(x) / static_cast<double>(y));
@@ -116,8 +123,8 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   std::string opname = ast::spelling(op);
   auto isOperand = [](const SVal &v) { return v.isTensor() || v.isNumber(); };
   if (!isOperand(a) || !isOperand(b))
-    error(loc, "unsupported operand types for " + opname + ": " + describe(a) + " and " +
-                   describe(b));
+    error(loc,
+          "unsupported operand types for " + opname + ": " + describe(a) + " and " + describe(b));
   if (op == BinOp::Pow)
     error(loc, "the ** operator is not supported on tensors",
           "use tl.exp2(y * tl.log2(x)) or libdevice.pow(x, y)");
@@ -147,8 +154,9 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   if (isBitwise(op)) {
     DType ta = dtypeOf(a), tb = dtypeOf(b);
     if (isFloat(ta) || isFloat(tb))
-      error(loc, "operator " + opname + " requires integer operands, got " + tritonName(ta) +
-                     " and " + tritonName(tb),
+      error(loc,
+            "operator " + opname + " requires integer operands, got " + tritonName(ta) + " and " +
+                tritonName(tb),
             "bitwise operators and shifts work on integer tensors; bitcast floats with "
             ".to(tl.int32, bitcast=True)");
     d = promote(a, b, false, loc);
@@ -167,19 +175,40 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   broadcastPair(x, y, loc);
   OpCode code = OpCode::Add;
   switch (op) {
-    case BinOp::Add: code = OpCode::Add; break;
-    case BinOp::Sub: code = OpCode::Sub; break;
-    case BinOp::Mul: code = OpCode::Mul; break;
+    case BinOp::Add:
+      code = OpCode::Add;
+      break;
+    case BinOp::Sub:
+      code = OpCode::Sub;
+      break;
+    case BinOp::Mul:
+      code = OpCode::Mul;
+      break;
     case BinOp::Div:
-    case BinOp::FloorDiv: code = OpCode::Div; break;
-    case BinOp::Mod: code = OpCode::Rem; break;
-    case BinOp::LShift: code = OpCode::Shl; break;
-    case BinOp::RShift: code = OpCode::Shr; break;
-    case BinOp::BitAnd: code = OpCode::And; break;
-    case BinOp::BitOr: code = OpCode::Or; break;
-    case BinOp::BitXor: code = OpCode::Xor; break;
+    case BinOp::FloorDiv:
+      code = OpCode::Div;
+      break;
+    case BinOp::Mod:
+      code = OpCode::Rem;
+      break;
+    case BinOp::LShift:
+      code = OpCode::Shl;
+      break;
+    case BinOp::RShift:
+      code = OpCode::Shr;
+      break;
+    case BinOp::BitAnd:
+      code = OpCode::And;
+      break;
+    case BinOp::BitOr:
+      code = OpCode::Or;
+      break;
+    case BinOp::BitXor:
+      code = OpCode::Xor;
+      break;
     case BinOp::Pow:
-    case BinOp::MatMul: break;
+    case BinOp::MatMul:
+      break;
   }
   return SVal::tensor(emit(code, {x, y}, x->type, loc));
 }
@@ -187,9 +216,12 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
 SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   if (op == CmpOp::Is || op == CmpOp::IsNot) {
     bool same;
-    if (a.isNone() || b.isNone()) same = a.isNone() && b.isNone();
-    else if (a.isConst() && b.isConst()) return compare(op == CmpOp::Is ? CmpOp::Eq : CmpOp::NotEq, a, b, loc);
-    else error(loc, "'is' can only compare with None or compile-time values");
+    if (a.isNone() || b.isNone())
+      same = a.isNone() && b.isNone();
+    else if (a.isConst() && b.isConst())
+      return compare(op == CmpOp::Is ? CmpOp::Eq : CmpOp::NotEq, a, b, loc);
+    else
+      error(loc, "'is' can only compare with None or compile-time values");
     return SVal::boolean(op == CmpOp::Is ? same : !same);
   }
   if (op == CmpOp::In || op == CmpOp::NotIn) {
@@ -206,13 +238,20 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
       bool anyF = a.kind == SVal::Kind::Float || b.kind == SVal::Kind::Float;
       auto cmp3 = [&](auto x, auto y) {
         switch (op) {
-          case CmpOp::Eq: return x == y;
-          case CmpOp::NotEq: return x != y;
-          case CmpOp::Lt: return x < y;
-          case CmpOp::LtE: return x <= y;
-          case CmpOp::Gt: return x > y;
-          case CmpOp::GtE: return x >= y;
-          default: return false;
+          case CmpOp::Eq:
+            return x == y;
+          case CmpOp::NotEq:
+            return x != y;
+          case CmpOp::Lt:
+            return x < y;
+          case CmpOp::LtE:
+            return x <= y;
+          case CmpOp::Gt:
+            return x > y;
+          case CmpOp::GtE:
+            return x >= y;
+          default:
+            return false;
         }
       };
       return SVal::boolean(anyF ? cmp3(a.asDouble(), b.asDouble()) : cmp3(a.i, b.i));
@@ -220,20 +259,25 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
     if (op != CmpOp::Eq && op != CmpOp::NotEq)
       error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " +
                      describe(a) + " and " + describe(b));
-    if (a.kind != b.kind) eq = false;
-    else if (a.kind == SVal::Kind::Str) eq = a.s == b.s;
-    else if (a.kind == SVal::Kind::DType) eq = a.dtype == b.dtype && a.i == b.i;
-    else if (a.kind == SVal::Kind::None) eq = true;
+    if (a.kind != b.kind)
+      eq = false;
+    else if (a.kind == SVal::Kind::Str)
+      eq = a.s == b.s;
+    else if (a.kind == SVal::Kind::DType)
+      eq = a.dtype == b.dtype && a.i == b.i;
+    else if (a.kind == SVal::Kind::None)
+      eq = true;
     else if (a.kind == SVal::Kind::Tuple) {
       eq = a.elems.size() == b.elems.size();
       for (size_t k = 0; eq && k < a.elems.size(); ++k)
         eq = compare(CmpOp::Eq, a.elems[k], b.elems[k], loc).i != 0;
-    } else eq = a.fn == b.fn && a.s == b.s;
+    } else
+      eq = a.fn == b.fn && a.s == b.s;
     return SVal::boolean(op == CmpOp::Eq ? eq : !eq);
   }
   if (!(a.isTensor() || a.isNumber()) || !(b.isTensor() || b.isNumber()))
-    error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " +
-                   describe(a) + " and " + describe(b));
+    error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " + describe(a) +
+                   " and " + describe(b));
   Value *x, *y;
   bool aPtr = a.isTensor() && a.v->type.isPtrLike();
   bool bPtr = b.isTensor() && b.v->type.isPtrLike();
@@ -249,16 +293,29 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   broadcastPair(x, y, loc);
   const char *pred = "eq";
   switch (op) {
-    case CmpOp::Eq: pred = "eq"; break;
-    case CmpOp::NotEq: pred = "ne"; break;
-    case CmpOp::Lt: pred = "lt"; break;
-    case CmpOp::LtE: pred = "le"; break;
-    case CmpOp::Gt: pred = "gt"; break;
-    case CmpOp::GtE: pred = "ge"; break;
-    default: break;
+    case CmpOp::Eq:
+      pred = "eq";
+      break;
+    case CmpOp::NotEq:
+      pred = "ne";
+      break;
+    case CmpOp::Lt:
+      pred = "lt";
+      break;
+    case CmpOp::LtE:
+      pred = "le";
+      break;
+    case CmpOp::Gt:
+      pred = "gt";
+      break;
+    case CmpOp::GtE:
+      pred = "ge";
+      break;
+    default:
+      break;
   }
-  return SVal::tensor(emit(OpCode::Cmp, {x, y}, x->type.withElement(Type::scalar(DType::I1)),
-                           loc, {{"pred", std::string(pred)}}));
+  return SVal::tensor(emit(OpCode::Cmp, {x, y}, x->type.withElement(Type::scalar(DType::I1)), loc,
+                           {{"pred", std::string(pred)}}));
 }
 
 SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
@@ -281,16 +338,16 @@ SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
         if (a.isIntLike()) return SVal::integer(~a.i);
         break;
     }
-    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " +
-                   describe(a));
+    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " + describe(a));
   }
   if (!a.isTensor() || a.v->type.isPtrLike())
-    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " +
-                   describe(a));
+    error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " + describe(a));
   Value *v = a.v;
   switch (op) {
-    case UnaryOp::Pos: return a;
-    case UnaryOp::Neg: return SVal::tensor(emit(OpCode::Neg, {v}, v->type, loc));
+    case UnaryOp::Pos:
+      return a;
+    case UnaryOp::Neg:
+      return SVal::tensor(emit(OpCode::Neg, {v}, v->type, loc));
     case UnaryOp::Invert:
       if (isFloat(v->type.dtype))
         error(loc, "operator ~ requires an integer operand, got " +

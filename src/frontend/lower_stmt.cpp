@@ -25,12 +25,18 @@ bool isConstexprAnnotation(const ast::Expr *a) {
 
 SVal fromConst(const ConstValue &c) {
   switch (c.kind) {
-    case ConstValue::Kind::None: return SVal::none();
-    case ConstValue::Kind::Bool: return SVal::boolean(c.i);
-    case ConstValue::Kind::Int: return SVal::integer(c.i);
-    case ConstValue::Kind::Float: return SVal::floating(c.f);
-    case ConstValue::Kind::Str: return SVal::string(c.s);
-    case ConstValue::Kind::DType: return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::None:
+      return SVal::none();
+    case ConstValue::Kind::Bool:
+      return SVal::boolean(c.i);
+    case ConstValue::Kind::Int:
+      return SVal::integer(c.i);
+    case ConstValue::Kind::Float:
+      return SVal::floating(c.f);
+    case ConstValue::Kind::Str:
+      return SVal::string(c.s);
+    case ConstValue::Kind::DType:
+      return SVal::dtypeVal(c.dtype);
     case ConstValue::Kind::Tuple: {
       std::vector<SVal> e;
       for (const auto &x : c.elems) e.push_back(fromConst(x));
@@ -98,8 +104,9 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const ast::Module &mod, const std::
       }
       case ArgSpec::Kind::Scalar: {
         if (constexprParam)
-          error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a runtime " +
-                           tritonName(a.dtype),
+          error(p.loc,
+                "parameter '" + p.name + "' is a tl.constexpr but was given a runtime " +
+                    tritonName(a.dtype),
                 "pass a compile-time value for it (a bare number in a signature)");
         Value *v = fn->body.addArg(Type::scalar(a.dtype), p.name);
         fn->paramAttrs.push_back({a.divisibility, a.equalToOne});
@@ -175,8 +182,8 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
       scope_ = savedScope;
       env_ = savedEnv;
       error(loc, "argument '" + p.name + "' of " + def->name +
-                     "() is a tl.constexpr but was given a runtime value (" + describe(env[p.name]) +
-                     ")");
+                     "() is a tl.constexpr but was given a runtime value (" +
+                     describe(env[p.name]) + ")");
     }
   }
   env_ = &env;
@@ -293,8 +300,8 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
         return;
       }
       if (!opts_.debug) return;
-      Value *c = cast(tensorArg(cond, s.a->loc, "the assert condition"), Type::scalar(DType::I1),
-                      s.loc);
+      Value *c =
+          cast(tensorArg(cond, s.a->loc, "the assert condition"), Type::scalar(DType::I1), s.loc);
       b_.setLoc(s.loc);
       b_.create(OpCode::Assert, {c}, {}, {{"message", msg}});
       return;
@@ -302,8 +309,8 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
     case K::Break:
     case K::Continue:
       if (loopDepth_ == 0)
-        error(s.loc, std::string("'") + (s.kind == K::Break ? "break" : "continue") +
-                         "' outside a loop");
+        error(s.loc,
+              std::string("'") + (s.kind == K::Break ? "break" : "continue") + "' outside a loop");
       // The loop lowering carries "$broken"; the rest of the iteration is
       // skipped by the if-restructuring in lowerIf.
       if (s.kind == K::Break) (*env_)["$broken"] = SVal::boolean(true);

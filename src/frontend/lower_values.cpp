@@ -36,32 +36,47 @@ bool SVal::isConst() const {
 
 std::string describe(const SVal &v) {
   switch (v.kind) {
-    case SVal::Kind::None: return "None";
-    case SVal::Kind::Bool: return v.i ? "constexpr bool True" : "constexpr bool False";
-    case SVal::Kind::Int: return "constexpr int " + std::to_string(v.i);
-    case SVal::Kind::Float: return "constexpr float";
-    case SVal::Kind::Str: return "string '" + v.s + "'";
+    case SVal::Kind::None:
+      return "None";
+    case SVal::Kind::Bool:
+      return v.i ? "constexpr bool True" : "constexpr bool False";
+    case SVal::Kind::Int:
+      return "constexpr int " + std::to_string(v.i);
+    case SVal::Kind::Float:
+      return "constexpr float";
+    case SVal::Kind::Str:
+      return "string '" + v.s + "'";
     case SVal::Kind::DType:
       return v.i ? std::string("pointer type to ") + tritonName(v.dtype)
                  : std::string("dtype ") + tritonName(v.dtype);
-    case SVal::Kind::Tuple: return "tuple of " + std::to_string(v.elems.size());
+    case SVal::Kind::Tuple:
+      return "tuple of " + std::to_string(v.elems.size());
     case SVal::Kind::Tensor: {
       const Type &t = v.v->type;
       if (t.isTile()) {
         std::string s = "tensor<";
-        for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "x" : "") + std::to_string(t.shape[i]);
-        return s + ", " + (t.elemIsPtr ? std::string("pointer<") + tritonName(t.dtype) + ">"
-                                       : std::string(tritonName(t.dtype))) + ">";
+        for (size_t i = 0; i < t.shape.size(); ++i)
+          s += (i ? "x" : "") + std::to_string(t.shape[i]);
+        return s + ", " +
+               (t.elemIsPtr ? std::string("pointer<") + tritonName(t.dtype) + ">"
+                            : std::string(tritonName(t.dtype))) +
+               ">";
       }
       return t.isPtr() ? std::string("scalar pointer<") + tritonName(t.dtype) + ">"
                        : std::string("scalar ") + tritonName(t.dtype);
     }
-    case SVal::Kind::Function: return "function '" + (v.fn ? v.fn->name : std::string()) + "'";
-    case SVal::Kind::Builtin: return "builtin '" + v.s + "'";
-    case SVal::Kind::Module: return "module '" + v.s + "'";
-    case SVal::Kind::BlockPtr: return "block pointer";
-    case SVal::Kind::Slice: return "slice";
-    case SVal::Kind::Ellipsis: return "Ellipsis";
+    case SVal::Kind::Function:
+      return "function '" + (v.fn ? v.fn->name : std::string()) + "'";
+    case SVal::Kind::Builtin:
+      return "builtin '" + v.s + "'";
+    case SVal::Kind::Module:
+      return "module '" + v.s + "'";
+    case SVal::Kind::BlockPtr:
+      return "block pointer";
+    case SVal::Kind::Slice:
+      return "slice";
+    case SVal::Kind::Ellipsis:
+      return "Ellipsis";
   }
   return "value";
 }
@@ -91,9 +106,13 @@ DType literalIntType(int64_t v) {
   return DType::I64;
 }
 
-int kindRank(DType d) { return d == DType::I1 ? 0 : isFloat(d) ? 2 : 1; }
+int kindRank(DType d) {
+  return d == DType::I1 ? 0 : isFloat(d) ? 2 : 1;
+}
 
-bool isFp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
+bool isFp8(DType d) {
+  return d == DType::F8E4NV || d == DType::F8E5;
+}
 
 DType integerPromote(DType a, DType b) {
   int ra = bitWidth(a), rb = bitWidth(b);
@@ -106,11 +125,16 @@ DType integerPromote(DType a, DType b) {
 
 DType Lowerer::dtypeOf(const SVal &v) const {
   switch (v.kind) {
-    case SVal::Kind::Bool: return DType::I1;
-    case SVal::Kind::Int: return literalIntType(v.i);
-    case SVal::Kind::Float: return DType::F32;
-    case SVal::Kind::Tensor: return v.v->type.dtype;
-    default: return DType::I32;
+    case SVal::Kind::Bool:
+      return DType::I1;
+    case SVal::Kind::Int:
+      return literalIntType(v.i);
+    case SVal::Kind::Float:
+      return DType::F32;
+    case SVal::Kind::Tensor:
+      return v.v->type.dtype;
+    default:
+      return DType::I32;
   }
 }
 
@@ -128,7 +152,8 @@ Value *Lowerer::toValue(const SVal &v, SourceLoc loc, std::optional<DType> want)
       return constant(v.f, Type::scalar(d));
     }
     case SVal::Kind::Tensor:
-      if (want && !v.v->type.isPtrLike() && v.v->type.dtype != *want) return castTo(v.v, *want, loc);
+      if (want && !v.v->type.isPtrLike() && v.v->type.dtype != *want)
+        return castTo(v.v, *want, loc);
       return v.v;
     default:
       error(loc, "expected a tensor or a number here, got " + describe(v));
@@ -151,9 +176,10 @@ Value *Lowerer::cast(Value *v, const Type &elem, SourceLoc loc, bool bitcast,
     int sb = srcElem.isPtr() ? 64 : bitWidth(srcElem.dtype);
     int db = elem.isPtr() ? 64 : bitWidth(elem.dtype);
     if (sb != db)
-      error(loc, std::string("cannot bitcast ") + srcElem.str() + " to " + elem.str() +
-                     ": the bit widths differ (" + std::to_string(sb) + " vs " +
-                     std::to_string(db) + ")",
+      error(loc,
+            std::string("cannot bitcast ") + srcElem.str() + " to " + elem.str() +
+                ": the bit widths differ (" + std::to_string(sb) + " vs " + std::to_string(db) +
+                ")",
             "bitcast reinterprets bits; use .to(dtype) without bitcast=True to convert values");
     return emit(OpCode::Bitcast, {v}, result, loc);
   }
@@ -177,8 +203,7 @@ Value *Lowerer::cast(Value *v, const Type &elem, SourceLoc loc, bool bitcast,
 }
 
 std::vector<int64_t> Lowerer::broadcastShapes(const std::vector<int64_t> &a,
-                                              const std::vector<int64_t> &b,
-                                              SourceLoc loc) const {
+                                              const std::vector<int64_t> &b, SourceLoc loc) const {
   size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);
   for (size_t i = 0; i < n; ++i) {
@@ -190,11 +215,11 @@ std::vector<int64_t> Lowerer::broadcastShapes(const std::vector<int64_t> &a,
         for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
         return r + "]";
       };
-      error(loc,
-            "shape mismatch: cannot broadcast shapes " + str(a) + " and " + str(b) +
-                " (dimension " + std::to_string(i) + ": " + std::to_string(da) + " vs " +
-                std::to_string(db) + ")",
-            "make the shapes equal, or give one of them size 1 in that dimension (e.g. x[:, None])");
+      error(
+          loc,
+          "shape mismatch: cannot broadcast shapes " + str(a) + " and " + str(b) + " (dimension " +
+              std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")",
+          "make the shapes equal, or give one of them size 1 in that dimension (e.g. x[:, None])");
     }
     out[i] = std::max(da, db);
   }
@@ -217,8 +242,8 @@ Value *Lowerer::broadcastTo(Value *v, const std::vector<int64_t> &shape, SourceL
   if (v->type.shape == shape) return v;
   broadcastShapes(v->type.shape, shape, loc);  // diagnoses mismatches
   if (static_cast<size_t>(v->type.rank()) != shape.size())
-    error(loc, "cannot broadcast a tile of rank " + std::to_string(v->type.rank()) +
-                   " to rank " + std::to_string(shape.size()));
+    error(loc, "cannot broadcast a tile of rank " + std::to_string(v->type.rank()) + " to rank " +
+                   std::to_string(shape.size()));
   return emit(OpCode::Broadcast, {v}, v->type.withShape(shape), loc);
 }
 
@@ -250,12 +275,13 @@ DType Lowerer::promote(const SVal &a, const SVal &b, bool divOrMod, SourceLoc lo
   }
   if (isFp8(ta) && isFp8(tb)) return ta == tb ? ta : DType::F16;
   if (isFloat(ta) || isFloat(tb))
-    error(loc, std::string("unsupported operand dtypes ") + tritonName(ta) + " and " +
-                   tritonName(tb),
+    error(loc,
+          std::string("unsupported operand dtypes ") + tritonName(ta) + " and " + tritonName(tb),
           "convert the fp8 operand with .to(tl.float16) or .to(tl.float32) first");
   if (divOrMod && isUnsigned(ta) != isUnsigned(tb) && ta != DType::I1 && tb != DType::I1)
-    error(loc, std::string("cannot use /, // or % with ") + tritonName(ta) + " and " +
-                   tritonName(tb) + " because they have different signedness",
+    error(loc,
+          std::string("cannot use /, // or % with ") + tritonName(ta) + " and " + tritonName(tb) +
+              " because they have different signedness",
           "cast one operand with .to() so both are signed or both unsigned");
   return integerPromote(ta, tb);
 }
@@ -263,9 +289,10 @@ DType Lowerer::promote(const SVal &a, const SVal &b, bool divOrMod, SourceLoc lo
 int64_t Lowerer::constInt(const SVal &v, SourceLoc loc, const std::string &what) const {
   if (v.kind == SVal::Kind::Int || v.kind == SVal::Kind::Bool) return v.i;
   if (v.isTensor())
-    error(loc, what + " must be a compile-time constant, but it is a runtime value (" +
-                   describe(v) + ")",
-          "pass it as a tl.constexpr argument or compute it from constexpr values");
+    error(
+        loc,
+        what + " must be a compile-time constant, but it is a runtime value (" + describe(v) + ")",
+        "pass it as a tl.constexpr argument or compute it from constexpr values");
   error(loc, what + " must be an integer, got " + describe(v));
 }
 

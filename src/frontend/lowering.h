@@ -27,14 +27,19 @@ struct ModuleScope;
 
 struct SVal {
   enum class Kind {
-    None, Bool, Int, Float, Str, DType,  // compile-time scalars
-    Tuple,                               // elems (any kinds)
-    Tensor,                              // v: a runtime scalar or tile
-    Function,                            // fn: a @jit function (def) in scope
-    Builtin,                             // s: qualified builtin name; elems[0] = bound self, if any
-    Module,                              // s: canonical module name ("tl", "triton", "libdevice")
-    BlockPtr,                            // elems: base, shape..., strides..., offsets...; ints: block shape; ints2: order
-    Slice,                               // elems: lo, hi, step (None when absent)
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    DType,     // compile-time scalars
+    Tuple,     // elems (any kinds)
+    Tensor,    // v: a runtime scalar or tile
+    Function,  // fn: a @jit function (def) in scope
+    Builtin,   // s: qualified builtin name; elems[0] = bound self, if any
+    Module,    // s: canonical module name ("tl", "triton", "libdevice")
+    BlockPtr,  // elems: base, shape..., strides..., offsets...; ints: block shape; ints2: order
+    Slice,     // elems: lo, hi, step (None when absent)
     Ellipsis,
   };
   Kind kind = Kind::None;
@@ -49,15 +54,60 @@ struct SVal {
   const ModuleScope *scope = nullptr;  // Function: where its globals resolve
 
   static SVal none() { return {}; }
-  static SVal boolean(bool b) { SVal r; r.kind = Kind::Bool; r.i = b; return r; }
-  static SVal integer(int64_t i) { SVal r; r.kind = Kind::Int; r.i = i; return r; }
-  static SVal floating(double f) { SVal r; r.kind = Kind::Float; r.f = f; return r; }
-  static SVal string(std::string s) { SVal r; r.kind = Kind::Str; r.s = std::move(s); return r; }
-  static SVal dtypeVal(DType d) { SVal r; r.kind = Kind::DType; r.dtype = d; return r; }
-  static SVal tensor(Value *v) { SVal r; r.kind = Kind::Tensor; r.v = v; return r; }
-  static SVal tuple(std::vector<SVal> e) { SVal r; r.kind = Kind::Tuple; r.elems = std::move(e); return r; }
-  static SVal builtin(std::string name) { SVal r; r.kind = Kind::Builtin; r.s = std::move(name); return r; }
-  static SVal module(std::string name) { SVal r; r.kind = Kind::Module; r.s = std::move(name); return r; }
+  static SVal boolean(bool b) {
+    SVal r;
+    r.kind = Kind::Bool;
+    r.i = b;
+    return r;
+  }
+  static SVal integer(int64_t i) {
+    SVal r;
+    r.kind = Kind::Int;
+    r.i = i;
+    return r;
+  }
+  static SVal floating(double f) {
+    SVal r;
+    r.kind = Kind::Float;
+    r.f = f;
+    return r;
+  }
+  static SVal string(std::string s) {
+    SVal r;
+    r.kind = Kind::Str;
+    r.s = std::move(s);
+    return r;
+  }
+  static SVal dtypeVal(DType d) {
+    SVal r;
+    r.kind = Kind::DType;
+    r.dtype = d;
+    return r;
+  }
+  static SVal tensor(Value *v) {
+    SVal r;
+    r.kind = Kind::Tensor;
+    r.v = v;
+    return r;
+  }
+  static SVal tuple(std::vector<SVal> e) {
+    SVal r;
+    r.kind = Kind::Tuple;
+    r.elems = std::move(e);
+    return r;
+  }
+  static SVal builtin(std::string name) {
+    SVal r;
+    r.kind = Kind::Builtin;
+    r.s = std::move(name);
+    return r;
+  }
+  static SVal module(std::string name) {
+    SVal r;
+    r.kind = Kind::Module;
+    r.s = std::move(name);
+    return r;
+  }
 
   bool isNone() const { return kind == Kind::None; }
   bool isTensor() const { return kind == Kind::Tensor; }
@@ -79,13 +129,13 @@ struct ModuleScope {
 
 // Arguments bound to a builtin's declared parameters.
 struct CallArgs {
-  SourceLoc loc;                   // the call
-  std::string name;                // builtin name for messages ("tl.load")
-  std::vector<std::string> params; // declared names, in order
-  std::vector<SVal> values;        // bound values (default applied)
-  std::vector<SourceLoc> locs;     // where each came from (call loc for defaults)
-  std::vector<bool> given;         // explicitly passed
-  std::vector<SVal> varargs;       // for a "*args" parameter
+  SourceLoc loc;                    // the call
+  std::string name;                 // builtin name for messages ("tl.load")
+  std::vector<std::string> params;  // declared names, in order
+  std::vector<SVal> values;         // bound values (default applied)
+  std::vector<SourceLoc> locs;      // where each came from (call loc for defaults)
+  std::vector<bool> given;          // explicitly passed
+  std::vector<SVal> varargs;        // for a "*args" parameter
   std::vector<SourceLoc> varargLocs;
 
   int index(std::string_view p) const;
@@ -150,8 +200,8 @@ class Lowerer {
   Value *broadcastTo(Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
   // Numpy-style broadcast of two values to a common shape.
   void broadcastPair(Value *&a, Value *&b, SourceLoc loc);
-  std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a,
-                                       const std::vector<int64_t> &b, SourceLoc loc) const;
+  std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
+                                       SourceLoc loc) const;
   // Triton's binary operators on SVals (constant folding for two compile-time values).
   SVal binary(ast::BinOp op, const SVal &a, const SVal &b, SourceLoc loc);
   SVal compare(ast::CmpOp op, const SVal &a, const SVal &b, SourceLoc loc);

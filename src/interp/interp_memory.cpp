@@ -5,8 +5,10 @@
 // [addr, addr + size) must lie inside one of them. A per-op window caches the
 // last buffer hit, so the check is one subtraction and one compare per
 // element. Atomics are real atomics (std::atomic_ref) because programs run
-// concurrently and kernels build locks from them; 8/16-bit atomics and float
-// arithmetic go through CAS loops on the containing aligned word.
+// concurrently and kernels build locks from them; max/min, float arithmetic
+// and 8/16-bit elements go through CAS loops (on the element itself where the
+// host has 8/16-bit CAS, else on the containing aligned 32-bit word).
+
 // The element loops need GCC's full vectoriser (-O2 only vectorises loops
 // whose trip count is known); clang vectorises them at -O2 already.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -199,11 +201,15 @@ template <class S>
 using WordOf = std::conditional_t<sizeof(S) == 8, uint64_t, uint32_t>;
 
 // Atomically replaces *addr by fn(*addr) (when fn returns true); returns the
-// old value. 8/16-bit elements update their aligned 32-bit word.
+// old value.
 template <class S, class Fn>
 S atomicUpdate(uint64_t addr, Fn fn) {
-  using W = WordOf<S>;
-  if constexpr (sizeof(S) >= 4) {
+  // Native-width CAS where the host has it (x86 and ARM do for 8/16 bits),
+  // so no byte outside the element is touched; else the containing word.
+  using N = std::conditional_t<sizeof(S) == 1, uint8_t, uint16_t>;
+  constexpr bool native = sizeof(S) >= 4 || std::atomic_ref<N>::is_always_lock_free;
+  using W = std::conditional_t<sizeof(S) >= 4, WordOf<S>, std::conditional_t<native, N, uint32_t>>;
+  if constexpr (native) {
     std::atomic_ref<W> ref(*reinterpret_cast<W *>(addr));
     W cur = ref.load();
     for (;;) {

@@ -14,7 +14,9 @@ constexpr OpInfo kOps[] = {
 };
 }  // namespace
 
-const OpInfo &opInfo(OpCode c) { return kOps[static_cast<int>(c)]; }
+const OpInfo &opInfo(OpCode c) {
+  return kOps[static_cast<int>(c)];
+}
 
 std::optional<OpCode> opCodeFromMnemonic(std::string_view s) {
   for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i)

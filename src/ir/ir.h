@@ -13,11 +13,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
 #include <list>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -51,7 +51,9 @@ struct OpInfo {
 };
 const OpInfo &opInfo(OpCode c);
 std::optional<OpCode> opCodeFromMnemonic(std::string_view s);
-inline bool hasFlag(OpCode c, unsigned f) { return (opInfo(c).flags & f) != 0; }
+inline bool hasFlag(OpCode c, unsigned f) {
+  return (opInfo(c).flags & f) != 0;
+}
 
 // Attribute values. Integers and booleans are int64; strings name enums
 // (cache modifiers, predicates); int lists are shapes, orders and hints.

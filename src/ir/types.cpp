@@ -22,12 +22,24 @@ std::optional<DType> lookup(std::string_view s, F field) {
 }
 }  // namespace
 
-int bitWidth(DType t) { return kInfo[static_cast<int>(t)].bits; }
-DClass dclass(DType t) { return kInfo[static_cast<int>(t)].cls; }
-int byteSize(DType t) { return bitWidth(t) == 1 ? 1 : bitWidth(t) / 8; }
-const char *irName(DType t) { return kInfo[static_cast<int>(t)].ir; }
-const char *tritonName(DType t) { return kInfo[static_cast<int>(t)].triton; }
-const char *signatureName(DType t) { return kInfo[static_cast<int>(t)].sig; }
+int bitWidth(DType t) {
+  return kInfo[static_cast<int>(t)].bits;
+}
+DClass dclass(DType t) {
+  return kInfo[static_cast<int>(t)].cls;
+}
+int byteSize(DType t) {
+  return bitWidth(t) == 1 ? 1 : bitWidth(t) / 8;
+}
+const char *irName(DType t) {
+  return kInfo[static_cast<int>(t)].ir;
+}
+const char *tritonName(DType t) {
+  return kInfo[static_cast<int>(t)].triton;
+}
+const char *signatureName(DType t) {
+  return kInfo[static_cast<int>(t)].sig;
+}
 std::optional<DType> dtypeFromIrName(std::string_view s) {
   return lookup(s, [](const DTypeInfo &i) { return i.ir; });
 }

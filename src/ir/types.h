@@ -28,10 +28,18 @@ enum class DClass : uint8_t { Bool, Signed, Unsigned, Float };
 
 int bitWidth(DType t);
 DClass dclass(DType t);
-inline bool isFloat(DType t) { return dclass(t) == DClass::Float; }
-inline bool isInt(DType t) { return !isFloat(t); }  // includes i1
-inline bool isSigned(DType t) { return dclass(t) == DClass::Signed; }
-inline bool isUnsigned(DType t) { return dclass(t) == DClass::Unsigned; }
+inline bool isFloat(DType t) {
+  return dclass(t) == DClass::Float;
+}
+inline bool isInt(DType t) {
+  return !isFloat(t);
+}  // includes i1
+inline bool isSigned(DType t) {
+  return dclass(t) == DClass::Signed;
+}
+inline bool isUnsigned(DType t) {
+  return dclass(t) == DClass::Unsigned;
+}
 int byteSize(DType t);  // storage size in memory (i1 takes one byte)
 const char *irName(DType t);
 const char *tritonName(DType t);
@@ -43,9 +51,9 @@ std::optional<DType> dtypeFromSignatureName(std::string_view s);
 struct Type {
   enum class Kind : uint8_t { Void, Scalar, Ptr, Tile, MemDesc };
   Kind kind = Kind::Void;
-  DType dtype = DType::I32;    // Scalar: itself; Ptr: pointee; Tile/MemDesc: element (or its pointee)
-  bool elemIsPtr = false;      // Tile: elements are pointers to dtype
-  uint8_t addrSpace = 1;       // pointers (Ptr, or Tile with elemIsPtr)
+  DType dtype = DType::I32;  // Scalar: itself; Ptr: pointee; Tile/MemDesc: element (or its pointee)
+  bool elemIsPtr = false;    // Tile: elements are pointers to dtype
+  uint8_t addrSpace = 1;     // pointers (Ptr, or Tile with elemIsPtr)
   std::vector<int64_t> shape;  // Tile/MemDesc
   std::string layout;          // Tile/MemDesc: layout attribute name, empty when none
 

@@ -10,8 +10,8 @@ namespace tessera {
 
 const std::vector<std::string> &defaultPipeline() {
   static const std::vector<std::string> pipeline = [] {
-    std::vector<std::string> wanted = {"inline", "canonicalize", "cse", "licm", "canonicalize",
-                                       "cse", "dce"};
+    std::vector<std::string> wanted = {"inline",       "canonicalize", "cse", "licm",
+                                       "canonicalize", "cse",          "dce"};
     std::vector<std::string> out;
     for (const auto &p : wanted)
       if (findPass(p)) out.push_back(p);
@@ -71,8 +71,8 @@ void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &
     } else if (isFloat(p.type.dtype)) {
       if (a.kind == Arg::Kind::Buffer)
         throw KernelError(what + " of kernel '" + name_ + "' must be a number");
-      values.push_back(interp::ArgValue::floating(a.kind == Arg::Kind::Float ? a.f
-                                                                            : static_cast<double>(a.i)));
+      values.push_back(
+          interp::ArgValue::floating(a.kind == Arg::Kind::Float ? a.f : static_cast<double>(a.i)));
     } else {
       if (a.kind != Arg::Kind::Int)
         throw KernelError(what + " of kernel '" + name_ + "' must be an integer");

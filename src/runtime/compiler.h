@@ -35,7 +35,9 @@ const std::vector<std::string> &defaultPipeline();
 class KernelImpl : public CompiledKernel {
  public:
   const std::string &name() const override { return name_; }
-  const std::vector<std::pair<std::string, std::string>> &stages() const override { return stages_; }
+  const std::vector<std::pair<std::string, std::string>> &stages() const override {
+    return stages_;
+  }
   std::string ir(std::string_view stage) const override;
   std::vector<std::pair<std::string, std::string>> params() const override;
   void run(const std::vector<Arg> &args, Grid grid, const RunOptions &opts) const override;

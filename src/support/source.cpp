@@ -28,7 +28,7 @@ std::string_view SourceManager::lineText(uint32_t id, uint32_t userLine) const {
   if (idx >= f->lineStarts.size()) return {};
   uint32_t begin = f->lineStarts[idx];
   uint32_t end = idx + 1 < f->lineStarts.size() ? f->lineStarts[idx + 1] - 1
-                                                 : static_cast<uint32_t>(f->text.size());
+                                                : static_cast<uint32_t>(f->text.size());
   if (end > begin && f->text[end - 1] == '\r') --end;
   return std::string_view(f->text).substr(begin, end - begin);
 }

@@ -460,7 +460,6 @@ def next_power_of_2(n: int) -> int:
 # ---------------------------------------------------------------------------
 # checking helpers
 
-FLOAT_KINDS = "f"
 
 
 def is_float_dtype(dt: Any) -> bool:

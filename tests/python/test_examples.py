@@ -45,20 +45,6 @@ def test_gelu(rng: np.random.Generator, n: int) -> None:
     assert_close(out, gelu_ref(x), np.float32, rtol=1e-5, atol=1e-6)
 
 
-INF_XFAIL = pytest.mark.xfail(
-    strict=True, raises=tt.CompilationError,
-    reason="front end: float('inf') is rejected ('float() is not defined for string'); "
-    "pyFloat in src/frontend/builtins_core.cpp accepts only numbers, not 'inf'/'-inf'/'nan'")
-# Runs the example as written, and (until float("inf") works) with -inf spelt
-# as an overflowing constant product, so the rest of the kernel stays tested.
-INF_SPELLING = pytest.mark.parametrize("spelling", [pytest.param("as_written", marks=INF_XFAIL), "overflow"])
-
-
-def example(path: str, spelling: str) -> str:
-    src = (tt.REPO / path).read_text()
-    return src if spelling == "as_written" else src.replace('-float("inf")', "(-1e38 * 1e38)")
-
-
 def softmax_ref(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.float64)
     e = np.exp(x - x.max(axis=1, keepdims=True))
@@ -66,10 +52,9 @@ def softmax_ref(x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("rows,cols", [(1, 1), (7, 33), (16, 128), (5, 781)])
-@INF_SPELLING
-def test_softmax(rng: np.random.Generator, rows: int, cols: int, spelling: str) -> None:
+def test_softmax(rng: np.random.Generator, rows: int, cols: int) -> None:
     block = next_power_of_2(cols)
-    k = compile_kernel(example("examples/softmax.py", spelling), "softmax_kernel", f"*fp32, *fp32, i32, i32, i32, {block}")
+    k = compile_kernel("examples/softmax.py", "softmax_kernel", f"*fp32, *fp32, i32, i32, i32, {block}")
     x = (rng.standard_normal((rows, cols)) * 4).astype(np.float32)
     out = poisoned((rows, cols), np.float32)
     run(k, rows, out, x, cols, cols, cols)
@@ -77,9 +62,8 @@ def test_softmax(rng: np.random.Generator, rows: int, cols: int, spelling: str) 
 
 
 @pytest.mark.parametrize("rows,cols,block", [(3, 1000, 128), (4, 64, 64), (2, 257, 32), (5, 10, 16)])
-@INF_SPELLING
-def test_softmax_online(rng: np.random.Generator, rows: int, cols: int, block: int, spelling: str) -> None:
-    k = compile_kernel(example("examples/softmax_online.py", spelling), "softmax_online_kernel",
+def test_softmax_online(rng: np.random.Generator, rows: int, cols: int, block: int) -> None:
+    k = compile_kernel("examples/softmax_online.py", "softmax_online_kernel",
                        f"*fp32, *fp32, i32, i32, i32, {block}")
     x = (rng.standard_normal((rows, cols)) * 4).astype(np.float32)
     x[0, -1] = 30.0  # the maximum in the last block forces a rescale
