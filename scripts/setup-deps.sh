@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing Tessera needs, where it is missing:
 # a C++20 compiler, CMake, Ninja, GoogleTest, FileCheck (llvm-14-tools),
-# clang with libFuzzer, Python 3 with NumPy and pytest. Safe to run again.
+# clang with libFuzzer, Python 3 with tests/python/requirements.txt. Safe to run again.
 set -euo pipefail
 
 need_apt=()
@@ -24,7 +24,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
-if ! python3 -c "import numpy, pytest" 2>/dev/null; then
-  echo "setup-deps: installing numpy and pytest"
-  python3 -m pip install -q numpy pytest || python3 -m pip install -q --break-system-packages numpy pytest
+if ! python3 -c "import numpy, pytest, ml_dtypes" 2>/dev/null; then
+  echo "setup-deps: installing tests/python/requirements.txt"
+  req="$(dirname "$0")/../tests/python/requirements.txt"
+  python3 -m pip install -q -r "$req" || python3 -m pip install -q --break-system-packages -r "$req"
 fi

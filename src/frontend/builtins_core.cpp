@@ -516,8 +516,12 @@ SVal pyAbs(Lowerer &l, A &a) {
   return absFn(l, a);
 }
 
+// range(), tl.range() and tl.static_range() are lowered by the for-loop
+// statement (lower_control.cpp); anywhere else they are an error.
 SVal pyRange(Lowerer &l, A &a) {
-  l.error(a.loc, "range() can only be used as the iterable of a for loop");
+  std::string name = a.name.starts_with("builtins.") ? a.name.substr(9) : a.name;
+  l.error(a.loc, name + "() can only be used as the iterable of a for loop",
+          "write 'for i in " + name + "(...):'");
 }
 
 SVal pyPrint(Lowerer &l, A &a) {
@@ -589,6 +593,8 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"builtins.bool", {"x"}, pyBool},
       {"builtins.abs", {"x"}, pyAbs},
       {"builtins.range", {"*args"}, pyRange},
+      {"tl.range", {"*args"}, pyRange},
+      {"tl.static_range", {"*args"}, pyRange},
       {"builtins.print", {"*values"}, pyPrint},
       {"builtins.isinstance", {"*args"}, pyUnsupported},
   };

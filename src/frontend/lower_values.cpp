@@ -257,22 +257,19 @@ void Lowerer::broadcastPair(Value *&a, Value *&b, SourceLoc loc) {
 DType Lowerer::promote(const SVal &a, const SVal &b, bool divOrMod, SourceLoc loc) const {
   DType ta = dtypeOf(a), tb = dtypeOf(b);
   bool sa = a.isNumber(), sb = b.isNumber();
+  // A Python number of a kind no higher than the tensor's (bool < uint < int <
+  // float) takes no part in promotion; the remaining rules still apply.
   if (sa != sb) {
     DType scalarTy = sa ? ta : tb, tensorTy = sa ? tb : ta;
-    if (kindRank(scalarTy) <= kindRank(tensorTy)) {
-      if (divOrMod && (tensorTy == DType::F16 || tensorTy == DType::BF16)) return DType::F32;
-      return tensorTy;
-    }
+    if (kindRank(scalarTy) <= kindRank(tensorTy)) ta = tb = tensorTy;
   }
+  // Triton's order: fp64 wins; / and % of floats compute in fp32; fp32 wins;
+  // then fp16 (so fp16 op bf16 is fp16); bf16 stays bf16 only against bf16.
   if (ta == DType::F64 || tb == DType::F64) return DType::F64;
+  if (divOrMod && (isFloat(ta) || isFloat(tb))) return DType::F32;
   if (ta == DType::F32 || tb == DType::F32) return DType::F32;
-  if ((ta == DType::F16 && tb == DType::BF16) || (ta == DType::BF16 && tb == DType::F16))
-    return DType::F32;
-  if (ta == DType::F16 || tb == DType::F16) return divOrMod ? DType::F32 : DType::F16;
-  if (ta == DType::BF16 || tb == DType::BF16) {
-    if (divOrMod) return DType::F32;
-    return ta == tb ? DType::BF16 : DType::F32;
-  }
+  if (ta == DType::F16 || tb == DType::F16) return DType::F16;
+  if (ta == DType::BF16 || tb == DType::BF16) return ta == tb ? DType::BF16 : DType::F32;
   if (isFp8(ta) && isFp8(tb)) return ta == tb ? ta : DType::F16;
   if (isFloat(ta) || isFloat(tb))
     error(loc,

@@ -13,11 +13,6 @@ from tessera_testing import assert_close, compile_kernel, poisoned, run
 
 K = "control_flow.py"
 
-RANGE_XFAIL = pytest.mark.xfail(
-    strict=True, raises=tt.CompilationError,
-    reason="front end: tl.range / tl.static_range have no entry in the builtin table, so the "
-    "attribute lookup (lower_expr.cpp, \"has no attribute ... that Tessera supports\") rejects them "
-    "before the for-loop lowering in lower_control.cpp can handle them")
 
 
 @pytest.mark.parametrize("n", [0, 1, 7])
@@ -36,7 +31,6 @@ def test_range_runtime_bounds(lo: int, hi: int, step: int) -> None:
     assert out[0] == sum(range(lo, hi, step))
 
 
-@RANGE_XFAIL
 def test_tl_range() -> None:
     out = poisoned(1, np.int32)
     run(compile_kernel(K, "tl_range_kernel", "*i32, i32"), 1, out, 11)
@@ -74,7 +68,6 @@ def test_early_return() -> None:
 
 
 @pytest.mark.parametrize("n", [0, 1, 4])
-@RANGE_XFAIL
 def test_static_range(n: int) -> None:
     out = poisoned(8, np.int32)
     run(compile_kernel(K, "static_range_kernel", f"*i32, {n}"), 1, out)
@@ -82,7 +75,6 @@ def test_static_range(n: int) -> None:
     assert_close(out, (offs * sum(range(n)) + sum(range(1, 7, 3))).astype(np.int32))
 
 
-@RANGE_XFAIL
 def test_static_range_is_unrolled() -> None:
     ir = compile_kernel(K, "static_range_kernel", "*i32, 4").ir("ttir-initial")
     assert not re.search(r"= for ", ir), ir
