@@ -1,10 +1,13 @@
 """Fused row softmax: one program per row, the whole row in one block.
 
 BLOCK_SIZE is the next power of two >= n_cols; the extra lanes load -inf so
-they add nothing to the sum.
+they add nothing to the sum. As in Triton's tutorial, the kernel is compiled
+once with `warmup` and then launched through the compiled handle.
 """
-import triton
-import triton.language as tl
+import numpy as np
+
+import tessera as triton
+import tessera.language as tl
 
 
 @triton.jit
@@ -18,3 +21,29 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols,
     num = tl.exp(x)
     den = tl.sum(num, axis=0)
     tl.store(out_ptr + row * out_row_stride + cols, num / den, mask=mask)
+
+
+def softmax(x):
+    n_rows, n_cols = x.shape
+    out = np.empty_like(x)
+    block = triton.next_power_of_2(n_cols)
+    softmax_kernel[(n_rows,)](out, x, x.strides[0] // x.itemsize, out.strides[0] // out.itemsize,
+                              n_cols, BLOCK_SIZE=block)
+    return out
+
+
+def softmax_numpy(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def demo(rng, shape=(1823, 781)):
+    x = rng.standard_normal(shape, dtype=np.float32) * 4
+    return {"name": "softmax", "size": f"{shape[0]}x{shape[1]} fp32", "out": softmax(x),
+            "ref": softmax_numpy(x.astype(np.float64)), "tolerance": 1e-5,
+            "tessera": lambda: softmax(x), "numpy": lambda: softmax_numpy(x)}
+
+
+if __name__ == "__main__":
+    from demo import run_one
+    run_one(demo)

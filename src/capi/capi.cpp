@@ -3,6 +3,9 @@
 // message; nothing C++ crosses the boundary.
 #include "capi/capi.h"
 
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -14,6 +17,7 @@
 
 #include "frontend/frontend.h"
 #include "runtime/compiler.h"
+#include "runtime/serialize.h"
 #include "support/diagnostics.h"
 
 struct tessera_kernel {
@@ -182,45 +186,88 @@ std::vector<std::string> splitPasses(const char *passes) {
   return out;
 }
 
-tessera::CompileRequest makeRequest(const char *source, const char *kernelName,
-                                    const tessera_compile_options *opts) {
-  require(source != nullptr, "the source is NULL");
+// The globals of one source unit; `numUnits` bounds JitFunction unit indexes.
+tessera::frontend::GlobalMap globalMap(const tessera_global *globals, size_t num, size_t numUnits,
+                                       const std::string &where) {
+  require(globals != nullptr || num == 0, where + "the globals array is NULL");
+  tessera::frontend::GlobalMap out;
+  for (size_t i = 0; i < num; ++i) {
+    const tessera_global &g = globals[i];
+    std::string what = where + "global " + std::to_string(i);
+    require(g.name != nullptr && *g.name, what + ": the name is NULL or empty");
+    what += " ('" + std::string(g.name) + "')";
+    Global gl;
+    switch (g.kind) {
+      case TESSERA_GLOBAL_CONSTANT:
+        gl.kind = Global::Kind::Constant;
+        gl.value = constValue(g.value, what);
+        break;
+      case TESSERA_GLOBAL_MODULE_ALIAS:
+        require(g.module != nullptr && *g.module, what + ": the module name is NULL or empty");
+        gl.kind = Global::Kind::ModuleAlias;
+        gl.module = g.module;
+        break;
+      case TESSERA_GLOBAL_JIT_FUNCTION:
+        require(g.unit >= 0 && static_cast<size_t>(g.unit) < numUnits,
+                what + ": unit index " + std::to_string(g.unit) + " is out of range (" +
+                    std::to_string(numUnits) + (numUnits == 1 ? " unit)" : " units)"));
+        require(g.function != nullptr && *g.function,
+                what + ": the function name is NULL or empty");
+        gl.kind = Global::Kind::JitFunction;
+        gl.unit = static_cast<uint32_t>(g.unit);
+        gl.function = g.function;
+        break;
+      case TESSERA_GLOBAL_OPAQUE:
+        require(g.description != nullptr && *g.description,
+                what + ": the description is NULL or empty");
+        gl.kind = Global::Kind::Opaque;
+        gl.description = g.description;
+        break;
+      default:
+        throw InvalidArgument{what + ": unknown kind " + std::to_string(g.kind)};
+    }
+    out[g.name] = std::move(gl);
+  }
+  return out;
+}
+
+// The options every compile entry point shares: debug, optimize, passes.
+tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compile_options *opts) {
   require(kernelName != nullptr && *kernelName, "the kernel name is NULL or empty");
   tessera_compile_options defaults;
   tessera_compile_options_init(&defaults);
   const tessera_compile_options &o = opts ? *opts : defaults;
   tessera::CompileRequest req;
-  req.source = source;
   req.kernel = kernelName;
-  if (o.file_name) req.fileName = o.file_name;
-  req.firstLine = o.first_line == 0 ? 1 : o.first_line;
-  req.colOffset = o.col_offset;
   req.lower.debug = o.debug != 0;
   req.optimize = o.optimize != 0;
   req.passes = splitPasses(o.passes);
-  require(o.globals != nullptr || o.num_globals == 0, "the globals array is NULL");
-  for (size_t i = 0; i < o.num_globals; ++i) {
-    const tessera_global &g = o.globals[i];
-    std::string what = "global " + std::to_string(i);
-    require(g.name != nullptr && *g.name, what + ": the name is NULL or empty");
-    what += " ('" + std::string(g.name) + "')";
-    Global out;
-    switch (g.kind) {
-      case TESSERA_GLOBAL_CONSTANT:
-        out.kind = Global::Kind::Constant;
-        out.value = constValue(g.value, what);
-        break;
-      case TESSERA_GLOBAL_MODULE_ALIAS:
-        require(g.module != nullptr && *g.module, what + ": the module name is NULL or empty");
-        out.kind = Global::Kind::ModuleAlias;
-        out.module = g.module;
-        break;
-      default:
-        throw InvalidArgument{what + ": unknown kind " + std::to_string(g.kind)};
-    }
-    req.lower.globals[g.name] = std::move(out);
-  }
   return req;
+}
+
+// A one-unit request from tessera_compile / tessera_compile_signature.
+tessera::CompileRequest makeRequest(const char *source, const char *kernelName,
+                                    const tessera_compile_options *opts) {
+  require(source != nullptr, "the source is NULL");
+  tessera::CompileRequest req = baseRequest(kernelName, opts);
+  tessera_compile_options defaults;
+  tessera_compile_options_init(&defaults);
+  const tessera_compile_options &o = opts ? *opts : defaults;
+  tessera::SourceUnit unit;
+  unit.source = source;
+  if (o.file_name) unit.fileName = o.file_name;
+  unit.firstLine = o.first_line == 0 ? 1 : o.first_line;
+  unit.colOffset = o.col_offset;
+  unit.globals = globalMap(o.globals, o.num_globals, 1, "");
+  req.units.push_back(std::move(unit));
+  return req;
+}
+
+std::vector<ArgSpec> argSpecs(const tessera_arg_spec *args, size_t num) {
+  require(args != nullptr || num == 0, "the argument spec array is NULL");
+  std::vector<ArgSpec> out;
+  for (size_t i = 0; i < num; ++i) out.push_back(argSpec(args[i], i));
+  return out;
 }
 
 tessera_kernel *finish(std::shared_ptr<tessera::KernelImpl> impl) {
@@ -269,8 +316,7 @@ tessera_kernel *tessera_compile(const char *source, const char *kernel_name,
   tessera_kernel *out = nullptr;
   guarded([&] {
     tessera::CompileRequest req = makeRequest(source, kernel_name, opts);
-    require(args != nullptr || num_args == 0, "the argument spec array is NULL");
-    for (size_t i = 0; i < num_args; ++i) req.args.push_back(argSpec(args[i], i));
+    req.args = argSpecs(args, num_args);
     out = finish(tessera::compileKernel(req));
   });
   return out;
@@ -414,6 +460,90 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid runs nothing
     k.impl->runInterp(values, buffers, {gx, gy, gz}, num_threads);
   });
+}
+
+tessera_kernel *tessera_compile_units(const tessera_source_unit *units, size_t num_units,
+                                      const char *kernel_name, const tessera_arg_spec *args,
+                                      size_t num_args, const tessera_compile_options *opts) {
+  tessera_kernel *out = nullptr;
+  guarded([&] {
+    require(units != nullptr, "the units array is NULL");
+    require(num_units > 0, "there are no source units (units[0] must define the kernel)");
+    require(num_units <= UINT32_MAX, "too many source units");
+    tessera::CompileRequest req = baseRequest(kernel_name, opts);
+    for (size_t i = 0; i < num_units; ++i) {
+      const tessera_source_unit &u = units[i];
+      std::string where = "unit " + std::to_string(i) + ": ";
+      require(u.source != nullptr, where + "the source is NULL");
+      tessera::SourceUnit unit;
+      unit.source = u.source;
+      if (u.file_name) unit.fileName = u.file_name;
+      unit.firstLine = u.first_line == 0 ? 1 : u.first_line;
+      unit.colOffset = u.col_offset;
+      unit.globals = globalMap(u.globals, u.num_globals, num_units, where);
+      req.units.push_back(std::move(unit));
+    }
+    req.args = argSpecs(args, num_args);
+    out = finish(tessera::compileKernel(req));
+  });
+  return out;
+}
+
+tessera_status tessera_kernel_serialize(const tessera_kernel *kernel, char **data, size_t *size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return guarded([&] {
+    require(data != nullptr && size != nullptr, "the output pointers are NULL");
+    std::string bytes = tessera::serializeKernel(*kernelRef(kernel).impl);
+    char *p = static_cast<char *>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, bytes.data(), bytes.size());
+    *data = p;
+    *size = bytes.size();
+  });
+}
+
+tessera_kernel *tessera_kernel_deserialize(const void *data, size_t size) {
+  tessera_kernel *out = nullptr;
+  guarded([&] {
+    // Every rejection reads the same way, so that callers (a disk cache) can
+    // tell "recompile" from a bug by the status alone.
+    try {
+      if (data == nullptr) throw tessera::InvalidCachedKernel("the data pointer is NULL");
+      out = finish(
+          tessera::deserializeKernel(std::string_view(static_cast<const char *>(data), size)));
+    } catch (const tessera::InvalidCachedKernel &e) {
+      throw InvalidArgument{e.what()};
+    }
+  });
+  return out;
+}
+
+void tessera_free(void *p) {
+  std::free(p);
+}
+
+const char *tessera_version(void) {
+  const char *out = nullptr;
+  guarded([&] { out = tessera::compilerVersion().c_str(); });
+  return out;
+}
+
+size_t tessera_builtin_count(void) {
+  size_t out = 0;
+  guarded([&] { out = tessera::frontend::builtinNames().size(); });
+  return out;
+}
+
+const char *tessera_builtin_name(size_t index) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &names = tessera::frontend::builtinNames();
+    require(index < names.size(), "builtin index " + std::to_string(index) + " out of range (" +
+                                      std::to_string(names.size()) + " builtins)");
+    out = names[index].c_str();
+  });
+  return out;
 }
 
 }  // extern "C"

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 1
+#define TESSERA_CAPI_VERSION 2
 
 /* ---------------------------------------------------------------- status */
 
@@ -117,8 +117,21 @@ typedef struct tessera_arg_spec {
 /* A name visible to the kernel besides the file's own top-level definitions
  * (it overrides a top-level definition of the same name). */
 typedef enum tessera_global_kind {
-  TESSERA_GLOBAL_CONSTANT = 0,    /* value */
-  TESSERA_GLOBAL_MODULE_ALIAS = 1 /* module, dotted: "triton.language" */
+  TESSERA_GLOBAL_CONSTANT = 0, /* value */
+  /* module, dotted: "triton.language". Any other module (a user's module of
+   * helpers) is usable only through its attributes: `alias.attr` in a kernel
+   * is the global named "alias.attr" of the same unit (any kind, so a
+   * submodule is another MODULE_ALIAS, "alias.sub"). */
+  TESSERA_GLOBAL_MODULE_ALIAS = 1,
+  /* A @jit function defined in another source unit: `unit` indexes the units
+   * array of tessera_compile_units (0 for tessera_compile), `function` is its
+   * name there. Its own names resolve in its own unit. */
+  TESSERA_GLOBAL_JIT_FUNCTION = 2,
+  /* A name the host language knows but a kernel cannot use (a plain Python
+   * function, an array, a class). `description` says what it is ("a Python
+   * function that is not @jit"); using the name is a compile error that
+   * quotes it at the use. */
+  TESSERA_GLOBAL_OPAQUE = 3
 } tessera_global_kind;
 
 typedef struct tessera_global {
@@ -126,7 +139,22 @@ typedef struct tessera_global {
   int32_t kind; /* tessera_global_kind */
   tessera_value value;
   const char *module;
+  int32_t unit;
+  const char *function;
+  const char *description;
 } tessera_global;
+
+/* One source text and the names its functions see (tessera_compile_units).
+ * Each unit has its own scope: its top-level definitions, then `globals`
+ * (which win over them), then Python's builtins and the tl modules. */
+typedef struct tessera_source_unit {
+  const char *source;    /* a whole .py file or a single (dedented) function */
+  const char *file_name; /* shown in diagnostics; NULL: "<kernel>" */
+  uint32_t first_line;   /* line of the source's first line in that file (>= 1) */
+  uint32_t col_offset;   /* columns removed from every line (dedent) */
+  const tessera_global *globals;
+  size_t num_globals;
+} tessera_source_unit;
 
 typedef struct tessera_compile_options {
   const char *file_name; /* shown in diagnostics; NULL: "<kernel>" */
@@ -165,6 +193,17 @@ TESSERA_CAPI_EXPORT tessera_kernel *tessera_compile_signature(const char *source
                                                               const char *signature,
                                                               const tessera_compile_options *opts);
 
+/* Compiles kernel `kernel_name`, defined in units[0], where the kernel and
+ * its callees may live in several source units (the Python layer passes one
+ * unit per @jit function it reaches). `args` as for tessera_compile; of
+ * `opts` only debug, optimize and passes are used (file names, lines and
+ * globals come from the units). Returns NULL on failure. */
+TESSERA_CAPI_EXPORT tessera_kernel *tessera_compile_units(const tessera_source_unit *units,
+                                                          size_t num_units, const char *kernel_name,
+                                                          const tessera_arg_spec *args,
+                                                          size_t num_args,
+                                                          const tessera_compile_options *opts);
+
 /* Frees a kernel; NULL is ignored. */
 TESSERA_CAPI_EXPORT void tessera_kernel_free(tessera_kernel *kernel);
 
@@ -187,6 +226,38 @@ TESSERA_CAPI_EXPORT const char *tessera_kernel_param_name(const tessera_kernel *
                                                           size_t index);
 TESSERA_CAPI_EXPORT const char *tessera_kernel_param_type(const tessera_kernel *kernel,
                                                           size_t index);
+
+/* ------------------------------------------------------------ persisting */
+
+/* Serialises a compiled kernel (its sources, IR stages with locations and
+ * options) into a self-checking byte string for a disk cache. On success
+ * *data (free it with tessera_free) and *size are set. */
+TESSERA_CAPI_EXPORT tessera_status tessera_kernel_serialize(const tessera_kernel *kernel,
+                                                            char **data, size_t *size);
+
+/* Rebuilds a kernel from tessera_kernel_serialize's bytes without compiling
+ * (the IR is parsed and verified). Returns NULL with
+ * TESSERA_ERROR_INVALID_ARGUMENT when the bytes are truncated, corrupt or
+ * from another compiler version: the caller then recompiles. Every such
+ * message starts with "tessera: cached kernel is invalid: ". Any bytes are
+ * safe to pass; none are read outside [data, data + size). */
+TESSERA_CAPI_EXPORT tessera_kernel *tessera_kernel_deserialize(const void *data, size_t size);
+
+/* Frees memory returned by this API (tessera_kernel_serialize). */
+TESSERA_CAPI_EXPORT void tessera_free(void *p);
+
+/* The compiler's version string, "tessera 0.1.0 ir-<12 hex digits>"; part of
+ * every cache key, it changes when the compiler's output may change (the hash
+ * covers the op, dtype and pass tables and a revision number that
+ * src/runtime/version.cpp says when to bump). */
+TESSERA_CAPI_EXPORT const char *tessera_version(void);
+
+/* The qualified names of the builtins kernels may call ("tl.load",
+ * "tensor.to", "triton.cdiv", "builtins.min"), for the Python stubs'
+ * completeness test: sorted, without duplicates, the same on every call.
+ * tessera_builtin_name returns NULL for an index >= the count. */
+TESSERA_CAPI_EXPORT size_t tessera_builtin_count(void);
+TESSERA_CAPI_EXPORT const char *tessera_builtin_name(size_t index);
 
 /* --------------------------------------------------------------- running */
 

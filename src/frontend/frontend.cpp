@@ -6,11 +6,18 @@
 
 namespace tessera::frontend {
 
+std::unique_ptr<Module> lowerKernel(SourceManager &sm, const std::vector<LowerUnit> &units,
+                                    const std::string &name, const std::vector<ArgSpec> &args,
+                                    const LowerOptions &opts) {
+  if (units.empty() || !units[0].module) internalError("frontend", "no source unit to lower");
+  Lowerer l(sm, opts, units);
+  return l.lowerKernel(name, args);
+}
+
 std::unique_ptr<Module> lowerKernel(SourceManager &sm, const ast::Module &mod,
                                     const std::string &name, const std::vector<ArgSpec> &args,
                                     const LowerOptions &opts) {
-  Lowerer l(sm, opts);
-  return l.lowerKernel(mod, name, args);
+  return lowerKernel(sm, {LowerUnit{&mod, nullptr}}, name, args, opts);
 }
 
 namespace {

@@ -73,29 +73,48 @@ struct ArgSpec {
   ConstValue value;          // Constexpr
 };
 
-// A global name visible to kernels besides the file's own top-level
-// definitions: a constant, a module alias ("triton.language"), or a @jit
-// function defined in another source file.
+// A global name visible to the functions of one source unit besides the
+// unit's own top-level definitions (it wins over them): a constant, a module
+// alias ("triton.language"), a @jit function of some unit, or a name the host
+// language knows but a kernel cannot use (reported where it is used, quoting
+// `description`).
 struct Global {
-  enum class Kind { Constant, ModuleAlias, JitFunction };
+  enum class Kind { Constant, ModuleAlias, JitFunction, Opaque };
   Kind kind = Kind::Constant;
-  ConstValue value;      // Constant
-  std::string module;    // ModuleAlias: dotted module path
-  uint32_t file = 0;     // JitFunction: file registered with the SourceManager
-  std::string function;  // JitFunction: its name in that file
+  ConstValue value;         // Constant
+  std::string module;       // ModuleAlias: dotted module path
+  uint32_t unit = 0;        // JitFunction: index into the lowered units
+  std::string function;     // JitFunction: its name in that unit
+  std::string description;  // Opaque: what it is ("a Python function that is not @jit")
+};
+
+using GlobalMap = std::map<std::string, Global>;
+
+// One parsed source text of a kernel. units[0] defines the kernel; each unit
+// has its own module scope, so a callee's names resolve in its own unit.
+struct LowerUnit {
+  const ast::Module *module = nullptr;
+  const GlobalMap *globals = nullptr;  // may be null: no globals
 };
 
 struct LowerOptions {
-  bool debug = false;                     // device_assert is kept only with debug
-  std::map<std::string, Global> globals;  // override the file's own top-level names
+  bool debug = false;  // device_assert is kept only with debug
 };
 
-// Lowers kernel `name` of the parsed file `mod`. `args` has one entry per
-// kernel parameter (missing trailing entries take the parameter defaults,
-// which must be constexpr). Throws CompileError on any user error.
+// Lowers kernel `name` of units[0]. `args` has one entry per kernel parameter
+// (missing trailing entries take the parameter defaults, which must be
+// constexpr). Throws CompileError on any user error.
+std::unique_ptr<Module> lowerKernel(SourceManager &sm, const std::vector<LowerUnit> &units,
+                                    const std::string &name, const std::vector<ArgSpec> &args,
+                                    const LowerOptions &opts);
+// The same for one file with no globals.
 std::unique_ptr<Module> lowerKernel(SourceManager &sm, const ast::Module &mod,
                                     const std::string &name, const std::vector<ArgSpec> &args,
                                     const LowerOptions &opts);
+
+// The qualified names of every builtin ("tl.load", "tensor.to",
+// "builtins.min"), sorted; the same list on every call.
+const std::vector<std::string> &builtinNames();
 
 // Parses Triton's AOT signature syntax: "*fp32:16, *fp32, i32, 1024, i32:1".
 // `*T` a pointer to T, `T` a scalar, `:16` divisibility, `:1` equal to one,

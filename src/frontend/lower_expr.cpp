@@ -53,6 +53,39 @@ const BuiltinDef *findBuiltin(std::string_view name) {
   return it == t.end() ? nullptr : &it->second;
 }
 
+const std::vector<std::string> &builtinNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto &[name, def] : builtinTable()) out.push_back(name);
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  return names;
+}
+
+SVal fromConst(const ConstValue &c) {
+  switch (c.kind) {
+    case ConstValue::Kind::None:
+      return SVal::none();
+    case ConstValue::Kind::Bool:
+      return SVal::boolean(c.i);
+    case ConstValue::Kind::Int:
+      return SVal::integer(c.i);
+    case ConstValue::Kind::Float:
+      return SVal::floating(c.f);
+    case ConstValue::Kind::Str:
+      return SVal::string(c.s);
+    case ConstValue::Kind::DType:
+      return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::Tuple: {
+      std::vector<SVal> e;
+      for (const auto &x : c.elems) e.push_back(fromConst(x));
+      return SVal::tuple(std::move(e));
+    }
+  }
+  return SVal::none();
+}
+
 int CallArgs::index(std::string_view p) const {
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i] == p) return static_cast<int>(i);
@@ -61,11 +94,13 @@ int CallArgs::index(std::string_view p) const {
 
 // ---- names and scopes ----------------------------------------------------------------
 
-const ModuleScope *Lowerer::scopeFor(const ast::Module &mod) {
-  auto it = scopeByFile_.find(mod.file);
-  if (it != scopeByFile_.end()) return it->second;
+const ModuleScope *Lowerer::scopeForUnit(size_t unit) {
+  if (scopes_[unit]) return scopes_[unit].get();
+  const ast::Module &mod = *units_[unit].module;
   auto scope = std::make_unique<ModuleScope>();
   scope->mod = &mod;
+  scope->unit = unit;
+  scope->globals = units_[unit].globals;
   for (const auto &s : mod.body) {
     switch (s->kind) {
       case ast::StmtKind::FunctionDef: {
@@ -102,10 +137,8 @@ const ModuleScope *Lowerer::scopeFor(const ast::Module &mod) {
         break;
     }
   }
-  ModuleScope *raw = scope.get();
-  scopes_.push_back(std::move(scope));
-  scopeByFile_[mod.file] = raw;
-  return raw;
+  scopes_[unit] = std::move(scope);
+  return scopes_[unit].get();
 }
 
 namespace {
@@ -122,43 +155,60 @@ const ast::Stmt *findGlobalAssign(const ast::Module &mod, const std::string &nam
 }
 }  // namespace
 
+SVal Lowerer::globalOverride(const ModuleScope &scope, const Global &g, const std::string &name,
+                             SourceLoc loc) {
+  switch (g.kind) {
+    case Global::Kind::Constant:
+      return fromConst(g.value);
+    case Global::Kind::ModuleAlias: {
+      if (auto m = canonicalModule(g.module)) return SVal::module(*m);
+      // A host module (the user's helpers): only its attributes are usable,
+      // each passed as a global of this unit named "<name>.<attribute>".
+      SVal m = SVal::module(std::string(kHostModulePrefix) + name);
+      m.scope = &scope;
+      return m;
+    }
+    case Global::Kind::JitFunction: {
+      // The callee's own scope comes with it, so its globals resolve in its unit.
+      if (g.unit >= units_.size() || !units_[g.unit].module)
+        internalError("frontend", "global '" + name + "' names source unit " +
+                                      std::to_string(g.unit) + " of " +
+                                      std::to_string(units_.size()));
+      const ModuleScope *callee = scopeForUnit(g.unit);
+      const ast::Stmt *def = nullptr;
+      for (const auto &s : callee->mod->body)  // the last definition wins, as in Python
+        if (s->kind == ast::StmtKind::FunctionDef && s->name == g.function) def = s.get();
+      if (!def) {
+        for (const auto &b : callee->mod->brokenDefs)
+          if (b.name == g.function) throw CompileError(b.diag);
+        const SourceFile *f = sm_.file(callee->mod->file);
+        error(loc,
+              "'" + name + "' refers to @jit function '" + g.function +
+                  "', which is not defined in " + (f ? f->name : std::string("its source")),
+              "this is a bug in the code that passed the globals to the compiler");
+      }
+      SVal fn;
+      fn.kind = SVal::Kind::Function;
+      fn.fn = def;
+      fn.scope = callee;
+      fn.knownJit = true;
+      return fn;
+    }
+    case Global::Kind::Opaque:
+      if (g.description.find("function") != std::string::npos)
+        error(loc, "'" + name + "' is " + g.description + " and cannot be called from a kernel",
+              "decorate it with @triton.jit");
+      error(loc, "'" + name + "' is " + g.description + " and cannot be used inside a kernel",
+            "pass it as an argument, or make it a tl.constexpr global");
+  }
+  internalError("frontend", "unknown global kind for '" + name + "'");
+}
+
 std::optional<SVal> Lowerer::globalValue(const ModuleScope &scope, const std::string &name,
                                          SourceLoc loc) {
-  auto ov = opts_.globals.find(name);
-  if (ov != opts_.globals.end() && &scope == scopes_.front().get()) {
-    const Global &g = ov->second;
-    switch (g.kind) {
-      case Global::Kind::Constant: {
-        std::function<SVal(const ConstValue &)> conv = [&](const ConstValue &c) -> SVal {
-          switch (c.kind) {
-            case ConstValue::Kind::None:
-              return SVal::none();
-            case ConstValue::Kind::Bool:
-              return SVal::boolean(c.i);
-            case ConstValue::Kind::Int:
-              return SVal::integer(c.i);
-            case ConstValue::Kind::Float:
-              return SVal::floating(c.f);
-            case ConstValue::Kind::Str:
-              return SVal::string(c.s);
-            case ConstValue::Kind::DType:
-              return SVal::dtypeVal(c.dtype);
-            case ConstValue::Kind::Tuple: {
-              std::vector<SVal> e;
-              for (const auto &x : c.elems) e.push_back(conv(x));
-              return SVal::tuple(std::move(e));
-            }
-          }
-          return SVal::none();
-        };
-        return conv(g.value);
-      }
-      case Global::Kind::ModuleAlias:
-        if (auto m = canonicalModule(g.module)) return SVal::module(*m);
-        error(loc, "module '" + g.module + "' cannot be used inside a kernel");
-      case Global::Kind::JitFunction:
-        break;  // resolved by the Python layer through the file's own scope
-    }
+  if (scope.globals) {
+    auto ov = scope.globals->find(name);
+    if (ov != scope.globals->end()) return globalOverride(scope, ov->second, name, loc);
   }
   auto it = scope.names.find(name);
   if (it != scope.names.end()) return it->second;
@@ -211,6 +261,16 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
   switch (obj.kind) {
     case SVal::Kind::Module: {
       const std::string &m = obj.s;
+      if (m.starts_with(kHostModulePrefix)) {
+        std::string alias = m.substr(std::string_view(kHostModulePrefix).size());
+        std::string key = alias + "." + name;
+        const GlobalMap *globals = obj.scope ? obj.scope->globals : nullptr;
+        if (globals && globals->count(key))
+          return globalOverride(*obj.scope, globals->at(key), key, loc);
+        std::string path = globals && globals->count(alias) ? globals->at(alias).module : alias;
+        error(loc, "module '" + path + "' has no attribute '" + name + "' that a kernel can use",
+              "kernels can use the @jit functions and constants of other modules");
+      }
       if (m == "tl" || m == "libdevice") {
         if (auto d = dtypeFromTritonName(name)) return SVal::dtypeVal(*d);
         if (name == "bool") return SVal::dtypeVal(DType::I1);

@@ -23,34 +23,12 @@ bool isConstexprAnnotation(const ast::Expr *a) {
   return false;
 }
 
-SVal fromConst(const ConstValue &c) {
-  switch (c.kind) {
-    case ConstValue::Kind::None:
-      return SVal::none();
-    case ConstValue::Kind::Bool:
-      return SVal::boolean(c.i);
-    case ConstValue::Kind::Int:
-      return SVal::integer(c.i);
-    case ConstValue::Kind::Float:
-      return SVal::floating(c.f);
-    case ConstValue::Kind::Str:
-      return SVal::string(c.s);
-    case ConstValue::Kind::DType:
-      return SVal::dtypeVal(c.dtype);
-    case ConstValue::Kind::Tuple: {
-      std::vector<SVal> e;
-      for (const auto &x : c.elems) e.push_back(fromConst(x));
-      return SVal::tuple(std::move(e));
-    }
-  }
-  return SVal::none();
-}
-
 }  // namespace
 
-std::unique_ptr<Module> Lowerer::lowerKernel(const ast::Module &mod, const std::string &name,
+std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
                                              const std::vector<ArgSpec> &args) {
-  const ModuleScope *scope = scopeFor(mod);
+  const ModuleScope *scope = scopeForUnit(0);
+  const ast::Module &mod = *scope->mod;
   for (const auto &b : mod.brokenDefs)
     if (b.name == name) throw CompileError(b.diag);
   const ast::Stmt *def = nullptr;
@@ -134,7 +112,9 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const ast::Module &mod, const std::
 SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
                              std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc) {
   const ast::Stmt *def = callee.fn;
-  bool jit = false;
+  // A JitFunction global is @jit by the host's word, whatever its decorators
+  // are spelled (an alias, a wrapper); a function of the unit itself must be.
+  bool jit = callee.knownJit;
   for (const auto &d : def->decorators) jit |= isJitDecorator(*d);
   if (!jit)
     error(loc, "calling '" + def->name + "', which is not a @jit function",

@@ -70,6 +70,8 @@ std::string describe(const SVal &v) {
     case SVal::Kind::Builtin:
       return "builtin '" + v.s + "'";
     case SVal::Kind::Module:
+      if (v.s.starts_with(kHostModulePrefix))
+        return "module '" + v.s.substr(std::string_view(kHostModulePrefix).size()) + "'";
       return "module '" + v.s + "'";
     case SVal::Kind::BlockPtr:
       return "block pointer";

@@ -51,7 +51,8 @@ struct SVal {
   std::vector<SVal> elems;
   std::vector<int64_t> ints, ints2;
   const ast::Stmt *fn = nullptr;
-  const ModuleScope *scope = nullptr;  // Function: where its globals resolve
+  const ModuleScope *scope = nullptr;  // Function, host Module: where its globals resolve
+  bool knownJit = false;               // Function: reached through a JitFunction global
 
   static SVal none() { return {}; }
   static SVal boolean(bool b) {
@@ -118,12 +119,22 @@ struct SVal {
   double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
 };
 
+// A Module SVal whose name starts with this is a host module bound to the
+// global named by the rest, in the unit of SVal::scope.
+inline constexpr const char *kHostModulePrefix = "host:";
+
+// A compile-time value handed to the compiler as an SVal.
+SVal fromConst(const ConstValue &c);
+
 // Python-ish description for messages: "int 3", "tensor<128xf32>", "tuple".
 std::string describe(const SVal &v);
 
-// The top-level names of one parsed file: functions, constants, imports.
+// The top-level names of one source unit: functions, constants, imports,
+// and the globals that override them.
 struct ModuleScope {
   const ast::Module *mod = nullptr;
+  size_t unit = 0;                     // index into the Lowerer's units
+  const GlobalMap *globals = nullptr;  // may be null
   std::map<std::string, SVal> names;
 };
 
@@ -166,10 +177,11 @@ std::vector<BuiltinDef> debugBuiltins();   // builtins_debug.cpp
 
 class Lowerer {
  public:
-  Lowerer(SourceManager &sm, const LowerOptions &opts) : sm_(sm), opts_(opts) {}
+  Lowerer(SourceManager &sm, const LowerOptions &opts, const std::vector<LowerUnit> &units)
+      : sm_(sm), opts_(opts), units_(units), scopes_(units.size()) {}
 
-  std::unique_ptr<Module> lowerKernel(const ast::Module &mod, const std::string &name,
-                                      const std::vector<ArgSpec> &args);
+  // Lowers kernel `name` of units[0].
+  std::unique_ptr<Module> lowerKernel(const std::string &name, const std::vector<ArgSpec> &args);
 
   // ---- errors -----------------------------------------------------------------
   [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
@@ -236,12 +248,11 @@ class Lowerer {
   friend struct StmtLowering;
   SourceManager &sm_;
   const LowerOptions &opts_;
+  const std::vector<LowerUnit> &units_;
   Builder b_;
   std::map<std::string, SVal> *env_ = nullptr;
   const ModuleScope *scope_ = nullptr;
-  std::vector<std::unique_ptr<ModuleScope>> scopes_;
-  std::map<uint32_t, ModuleScope *> scopeByFile_;
-  std::vector<std::unique_ptr<ast::Module>> ownedModules_;
+  std::vector<std::unique_ptr<ModuleScope>> scopes_;  // one per unit, built on first use
   int inlineDepth_ = 0;
   int dryRun_ = 0;
   int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
@@ -258,8 +269,11 @@ class Lowerer {
                  bool &consumedRest);
   SVal lookupName(const std::string &name, SourceLoc loc);
   void assign(const ast::Expr &target, const SVal &value);
-  const ModuleScope *scopeFor(const ast::Module &mod);
+  const ModuleScope *scopeForUnit(size_t unit);
   std::optional<SVal> globalValue(const ModuleScope &scope, const std::string &name, SourceLoc loc);
+  // The value of a global handed to the compiler for `name`, used at `loc`.
+  SVal globalOverride(const ModuleScope &scope, const Global &g, const std::string &name,
+                      SourceLoc loc);
   SVal attribute(const SVal &obj, const std::string &name, SourceLoc loc);
   SVal subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc);
   std::map<std::string, SVal> *env() { return env_; }

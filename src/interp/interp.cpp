@@ -2,8 +2,8 @@
 // grid's programs, the op dispatch (the one switch over OpCode), structured
 // control flow, device_print and device_assert.
 //
-// Programs run concurrently on std::thread workers that pull program ids from
-// an atomic counter, always at least two workers when the grid has more than
+// Programs run concurrently on pooled worker threads (worker_pool.h) that pull
+// program ids from an atomic counter, always at least two workers when the grid has more than
 // one program: a kernel spinning on a lock must be able to wait for the
 // program holding it. The first failing program sets an abort flag; other
 // workers stop pulling programs and loops unwind at their next iteration.
@@ -17,6 +17,7 @@
 
 #include "interp/interp_impl.h"
 #include "interp/interp_scalar.h"
+#include "interp/worker_pool.h"
 
 namespace tessera::interp {
 
@@ -453,16 +454,29 @@ void worker(const Program &p, Ctx &c, std::atomic<int64_t> &next, int64_t total,
 }  // namespace
 }  // namespace detail
 
+Prepared::Prepared(std::unique_ptr<detail::Program> prog) : prog_(std::move(prog)) {}
+Prepared::~Prepared() = default;
+
+std::shared_ptr<const Prepared> prepare(const Function &kernel, const RunOptions &opts) {
+  return std::make_shared<const Prepared>(detail::compileProgram(kernel, opts));
+}
+
 void run(const Function &kernel, std::span<const ArgValue> args,
          std::span<const HostBuffer> buffers, Grid grid, const RunOptions &opts) {
+  run(*prepare(kernel, opts), args, buffers, grid, opts);
+}
+
+void run(const Prepared &prepared, std::span<const ArgValue> args,
+         std::span<const HostBuffer> buffers, Grid grid, const RunOptions &opts) {
   using namespace detail;
+  const Program &prog = prepared.program();
+  const Function &kernel = *prog.fn;
   constexpr int64_t kMaxDim = (int64_t(1) << 31) - 1;  // program_id is i32
   if (grid.x < 0 || grid.y < 0 || grid.z < 0 || grid.x > kMaxDim || grid.y > kMaxDim ||
       grid.z > kMaxDim)
     throw RuntimeError("kernel " + kernel.name + ": grid dimensions must be in [0, 2^31)");
-  std::unique_ptr<Program> prog = compileProgram(kernel, opts);
   std::vector<std::pair<uint32_t, uint64_t>> bound;
-  bindArgs(*prog, args, opts, bound);
+  bindArgs(prog, args, opts, bound);
   int64_t total = 0;
   if (__builtin_mul_overflow(grid.x, grid.y, &total) ||
       __builtin_mul_overflow(total, grid.z, &total))
@@ -470,7 +484,7 @@ void run(const Function &kernel, std::span<const ArgValue> args,
   if (total == 0) return;
 
   Ctx c;
-  c.prog = prog.get();
+  c.prog = &prog;
   c.buffers = buffers;
   c.grid = grid;
   c.opts = &opts;
@@ -486,22 +500,9 @@ void run(const Function &kernel, std::span<const ArgValue> args,
   int64_t threads = opts.numThreads > 0 ? opts.numThreads
                                         : static_cast<int64_t>(std::thread::hardware_concurrency());
   threads = std::max<int64_t>(threads, 2);  // a spinning program needs a peer thread
-  threads = std::min(threads, total);
+  threads = std::min<int64_t>({threads, total, 256});
   std::atomic<int64_t> next{0};
-  if (threads <= 1) {
-    worker(*prog, c, next, total, bound);
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<size_t>(threads));
-    try {
-      for (int64_t t = 0; t < threads; ++t)
-        pool.emplace_back([&] { worker(*prog, c, next, total, bound); });
-    } catch (const std::system_error &) {
-      // Out of threads: run with the workers that started (or on this one).
-      if (pool.empty()) worker(*prog, c, next, total, bound);
-    }
-    for (auto &t : pool) t.join();
-  }
+  runOnThreads(static_cast<int>(threads), [&] { worker(prog, c, next, total, bound); });
   if (c.error.set) throw RuntimeError(c.error.message);
 }
 

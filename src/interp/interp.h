@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -53,6 +54,31 @@ struct RunOptions {
 
 // Runs every program of `grid`. Throws RuntimeError for out-of-bounds
 // accesses, failed device_asserts and argument mismatches.
+namespace detail {
+struct Program;
+}
+
+// A kernel translated once into the interpreter's dispatch form. Translating
+// costs more than running a small launch, so compiled kernels keep one and
+// reuse it for every run. Immutable: runs may share it across threads.
+class Prepared {
+ public:
+  explicit Prepared(std::unique_ptr<detail::Program> prog);
+  ~Prepared();
+  const detail::Program &program() const { return *prog_; }
+
+ private:
+  std::unique_ptr<detail::Program> prog_;
+};
+
+// Throws RuntimeError for IR the interpreter cannot run (`opts.sources`
+// names the kernel's lines in the message).
+std::shared_ptr<const Prepared> prepare(const Function &kernel, const RunOptions &opts = {});
+
+void run(const Prepared &kernel, std::span<const ArgValue> args,
+         std::span<const HostBuffer> buffers, Grid grid, const RunOptions &opts = {});
+
+// prepare() and run() in one call.
 void run(const Function &kernel, std::span<const ArgValue> args,
          std::span<const HostBuffer> buffers, Grid grid, const RunOptions &opts = {});
 

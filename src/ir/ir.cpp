@@ -1,6 +1,7 @@
 #include "ir/ir.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "support/diagnostics.h"
 
@@ -19,9 +20,17 @@ const OpInfo &opInfo(OpCode c) {
 }
 
 std::optional<OpCode> opCodeFromMnemonic(std::string_view s) {
-  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i)
-    if (s == kOps[i].mnemonic) return static_cast<OpCode>(i);
-  return std::nullopt;
+  // A hash map: the IR parser looks up every op, and deserialising a cached
+  // kernel is parsing, on the path of every cache hit.
+  static const std::unordered_map<std::string_view, OpCode> byMnemonic = [] {
+    std::unordered_map<std::string_view, OpCode> m;
+    for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i)
+      m.emplace(kOps[i].mnemonic, static_cast<OpCode>(i));
+    return m;
+  }();
+  auto it = byMnemonic.find(s);
+  if (it == byMnemonic.end()) return std::nullopt;
+  return it->second;
 }
 
 Value *Block::addArg(Type t, std::string nameHint) {

@@ -1,5 +1,7 @@
 #include "runtime/compiler.h"
 
+#include <stdexcept>
+
 #include "frontend/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -83,15 +85,33 @@ void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &
 }
 
 std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
+  std::vector<SourceUnit> single;
+  if (req.units.empty())
+    single.push_back({req.source, req.fileName, req.firstLine, req.colOffset, {}});
+  const std::vector<SourceUnit> &units = req.units.empty() ? single : req.units;
+  for (size_t u = 0; u < units.size(); ++u)
+    for (const auto &[name, g] : units[u].globals)
+      if (g.kind == frontend::Global::Kind::JitFunction && g.unit >= units.size())
+        throw std::invalid_argument("global '" + name + "' of source unit " + std::to_string(u) +
+                                    " names unit " + std::to_string(g.unit) + ", but there are " +
+                                    std::to_string(units.size()) + " units");
   auto k = std::make_shared<KernelImpl>();
   k->name_ = req.kernel;
   k->debug_ = req.lower.debug;
   k->sm_ = std::make_unique<SourceManager>();
+  k->numUnits_ = units.size();
   SourceManager &sm = *k->sm_;
-  uint32_t file = sm.addFile(req.fileName, req.source, req.firstLine, req.colOffset);
+  // Files 1..n are the units, in order: serialisation relies on it.
+  std::vector<uint32_t> files;
+  for (const SourceUnit &u : units)
+    files.push_back(sm.addFile(u.fileName, u.source, u.firstLine, u.colOffset));
   try {
-    ast::Module mod = frontend::parseModule(sm, file);
-    k->module_ = frontend::lowerKernel(sm, mod, req.kernel, req.args, req.lower);
+    std::vector<ast::Module> mods;
+    mods.reserve(units.size());
+    for (uint32_t f : files) mods.push_back(frontend::parseModule(sm, f));
+    std::vector<frontend::LowerUnit> lowerUnits;
+    for (size_t u = 0; u < units.size(); ++u) lowerUnits.push_back({&mods[u], &units[u].globals});
+    k->module_ = frontend::lowerKernel(sm, lowerUnits, req.kernel, req.args, req.lower);
     PrintOptions po;
     k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));
     std::string err = verify(*k->module_);

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frontend/frontend.h"
@@ -16,11 +17,27 @@
 
 namespace tessera {
 
-struct CompileRequest {
+// One source text of a request: a whole .py file or a single (dedented)
+// function, where it sits in the user's file, and the globals its functions
+// see (they win over the unit's own top-level names).
+struct SourceUnit {
   std::string source;
   std::string fileName = "<kernel>";
   uint32_t firstLine = 1;
   uint32_t colOffset = 0;
+  frontend::GlobalMap globals;
+};
+
+struct CompileRequest {
+  // The sources: units[0] defines the kernel; a JitFunction global names a
+  // function of any unit by its index here. When `units` is empty, the
+  // single-source fields below are the only unit (with no globals).
+  std::vector<SourceUnit> units;
+  std::string source;
+  std::string fileName = "<kernel>";
+  uint32_t firstLine = 1;
+  uint32_t colOffset = 0;
+
   std::string kernel;
   std::vector<frontend::ArgSpec> args;
   frontend::LowerOptions lower;
@@ -47,13 +64,18 @@ class KernelImpl : public CompiledKernel {
                  std::span<const interp::HostBuffer> buffers, interp::Grid grid,
                  int numThreads) const;
   const Function &function() const { return *module_->functions.front(); }
+  const Module &module() const { return *module_; }
+  // The source units are files 1..numUnits() of sources(), in request order.
   const SourceManager &sources() const { return *sm_; }
+  size_t numUnits() const { return numUnits_; }
   bool debug() const { return debug_; }
 
  private:
   friend std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
+  friend std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);
   std::string name_;
   std::unique_ptr<SourceManager> sm_;
+  size_t numUnits_ = 0;
   std::unique_ptr<Module> module_;
   std::vector<std::pair<std::string, std::string>> stages_;
   bool debug_ = false;
@@ -61,7 +83,11 @@ class KernelImpl : public CompiledKernel {
 
 // Throws tessera::CompilationError with the rendered diagnostic on user
 // errors (and on internal errors, which name the pass); the returned kernel
-// keeps its own copy of the sources for run-time messages.
+// keeps its own copy of the sources for run-time messages. A JitFunction
+// global naming a unit that does not exist throws std::invalid_argument.
 std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
+
+// Defined in serialize.cpp (declared here for the friendship above).
+std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);
 
 }  // namespace tessera

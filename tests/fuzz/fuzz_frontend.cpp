@@ -8,6 +8,13 @@
 // Every top-level function is then lowered as a kernel, with parameters
 // specialised from the input's bytes (pointer, scalar or constexpr), and a
 // lowered kernel must verify and survive the optimisation passes.
+//
+// Built with TESSERA_FUZZ_DESERIALIZE (run_fuzz.sh with FUZZ_DESERIALIZE=1),
+// the same bytes are also a cached kernel: deserializeKernel() must accept
+// them or throw InvalidCachedKernel, both as they are and behind a valid
+// header (so the payload reader, the IR parser and the verifier see them);
+// an accepted kernel must serialise back to bytes that deserialise again.
+// corpus/cached_kernel.bin is a payload of a small kernel to start from.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +23,9 @@
 #include "frontend/parser.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
+#ifdef TESSERA_FUZZ_DESERIALIZE
+#include "runtime/serialize.h"
+#endif
 #include "support/diagnostics.h"
 
 namespace {
@@ -64,10 +74,27 @@ void lowerEveryFunction(tessera::SourceManager &sm, const tessera::ast::Module &
   }
 }
 
+#ifdef TESSERA_FUZZ_DESERIALIZE
+void deserializeEither(std::string_view bytes) {
+  std::shared_ptr<tessera::KernelImpl> k;
+  try {
+    k = tessera::deserializeKernel(bytes);
+  } catch (const tessera::InvalidCachedKernel &) {
+    return;
+  }
+  std::string again = tessera::serializeKernel(*k);
+  if (tessera::deserializeKernel(again)->stages() != k->stages()) __builtin_trap();
+}
+#endif
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
+#ifdef TESSERA_FUZZ_DESERIALIZE
+  deserializeEither(text);
+  deserializeEither(tessera::withHeader(text));
+#endif
   tessera::SourceManager sm;
   // Vary the user line/column offsets a little so location arithmetic is
   // exercised with non-default values too.

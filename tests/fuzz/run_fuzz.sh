@@ -6,7 +6,10 @@
 #
 # Environment: CLANGXX (default clang++), FUZZ_JOBS (parallel compiles,
 # default 2), FUZZ_KEEP=1 keeps the temporary directory (crash inputs are
-# written there and the path is printed). Exit status: 0 when no crash was
+# written there and the path is printed), FUZZ_DESERIALIZE=1 also feeds
+# every input to the cached-kernel reader (runtime/serialize.h; this builds
+# the interpreter and the runtime too, so it is off in the ctest run, whose
+# time is bounded). Exit status: 0 when no crash was
 # found, non-zero otherwise.
 set -euo pipefail
 
@@ -29,6 +32,12 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined
 shopt -s nullglob
 sources=("$root"/src/support/*.cpp "$root"/src/ir/*.cpp "$root"/src/frontend/*.cpp
          "$root"/src/passes/*.cpp)
+if [[ "${FUZZ_DESERIALIZE:-0}" == 1 ]]; then
+  sources+=("$root"/src/interp/*.cpp "$root"/src/runtime/*.cpp)
+  # clang has no target_clones on templates (the interpreter's FMA clone of
+  # its GEMM); the fuzzer needs no clone, so the attribute becomes a no-op.
+  flags+=(-DTESSERA_FUZZ_DESERIALIZE '-Dtarget_clones(...)=unused')
+fi
 compile_one() {
   local src="$1"
   local obj="$work/$(echo "${src#"$root"/}" | tr '/' '_').o"
@@ -52,8 +61,7 @@ for src in "${sources[@]}"; do
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
 ar rcs "$work/libtessera_fuzz.a" "$work"/*.o
-"$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$root/src" -I"$root/include" "$here/fuzz_frontend.cpp" "$work/libtessera_fuzz.a" \
+"$cxx" "${flags[@]/fuzzer-no-link/fuzzer}" "$here/fuzz_frontend.cpp" "$work/libtessera_fuzz.a" \
   -o "$work/fuzz_frontend"
 
 mkdir -p "$work/corpus"

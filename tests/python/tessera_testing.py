@@ -39,7 +39,7 @@ TESSERA_ERROR_INTERNAL = 4
 
 VALUE_NONE, VALUE_BOOL, VALUE_INT, VALUE_FLOAT, VALUE_STRING, VALUE_DTYPE, VALUE_TUPLE = range(7)
 ARG_POINTER, ARG_SCALAR, ARG_CONSTEXPR = range(3)
-GLOBAL_CONSTANT, GLOBAL_MODULE_ALIAS = range(2)
+GLOBAL_CONSTANT, GLOBAL_MODULE_ALIAS, GLOBAL_JIT_FUNCTION, GLOBAL_OPAQUE = range(4)
 RUN_BUFFER, RUN_INT, RUN_FLOAT = range(3)
 
 
@@ -73,6 +73,20 @@ class CGlobal(ctypes.Structure):
         ("kind", ctypes.c_int32),
         ("value", CValue),
         ("module", ctypes.c_char_p),
+        ("unit", ctypes.c_int32),
+        ("function", ctypes.c_char_p),
+        ("description", ctypes.c_char_p),
+    ]
+
+
+class CSourceUnit(ctypes.Structure):
+    _fields_ = [
+        ("source", ctypes.c_char_p),
+        ("file_name", ctypes.c_char_p),
+        ("first_line", ctypes.c_uint32),
+        ("col_offset", ctypes.c_uint32),
+        ("globals", ctypes.POINTER(CGlobal)),
+        ("num_globals", ctypes.c_size_t),
     ]
 
 
@@ -132,6 +146,18 @@ def lib() -> ctypes.CDLL:
             kp,
             [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(CCompileOptions)],
         ),
+        "tessera_compile_units": (
+            kp,
+            [ctypes.POINTER(CSourceUnit), ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(CArgSpec),
+             ctypes.c_size_t, ctypes.POINTER(CCompileOptions)],
+        ),
+        "tessera_kernel_serialize": (
+            ctypes.c_int, [kp, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
+        "tessera_kernel_deserialize": (kp, [ctypes.c_void_p, ctypes.c_size_t]),
+        "tessera_free": (None, [ctypes.c_void_p]),
+        "tessera_version": (ctypes.c_char_p, []),
+        "tessera_builtin_count": (ctypes.c_size_t, []),
+        "tessera_builtin_name": (ctypes.c_char_p, [ctypes.c_size_t]),
         "tessera_kernel_free": (None, [kp]),
         "tessera_kernel_name": (ctypes.c_char_p, [kp]),
         "tessera_kernel_num_stages": (ctypes.c_size_t, [kp]),
@@ -364,13 +390,9 @@ def _fill_value(v: Any, out: CValue, keep: list) -> None:
         raise TypeError(f"unsupported constexpr value {v!r}")
 
 
-def compile_specs(path_or_source: str | os.PathLike, name: str, specs: Sequence[tuple], *,
-                  debug: bool = False, globals: dict[str, Any] | None = None,
-                  module_aliases: dict[str, str] | None = None) -> Kernel:
-    """Compiles through tessera_compile with explicit argument specs."""
-    source, fname = _read_source(path_or_source)
-    keep: list = []
+def _spec_array(specs: Sequence[tuple], keep: list) -> ctypes.Array:
     arr = (CArgSpec * max(len(specs), 1))()
+    keep.append(arr)
     for i, s in enumerate(specs):
         kind = s[0]
         if kind in ("ptr", "scalar"):
@@ -385,24 +407,115 @@ def compile_specs(path_or_source: str | os.PathLike, name: str, specs: Sequence[
             _fill_value(s[1], arr[i].value, keep)
         else:
             raise ValueError(f"unknown spec kind {kind!r}")
+    return arr
+
+
+# Global values for compile_units(): a plain Python value is a constant.
+class ModuleAlias(str):
+    """A module alias global: ModuleAlias("triton.language")."""
+
+
+class JitFn(tuple):
+    """A @jit function global: JitFn(unit_index, "function_name")."""
+
+    def __new__(cls, unit: int, function: str) -> "JitFn":
+        return super().__new__(cls, (unit, function))
+
+
+class Opaque(str):
+    """A name a kernel cannot use: Opaque("a Python function that is not @jit")."""
+
+
+def _global_array(globals: dict[str, Any], keep: list) -> tuple[Any, int]:
+    if not globals:
+        return None, 0
+    garr = (CGlobal * len(globals))()
+    keep.append(garr)
+    for i, (n, v) in enumerate(globals.items()):
+        g = garr[i]
+        nb = n.encode()
+        keep.append(nb)
+        g.name = nb
+        if isinstance(v, ModuleAlias):
+            mb = v.encode()
+            keep.append(mb)
+            g.kind, g.module = GLOBAL_MODULE_ALIAS, mb
+        elif isinstance(v, JitFn):
+            fb = v[1].encode()
+            keep.append(fb)
+            g.kind, g.unit, g.function = GLOBAL_JIT_FUNCTION, v[0], fb
+        elif isinstance(v, Opaque):
+            db = v.encode()
+            keep.append(db)
+            g.kind, g.description = GLOBAL_OPAQUE, db
+        else:
+            g.kind = GLOBAL_CONSTANT
+            _fill_value(v, g.value, keep)
+    return garr, len(globals)
+
+
+def compile_specs(path_or_source: str | os.PathLike, name: str, specs: Sequence[tuple], *,
+                  debug: bool = False, globals: dict[str, Any] | None = None,
+                  module_aliases: dict[str, str] | None = None) -> Kernel:
+    """Compiles through tessera_compile with explicit argument specs."""
+    source, fname = _read_source(path_or_source)
+    keep: list = []
+    arr = _spec_array(specs, keep)
     o = _options(fname, debug, 1, 0, True, None, keep)
-    gl: list[tuple[str, int, Any]] = [(n, GLOBAL_CONSTANT, v) for n, v in (globals or {}).items()]
-    gl += [(n, GLOBAL_MODULE_ALIAS, m) for n, m in (module_aliases or {}).items()]
-    if gl:
-        garr = (CGlobal * len(gl))()
-        keep.append(garr)
-        for i, (n, kind, v) in enumerate(gl):
-            nb = n.encode()
-            keep.append(nb)
-            garr[i].name, garr[i].kind = nb, kind
-            if kind == GLOBAL_CONSTANT:
-                _fill_value(v, garr[i].value, keep)
-            else:
-                mb = v.encode()
-                keep.append(mb)
-                garr[i].module = mb
-        o.globals, o.num_globals = garr, len(gl)
+    gl: dict[str, Any] = dict(globals or {})
+    gl.update({n: ModuleAlias(m) for n, m in (module_aliases or {}).items()})
+    o.globals, o.num_globals = _global_array(gl, keep)
     h = lib().tessera_compile(source.encode(), name.encode(), arr, len(specs), ctypes.byref(o))
+    if not h:
+        _raise_last()
+    return Kernel(h)
+
+
+class Unit:
+    """One source unit for compile_units()."""
+
+    def __init__(self, source: str, file_name: str = "<string>", first_line: int = 1,
+                 col_offset: int = 0, globals: dict[str, Any] | None = None) -> None:
+        self.source, self.file_name = source, file_name
+        self.first_line, self.col_offset = first_line, col_offset
+        self.globals = dict(globals or {})
+
+
+def compile_units(units: Sequence[Unit], name: str, specs: Sequence[tuple], *,
+                  debug: bool = False) -> Kernel:
+    """Compiles kernel `name` of units[0] through tessera_compile_units."""
+    keep: list = []
+    uarr = (CSourceUnit * max(len(units), 1))()
+    for i, u in enumerate(units):
+        sb, fb = u.source.encode(), u.file_name.encode()
+        keep += [sb, fb]
+        c = uarr[i]
+        c.source, c.file_name, c.first_line, c.col_offset = sb, fb, u.first_line, u.col_offset
+        c.globals, c.num_globals = _global_array(u.globals, keep)
+    arr = _spec_array(specs, keep)
+    o = _options("<unused>", debug, 1, 0, True, None, keep)
+    h = lib().tessera_compile_units(uarr, len(units), name.encode(), arr, len(specs), ctypes.byref(o))
+    if not h:
+        _raise_last()
+    return Kernel(h)
+
+
+def serialize(kernel: Kernel) -> bytes:
+    """tessera_kernel_serialize's bytes."""
+    L = lib()
+    data, size = ctypes.c_void_p(), ctypes.c_size_t()
+    if L.tessera_kernel_serialize(kernel._h, ctypes.byref(data), ctypes.byref(size)) != TESSERA_OK:
+        _raise_last()
+    try:
+        return ctypes.string_at(data, size.value)
+    finally:
+        L.tessera_free(data)
+
+
+def deserialize(blob: bytes) -> Kernel:
+    """A kernel from serialize()'s bytes (InvalidArgument when they are not)."""
+    buf = ctypes.create_string_buffer(blob, len(blob))
+    h = lib().tessera_kernel_deserialize(buf, len(blob))
     if not h:
         _raise_last()
     return Kernel(h)

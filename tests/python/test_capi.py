@@ -4,19 +4,24 @@ globals, queries, error statuses, concurrency."""
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 
 import numpy as np
 import pytest
 
 import tessera_testing as tt
-from tessera_testing import Dtype, assert_close, compile_kernel, compile_specs, poisoned, run
+from tessera_testing import (Dtype, JitFn, ModuleAlias, Opaque, Unit, assert_close, compile_kernel,
+                             compile_specs, compile_units, poisoned, run)
 
 K = "capi_kernels.py"
 
 
 def test_version() -> None:
-    assert tt.lib().tessera_capi_version() == 1
+    assert tt.lib().tessera_capi_version() == 2
+    v = tt.lib().tessera_version().decode()
+    assert re.fullmatch(r"tessera \d+\.\d+\.\d+ ir-[0-9a-f]{12}", v), v
+    assert tt.lib().tessera_version().decode() == v
 
 
 def test_specs_match_signature(rng: np.random.Generator) -> None:
@@ -190,3 +195,227 @@ def test_struct_sizes() -> None:
     assert ctypes.sizeof(tt.CArgSpec) == 80
     assert ctypes.sizeof(tt.CRunArg) == 48
     assert ctypes.sizeof(tt.CCompileOptions) == 48
+    assert ctypes.sizeof(tt.CGlobal) == 96
+    assert ctypes.sizeof(tt.CSourceUnit) == 40
+
+
+def test_builtin_names() -> None:
+    L = tt.lib()
+    names = [L.tessera_builtin_name(i).decode() for i in range(L.tessera_builtin_count())]
+    assert len(names) > 50
+    assert names == sorted(set(names))
+    for n in ("tl.load", "tl.store", "tl.dot", "tl.associative_scan", "builtins.min"):
+        assert n in names
+    assert L.tessera_builtin_name(len(names)) is None
+    assert L.tessera_last_status() == tt.TESSERA_ERROR_INVALID_ARGUMENT
+    L.tessera_clear_error()
+
+
+# ---- several source units --------------------------------------------------------------------
+
+KERNEL_UNIT = """import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    scale_store(x_ptr, offs, n)
+"""
+
+# A function cut out of helpers.py (lines 41..43, indented by 4 there).
+CALLEE_UNIT = """@triton.jit
+def scale_store(p, offs, n):
+    tl.store(p + offs, offs * SCALE, mask=offs < n)
+"""
+
+
+def scale_units(**callee_globals: object) -> list[Unit]:
+    g = {"tl": ModuleAlias("triton.language"), "SCALE": 3}
+    g.update(callee_globals)
+    return [Unit(KERNEL_UNIT, "kernel.py", globals={"scale_store": JitFn(1, "scale_store")}),
+            Unit(CALLEE_UNIT, "helpers.py", 41, 4, globals={k: v for k, v in g.items() if v is not None})]
+
+
+SCALE_SPECS = [("ptr", "i32"), ("scalar", "i32"), ("constexpr", 16)]
+
+
+def test_units_callee_globals() -> None:
+    k = compile_units(scale_units(), "k", SCALE_SPECS)
+    out = poisoned(40, np.int32)
+    run(k, 3, out, 40)
+    assert_close(out, 3 * np.arange(40, dtype=np.int32), rtol=0, atol=0)
+    k7 = compile_units(scale_units(SCALE=7), "k", SCALE_SPECS)
+    run(k7, 3, out, 40)
+    assert_close(out, 7 * np.arange(40, dtype=np.int32), rtol=0, atol=0)
+
+
+def test_units_nested_and_combine() -> None:
+    units = [
+        Unit("import triton.language as tl\n"
+             "@triton.jit\n"
+             "def k(x_ptr, out_ptr):\n"
+             "    x = tl.load(x_ptr + tl.arange(0, 16))\n"
+             "    tl.store(out_ptr + tl.arange(0, 16), tl.associative_scan(x, 0, combine))\n"
+             "    tl.store(out_ptr + 16, tl.reduce(x, 0, combine))\n",
+             "k.py", globals={"combine": JitFn(1, "combine")}),
+        Unit("@triton.jit\ndef combine(a, b):\n    return add(a, b)\n", "combine.py",
+             globals={"add": JitFn(2, "add")}),
+        Unit("@triton.jit\ndef add(a, b):\n    return a + b + ZERO\n", "add.py", globals={"ZERO": 0}),
+    ]
+    k = compile_units(units, "k", [("ptr", "i32"), ("ptr", "i32")])
+    x = np.arange(16, dtype=np.int32) * 3 - 5
+    out = poisoned(17, np.int32)
+    run(k, 1, x, out)
+    assert_close(out[:16], np.cumsum(x).astype(np.int32), rtol=0, atol=0)
+    assert out[16] == x.sum()
+
+
+def test_units_host_module_attributes() -> None:
+    # `callees.scaled(x)` with callees a user's module: each attribute used is a dotted global.
+    units = [
+        Unit("import triton.language as tl\n"
+             "@triton.jit\n"
+             "def k(out_ptr):\n"
+             "    x = tl.arange(0, 8)\n"
+             "    tl.store(out_ptr + x, callees.scaled(x))\n",
+             "k.py", globals={"callees": ModuleAlias("kernels.callees"),
+                              "callees.scaled": JitFn(1, "scaled")}),
+        Unit("@triton.jit\ndef scaled(x):\n    return x * 3\n", "callees.py"),
+    ]
+    k = compile_units(units, "k", [("ptr", "i32")])
+    out = poisoned(8, np.int32)
+    run(k, 1, out)
+    assert_close(out, 3 * np.arange(8, dtype=np.int32), rtol=0, atol=0)
+    del units[0].globals["callees.scaled"]
+    with pytest.raises(tt.CompilationError, match="module 'kernels.callees' has no attribute 'scaled'"):
+        compile_units(units, "k", [("ptr", "i32")])
+
+
+def test_units_error_in_callee() -> None:
+    units = scale_units(SCALE=None)  # SCALE undefined in the callee's unit
+    with pytest.raises(tt.CompilationError, match=r"helpers\.py:43:\d+: error: undefined name 'SCALE'"):
+        compile_units(units, "k", SCALE_SPECS)
+
+
+def test_units_opaque_globals() -> None:
+    units = scale_units()
+    units[0].globals["scale_store"] = Opaque("a Python function that is not @jit")
+    with pytest.raises(tt.CompilationError) as e:
+        compile_units(units, "k", SCALE_SPECS)
+    msg = str(e.value)
+    assert ("kernel.py:7:5: error: 'scale_store' is a Python function that is not @jit and cannot be "
+            "called from a kernel") in msg
+    assert "decorate it with @triton.jit" in msg
+    with pytest.raises(tt.CompilationError, match="'SCALE' is a torch.Tensor and cannot be used inside a kernel"):
+        compile_units(scale_units(SCALE=Opaque("a torch.Tensor")), "k", SCALE_SPECS)
+
+
+def test_units_bad_arguments() -> None:
+    units = scale_units()
+    units[0].globals["scale_store"] = JitFn(2, "scale_store")
+    with pytest.raises(tt.InvalidArgument, match=r"unit 0: global 0 \('scale_store'\): unit index 2 is out of range \(2 units\)"):
+        compile_units(units, "k", SCALE_SPECS)
+    units[0].globals["scale_store"] = JitFn(-1, "scale_store")
+    with pytest.raises(tt.InvalidArgument, match="unit index -1"):
+        compile_units(units, "k", SCALE_SPECS)
+    with pytest.raises(tt.InvalidArgument, match="no source units"):
+        compile_units([], "k", SCALE_SPECS)
+    L = tt.lib()
+    assert L.tessera_compile_units(None, 1, b"k", None, 0, None) is None
+    assert L.tessera_last_status() == tt.TESSERA_ERROR_INVALID_ARGUMENT
+    L.tessera_clear_error()
+
+
+def test_single_source_jit_global_is_unit_zero() -> None:
+    # tessera_compile is one unit: a JitFunction global may only name unit 0.
+    src = KERNEL_UNIT + "\n" + CALLEE_UNIT.replace("scale_store", "store_v2").replace("SCALE", "5")
+    k = compile_specs(src, "k", SCALE_SPECS, globals={"scale_store": JitFn(0, "store_v2")})
+    out = poisoned(16, np.int32)
+    run(k, 1, out, 16)
+    assert_close(out, 5 * np.arange(16, dtype=np.int32), rtol=0, atol=0)
+    with pytest.raises(tt.InvalidArgument, match=r"unit index 1 is out of range \(1 unit\)"):
+        compile_specs(src, "k", SCALE_SPECS, globals={"scale_store": JitFn(1, "store_v2")})
+
+
+# ---- serialisation -----------------------------------------------------------------------------
+
+MATMUL_SIG = ("*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, "
+              "32, 32, 16, 4, 'ieee'")
+INVALID = "tessera: cached kernel is invalid: "
+
+
+def test_serialize_round_trip(rng: np.random.Generator) -> None:
+    k = compile_kernel("examples/matmul.py", "matmul_kernel", MATMUL_SIG)
+    blob = tt.serialize(k)
+    d = tt.deserialize(blob)
+    assert (d.name, d.stages, d.params) == (k.name, k.stages, k.params)
+    for stage in k.stages:
+        assert d.ir(stage) == k.ir(stage)
+    assert tt.serialize(d) == blob
+    m, n, kk = 50, 33, 70
+    a = rng.standard_normal((m, kk)).astype(np.float32)
+    b = rng.standard_normal((kk, n)).astype(np.float32)
+    c1, c2 = poisoned((m, n), np.float32), poisoned((m, n), np.float32)
+    grid = tt.cdiv(m, 32) * tt.cdiv(n, 32)
+    run(k, grid, a, b, c1, m, n, kk, kk, 1, n, 1, n, 1)
+    run(d, grid, a, b, c2, m, n, kk, kk, 1, n, 1, n, 1)
+    assert_close(c1, a.astype(np.float64) @ b, np.float32, rtol=1e-5, atol=1e-4)
+    assert np.array_equal(c1, c2)
+
+
+def test_serialize_out_of_bounds_message_is_identical() -> None:
+    units = scale_units()
+    units[0].file_name = "helpers.py"  # two units of one file
+    k = compile_units(units, "k", SCALE_SPECS)
+    d = tt.deserialize(tt.serialize(k))
+    msgs = []
+    for kern in (k, d):
+        with pytest.raises(tt.KernelError) as e:
+            run(kern, 4, np.zeros(20, np.int32), 64)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    assert "helpers.py:43:" in msgs[0] and "tl.store(p + offs, offs * SCALE" in msgs[0]
+
+
+def expect_invalid(blob: bytes) -> str:
+    with pytest.raises(tt.InvalidArgument) as e:
+        tt.deserialize(blob)
+    assert str(e.value).startswith(INVALID), str(e.value)
+    return str(e.value)
+
+
+def test_deserialize_rejects_damaged_bytes(rng: np.random.Generator) -> None:
+    blob = tt.serialize(compile_units(scale_units(), "k", SCALE_SPECS))
+    for size in range(len(blob)):
+        expect_invalid(blob[:size])
+    expect_invalid(blob + b"\0")
+    for _ in range(500):
+        b = bytearray(blob)
+        b[int(rng.integers(len(b)))] ^= int(rng.integers(1, 256))
+        expect_invalid(bytes(b))
+    for _ in range(200):
+        expect_invalid(rng.integers(0, 256, int(rng.integers(0, 300)), dtype=np.uint8).tobytes())
+    L = tt.lib()
+    assert L.tessera_kernel_deserialize(None, 10) is None
+    assert L.tessera_last_error().decode().startswith(INVALID)
+    L.tessera_clear_error()
+
+
+def test_deserialize_rejects_other_versions() -> None:
+    blob = tt.serialize(compile_units(scale_units(), "k", SCALE_SPECS))
+    v = tt.lib().tessera_version()
+    at = blob.index(v)
+    last = blob[at + len(v) - 1:at + len(v)]
+    other = blob[:at + len(v) - 1] + (b"0" if last != b"0" else b"1") + blob[at + len(v):]
+    assert "was written by" in expect_invalid(other)
+
+
+def test_serialize_bad_arguments() -> None:
+    L = tt.lib()
+    data, size = ctypes.c_void_p(), ctypes.c_size_t()
+    assert L.tessera_kernel_serialize(None, ctypes.byref(data), ctypes.byref(size)) == tt.TESSERA_ERROR_INVALID_ARGUMENT
+    assert not data.value and size.value == 0
+    k = compile_kernel(K, "scale_kernel", "*fp32, *fp32, i32, 64")
+    assert L.tessera_kernel_serialize(k._h, None, None) == tt.TESSERA_ERROR_INVALID_ARGUMENT
+    L.tessera_clear_error()
+    L.tessera_free(None)

@@ -1,0 +1,327 @@
+// Launch arguments: classification of Python values (ints, floats, bools,
+// buffers, resolver objects), the grid, and running a kernel.
+#include <bit>
+#include <climits>
+#include <deque>
+
+#include "tessera_ext.h"
+
+namespace tessera_py {
+
+namespace {
+
+constexpr const char *kDTypeNames[kNumBuiltinDTypes] = {"i1",    "i8",   "i16",  "i32",  "i64",
+                                                        "u8",    "u16",  "u32",  "u64",  "fp8e4nv",
+                                                        "fp8e5", "fp16", "bf16", "fp32", "fp64"};
+
+// Names a resolver returned that are not in kDTypeNames (stable addresses).
+std::deque<std::string> &extraDTypes() {
+  static auto *names = new std::deque<std::string>();
+  return *names;
+}
+
+std::string argPrefix(std::string_view param, std::string_view kernel) {
+  std::string s = "argument '";
+  s += param;
+  s += "' of kernel '";
+  s += kernel;
+  s += "': ";
+  return s;
+}
+
+[[noreturn]] void raiseUnsupported(PyObject *v, std::string_view param, std::string_view kernel) {
+  raise(PyExc_TypeError, argPrefix(param, kernel) +
+                             "expected a tensor, an array, an int, a float or a bool, got " +
+                             Py_TYPE(v)->tp_name);
+}
+
+// Builtin types that are never kernel arguments (and not worth asking the
+// resolver about). bytes is immutable, so no kernel may write to it.
+bool isNeverAnArgument(PyObject *v) {
+  return PyUnicode_Check(v) || PyBytes_Check(v) || PyComplex_Check(v) || PyList_Check(v) ||
+         PyTuple_Check(v) || PyDict_Check(v) || PyAnySet_Check(v) || PyType_Check(v);
+}
+
+void classifyInt(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel) {
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+  out.kind = ArgKind::kInt;
+  if (overflow == 0) {
+    out.i = x;
+    out.dtype = (x >= INT32_MIN && x <= INT32_MAX) ? kI32 : kI64;
+    out.eq1 = x == 1;
+    out.div16 = x % 16 == 0;
+    return;
+  }
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+      out.i = static_cast<int64_t>(u);
+      out.dtype = kU64;
+      out.eq1 = false;
+      out.div16 = u % 16 == 0;
+      return;
+    }
+    PyErr_Clear();
+  }
+  raise(PyExc_TypeError, argPrefix(param, kernel) + "the integer " +
+                             nb::repr(nb::handle(v)).c_str() +
+                             " does not fit in a kernel argument (i32, i64 or u64)");
+}
+
+// The signature dtype of a buffer's format, false when not a plain number.
+bool bufferDType(const Py_buffer &view, uint32_t &code) {
+  const char *f = view.format ? view.format : "B";
+  if (*f == '@' || *f == '=') {
+    ++f;
+  } else if (*f == '<' || *f == '>' || *f == '!') {
+    bool little = *f == '<';
+    if (little != (std::endian::native == std::endian::little)) return false;
+    ++f;
+  }
+  if (f[0] == '\0' || f[1] != '\0') return false;
+  const Py_ssize_t size = view.itemsize;
+  auto bySize = [&](uint32_t c1, uint32_t c2, uint32_t c4, uint32_t c8) {
+    switch (size) {
+      case 1:
+        code = c1;
+        return true;
+      case 2:
+        code = c2;
+        return true;
+      case 4:
+        code = c4;
+        return true;
+      case 8:
+        code = c8;
+        return true;
+      default:
+        return false;
+    }
+  };
+  switch (f[0]) {
+    case '?':
+      code = kI1;
+      return size == 1;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+      return bySize(kI8, kI16, kI32, kI64);
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+      return bySize(kU8, kU16, kU32, kU64);
+    case 'e':
+      code = kFp16;
+      return size == 2;
+    case 'f':
+      code = kFp32;
+      return size == 4;
+    case 'd':
+      code = kFp64;
+      return size == 8;
+    default:
+      return false;
+  }
+}
+
+// Bytes the kernel may touch from the first element to the end of the last
+// one. Elements before the first (negative strides) are not reachable.
+size_t bufferExtent(const Py_buffer &view) {
+  if (view.len == 0) return 0;
+  if (view.ndim == 0 || view.strides == nullptr) return static_cast<size_t>(view.len);
+  size_t ext = static_cast<size_t>(view.itemsize);
+  for (int d = 0; d < view.ndim; ++d) {
+    if (view.shape[d] == 0) return 0;
+    if (view.strides[d] > 0)
+      ext += static_cast<size_t>(view.shape[d] - 1) * static_cast<size_t>(view.strides[d]);
+  }
+  return ext;
+}
+
+// numpy.generic once NumPy has been imported (never imports it).
+PyObject *numpyGeneric() {
+  static PyObject *generic = nullptr;
+  if (generic) return generic;
+  PyObject *np = PyImport_GetModule(nb::str("numpy").ptr());
+  if (!np) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  generic = PyObject_GetAttrString(np, "generic");
+  Py_DECREF(np);
+  if (!generic || !PyType_Check(generic)) {
+    PyErr_Clear();
+    Py_CLEAR(generic);
+  }
+  return generic;
+}
+
+// A NumPy scalar of dtype `code`, as the Python bool/int/float it stands for.
+void classifyNumpyScalar(PyObject *v, uint32_t code, ArgInfo &out, std::string_view param,
+                         std::string_view kernel) {
+  if (code == kI1) {
+    int truth = PyObject_IsTrue(v);
+    if (truth < 0) throw nb::python_error();
+    out.kind = ArgKind::kBool;
+    out.dtype = kI1;
+    out.i = truth;
+  } else if (code == kFp16 || code == kFp32 || code == kFp64) {
+    double d = PyFloat_AsDouble(v);
+    if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    out.kind = ArgKind::kFloat;
+    out.dtype = kFp32;
+    out.f = d;
+  } else {
+    nb::object index = nb::steal(PyNumber_Index(v));
+    if (!index.is_valid()) throw nb::python_error();
+    classifyInt(index.ptr(), out, param, kernel);
+  }
+}
+
+void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel) {
+  PyObject *res = resolver();
+  if (!res) raiseUnsupported(v, param, kernel);
+  nb::object r = nb::steal(PyObject_CallOneArg(res, v));
+  if (!r.is_valid()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+    nb::python_error e;
+    raise(PyExc_TypeError, argPrefix(param, kernel) + nb::str(e.value()).c_str());
+  }
+  auto bad = [&] {
+    raise(PyExc_TypeError, argPrefix(param, kernel) + "the resolver returned " +
+                               nb::repr(r).c_str() + ", expected (dtype, data_ptr, nbytes)");
+  };
+  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) != 3) bad();
+  PyObject *dt = PyTuple_GET_ITEM(r.ptr(), 0);
+  PyObject *ptr = PyTuple_GET_ITEM(r.ptr(), 1);
+  PyObject *nbytes = PyTuple_GET_ITEM(r.ptr(), 2);
+  if (!PyUnicode_Check(dt) || !PyLong_Check(ptr) || !PyLong_Check(nbytes)) bad();
+  Py_ssize_t len = 0;
+  const char *name = PyUnicode_AsUTF8AndSize(dt, &len);
+  if (!name) throw nb::python_error();
+  unsigned long long address = PyLong_AsUnsignedLongLong(ptr);
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    bad();
+  }
+  size_t size = PyLong_AsSize_t(nbytes);
+  if (size == static_cast<size_t>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    bad();
+  }
+  out.kind = ArgKind::kPointer;
+  out.dtype = dtypeCode(std::string_view(name, static_cast<size_t>(len)));
+  out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
+  out.bytes = size;
+  out.div16 = address % 16 == 0;
+}
+
+}  // namespace
+
+uint32_t dtypeCode(std::string_view name) {
+  for (uint32_t i = 0; i < kNumBuiltinDTypes; ++i)
+    if (name == kDTypeNames[i]) return i;
+  auto &extra = extraDTypes();
+  for (size_t j = 0; j < extra.size(); ++j)
+    if (extra[j] == name) return kNumBuiltinDTypes + static_cast<uint32_t>(j);
+  extra.emplace_back(name);
+  return kNumBuiltinDTypes + static_cast<uint32_t>(extra.size() - 1);
+}
+
+const char *dtypeName(uint32_t code) {
+  if (code < kNumBuiltinDTypes) return kDTypeNames[code];
+  return extraDTypes()[code - kNumBuiltinDTypes].c_str();
+}
+
+void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel) {
+  out = ArgInfo{};
+  if (v == Py_None) {
+    out.kind = ArgKind::kNone;
+    return;
+  }
+  if (v == Py_True || v == Py_False) {
+    out.kind = ArgKind::kBool;
+    out.dtype = kI1;
+    out.i = v == Py_True;
+    return;
+  }
+  if (PyLong_Check(v)) return classifyInt(v, out, param, kernel);
+  if (PyFloat_Check(v)) {
+    out.kind = ArgKind::kFloat;
+    out.dtype = kFp32;
+    out.f = PyFloat_AS_DOUBLE(v);
+    return;
+  }
+  if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
+  if (PyObject_CheckBuffer(v)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(v, &view, PyBUF_RECORDS_RO) == 0) {
+      uint32_t code = 0;
+      bool known = bufferDType(view, code);
+      const void *data = view.buf;
+      size_t bytes = bufferExtent(view);
+      PyBuffer_Release(&view);
+      if (known) {
+        PyObject *generic = numpyGeneric();
+        if (generic && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(generic)))
+          return classifyNumpyScalar(v, code, out, param, kernel);
+        out.kind = ArgKind::kPointer;
+        out.dtype = code;
+        out.data = data;
+        out.bytes = bytes;
+        out.div16 = reinterpret_cast<uintptr_t>(data) % 16 == 0;
+        return;
+      }
+    } else {
+      PyErr_Clear();  // e.g. a NumPy array of an ml_dtypes type: the resolver's
+    }
+  }
+  classifyResolved(v, out, param, kernel);
+}
+
+std::array<int64_t, 3> parseGrid(PyObject *grid) {
+  std::array<int64_t, 3> g{1, 1, 1};
+  Py_ssize_t n = -1;
+  PyObject **items = nullptr;
+  if (PyTuple_Check(grid)) {
+    n = PyTuple_GET_SIZE(grid);
+    items = &PyTuple_GET_ITEM(grid, 0);
+  } else if (PyList_Check(grid)) {
+    n = PyList_GET_SIZE(grid);
+    items = &PyList_GET_ITEM(grid, 0);
+  }
+  if (n < 1 || n > 3)
+    raise(PyExc_ValueError, std::string("the grid must be a tuple of 1 to 3 ints, got ") +
+                                nb::repr(nb::handle(grid)).c_str());
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    PyObject *item = items[d];
+    if (!PyLong_Check(item) || item == Py_True || item == Py_False)
+      raise(PyExc_ValueError,
+            std::string("grid entries must be ints, got ") + nb::repr(nb::handle(grid)).c_str());
+    long long x = PyLong_AsLongLong(item);
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (x < 0)
+      raise(PyExc_ValueError,
+            std::string("grid entries must be >= 0, got ") + nb::repr(nb::handle(grid)).c_str());
+    g[static_cast<size_t>(d)] = x;
+  }
+  return g;
+}
+
+void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
+               const std::array<int64_t, 3> &grid, int num_threads) {
+  tessera_status status;
+  {
+    nb::gil_scoped_release release;
+    status = tessera_kernel_run(kernel, args, n, grid[0], grid[1], grid[2], num_threads);
+  }
+  if (status != TESSERA_OK) raiseLastError(status);
+}
+
+}  // namespace tessera_py

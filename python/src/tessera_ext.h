@@ -1,0 +1,160 @@
+// Shared declarations of the extension module tessera._C (contract:
+// python/tessera/_C.pyi): error mapping, the Kernel handle and the
+// classification of launch arguments used by Kernel.run and Dispatcher.
+#ifndef TESSERA_PYTHON_TESSERA_EXT_H_
+#define TESSERA_PYTHON_TESSERA_EXT_H_
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "capi/capi.h"
+
+namespace tessera_py {
+
+namespace nb = nanobind;
+
+// ------------------------------------------------------------------ errors
+
+// Raises the Python exception for `status` with tessera_last_error() as the
+// message: the registered compilation / kernel error types, ValueError for
+// invalid API use, RuntimeError for internal errors.
+[[noreturn]] void raiseLastError(tessera_status status);
+
+// Raises `type` (a borrowed exception class) with `message`.
+[[noreturn]] void raise(PyObject *type, const std::string &message);
+
+// set_error_types / set_resolver state (strong references, never freed).
+void setErrorTypes(nb::handle compilation, nb::handle kernel);
+void setResolver(nb::handle resolver);
+PyObject *resolver();  // borrowed; nullptr when unset
+
+// ------------------------------------------------------------------ kernel
+
+// A compiled kernel (Python class tessera._C.Kernel); frees the handle.
+class Kernel {
+ public:
+  explicit Kernel(tessera_kernel *k) : k_(k) {}
+  ~Kernel() { tessera_kernel_free(k_); }
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+  const tessera_kernel *get() const { return k_; }
+  size_t numParams() const { return tessera_kernel_num_params(k_); }
+
+ private:
+  tessera_kernel *k_;
+};
+
+void bindKernel(nb::module_ &m);
+void bindDispatcher(nb::module_ &m);
+
+// ---------------------------------------------------------------- arguments
+
+// Signature dtypes, in a fixed order; codes index kDTypeNames. Names a
+// resolver returns beyond these are appended at run time (dtypeCode).
+enum DType : uint8_t {
+  kI1,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kFp8e4nv,
+  kFp8e5,
+  kFp16,
+  kBf16,
+  kFp32,
+  kFp64,
+  kNumBuiltinDTypes
+};
+
+// The code of a signature dtype name (registering an unknown one).
+uint32_t dtypeCode(std::string_view name);
+// The name of a code (a static string).
+const char *dtypeName(uint32_t code);
+
+// What a launch argument is, once classified.
+enum class ArgKind : uint8_t { kNone, kBool, kInt, kFloat, kPointer };
+
+// Trivial on purpose (no initialisers): scratch arrays of it cost nothing;
+// classifyArg sets every field.
+struct ArgInfo {
+  ArgKind kind;
+  uint32_t dtype;    // kInt: kI32/kI64/kU64, kPointer: the pointee
+  bool eq1;          // kInt: the value is 1
+  bool div16;        // kInt: value % 16 == 0, kPointer: address % 16 == 0
+  int64_t i;         // kBool / kInt (u64 bit-cast)
+  double f;          // kFloat
+  const void *data;  // kPointer: the first element
+  size_t bytes;      // kPointer: bytes the kernel may touch from data
+};
+
+// Classifies one runtime argument `v` of parameter `param` of kernel
+// `kernel`: None, bool, int, float (numpy scalars as their Python
+// counterparts), an object exporting a buffer of a known format, or else
+// whatever the resolver makes of it. Raises TypeError naming the parameter
+// and the kernel for anything else.
+void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel);
+
+// The run argument of a classified (non-None) argument.
+inline tessera_run_arg toRunArg(const ArgInfo &a) {
+  tessera_run_arg r{};
+  switch (a.kind) {
+    case ArgKind::kPointer:
+      r.kind = TESSERA_RUN_BUFFER;
+      r.data = a.data;
+      r.bytes = a.bytes;
+      break;
+    case ArgKind::kFloat:
+      r.kind = TESSERA_RUN_FLOAT;
+      r.f = a.f;
+      break;
+    case ArgKind::kBool:
+    case ArgKind::kInt:
+    case ArgKind::kNone:
+      r.kind = TESSERA_RUN_INT;
+      r.i = a.i;
+      break;
+  }
+  return r;
+}
+
+// Parses a launch grid: a tuple or list of one to three ints >= 0 (missing
+// trailing entries are 1).
+std::array<int64_t, 3> parseGrid(PyObject *grid);
+
+// Runs `kernel` with the GIL released; raises the mapped error on failure.
+void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
+               const std::array<int64_t, 3> &grid, int num_threads);
+
+// A buffer of `N` elements on the stack, or on the heap when more are needed.
+template <typename T, size_t N>
+class Scratch {
+ public:
+  explicit Scratch(size_t n) : data_(n <= N ? inline_.data() : (heap_.resize(n), heap_.data())) {}
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  T *data() { return data_; }
+  const T *data() const { return data_; }
+  T &operator[](size_t i) { return data_[i]; }
+  const T &operator[](size_t i) const { return data_[i]; }
+
+ private:
+  std::array<T, N> inline_;
+  std::vector<T> heap_;
+  T *data_;
+};
+
+}  // namespace tessera_py
+
+#endif  // TESSERA_PYTHON_TESSERA_EXT_H_

@@ -1,0 +1,93 @@
+"""Compiled kernels as Triton exposes them: `kernel.asm`, `kernel.metadata`,
+`n_regs`/`n_spills`, and `compiled[grid](*args)` launches."""
+
+from __future__ import annotations
+
+from ..runtime.errors import CompilationError
+
+__all__ = ["CompiledKernel", "CompilationError", "KernelMetadata"]
+
+
+class KernelMetadata:
+    """What `compiled.metadata` holds (attribute access, like Triton's named
+    tuple): name, hash, target, num_warps, num_stages, num_ctas, maxnreg,
+    shared (bytes of shared memory; 0 on the CPU), debug, constants (the
+    constexpr values by parameter name) and signature (parameter -> type)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def _asdict(self) -> dict:
+        return dict(self.__dict__)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"KernelMetadata({inner})"
+
+
+class CompiledKernel:
+    """One specialisation of a @jit function, compiled.
+
+    `asm` maps each IR stage ("ttir-initial", "ttir") to its text. On the CPU
+    back end `n_regs`, `n_spills` and `metadata.shared` are 0."""
+
+    def __init__(self, kernel, runtime_params: list[int], num_params: int, metadata: KernelMetadata):
+        self._kernel = kernel  # tessera._C.Kernel
+        self._runtime_params = runtime_params  # indices of runtime parameters
+        self._num_params = num_params
+        self.metadata = metadata
+        self.name = kernel.name
+        self.hash = metadata.hash
+        self.n_regs = 0
+        self.n_spills = 0
+        self.n_max_threads = 1
+        self.function = None
+        self.packed_metadata = None
+        self._asm = None
+
+    @property
+    def asm(self) -> dict:
+        if self._asm is None:
+            self._asm = {stage: self._kernel.ir(stage) for stage in self._kernel.stages}
+        return self._asm
+
+    @property
+    def kernel(self):
+        """The extension's kernel object (serialise, run)."""
+        return self._kernel
+
+    def _init_handles(self) -> None:
+        """Loads the kernel onto its device; nothing to do on the CPU."""
+
+    def launch_metadata(self, grid, stream, *args):
+        return None
+
+    def run_runtime_args(self, args, grid) -> None:
+        """Runs with only the runtime arguments, in order."""
+        g = _grid3(grid)
+        self._kernel.run(list(args), g)
+
+    def __getitem__(self, grid):
+        """`compiled[grid](*args)`: every kernel argument in order (constexpr
+        ones too, as with Triton; they must equal the compiled values)."""
+        g = _grid3(grid)
+
+        def launcher(*args):
+            if len(args) == self._num_params:
+                args = [args[i] for i in self._runtime_params]
+            elif len(args) != len(self._runtime_params):
+                raise TypeError(f"{self.name}: expected {self._num_params} arguments "
+                                f"(or the {len(self._runtime_params)} runtime ones), got {len(args)}")
+            self._kernel.run(list(args), g)
+
+        return launcher
+
+    def __repr__(self) -> str:
+        return f"<tessera CompiledKernel {self.name} {self.hash[:12]}>"
+
+
+def _grid3(grid) -> tuple[int, int, int]:
+    n = len(grid)
+    if n == 0 or n > 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
+    return (int(grid[0]), int(grid[1]) if n > 1 else 1, int(grid[2]) if n > 2 else 1)

@@ -1,0 +1,65 @@
+"""The Triton kernel language as Tessera supports it: ``import tessera.language as tl``.
+
+Kernels are compiled by Tessera's C++ front end from their source text; the
+names here are typed stubs that document each builtin for editors and type
+checkers. Calling one from host Python raises ``RuntimeError``; the classes
+(``tl.constexpr``, ``tl.dtype`` and the dtype instances such as
+``tl.float16``, ``tl.pointer_type``) work on the host too.
+
+Submodules: ``tl.math`` (element-wise math), ``tl.random`` (Philox random
+numbers), ``tl.standard``, ``tl.core``, ``tl.extra.libdevice`` and
+``tl.extra.cuda.libdevice``.
+"""
+
+from . import core, math, random, standard, extra
+from .core import (
+    TRITON_MAX_TENSOR_NUMEL, PropagateNan, constexpr, dtype, pointer_type, block_type, tensor,
+    range, static_range,
+    int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
+    float8e4m3fn, float8e5m2, float16, bfloat16, float32, float64,
+    program_id, num_programs, arange, full, cast, load, store,
+    atomic_add, atomic_max, atomic_min, atomic_and, atomic_or, atomic_xor, atomic_xchg, atomic_cas,
+    make_block_ptr, advance, where, maximum, minimum, clamp, dot, reduce, associative_scan,
+    reshape, view, expand_dims, broadcast_to, broadcast, trans, permute, join, split, cat, gather,
+    histogram, static_print, static_assert, device_print, device_assert,
+    multiple_of, max_contiguous, max_constancy, assume, debug_barrier,
+)
+from .math import (
+    exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, sin, cos, erf, floor, ceil, abs, fdiv, div_rn, fma,
+    umulhi,
+)
+from .standard import (
+    zeros, zeros_like, sigmoid, softmax, cdiv, ravel, sum, xor_sum, max, min, argmax, argmin,
+    cumsum, cumprod, sort, flip, interleave,
+)
+from .random import randint, randint4x, rand, rand4x, randn, randn4x, philox
+
+# `tl.bool` is the compiler's spelling of int1 (shadows the builtin only here).
+bool = int1
+
+__all__ = [
+    # modules
+    "core", "math", "random", "standard", "extra",
+    # types and constants
+    "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "constexpr", "dtype", "pointer_type", "block_type",
+    "tensor", "range", "static_range",
+    "bool", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float8e4nv", "float8e5", "float8e4m3fn", "float8e5m2", "float16", "bfloat16", "float32",
+    "float64",
+    # core
+    "program_id", "num_programs", "arange", "full", "cast", "load", "store",
+    "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+    "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "where", "maximum", "minimum",
+    "clamp", "dot", "reduce", "associative_scan", "reshape", "view", "expand_dims", "broadcast_to",
+    "broadcast", "trans", "permute", "join", "split", "cat", "gather", "histogram",
+    "static_print", "static_assert", "device_print", "device_assert",
+    "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier",
+    # math
+    "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
+    "abs", "fdiv", "div_rn", "fma", "umulhi",
+    # standard
+    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "max", "min",
+    "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
+    # random
+    "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox",
+]

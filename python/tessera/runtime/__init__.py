@@ -1,0 +1,8 @@
+"""Tessera's runtime: launching, caching and autotuning kernels (Triton's
+`triton.runtime`)."""
+
+from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
+from .driver import driver
+from .errors import CompilationError, InterpreterError, KernelError, OutOfResources
+from .jit import JITFunction, KernelInterface, jit
+from .arrays import MockTensor, TensorWrapper, reinterpret

@@ -1,0 +1,181 @@
+"""How kernel pointer arguments are read from the objects users pass.
+
+The extension reads NumPy arrays (and anything else exporting a buffer with
+a plain struct format) itself. Everything else comes here through the
+resolver: PyTorch tensors, `__array_interface__` objects, NumPy arrays of
+ml_dtypes types (bfloat16, float8), `reinterpret` wrappers and the
+`MockTensor`s of `warmup`. The resolver answers (signature dtype, address of
+the first element, bytes the kernel may touch from there); the interpreter
+checks every unmasked access against that extent.
+
+No NumPy or PyTorch import happens here: types are recognised by their
+module and attribute names, so importing tessera stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Triton's short dtype names -> signature names of the C ABI.
+_TL_TO_SIG = {
+    "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "fp16": "fp16", "bf16": "bf16",
+    "fp32": "fp32", "fp64": "fp64",
+}
+
+# NumPy / ml_dtypes / PyTorch dtype names -> signature names.
+_NAME_TO_SIG = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
+    "float64": "fp64", "double": "fp64", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+}
+
+
+def signature_dtype(dtype) -> str:
+    """The signature name ("fp32") of a tl.dtype, NumPy dtype, torch dtype or name."""
+    name = getattr(dtype, "name", None)
+    if name is None:
+        name = str(dtype)
+    if name.startswith("torch."):
+        name = name[6:]
+    sig = _TL_TO_SIG.get(name) or _NAME_TO_SIG.get(name)
+    if sig is None:
+        raise TypeError(f"dtype {dtype} is not supported by Tessera kernels")
+    return sig
+
+
+def backend_override() -> str | None:
+    """TESSERA_BACKEND=cpu|gpu chooses the back end regardless of the arguments."""
+    b = os.environ.get("TESSERA_BACKEND", "").strip().lower()
+    return b or None
+
+
+def _gpu_unavailable(what: str) -> TypeError:
+    return TypeError(f"{what} lives on a GPU, but this build of Tessera runs kernels on the CPU "
+                     "only (the GPU back end is not available yet); pass host memory instead, "
+                     "e.g. tensor.cpu() or cupy.asnumpy(array)")
+
+
+def _extent_from_strides(shape, strides, itemsize: int) -> int:
+    """Bytes from the first element to the end of the farthest one."""
+    if any(s == 0 for s in shape):
+        return 0
+    far = 0
+    for n, st in zip(shape, strides):
+        if st > 0:
+            far += (n - 1) * st
+    return far + itemsize
+
+
+class TensorWrapper:
+    """A view of `base` as another dtype of the same element size, as Triton's
+    `reinterpret` returns (e.g. uint8 data seen as float8e5)."""
+
+    def __init__(self, base, dtype):
+        self.base = base
+        self.dtype = dtype
+        self.shape = getattr(base, "shape", ())
+        self.data = getattr(base, "data", None)
+        self.device = getattr(base, "device", "cpu")
+
+    def data_ptr(self) -> int:
+        return _resolve(self.base)[1]
+
+    def stride(self, *args):
+        return self.base.stride(*args)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize if hasattr(self.dtype, "itemsize") else self.base.element_size()
+
+    def __str__(self) -> str:
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
+
+def reinterpret(tensor, dtype):
+    """Views `tensor` (an array, a tensor or a TensorWrapper) as elements of
+    `dtype` without converting them; the element size must match."""
+    if isinstance(tensor, TensorWrapper):
+        if dtype == tensor.base.dtype or str(dtype) == str(getattr(tensor.base, "dtype", None)):
+            return tensor.base
+        return TensorWrapper(tensor.base, dtype)
+    return TensorWrapper(tensor, dtype)
+
+
+class MockTensor:
+    """Stands in for an argument of `warmup` given as a dtype: a pointer to
+    that dtype at an aligned address, never dereferenced."""
+
+    def __init__(self, dtype, shape=None):
+        self.dtype = dtype
+        self.shape = shape if shape is not None else [1]
+
+    @staticmethod
+    def wrap_dtype(arg):
+        """A dtype (tl, torch or NumPy) becomes a MockTensor; anything else stays."""
+        t = type(arg)
+        root = t.__module__.split(".")[0]
+        if (t.__name__ == "dtype" and root in ("torch", "tessera", "triton", "numpy")) or \
+                t.__module__ == "numpy.dtypes":
+            return MockTensor(arg)
+        return arg
+
+    def data_ptr(self) -> int:
+        return 0
+
+    def stride(self):
+        return (0,)
+
+
+def _resolve(obj):
+    """(signature dtype, address, extent in bytes) of a pointer argument."""
+    if isinstance(obj, TensorWrapper):
+        _, ptr, nbytes = _resolve(obj.base)
+        return signature_dtype(obj.dtype), ptr, nbytes
+    if isinstance(obj, MockTensor):
+        return signature_dtype(obj.dtype), 0, 0
+    mod = type(obj).__module__
+    if mod.startswith("torch"):
+        dev = obj.device
+        if dev.type != "cpu":
+            raise _gpu_unavailable(f"a PyTorch tensor on device '{dev}'")
+        ptr = obj.data_ptr()
+        storage = obj.untyped_storage()
+        end = storage.data_ptr() + storage.nbytes()
+        return signature_dtype(obj.dtype), ptr, max(0, end - ptr)
+    if hasattr(obj, "__cuda_array_interface__"):
+        raise _gpu_unavailable(f"a {type(obj).__name__} with __cuda_array_interface__")
+    ai = getattr(obj, "__array_interface__", None)
+    if ai is not None:
+        ptr = ai["data"][0]
+        dtype = obj.dtype if hasattr(obj, "dtype") else ai["typestr"]
+        itemsize = getattr(dtype, "itemsize", None) or int(ai["typestr"][2:])
+        shape = ai["shape"]
+        strides = ai.get("strides")
+        if strides is None:  # C-contiguous
+            strides, acc = [], itemsize
+            for n in reversed(shape):
+                strides.insert(0, acc)
+                acc *= n
+        return signature_dtype(dtype), ptr, _extent_from_strides(shape, strides, itemsize)
+    if hasattr(obj, "data_ptr") and hasattr(obj, "dtype"):
+        return signature_dtype(obj.dtype), obj.data_ptr(), _extent_of_generic(obj)
+    raise TypeError(f"expected a tensor, an array, an int, a float or a bool, got {type(obj).__name__}")
+
+
+def _extent_of_generic(obj) -> int:
+    n = obj.numel() if hasattr(obj, "numel") else 0
+    es = obj.element_size() if hasattr(obj, "element_size") else 0
+    return n * es
+
+
+def resolver(obj):
+    """The extension's fallback for pointer arguments it cannot read itself."""
+    return _resolve(obj)

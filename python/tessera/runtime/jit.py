@@ -1,0 +1,615 @@
+"""`@jit` and the launch path: `kernel[grid](*args, **kwargs)`.
+
+Division of labour: this module binds arguments, resolves the names a kernel
+reads (constants, modules, other @jit functions) and owns the caches; the C++
+core does all parsing and compiling, and the extension's Dispatcher does the
+per-launch work (specialisation key, lookup, argument packing) in C++.
+
+A launch:
+  1. the generated binder maps *args/**kwargs (with defaults) to a tuple of
+     every parameter's value plus the launch options;
+  2. Dispatcher.run computes the specialisation key (Triton's rules: dtypes,
+     integers == 1 and divisible by 16, pointers 16-byte aligned, constexpr
+     values) and runs the kernel if that key was compiled;
+  3. otherwise (first launch of a specialisation) the slow path builds the
+     source units and asks the disk cache, else compiles, then registers the
+     kernel with the Dispatcher.
+
+Cache key of a compiled kernel: the compiler version, every source unit (the
+kernel's and each callee's source text, file, first line, and the globals
+each reads), the specialisation and the options. Editing a kernel or a
+callee, or changing a global constant it reads, changes the key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import linecache
+import os
+import types
+
+from . import arrays
+from .errors import CompilationError, KernelError
+
+_C = None  # the extension, loaded on first use (keeps `import tessera` cheap)
+
+
+def _ext():
+    global _C
+    if _C is None:
+        from .. import _ext as loader
+        c = loader.load()
+        c.set_error_types(CompilationError, KernelError)
+        c.set_resolver(arrays.resolver)
+        _C = c
+    return _C
+
+
+class Stats:
+    """Counters for tests and tools: compiles, disk hits, disk writes."""
+
+    def __init__(self):
+        self.compiles = 0
+        self.disk_hits = 0
+        self.disk_writes = 0
+
+    def reset(self) -> None:
+        self.__init__()
+
+
+stats = Stats()
+
+# Launch options Triton accepts; those not in _KEYED_OPTIONS do not change
+# what the CPU back end computes and are accepted and ignored.
+_OPTION_NAMES = frozenset([
+    "num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
+    "launch_cooperative_grid", "launch_pdl", "extern_libs", "sanitize_overflow",
+    "default_dot_input_precision", "allowed_dot_input_precisions", "max_num_imprecise_acc_default",
+    "supported_fp8_dtypes", "deprecated_fp8_dtypes", "instrumentation_mode", "num_buffers_warp_spec",
+    "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer", "cluster_dims", "arch",
+    "matrix_instr_nonkdim", "waves_per_eu", "kpack", "ir_override", "backend_name",
+])
+
+
+def _is_constexpr_annotation(ann) -> bool:
+    if ann is None:
+        return False
+    if isinstance(ann, str):
+        return "constexpr" in ann
+    return getattr(ann, "__name__", "") == "constexpr" or "constexpr" in repr(ann)
+
+
+class KernelParam:
+    """One parameter of a @jit function."""
+
+    _EMPTY = object()
+
+    def __init__(self, num: int, name: str, annotation, default, do_not_specialize: bool,
+                 do_not_specialize_on_alignment: bool):
+        self.num = num
+        self.name = name
+        self.annotation = annotation
+        self.default = default
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+        self.is_constexpr = _is_constexpr_annotation(annotation)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not KernelParam._EMPTY
+
+
+def _unwrap_constexpr(v):
+    # tl.constexpr(x) -> x, without importing tessera.language here.
+    while type(v).__name__ == "constexpr" and hasattr(v, "value"):
+        v = v.value
+    return v
+
+
+class KernelInterface:
+    """`kernel[grid](...)` and `kernel.warmup(...)` over a `run` method."""
+
+    def __getitem__(self, grid):
+        return functools.partial(self.run, grid=grid, warmup=False)
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*map(arrays.MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
+
+
+class JITFunction(KernelInterface):
+    """A kernel (or a device function callable from kernels), compiled on
+    first launch per specialisation."""
+
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None,
+                 debug=None, noinline=None, repr=None, launch_metadata=None):
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"@jit applies to functions, not {type(fn).__name__}")
+        self.fn = fn
+        self.module = fn.__module__
+        self.version = version
+        self.debug = debug
+        self.noinline = noinline
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        functools.update_wrapper(self, fn)
+        code = fn.__code__
+        if code.co_flags & 0x08:
+            raise TypeError(f"@jit function '{fn.__name__}' cannot take **kwargs")
+        if code.co_flags & 0x04:
+            raise TypeError(f"@jit function '{fn.__name__}' cannot take *args")
+        if code.co_kwonlyargcount:
+            raise TypeError(f"@jit function '{fn.__name__}' cannot take keyword-only parameters")
+        names = list(code.co_varnames[:code.co_argcount])
+        defaults = fn.__defaults__ or ()
+        first_default = len(names) - len(defaults)
+        annotations = getattr(fn, "__annotations__", {}) or {}
+        dns = set(do_not_specialize or ())
+        dnsa = set(do_not_specialize_on_alignment or ())
+        for n in list(dns) + list(dnsa):
+            if isinstance(n, str) and n not in names:
+                raise ValueError(f"do_not_specialize: '{fn.__name__}' has no parameter '{n}'")
+        self.params = []
+        for i, name in enumerate(names):
+            default = defaults[i - first_default] if i >= first_default else KernelParam._EMPTY
+            self.params.append(KernelParam(i, name, annotations.get(name), default,
+                                           i in dns or name in dns, i in dnsa or name in dnsa))
+        self.arg_names = names
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self.do_not_specialize = list(do_not_specialize or ())
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or ())
+        self._binder = self._make_binder()
+        self._dispatcher = None
+        self._units_cache = None  # (units, used_globals, source_hash)
+        self._by_hash = {}  # full cache key -> CompiledKernel
+        self.pre_run_hooks = []
+
+    # ---- host-side behaviour -------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"'{self.__name__}' is a @jit function: launch it as "
+                           f"{self.__name__}[grid](...), or call it from another @jit function")
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+
+    def add_pre_run_hook(self, hook) -> None:
+        self.pre_run_hooks.append(hook)
+
+    # ---- binding -------------------------------------------------------------------------
+
+    def _make_binder(self):
+        """A function with the kernel's own signature plus the launch options,
+        returning (values of every parameter, keyed options, other options).
+        Generated once, so binding costs one Python call."""
+        ns = {}
+        parts = []
+        for p in self.params:
+            if p.has_default:
+                ns[f"_d{p.num}"] = _unwrap_constexpr(p.default)
+                parts.append(f"{p.name}=_d{p.num}")
+            else:
+                parts.append(p.name)
+        opts = "num_warps=None, num_stages=None, num_ctas=None, maxnreg=None, debug=None, **_opts"
+        sig = ", ".join(parts + ["*", opts]) if parts else "*, " + opts
+        values = "".join(f"{p.name}, " for p in self.params)
+        name = self.fn.__name__ if self.fn.__name__.isidentifier() else "kernel"
+        src = (f"def {name}({sig}):\n"
+               f"    return ({values}), (num_warps, num_stages, num_ctas, maxnreg, debug), _opts\n")
+        exec(compile(src, f"<tessera binder for {name}>", "exec"), ns)
+        return ns[name]
+
+    # ---- launching -----------------------------------------------------------------------
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        bound, opts, other = self._binder(*args, **kwargs)
+        if other:
+            opts = self._options_with(opts, other)
+        if self.debug is not None and opts[4] is None:
+            opts = opts[:4] + (self.debug,) + opts[5:]
+        units = self._units_cache
+        if units is None or _globals_changed(units[1]):
+            units = self._build_units()
+        dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
+        if warmup:
+            return self._compiled_for(bound, opts, units)
+        if callable(grid):
+            grid = grid(dict(zip(self.arg_names, bound)))
+        n = len(grid)
+        g = (grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1)
+        if type(g[0]) is not int or type(g[1]) is not int or type(g[2]) is not int or n > 3:
+            g = _check_grid(grid)
+        ran = dispatcher.run(bound, g, opts)
+        if ran is not None:
+            return ran
+        kernel = self._compiled_for(bound, opts, units)
+        ran = dispatcher.run(bound, g, opts)
+        if ran is None:  # registered under the same key just now: a bug if it misses
+            raise RuntimeError(f"tessera: internal error: no kernel for the key of '{self.__name__}'")
+        return kernel
+
+    def _options_with(self, opts, other):
+        for k in other:
+            if k not in _OPTION_NAMES:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+        keyed = tuple(sorted((k, repr(v)) for k, v in other.items()))
+        return opts + (keyed,)
+
+    def _make_dispatcher(self):
+        c = _ext()
+        modes = []
+        for p in self.params:
+            if p.is_constexpr:
+                modes.append(c.CONSTEXPR)
+            elif p.do_not_specialize:
+                modes.append(c.NOSPEC)
+            elif p.do_not_specialize_on_alignment:
+                modes.append(c.NOALIGN)
+            else:
+                modes.append(c.RUNTIME)
+        self._dispatcher = c.Dispatcher(self.fn.__name__, self.arg_names, modes)
+        return self._dispatcher
+
+    def _compiled_for(self, bound, opts, units_entry):
+        """The CompiledKernel for this specialisation: memory, disk, or compile."""
+        c = _ext()
+        dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
+        raw = dispatcher.specialize(bound)
+        specs = []
+        constants = {}
+        signature = {}
+        runtime = []
+        for p, s in zip(self.params, raw):
+            if s[0] == "constexpr":
+                value = _unwrap_constexpr(s[1])
+                specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
+                constants[p.name] = value
+                signature[p.name] = "constexpr"
+            else:
+                specs.append(s)
+                runtime.append(p.num)
+                signature[p.name] = ("*" + s[1]) if s[0] == "ptr" else s[1]
+        units, _, source_hash = units_entry
+        debug = bool(opts[4]) if opts[4] is not None else _env_debug()
+        key = _hash(c.VERSION, source_hash, repr(specs), debug)
+        compiled = self._by_hash.get(key)
+        if compiled is None:
+            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug)
+            from ..compiler import CompiledKernel, KernelMetadata
+            meta = KernelMetadata(
+                name=self.fn.__name__, hash=key, target=("cpu", "interpreter", 1), backend="cpu",
+                num_warps=opts[0] if opts[0] is not None else 4,
+                num_stages=opts[1] if opts[1] is not None else 3,
+                num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
+                debug=debug, constants=constants, signature=signature)
+            compiled = CompiledKernel(kernel, runtime, len(self.params), meta)
+            self._by_hash[key] = compiled
+        dispatcher.add(bound, opts, compiled.kernel, compiled)
+        return compiled
+
+    # ---- sources and globals -------------------------------------------------------------
+
+    @property
+    def src(self) -> str:
+        return _function_source(self.fn)[0]
+
+    @property
+    def cache_key(self) -> str:
+        """Hash of this function's source and everything it reads (callees'
+        sources, global constants); changes when any of them changes."""
+        entry = self._units_cache
+        if entry is None or _globals_changed(entry[1]):
+            entry = self._build_units()
+        return entry[2]
+
+    def _build_units(self):
+        units, used = _collect_units(self)
+        h = hashlib.blake2b(digest_size=20)
+        for u in units:
+            h.update(repr(u).encode())
+            h.update(b"\0")
+        h.update(repr(bool(self.noinline)).encode())
+        entry = (units, used, h.hexdigest())
+        self._units_cache = entry
+        # A changed global invalidates every compiled specialisation.
+        if self._dispatcher is not None:
+            self._dispatcher.clear()
+        return entry
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+def _globals_changed(used) -> bool:
+    for name, scope, value in used:
+        if scope.get(name, _MISSING) != value:
+            return True
+    return False
+
+
+def _env_debug() -> bool:
+    return os.environ.get("TESSERA_DEBUG", os.environ.get("TRITON_DEBUG", "0")) not in ("", "0")
+
+
+def _check_grid(grid):
+    n = len(grid)
+    if n == 0 or n > 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
+    out = []
+    for g in list(grid) + [1] * (3 - n):
+        try:
+            v = int(g.__index__()) if not isinstance(g, int) else int(g)
+        except AttributeError:
+            raise TypeError(f"grid entries must be integers, got {type(g).__name__} in {grid!r}") from None
+        if v < 0:
+            raise ValueError(f"grid entries must be >= 0, got {grid!r}")
+        out.append(v)
+    return tuple(out)
+
+
+def _hash(*parts) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    for p in parts:
+        h.update(repr(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _disk_cache():
+    """The compiled-kernel cache on disk, or None when disabled."""
+    try:
+        from . import cache
+    except ImportError:
+        return None
+    return cache.kernel_cache()
+
+
+def _load_or_compile(key, units, name, specs, debug):
+    c = _ext()
+    disk = _disk_cache()
+    if disk is not None:
+        blob = disk.get(key)
+        if blob is not None:
+            try:
+                kernel = c.Kernel.deserialize(blob)
+                stats.disk_hits += 1
+                return kernel
+            except ValueError:
+                disk.remove(key)  # corrupt or stale: rebuild below
+    kernel = c.compile(units, name, specs, debug=debug)
+    stats.compiles += 1
+    if disk is not None:
+        if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses
+            stats.disk_writes += 1
+    return kernel
+
+
+# ---- source units ------------------------------------------------------------------------
+
+
+def _function_source(fn):
+    """(source, first_line, col_offset) of `fn` as the front end should see
+    it: the decorator lines become one `@jit` line (decorators such as
+    @autotune may hold arbitrary Python), so line numbers stay those of the
+    file."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if not lines:
+        raise CompilationError(f"cannot find the source of @jit function '{fn.__name__}' "
+                               f"({code.co_filename}); define kernels in .py files")
+    start = code.co_firstlineno - 1
+    i = start
+    while i < len(lines) and not lines[i].lstrip().startswith(("def ", "async def ")):
+        i += 1
+    if i == len(lines):
+        raise CompilationError(f"cannot find 'def {fn.__name__}' in {code.co_filename}")
+    block = lines[i:_block_end(lines, i)]
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    head = []
+    if i > start:
+        head = [" " * indent + "@jit\n"] + ["\n"] * (i - start - 1)
+    body = head + list(block)
+    text = "".join(line[indent:] if line[:indent].strip() == "" else line.lstrip() for line in body)
+    return text, start + 1, indent
+
+
+def _block_end(lines, i: int) -> int:
+    """Index after the last line of the `def` at lines[i]: the following lines
+    that are blank, indented deeper, or inside brackets or a triple-quoted
+    string. (inspect.getblock does this with the tokenizer, at several
+    milliseconds of import time on the disk-cache hit path.)"""
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    depth = 0
+    quote = None  # the open triple quote, if any
+    end = i + 1
+    j = i
+    while j < len(lines):
+        line = lines[j]
+        stripped = line.strip()
+        if j > i and quote is None and depth == 0 and stripped and not stripped.startswith("#"):
+            if len(line) - len(line.lstrip()) <= indent:
+                break
+        k = 0
+        while k < len(line):
+            ch = line[k]
+            if quote is not None:
+                if line.startswith(quote, k):
+                    quote = None
+                    k += 3
+                    continue
+                k += 2 if ch == "\\" else 1
+                continue
+            if ch == "#":
+                break
+            if line.startswith(('"""', "'''"), k):
+                quote = line[k:k + 3]
+                k += 3
+                continue
+            if ch in "\"'":  # a one-line string: skip to its end
+                k += 1
+                while k < len(line) and line[k] != ch:
+                    k += 2 if line[k] == "\\" else 1
+                k += 1
+                continue
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            k += 1
+        if stripped:
+            end = j + 1
+        j += 1
+    return end
+
+
+def _module_name(mod) -> str:
+    name = mod.__name__
+    if name == "tessera" or name.startswith("tessera."):
+        name = "triton" + name[len("tessera"):]
+    if name.startswith("triton.language.") and not name.startswith("triton.language.extra"):
+        name = "triton.language"  # tl.core, tl.math, tl.standard ... all read as tl
+    return name
+
+
+def _jit_target(v):
+    """The JITFunction behind v (autotune/heuristics wrappers included)."""
+    seen = 0
+    while not isinstance(v, JITFunction) and hasattr(v, "fn") and seen < 8:
+        v = v.fn
+        seen += 1
+    return v if isinstance(v, JITFunction) else None
+
+
+def _code_names(code, out: set) -> None:
+    """Names the function reads as globals (not attribute names, which
+    co_names mixes in)."""
+    import dis
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            out.add(ins.argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _code_names(c, out)
+
+
+def _collect_units(root: JITFunction):
+    """Source units for `root` and every @jit function it reaches, with the
+    globals each reads, and the (name, dict, value) of every constant read."""
+    units = []
+    used = []
+    index = {}
+    pending = [root]
+    index[id(root)] = 0
+    order = [root]
+    while pending:
+        f = pending.pop(0)
+        fn = f.fn
+        source, first_line, col = _function_source(fn)
+        names = set()
+        _code_names(fn.__code__, names)
+        scope = fn.__globals__
+        closure = {}
+        if fn.__closure__:
+            for n, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    closure[n] = cell.cell_contents
+                except ValueError:
+                    pass
+        entries = []
+        for n in sorted(names | set(closure)):
+            if n in closure:
+                v, where = closure[n], None
+            elif n in scope:
+                v, where = scope[n], scope
+            else:
+                continue
+            entry = _global_entry(n, v)
+            if entry is None:
+                continue
+            if entry[1] == "jit":
+                target = _jit_target(v)
+                if id(target) not in index:
+                    index[id(target)] = len(order)
+                    order.append(target)
+                    pending.append(target)
+                entry = (n, "jit", (index[id(target)], target.fn.__name__))
+            elif entry[1] == "const" and where is not None:
+                used.append((n, where, v))
+            entries.append(entry)
+        units.append((source, fn.__code__.co_filename, first_line, col, entries))
+    return units, used
+
+
+def _global_entry(name, v):
+    if isinstance(v, types.ModuleType):
+        return (name, "module", _module_name(v))
+    if _jit_target(v) is not None:
+        return (name, "jit", None)
+    if type(v).__name__ == "constexpr" and hasattr(v, "value"):
+        v = _unwrap_constexpr(v)
+    try:
+        return (name, "const", _encode_const(v, f"global '{name}'"))
+    except TypeError:
+        pass
+    mod = getattr(v, "__module__", "") or ""
+    if callable(v) and (mod.startswith("tessera.language") or mod.startswith("triton.language")):
+        qual = "tl." + getattr(v, "__name__", name)
+        return (name, "opaque", f"{qual} imported by name; call it as {qual}(...) through "
+                "`import triton.language as tl`")
+    if isinstance(v, type):
+        return (name, "opaque", f"the class {v.__name__}")
+    if callable(v):
+        return (name, "opaque", "a Python function that is not @jit")
+    return (name, "opaque", f"a {type(v).__name__} object")
+
+
+def _encode_const(v, what: str):
+    """A Python value as the extension's tagged constant; TypeError if it
+    cannot be a compile-time value."""
+    if v is None:
+        return ("none",)
+    t = type(v)
+    if t is bool:
+        return ("bool", v)
+    if t is int:
+        if not -(1 << 63) <= v < (1 << 64):
+            raise TypeError(f"{what}: {v} does not fit in 64 bits")
+        return ("int", v if v < (1 << 63) else v - (1 << 64))
+    if t is float:
+        return ("float", v)
+    if t is str:
+        return ("str", v)
+    if t is tuple or t is list:
+        return ("tuple", [_encode_const(e, what) for e in v])
+    if type(v).__name__ == "constexpr" and hasattr(v, "value"):
+        return _encode_const(_unwrap_constexpr(v), what)
+    if t.__name__ == "dtype" and t.__module__.startswith(("tessera", "triton")):
+        return ("dtype", arrays.signature_dtype(v))
+    if hasattr(v, "__index__") and t.__module__ == "numpy":
+        return _encode_const(int(v), what)
+    if isinstance(v, float):  # numpy float64 and friends
+        return ("float", float(v))
+    raise TypeError(f"{what}: a {t.__name__} cannot be a compile-time value")
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
+    """Decorator making a Python function a Tessera kernel (or a device
+    function callable from kernels): `@jit`, or `@jit(do_not_specialize=["n"],
+    debug=True)`. `interpret` is accepted for Triton compatibility (every
+    kernel can already run on the CPU interpreter)."""
+
+    def decorator(f):
+        return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+                           debug=debug, noinline=noinline, repr=repr, launch_metadata=launch_metadata)
+
+    if fn is not None:
+        return decorator(fn)
+    return decorator

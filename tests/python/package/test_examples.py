@@ -1,0 +1,70 @@
+"""Every example of examples/ through the Python API, at several sizes
+including ragged ones, against float64 NumPy references."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+EXAMPLES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples"))
+sys.path.insert(0, EXAMPLES)
+
+import demo  # noqa: E402  (examples/demo.py)
+
+
+def check(cases):
+    for case in cases if isinstance(cases, list) else [cases]:
+        err = demo.max_rel_error(case["out"], case["ref"])
+        assert err <= case["tolerance"], f"{case['name']} {case['size']}: error {err:.3e}"
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4096, 100003])
+def test_vector_add(rng, n):
+    import vector_add
+    check(vector_add.demo(rng, n))
+
+
+@pytest.mark.parametrize("n", [3, 5000])
+def test_gelu(rng, n):
+    import gelu
+    check(gelu.demo(rng, n))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 33), (33, 781), (4, 1024)])
+def test_softmax(rng, shape):
+    import softmax
+    check(softmax.demo(rng, shape))
+
+
+@pytest.mark.parametrize("shape", [(2, 5), (3, 1000), (5, 2049)])
+def test_softmax_online(rng, shape):
+    import softmax_online
+    check(softmax_online.demo(rng, shape))
+
+
+@pytest.mark.parametrize("shape", [(16, 16, 16), (100, 37, 65), (129, 64, 200)])
+def test_matmul_autotuned(rng, shape):
+    import matmul
+    check(matmul.demo(rng, shape))
+    assert matmul.matmul_kernel.best_config is not None
+
+
+@pytest.mark.parametrize("shape", [(1, 8), (37, 100), (300, 1000), (70, 3000)])
+def test_layer_norm_forward_backward(rng, shape):
+    import layer_norm
+    check(layer_norm.demo(rng, shape))
+
+
+@pytest.mark.parametrize("n", [1000, 1 << 16])
+def test_dropout(rng, n):
+    import dropout
+    check(dropout.demo(rng, n, 0.25 if n > 1000 else 0.0))
+
+
+def test_demo_script_runs():
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "demo.py"), "--quick"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all examples correct" in r.stdout

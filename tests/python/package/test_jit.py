@@ -1,0 +1,211 @@
+"""@jit and kernel[grid](...): binding, specialisation, introspection,
+callees across files, globals. Kernels run on the CPU interpreter against
+NumPy with fresh random inputs and poisoned outputs."""
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+from tessera.runtime import jit as jit_module
+
+from kernels import callees
+from kernels.callees import twice_scaled
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr = 128):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def store_n_kernel(out_ptr, n):
+    tl.store(out_ptr, n)
+
+
+@triton.jit(do_not_specialize=["n"])
+def store_n_nospec_kernel(out_ptr, n):
+    tl.store(out_ptr, n)
+
+
+def poisoned(shape, dtype=np.float32):
+    if np.dtype(dtype).kind == "f":
+        return np.full(shape, np.nan, dtype=dtype)
+    return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
+
+
+@pytest.mark.parametrize("n", [1, 100, 128, 1000, 4097])
+def test_vector_add_grid_forms(rng, n):
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    for launch in (lambda out: add_kernel[(triton.cdiv(n, 128),)](x, y, out, n),
+                   lambda out: add_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=64),
+                   lambda out: add_kernel[(triton.cdiv(n, 256), 1, 1)](x_ptr=x, y_ptr=y, out_ptr=out, n=n, BLOCK=256)):
+        out = poisoned(n)
+        launch(out)
+        np.testing.assert_allclose(out, x.astype(np.float64) + y, rtol=1e-6)
+
+
+def test_launch_returns_compiled_kernel(rng):
+    x = rng.standard_normal(256, dtype=np.float32)
+    out = poisoned(256)
+    k = add_kernel[(2,)](x, x, out, 256)
+    assert set(k.asm) == {"ttir-initial", "ttir"}
+    assert "func @add_kernel" in k.asm["ttir"]
+    assert k.metadata.name == "add_kernel"
+    assert k.metadata.num_warps == 4 and k.metadata.num_stages == 3 and k.metadata.shared == 0
+    assert k.metadata.constants == {"BLOCK": 128}
+    assert k.metadata.signature["x_ptr"] == "*fp32"
+    k._init_handles()
+    assert k.n_regs == 0 and k.n_spills == 0
+
+
+def test_warmup_then_compiled_launch(rng):
+    n = 300
+    k = add_kernel.warmup(tl.float32, tl.float32, tl.float32, n, BLOCK=512, grid=(1,))
+    k._init_handles()
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    out = poisoned(n)
+    k[(1, 1, 1)](x, y, out, n, 512)  # all arguments, constexprs included, as Triton's tutorial does
+    np.testing.assert_allclose(out, x.astype(np.float64) + y, rtol=1e-6)
+
+
+def count_compiles(kernel, values, **kw):
+    before = len(kernel._by_hash)
+    out = np.zeros(1, dtype=np.int64)
+    for v in values:
+        kernel[(1,)](out, v, **kw)
+        assert out[0] == v
+    return len(kernel._by_hash) - before
+
+
+def test_specialisation_counts():
+    # 1 -> "== 1"; 2 and 4 and 8 -> plain; 16 and 32 -> "divisible by 16".
+    assert count_compiles(store_n_kernel, [1, 2, 4, 8, 16, 32]) == 3
+    assert count_compiles(store_n_nospec_kernel, [1, 2, 4, 8, 16, 32]) == 1
+    # Large values change the integer type (i32 -> i64), as in Triton.
+    assert count_compiles(store_n_nospec_kernel, [2**40]) == 1
+
+
+def test_specialisation_facts_in_ir():
+    out = np.zeros(1, dtype=np.int64)
+    k16 = store_n_kernel[(1,)](out, 48)
+    k1 = store_n_kernel[(1,)](out, 1)
+    assert "divisibility = 16" in k16.asm["ttir-initial"]
+    assert "equal_to_one" in k1.asm["ttir-initial"]
+
+
+def test_alignment_specialisation(rng):
+    x = rng.standard_normal(1025, dtype=np.float32)
+    out = poisoned(1025)
+    a = add_kernel[(1,)](x, x, out, 100)
+    b = add_kernel[(1,)](x[1:], x[1:], out[1:], 100)
+    assert a is not b
+    assert a.asm["ttir-initial"].count("divisibility = 16") > b.asm["ttir-initial"].count("divisibility = 16")
+
+
+@triton.jit
+def callee_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, callees.scaled(x) + twice_scaled(x))
+    tl.store(out_ptr + BLOCK, tl.reduce(x, 0, callees.combine_max))
+
+
+def test_callees_from_another_file(rng):
+    x = rng.integers(-100, 100, 32).astype(np.int32)
+    out = poisoned(33, np.int32)
+    callee_kernel[(1,)](out, x, BLOCK=32)
+    np.testing.assert_array_equal(out[:32], x * 3 + 2 * (x * 3))
+    assert out[32] == x.max()
+
+
+FACTOR = 2
+
+
+@triton.jit
+def global_kernel(out_ptr):
+    tl.store(out_ptr, FACTOR * 10)
+
+
+def test_global_constant_change_recompiles():
+    global FACTOR
+    out = np.zeros(1, dtype=np.int32)
+    global_kernel[(1,)](out)
+    assert out[0] == 20
+    key = global_kernel.cache_key
+    FACTOR = 5
+    try:
+        global_kernel[(1,)](out)
+        assert out[0] == 50
+        assert global_kernel.cache_key != key
+    finally:
+        FACTOR = 2
+
+
+def test_keyword_and_default_errors(rng):
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'n'"):
+        add_kernel[(1,)](x, x, x)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        add_kernel[(1,)](x, x, x, 4, bogus=1)
+
+
+def test_wrong_argument_type_names_parameter():
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="y_ptr"):
+        add_kernel[(1,)](x, "not an array", x, 4)
+
+
+def test_calling_jit_function_from_host_is_an_error():
+    with pytest.raises(RuntimeError, match=r"add_kernel\[grid\]"):
+        add_kernel(1, 2, 3, 4)
+
+
+@triton.jit
+def oob_kernel(x_ptr, out_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+def test_out_of_bounds_is_a_kernel_error():
+    x = np.zeros(63, dtype=np.float32)
+    out = np.zeros(64, dtype=np.float32)
+    with pytest.raises(triton.KernelError) as e:
+        oob_kernel[(1,)](x, out)
+    msg = str(e.value)
+    assert "test_jit.py:" in msg and "program" in msg and "63" in msg
+
+
+@triton.jit
+def bad_kernel(x_ptr):
+    y = undefined_name + 1  # noqa: F821
+    tl.store(x_ptr, y)
+
+
+def test_compilation_error_points_into_this_file():
+    x = np.zeros(1, dtype=np.float32)
+    with pytest.raises(triton.CompilationError) as e:
+        bad_kernel[(1,)](x)
+    msg = str(e.value)
+    line = bad_kernel.fn.__code__.co_firstlineno + 2
+    assert f"test_jit.py:{line}:" in msg
+    assert "undefined_name" in msg and "^" in msg
+
+
+def test_grid_validation():
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(ValueError):
+        add_kernel[(1, 1, 1, 1)](x, x, x, 4)
+    with pytest.raises(TypeError):
+        add_kernel[("a",)](x, x, x, 4)
+    add_kernel[(0,)](x, x, x, 4)  # an empty grid runs nothing
+
+
+def test_reinterpret_views(rng):
+    bits = rng.integers(0, 2**16, 128).astype(np.uint16)
+    out = poisoned(128, np.uint16)
+    add_kernel[(1,)](triton.reinterpret(bits, tl.uint16), np.zeros(128, np.uint16), out, 128)
+    np.testing.assert_array_equal(out, bits)

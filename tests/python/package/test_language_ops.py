@@ -1,0 +1,253 @@
+"""The kernel language through the Python API, parametrised over dtypes and
+shapes, against NumPy (float64 where it matters), with fresh random inputs
+and poisoned outputs."""
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOAT_DTYPES = ["float16", "float32", "float64", "bfloat16"]
+
+
+def np_dtype(name):
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def random_array(rng, name, shape, positive=False):
+    dt = np_dtype(name)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo = 1 if positive else max(info.min, -100)
+        return rng.integers(lo, min(info.max, 100), shape, endpoint=True).astype(dt)
+    x = rng.standard_normal(shape) * 3
+    if positive:
+        x = np.abs(x) + 0.5
+    return x.astype(dt)
+
+
+def poisoned(shape, name):
+    dt = np_dtype(name)
+    if dt.kind in "iu":
+        return np.full(shape, np.iinfo(dt).max, dtype=dt)
+    return np.full(shape, np.nan, dtype=dt)
+
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    if OP == "add":
+        r = x + y
+    elif OP == "sub":
+        r = x - y
+    elif OP == "mul":
+        r = x * y
+    elif OP == "max":
+        r = tl.maximum(x, y)
+    elif OP == "min":
+        r = tl.minimum(x, y)
+    elif OP == "and":
+        r = x & y
+    elif OP == "xor":
+        r = x ^ y
+    elif OP == "floordiv":
+        r = x // y
+    elif OP == "mod":
+        r = x % y
+    else:
+        r = tl.where(x < y, x, y)
+    tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def c_div(a, b):  # C's truncating division, as Triton's // on integers
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "max", "min", "and", "xor", "floordiv", "mod", "where"])
+@pytest.mark.parametrize("n", [1, 77, 300])
+def test_integer_binary(rng, dtype, op, n):
+    x = random_array(rng, dtype, n)
+    y = random_array(rng, dtype, n, positive=op in ("floordiv", "mod"))
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 128),)](x, y, out, n, OP=op, BLOCK=128)
+    dt = np_dtype(dtype)
+    with np.errstate(over="ignore"):
+        a, b = x.astype(object), y.astype(object)
+        ref = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
+               "max": lambda: np.maximum(a, b), "min": lambda: np.minimum(a, b),
+               "and": lambda: a & b, "xor": lambda: a ^ b, "floordiv": lambda: c_div(a, b),
+               "mod": lambda: a - c_div(a, b) * b, "where": lambda: np.where(a < b, a, b)}[op]()
+    bits = dt.itemsize * 8
+    ref = np.array([int(v) % (1 << bits) for v in ref], dtype=np.uint64).astype(dt.str.replace("i", "u"))
+    np.testing.assert_array_equal(out.view(ref.dtype), ref)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "max", "min", "where"])
+@pytest.mark.parametrize("n", [5, 128, 1000])
+def test_float_binary(rng, dtype, op, n):
+    x = random_array(rng, dtype, n)
+    y = random_array(rng, dtype, n)
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 128),)](x, y, out, n, OP=op, BLOCK=128)
+    a, b = x.astype(np.float64), y.astype(np.float64)
+    ref = {"add": a + b, "sub": a - b, "mul": a * b, "max": np.maximum(a, b), "min": np.minimum(a, b),
+           "where": np.where(a < b, a, b)}[op]
+    # Each op rounds once to the dtype: compare after the same rounding.
+    np.testing.assert_array_equal(out.astype(np.float64), ref.astype(np_dtype(dtype)).astype(np.float64))
+
+
+@triton.jit
+def unary_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0).to(tl.float32)
+    if FN == "exp":
+        r = tl.exp(x)
+    elif FN == "log":
+        r = tl.log(x)
+    elif FN == "sqrt":
+        r = tl.sqrt(x)
+    elif FN == "sin":
+        r = tl.sin(x)
+    elif FN == "cos":
+        r = tl.cos(x)
+    elif FN == "sigmoid":
+        r = tl.sigmoid(x)
+    elif FN == "erf":
+        r = tl.math.erf(x)
+    elif FN == "abs":
+        r = tl.abs(x)
+    elif FN == "floor":
+        r = tl.floor(x)
+    else:
+        r = tl.rsqrt(x)
+    tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def np_unary(fn, x):
+    from math import erf
+    return {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+            "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "erf": np.vectorize(erf), "abs": np.abs,
+            "floor": np.floor, "rsqrt": lambda v: 1 / np.sqrt(v)}[fn](x)
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-6), ("float16", 1e-3), ("bfloat16", 8e-3)])
+@pytest.mark.parametrize("fn", ["exp", "log", "sqrt", "sin", "cos", "sigmoid", "erf", "abs", "floor", "rsqrt"])
+def test_unary_math(rng, dtype, tol, fn):
+    n = 257
+    positive = fn in ("log", "sqrt", "rsqrt")
+    x = random_array(rng, dtype, n, positive=positive)
+    if fn == "exp":
+        x = (x.astype(np.float64) / 2).astype(np_dtype(dtype))
+    out = poisoned(n, dtype)
+    unary_kernel[(3,)](x, out, n, FN=fn, BLOCK=128)
+    ref = np_unary(fn, x.astype(np.float64))
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol)
+
+
+@triton.jit
+def reduce_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, OP: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "min":
+        r = tl.min(x, axis=AXIS)
+    elif OP == "argmax":
+        r = tl.argmax(x, axis=AXIS)
+    else:
+        r = x.sum(axis=AXIS)  # the tensor method
+    if AXIS == 0:
+        tl.store(out_ptr + cols, r.to(out_ptr.dtype.element_ty))
+    else:
+        tl.store(out_ptr + rows, r.to(out_ptr.dtype.element_ty))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float16"])
+@pytest.mark.parametrize("shape", [(1, 16), (8, 32), (64, 4)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("op", ["sum", "max", "min", "argmax", "method_sum"])
+def test_reductions(rng, dtype, shape, axis, op):
+    x = random_array(rng, dtype, shape)
+    out_dtype = "int32" if op == "argmax" else ("float32" if dtype == "float16" and "sum" in op else dtype)
+    out = poisoned(shape[1 - axis], out_dtype)
+    reduce_kernel[(1,)](x, out, M=shape[0], N=shape[1], AXIS=axis, OP=op)
+    x64 = x.astype(np.float64)
+    ref = {"sum": x64.sum(axis), "method_sum": x64.sum(axis), "max": x64.max(axis), "min": x64.min(axis),
+           "argmax": x.argmax(axis)}[op]
+    # Sums accumulate in the input dtype (fp16 stays fp16, as in Triton): the
+    # error bound scales with the sum of magnitudes.
+    eps = 1e-3 if dtype == "float16" else 1e-6
+    atol = eps * np.abs(x64).sum(axis).max() if "sum" in op else 0.0
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=eps, atol=atol)
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               PRECISION: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b, input_precision=PRECISION, out_dtype=tl.float32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("mnk", [(16, 16, 16), (32, 64, 16), (64, 16, 32)])
+def test_dot(rng, dtype, mnk):
+    m, n, k = mnk
+    a = random_array(rng, dtype, (m, k))
+    b = random_array(rng, dtype, (k, n))
+    c = poisoned((m, n), "float32")
+    dot_kernel[(1,)](a, b, c, M=m, N=n, K=k, PRECISION="ieee")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * k)
+
+
+@triton.jit
+def cast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "float16"), ("float32", "bfloat16"), ("float16", "float32"),
+                                     ("float32", "int32"), ("int32", "float32"), ("int64", "int8"),
+                                     ("uint8", "float32"), ("float64", "float32")])
+def test_casts(rng, src, dst):
+    n = 100
+    x = random_array(rng, src, n)
+    out = poisoned(n, dst)
+    cast_kernel[(1,)](x, out, n, BLOCK=128)
+    if np_dtype(dst).kind in "iu" and np_dtype(src).kind == "f":
+        ref = np.trunc(x.astype(np.float64)).astype(np_dtype(dst))
+    else:
+        ref = x.astype(np_dtype(dst))
+    np.testing.assert_array_equal(out, ref)
+
+
+@triton.jit
+def atomic_add_kernel(counter_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(counter_ptr, tl.sum(tl.load(x_ptr + offs), axis=0))
+
+
+def test_atomics_across_programs(rng):
+    x = rng.integers(-50, 50, 64 * 64).astype(np.int32)
+    counter = np.zeros(1, dtype=np.int32)
+    atomic_add_kernel[(64,)](counter, x, BLOCK=64)
+    assert counter[0] == x.sum()
