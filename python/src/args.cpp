@@ -266,9 +266,10 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
       bool known = bufferDType(view, code);
       const void *data = view.buf;
       size_t bytes = bufferExtent(view);
+      const bool scalarShaped = view.ndim == 0;
       PyBuffer_Release(&view);
       if (known) {
-        PyObject *generic = numpyGeneric();
+        PyObject *generic = scalarShaped ? numpyGeneric() : nullptr;
         if (generic && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(generic)))
           return classifyNumpyScalar(v, code, out, param, kernel);
         out.kind = ArgKind::kPointer;

@@ -431,30 +431,34 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
       const auto &[pname, ptype] = params[i];
-      std::string what = "argument " + std::to_string(i) + " ('" + pname + "', " + ptype +
-                         ") of kernel '" + kname + "'";
+      // Built only for a message: this loop is on every launch.
+      auto what = [&] {
+        return "argument " + std::to_string(i) + " ('" + pname + "', " + ptype + ") of kernel '" +
+               kname + "'";
+      };
       bool isPtr = !ptype.empty() && ptype[0] == '*';
       auto dt = isPtr ? std::nullopt : tessera::dtypeFromSignatureName(ptype);
       bool isFloat = dt && tessera::isFloat(*dt);
       switch (a.kind) {
         case TESSERA_RUN_BUFFER:
-          if (!isPtr) throw tessera::KernelError(what + " must be a number, got a buffer");
-          require(a.data != nullptr || a.bytes == 0, what + ": the buffer is NULL");
+          if (!isPtr) throw tessera::KernelError(what() + " must be a number, got a buffer");
+          if (a.data == nullptr && a.bytes != 0)
+            throw InvalidArgument{what() + ": the buffer is NULL"};
           values.push_back(tessera::interp::ArgValue::pointer(a.data));
           buffers.push_back({a.data, a.bytes, a.name ? std::string(a.name) : pname});
           break;
         case TESSERA_RUN_INT:
-          if (isPtr) throw tessera::KernelError(what + " must be a buffer, got an integer");
+          if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got an integer");
           values.push_back(isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
                                    : tessera::interp::ArgValue::integer(a.i));
           break;
         case TESSERA_RUN_FLOAT:
-          if (isPtr) throw tessera::KernelError(what + " must be a buffer, got a float");
-          if (!isFloat) throw tessera::KernelError(what + " must be an integer, got a float");
+          if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got a float");
+          if (!isFloat) throw tessera::KernelError(what() + " must be an integer, got a float");
           values.push_back(tessera::interp::ArgValue::floating(a.f));
           break;
         default:
-          throw InvalidArgument{what + ": unknown run argument kind " + std::to_string(a.kind)};
+          throw InvalidArgument{what() + ": unknown run argument kind " + std::to_string(a.kind)};
       }
     }
     if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid runs nothing

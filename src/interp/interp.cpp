@@ -497,8 +497,9 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
   std::sort(c.ranges.begin(), c.ranges.end(),
             [](const BufRange &a, const BufRange &b) { return a.lo < b.lo; });
 
-  int64_t threads = opts.numThreads > 0 ? opts.numThreads
-                                        : static_cast<int64_t>(std::thread::hardware_concurrency());
+  // hardware_concurrency() reads /sys on every call: ask once.
+  static const int64_t hardwareThreads = std::thread::hardware_concurrency();
+  int64_t threads = opts.numThreads > 0 ? opts.numThreads : hardwareThreads;
   threads = std::max<int64_t>(threads, 2);  // a spinning program needs a peer thread
   threads = std::min<int64_t>({threads, total, 256});
   std::atomic<int64_t> next{0};

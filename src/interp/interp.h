@@ -36,7 +36,9 @@ struct ArgValue {
   Kind kind = Kind::Int;
   uint64_t bits = 0;  // Pointer: host address; Int: the value (two's complement)
   double f = 0;       // Float
-  static ArgValue pointer(const void *p) { return {Kind::Pointer, reinterpret_cast<uint64_t>(p), 0}; }
+  static ArgValue pointer(const void *p) {
+    return {Kind::Pointer, reinterpret_cast<uint64_t>(p), 0};
+  }
   static ArgValue integer(int64_t v) { return {Kind::Int, static_cast<uint64_t>(v), 0}; }
   static ArgValue floating(double v) { return {Kind::Float, 0, v}; }
 };
@@ -46,10 +48,10 @@ struct Grid {
 };
 
 struct RunOptions {
-  int numThreads = 0;                  // 0: all hardware threads
+  int numThreads = 0;                      // 0: all hardware threads
   const SourceManager *sources = nullptr;  // to name file:line:col in errors
-  bool debug = false;                  // device_assert is checked only when true
-  std::ostream *printStream = nullptr; // device_print output (default std::cout)
+  bool debug = false;                      // device_assert is checked only when true
+  std::ostream *printStream = nullptr;     // device_print output (default std::cout)
 };
 
 // Runs every program of `grid`. Throws RuntimeError for out-of-bounds

@@ -1,12 +1,12 @@
 #include "interp/worker_pool.h"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
-
-#include <unistd.h>
 
 namespace tessera::interp::detail {
 namespace {

@@ -46,7 +46,8 @@ void KernelImpl::runInterp(std::span<const interp::ArgValue> args,
   ro.sources = sm_.get();
   ro.debug = debug_;
   try {
-    interp::run(function(), args, buffers, grid, ro);
+    std::call_once(prepareOnce_, [&] { prepared_ = interp::prepare(function(), ro); });
+    interp::run(*prepared_, args, buffers, grid, ro);
   } catch (const RuntimeError &e) {
     throw KernelError(e.what());
   } catch (const CompileError &e) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,10 @@ class KernelImpl : public CompiledKernel {
   size_t numUnits_ = 0;
   std::unique_ptr<Module> module_;
   std::vector<std::pair<std::string, std::string>> stages_;
+  // The interpreter's form of the kernel, built on the first run and reused
+  // (building it costs more than running a small launch).
+  mutable std::once_flag prepareOnce_;
+  mutable std::shared_ptr<const interp::Prepared> prepared_;
   bool debug_ = false;
 };
 

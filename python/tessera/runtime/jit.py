@@ -486,13 +486,19 @@ def _jit_target(v):
     return v if isinstance(v, JITFunction) else None
 
 
-def _code_names(code, out: set) -> None:
-    """Names the function reads as globals (not attribute names, which
-    co_names mixes in)."""
+def _code_names(code, out: dict) -> None:
+    """Names the function reads as globals (co_names also holds attribute
+    names), each with the attributes read directly off it (`mod.helper`)."""
     import dis
+    last = None
     for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-            out.add(ins.argval)
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
+            last = ins.argval
+            out.setdefault(last, set())
+            continue
+        if last is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            out[last].add(ins.argval)
+        last = None
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             _code_names(c, out)
@@ -500,18 +506,35 @@ def _code_names(code, out: set) -> None:
 
 def _collect_units(root: JITFunction):
     """Source units for `root` and every @jit function it reaches, with the
-    globals each reads, and the (name, dict, value) of every constant read."""
+    globals each reads, and the (name, dict, value) of every constant read.
+
+    A user module read by a kernel (`helpers.scale(x)`) is passed as an
+    opaque namespace plus one dotted entry per attribute the kernel reads
+    from it ("helpers.scale"); the front end resolves `helpers.scale`
+    through those."""
     units = []
     used = []
-    index = {}
+    index = {id(root): 0}
     pending = [root]
-    index[id(root)] = 0
     order = [root]
+
+    def entry_for(name, v, where):
+        entry = _global_entry(name, v)
+        if entry[1] == "jit":
+            target = _jit_target(v)
+            if id(target) not in index:
+                index[id(target)] = len(order)
+                order.append(target)
+                pending.append(target)
+            return (name, "jit", (index[id(target)], target.fn.__name__))
+        if entry[1] == "const" and where is not None:
+            used.append((name.rsplit(".", 1)[-1], where, v))
+        return entry
+
     while pending:
-        f = pending.pop(0)
-        fn = f.fn
+        fn = pending.pop(0).fn
         source, first_line, col = _function_source(fn)
-        names = set()
+        names = {}
         _code_names(fn.__code__, names)
         scope = fn.__globals__
         closure = {}
@@ -522,26 +545,18 @@ def _collect_units(root: JITFunction):
                 except ValueError:
                     pass
         entries = []
-        for n in sorted(names | set(closure)):
+        for n in sorted(names):
             if n in closure:
                 v, where = closure[n], None
             elif n in scope:
                 v, where = scope[n], scope
             else:
                 continue
-            entry = _global_entry(n, v)
-            if entry is None:
-                continue
-            if entry[1] == "jit":
-                target = _jit_target(v)
-                if id(target) not in index:
-                    index[id(target)] = len(order)
-                    order.append(target)
-                    pending.append(target)
-                entry = (n, "jit", (index[id(target)], target.fn.__name__))
-            elif entry[1] == "const" and where is not None:
-                used.append((n, where, v))
-            entries.append(entry)
+            entries.append(entry_for(n, v, where))
+            if isinstance(v, types.ModuleType) and not entries[-1][2].startswith("triton"):
+                for attr in sorted(names[n]):
+                    if hasattr(v, attr):
+                        entries.append(entry_for(f"{n}.{attr}", getattr(v, attr), vars(v)))
         units.append((source, fn.__code__.co_filename, first_line, col, entries))
     return units, used
 
