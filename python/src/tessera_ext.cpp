@@ -344,6 +344,11 @@ NB_MODULE(_C, m) {
   namespace nb = nanobind;
   using namespace tessera_py;
   m.doc() = "Tessera's compiler core: compile, (de)serialise and launch kernels (see _C.pyi).";
+  // Dispatchers, kernels and payloads often form reference cycles with the
+  // package's objects (a payload that refers to its @jit function); when such
+  // a cycle is still alive as the interpreter exits, nanobind would report
+  // "leaked instances" although nothing leaks while the program runs.
+  nb::set_leak_warnings(false);
   m.attr("CAPI_VERSION") = tessera_capi_version();
   m.attr("VERSION") = nb::str(tessera_version());
   m.attr("RUNTIME") = 0;

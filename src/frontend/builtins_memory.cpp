@@ -250,7 +250,7 @@ BlockParts parts(const SVal &bp) {
 }
 
 SVal advance(Lowerer &l, A &a) {
-  const SVal &bp = blockPtrArg(l, a["base"], a.locOf("base"), "tl.advance");
+  SVal bp = blockPtrArg(l, a["base"], a.locOf("base"), "tl.advance");
   std::vector<Value *> offs = blockScalars(l, a["offsets"], false, a.locOf("offsets"), "offsets");
   size_t n = bp.ints.size();
   if (offs.size() != n)

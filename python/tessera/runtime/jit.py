@@ -238,6 +238,7 @@ class JITFunction(KernelInterface):
         return opts + (keyed,)
 
     def _make_dispatcher(self):
+        _check_backend()
         c = _ext()
         modes = []
         for p in self.params:
@@ -331,6 +332,19 @@ def _globals_changed(used) -> bool:
         if scope.get(name, _MISSING) != value:
             return True
     return False
+
+
+def _check_backend() -> None:
+    """TESSERA_BACKEND=cpu (or unset: chosen by where the arguments live,
+    which in this build is always the CPU) runs kernels on the interpreter;
+    gpu/cuda is refused until the GPU back end exists."""
+    b = arrays.backend_override()
+    if b in (None, "cpu", "interpreter"):
+        return
+    if b in ("gpu", "cuda"):
+        raise RuntimeError("TESSERA_BACKEND=%s: this build of Tessera has no GPU back end yet; "
+                           "unset TESSERA_BACKEND or set it to 'cpu'" % b)
+    raise ValueError(f"TESSERA_BACKEND={b!r} is not a back end; use 'cpu' (or 'gpu' once available)")
 
 
 def _env_debug() -> bool:

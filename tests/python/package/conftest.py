@@ -15,7 +15,10 @@ import tempfile
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2] / "python"))
+# TESSERA_TEST_INSTALLED=1 tests the installed package (pip install .)
+# instead of the source tree's python/ with the extension of a build tree.
+if os.environ.get("TESSERA_TEST_INSTALLED") != "1":
+    sys.path.insert(0, str(HERE.parents[2] / "python"))
 sys.path.insert(0, str(HERE))
 os.environ["TESSERA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tessera-test-cache-")
 atexit.register(shutil.rmtree, os.environ["TESSERA_CACHE_DIR"], True)

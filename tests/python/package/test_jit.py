@@ -209,3 +209,32 @@ def test_reinterpret_views(rng):
     out = poisoned(128, np.uint16)
     add_kernel[(1,)](triton.reinterpret(bits, tl.uint16), np.zeros(128, np.uint16), out, 128)
     np.testing.assert_array_equal(out, bits)
+
+
+def test_backend_override(monkeypatch):
+    @triton.jit
+    def k(x_ptr):
+        tl.store(x_ptr, 1.0)
+
+    x = np.zeros(1, dtype=np.float32)
+    monkeypatch.setenv("TESSERA_BACKEND", "gpu")
+    with pytest.raises(RuntimeError, match="no GPU back end"):
+        k[(1,)](x)
+    monkeypatch.setenv("TESSERA_BACKEND", "cpu")
+    k[(1,)](x)
+    assert x[0] == 1.0
+
+
+def test_do_not_specialize_on_alignment(rng):
+    @triton.jit(do_not_specialize_on_alignment=["x_ptr"])
+    def copy(x_ptr, out_ptr):
+        offs = tl.arange(0, 16)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+    x = rng.standard_normal(33).astype(np.float32)
+    out = poisoned(16)
+    a = copy[(1,)](x, out)
+    b = copy[(1,)](x[1:], out)
+    assert a is b  # alignment of x_ptr is not part of the key
+    np.testing.assert_array_equal(out, x[1:17])
+    assert "divisibility = 16" not in a.asm["ttir-initial"].split("\n")[0].split("%out_ptr")[0]

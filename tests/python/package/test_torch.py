@@ -1,0 +1,64 @@
+"""PyTorch tensors as kernel arguments (skipped where PyTorch is missing):
+CPU tensors run on the interpreter with their storage extents checked;
+CUDA tensors get a clear error until the GPU back end exists."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tessera as triton  # noqa: E402
+import tessera.language as tl  # noqa: E402
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, (x * alpha).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("n", [1, 1000])
+def test_cpu_tensors(dtype, n):
+    x = torch.randn(n, dtype=dtype)
+    out = torch.full((n,), float("nan"), dtype=dtype)
+    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, 1.5, BLOCK=256)
+    ref = (x.double() * 1.5).to(dtype)
+    torch.testing.assert_close(out, ref, rtol=1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-6,
+                               atol=1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-6)
+
+
+def test_tensor_views_and_bounds():
+    base = torch.randn(2048)
+    view = base[1024:]  # the storage extends beyond the view: allowed, as on a GPU
+    out = torch.full((1024,), float("nan"))
+    scale_kernel[(4,)](view, out, 1024, 2.0, BLOCK=256)
+    torch.testing.assert_close(out, view * 2)
+    short = torch.randn(100)
+    with pytest.raises(triton.KernelError, match="out-of-bounds|outside"):
+        @triton.jit
+        def overrun(x_ptr, BLOCK: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], dtype=tl.float32))
+        overrun[(1,)](short, BLOCK=128)
+
+
+def test_mixed_numpy_and_torch():
+    x = torch.randn(300)
+    out = np.full(300, np.nan, dtype=np.float32)
+    scale_kernel[(2,)](x, out, 300, 3.0, BLOCK=256)
+    np.testing.assert_allclose(out, x.numpy() * 3, rtol=1e-6)
+
+
+def test_reinterpret_torch():
+    bits = torch.randint(0, 2**15, (64,), dtype=torch.int16)
+    out = torch.zeros(64, dtype=torch.int16)
+    scale_kernel[(1,)](triton.reinterpret(bits, tl.int16), out, 64, 1, BLOCK=64)
+    assert torch.equal(out, bits)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_tensor_is_a_clear_error():
+    x = torch.randn(16, device="cuda")
+    with pytest.raises(TypeError, match="GPU"):
+        scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16)
