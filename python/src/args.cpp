@@ -1,6 +1,7 @@
 // Launch arguments: classification of Python values (ints, floats, bools,
 // buffers, resolver objects), the grid, and running a kernel.
 #include <bit>
+#include <chrono>
 #include <climits>
 #include <deque>
 
@@ -315,12 +316,23 @@ std::array<int64_t, 3> parseGrid(PyObject *grid) {
   return g;
 }
 
+RunTimer &runTimer() {
+  static RunTimer t;
+  return t;
+}
+
 void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
                const std::array<int64_t, 3> &grid, int num_threads) {
   tessera_status status;
   {
     nb::gil_scoped_release release;
+    auto t0 = std::chrono::steady_clock::now();
     status = tessera_kernel_run(kernel, args, n, grid[0], grid[1], grid[2], num_threads);
+    auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    runTimer().ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    runTimer().runs.fetch_add(1, std::memory_order_relaxed);
   }
   if (status != TESSERA_OK) raiseLastError(status);
 }

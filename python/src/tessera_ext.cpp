@@ -356,6 +356,14 @@ NB_MODULE(_C, m) {
   m.attr("NOALIGN") = 2;
   m.attr("CONSTEXPR") = 3;
 
+  m.def(
+      "interp_ns_total", [] { return runTimer().ns.load(); },
+      "Nanoseconds spent running kernels (tessera_kernel_run) since the last reset.");
+  m.def("interp_runs", [] { return runTimer().runs.load(); });
+  m.def("interp_reset", [] {
+    runTimer().ns = 0;
+    runTimer().runs = 0;
+  });
   m.def("set_error_types", &setErrorTypes, nb::arg("compilation_error"), nb::arg("kernel_error"));
   m.def("set_resolver", &setResolver, nb::arg("resolver").none());
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),

@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -134,6 +135,13 @@ inline tessera_run_arg toRunArg(const ArgInfo &a) {
 std::array<int64_t, 3> parseGrid(PyObject *grid);
 
 // Runs `kernel` with the GIL released; raises the mapped error on failure.
+// Time spent in tessera_kernel_run (the interpreter), summed over launches,
+// so benchmarks can report the host-side cost of a launch apart from it.
+struct RunTimer {
+  std::atomic<uint64_t> ns{0}, runs{0};
+};
+RunTimer &runTimer();
+
 void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
                const std::array<int64_t, 3> &grid, int num_threads);
 

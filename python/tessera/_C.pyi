@@ -124,3 +124,14 @@ class Dispatcher:
     def clear(self) -> None: ...
 
     def __len__(self) -> int: ...
+
+
+def interp_ns_total() -> int:
+    """Nanoseconds spent inside tessera_kernel_run (the interpreter) since
+    the last interp_reset, summed over launches (benchmarks)."""
+
+
+def interp_runs() -> int: ...
+
+
+def interp_reset() -> None: ...

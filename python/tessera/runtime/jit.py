@@ -501,21 +501,24 @@ def _jit_target(v):
 
 
 def _code_names(code, out: dict) -> None:
-    """Names the function reads as globals (co_names also holds attribute
-    names), each with the attributes read directly off it (`mod.helper`)."""
-    import dis
-    last = None
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
-            last = ins.argval
-            out.setdefault(last, set())
-            continue
-        if last is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
-            out[last].add(ins.argval)
-        last = None
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _code_names(c, out)
+    """Names the function may read as globals, each with the names it may
+    read off them (`mod.helper`). Taken from co_names, which holds global and
+    attribute names alike: an over-approximation (a global that happens to
+    share an attribute's name is passed too, and only widens the cache key),
+    and far cheaper than disassembling the function (`dis` costs milliseconds
+    to import, which a disk-cache hit in a fresh process cannot afford)."""
+    names = set()
+
+    def walk(c):
+        names.update(c.co_names)
+        names.update(c.co_freevars)
+        for k in c.co_consts:
+            if isinstance(k, types.CodeType):
+                walk(k)
+
+    walk(code)
+    for n in names:
+        out.setdefault(n, set()).update(names)
 
 
 def _collect_units(root: JITFunction):
