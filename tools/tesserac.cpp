@@ -1,7 +1,8 @@
 // tesserac: the Tessera compiler driver.
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
-//            [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]
+//            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_80|sm_90|sm_90a] [--num-warps N]
+//            [--debug] [--passes a,b,c] [--no-opt]
 //            [--split-input-file]
 //
 // --split-input-file compiles each part of FILE between lines `# -----`
@@ -21,10 +22,10 @@ namespace {
 
 int usage(const char *msg) {
   if (msg) std::cerr << "tesserac: error: " << msg << "\n";
-  std::cerr
-      << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
-         "                [--emit ir|ttir|ttir-initial] [--debug] [--passes a,b,c] [--no-opt]\n"
-         "                [--split-input-file]\n";
+  std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
+               "                [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target "
+               "sm_80|sm_90|sm_90a] [--num-warps N] [--debug] [--passes a,b,c] [--no-opt]\n"
+               "                [--split-input-file]\n";
   return 2;
 }
 
@@ -90,6 +91,10 @@ int main(int argc, char **argv) {
       emit = value("--emit");
     else if (a == "--passes" || a.rfind("--passes=", 0) == 0)
       req.passes = splitComma(value("--passes"));
+    else if (a == "--target" || a.rfind("--target=", 0) == 0)
+      req.target = value("--target");
+    else if (a == "--num-warps" || a.rfind("--num-warps=", 0) == 0)
+      req.numWarps = std::atoi(value("--num-warps").c_str());
     else if (a == "--debug")
       req.lower.debug = true;
     else if (a == "--no-opt")
@@ -106,8 +111,10 @@ int main(int argc, char **argv) {
   if (file.empty()) return usage("no input file");
   if (kernel.empty()) return usage("--kernel is required");
   if (emit == "ir") emit = "ttir";  // the optimised Tile IR
-  if (emit != "ttir" && emit != "ttir-initial")
-    return usage(("unknown --emit stage '" + emit + "' (use ir, ttir or ttir-initial)").c_str());
+  if (emit != "ttir" && emit != "ttir-initial" && emit != "ttgir" && emit != "ptx")
+    return usage(
+        ("unknown --emit stage '" + emit + "' (use ir, ttir, ttir-initial, ttgir or ptx)").c_str());
+  if ((emit == "ttgir" || emit == "ptx") && req.target.empty()) req.target = "sm_90a";
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     std::cerr << "tesserac: error: cannot read '" << file << "'\n";

@@ -198,7 +198,17 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
     raise(PyExc_TypeError, argPrefix(param, kernel) + "the resolver returned " +
                                nb::repr(r).c_str() + ", expected (dtype, data_ptr, nbytes)");
   };
-  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) != 3) bad();
+  // (dtype, address, nbytes[, cuda device])
+  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) < 3 || PyTuple_GET_SIZE(r.ptr()) > 4)
+    bad();
+  if (PyTuple_GET_SIZE(r.ptr()) == 4) {
+    long dev = PyLong_AsLong(PyTuple_GET_ITEM(r.ptr(), 3));
+    if (dev == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      bad();
+    }
+    out.device = static_cast<int>(dev);
+  }
   PyObject *dt = PyTuple_GET_ITEM(r.ptr(), 0);
   PyObject *ptr = PyTuple_GET_ITEM(r.ptr(), 1);
   PyObject *nbytes = PyTuple_GET_ITEM(r.ptr(), 2);
@@ -216,7 +226,9 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
     PyErr_Clear();
     bad();
   }
+  int device = out.device;
   out.kind = ArgKind::kPointer;
+  out.device = device;
   out.dtype = dtypeCode(std::string_view(name, static_cast<size_t>(len)));
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = size;
@@ -314,6 +326,36 @@ std::array<int64_t, 3> parseGrid(PyObject *grid) {
     g[static_cast<size_t>(d)] = x;
   }
   return g;
+}
+
+namespace {
+PyObject *&streamGetter() {
+  static PyObject *g = nullptr;
+  return g;
+}
+}  // namespace
+
+void setStreamGetter(nb::handle getter) {
+  Py_XINCREF(getter.ptr());
+  Py_XDECREF(streamGetter());
+  streamGetter() = getter.is_none() ? nullptr : getter.ptr();
+}
+
+void launchCuda(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
+                const std::array<int64_t, 3> &grid, int device) {
+  void *stream = nullptr;
+  if (PyObject *g = streamGetter()) {
+    nb::object s = nb::steal(PyObject_CallOneArg(g, nb::int_(device).ptr()));
+    if (!s.is_valid()) throw nb::python_error();
+    stream = reinterpret_cast<void *>(static_cast<uintptr_t>(PyLong_AsUnsignedLongLong(s.ptr())));
+    if (PyErr_Occurred()) throw nb::python_error();
+  }
+  tessera_status status;
+  {
+    nb::gil_scoped_release release;
+    status = tessera_kernel_launch_cuda(kernel, args, n, grid[0], grid[1], grid[2], stream, device);
+  }
+  if (status != TESSERA_OK) raiseLastError(status);
 }
 
 RunTimer &runTimer() {

@@ -5,6 +5,7 @@
 // its type and hash, confirmed by Python equality against the strong
 // references kept in the entry. The key's words are hashed into an
 // unordered_map of buckets of entries.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -19,8 +20,10 @@ enum Mode : int { kRuntime = 0, kNoSpec = 1, kNoAlign = 2, kConstexpr = 3 };
 
 // The key word of a runtime argument (facts already filtered by the mode).
 uint64_t keyWord(const ArgInfo &a) {
-  return (static_cast<uint64_t>(a.kind) + 1) << 56 | static_cast<uint64_t>(a.dtype) << 8 |
-         static_cast<uint64_t>(a.eq1) << 1 | static_cast<uint64_t>(a.div16);
+  return (static_cast<uint64_t>(a.kind) + 1) << 56 |
+         static_cast<uint64_t>(static_cast<uint8_t>(a.device + 1)) << 40 |
+         static_cast<uint64_t>(a.dtype) << 8 | static_cast<uint64_t>(a.eq1) << 1 |
+         static_cast<uint64_t>(a.div16);
 }
 
 uint64_t mix(uint64_t h, uint64_t w) {
@@ -66,13 +69,19 @@ class Dispatcher {
     if (!e) return nb::none();
     Scratch<tessera_run_arg, 16> runArgs(a.nruntime);
     size_t n = 0;
+    int device = -1;
     for (size_t i = 0; i < names_.size(); ++i)
-      if (modes_[i] != kConstexpr && a.info[i].kind != ArgKind::kNone)
+      if (modes_[i] != kConstexpr && a.info[i].kind != ArgKind::kNone) {
+        if (a.info[i].kind == ArgKind::kPointer) device = std::max(device, a.info[i].device);
         runArgs[n++] = toRunArg(a.info[i]);
+      }
     // Strong references: another thread may clear() while the GIL is released.
     nb::object kernel = e->kernel;
     nb::object payload = e->payload;
-    runKernel(e->handle, runArgs.data(), n, g, numThreads);
+    if (device >= 0)
+      launchCuda(e->handle, runArgs.data(), n, g, device);
+    else
+      runKernel(e->handle, runArgs.data(), n, g, numThreads);
     return payload;
   }
 
@@ -93,7 +102,11 @@ class Dispatcher {
           out.append(nb::make_tuple("constexpr", nb::none()));
           break;
         case ArgKind::kPointer:
-          out.append(nb::make_tuple("ptr", dtype, nb::bool_(x.div16)));
+          // GPU memory adds its device: ("ptr", dtype, aligned, device).
+          if (x.device >= 0)
+            out.append(nb::make_tuple("ptr", dtype, nb::bool_(x.div16), nb::int_(x.device)));
+          else
+            out.append(nb::make_tuple("ptr", dtype, nb::bool_(x.div16)));
           break;
         case ArgKind::kBool:
         case ArgKind::kInt:

@@ -2,6 +2,7 @@
 // module's constants. Contract: python/tessera/_C.pyi.
 #include "tessera_ext.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 
@@ -235,7 +236,7 @@ nb::object wrapKernel(tessera_kernel *k) {
 }
 
 nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, bool debug,
-                   bool optimize, nb::handle passes) {
+                   bool optimize, nb::handle passes, const std::string &target, int num_warps) {
   CompileInputs in;
   std::vector<tessera_source_unit> us;
   for (nb::handle u : units) us.push_back(in.unit(u));
@@ -249,6 +250,8 @@ nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, b
   opts.optimize = optimize;
   const char *p = in.str(passes, "compile: passes");
   opts.passes = *p ? p : nullptr;
+  opts.target = target.empty() ? nullptr : target.c_str();
+  opts.num_warps = num_warps;
   tessera_kernel *k;
   {
     nb::gil_scoped_release release;
@@ -308,6 +311,7 @@ void run(const Kernel &k, nb::handle args, nb::handle grid, int num_threads) {
   const std::string kname = tessera_kernel_name(k.get());
   const size_t nparams = k.numParams();
   Scratch<tessera_run_arg, 16> runArgs(n);
+  int device = -1;
   for (size_t i = 0; i < n; ++i) {
     std::string pname =
         i < nparams ? tessera_kernel_param_name(k.get(), i) : "#" + std::to_string(i);
@@ -317,9 +321,13 @@ void run(const Kernel &k, nb::handle args, nb::handle grid, int num_threads) {
       raise(PyExc_TypeError,
             "argument '" + pname + "' of kernel '" + kname + "': None is not a runtime argument");
     runArgs[i] = toRunArg(a);
+    if (a.kind == ArgKind::kPointer) device = std::max(device, a.device);
   }
   std::array<int64_t, 3> g = parseGrid(grid.ptr());
-  runKernel(k.get(), runArgs.data(), n, g, num_threads);
+  if (device >= 0)
+    launchCuda(k.get(), runArgs.data(), n, g, device);
+  else
+    runKernel(k.get(), runArgs.data(), n, g, num_threads);
 }
 
 }  // namespace
@@ -333,6 +341,16 @@ void bindKernel(nb::module_ &m) {
       .def("serialize", &serialize)
       .def_static("deserialize", &deserialize, nb::arg("data"))
       .def("run", &run, nb::arg("args"), nb::arg("grid"), nb::arg("num_threads") = 0)
+      .def(
+          "cuda_info",
+          [](const Kernel &k, int device) {
+            tessera_cuda_info info{};
+            tessera_status st = tessera_kernel_cuda_info(k.get(), device, &info);
+            if (st != TESSERA_OK) raiseLastError(st);
+            return nb::make_tuple(info.num_regs, info.local_bytes, info.shared_bytes,
+                                  info.num_warps);
+          },
+          nb::arg("device"), "(registers, local bytes, dynamic shared bytes, num_warps) on device")
       .def("__repr__", [](const Kernel &k) {
         return std::string("<tessera._C.Kernel '") + tessera_kernel_name(k.get()) + "'>";
       });
@@ -367,8 +385,23 @@ NB_MODULE(_C, m) {
   m.def("set_error_types", &setErrorTypes, nb::arg("compilation_error"), nb::arg("kernel_error"));
   m.def("set_resolver", &setResolver, nb::arg("resolver").none());
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),
-        nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true,
-        nb::arg("passes") = "");
+        nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true, nb::arg("passes") = "",
+        nb::arg("target") = "", nb::arg("num_warps") = 4);
+  m.def("set_stream_getter", &setStreamGetter, nb::arg("getter").none(),
+        "Registers getter(device) -> CUstream (int) used by GPU launches.");
+  m.def("cuda_available", [] {
+    const char *why = nullptr;
+    int ok = tessera_cuda_available(&why);
+    return nb::make_tuple(nb::bool_(ok != 0), nb::str(why ? why : ""));
+  });
+  m.def(
+      "cuda_capability",
+      [](int device) {
+        int cc = tessera_cuda_capability(device);
+        if (cc < 0) raiseLastError(tessera_last_status());
+        return cc;
+      },
+      nb::arg("device"));
   m.def("builtin_names", [] {
     nb::list out;
     size_t n = tessera_builtin_count();

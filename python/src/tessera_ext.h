@@ -98,6 +98,7 @@ struct ArgInfo {
   double f;          // kFloat
   const void *data;  // kPointer: the first element
   size_t bytes;      // kPointer: bytes the kernel may touch from data
+  int device = -1;   // kPointer: the CUDA device of the memory, -1 for host memory
 };
 
 // Classifies one runtime argument `v` of parameter `param` of kernel
@@ -144,6 +145,12 @@ RunTimer &runTimer();
 
 void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
                const std::array<int64_t, 3> &grid, int num_threads);
+
+// Launches on CUDA `device`, on the stream the registered stream getter
+// names for it (PyTorch's current stream), with the GIL released.
+void launchCuda(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
+                const std::array<int64_t, 3> &grid, int device);
+void setStreamGetter(nb::handle getter);
 
 // A buffer of `N` elements on the stack, or on the heap when more are needed.
 template <typename T, size_t N>

@@ -17,6 +17,7 @@
 
 #include "frontend/frontend.h"
 #include "runtime/compiler.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/serialize.h"
 #include "support/diagnostics.h"
 
@@ -67,6 +68,10 @@ tessera_status guarded(F &&body) {
     setError(TESSERA_ERROR_COMPILATION, e.what());
     return TESSERA_ERROR_COMPILATION;
   } catch (const tessera::KernelError &e) {
+    setError(TESSERA_ERROR_KERNEL, e.what());
+    return TESSERA_ERROR_KERNEL;
+  } catch (const tessera::Error &e) {
+    // The CUDA driver's failures (module load, launch): errors of running.
     setError(TESSERA_ERROR_KERNEL, e.what());
     return TESSERA_ERROR_KERNEL;
   } catch (const tessera::CompileError &e) {
@@ -242,6 +247,8 @@ tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compil
   req.lower.debug = o.debug != 0;
   req.optimize = o.optimize != 0;
   req.passes = splitPasses(o.passes);
+  if (o.target) req.target = o.target;
+  req.numWarps = o.num_warps == 0 ? 4 : o.num_warps;
   return req;
 }
 
@@ -306,6 +313,8 @@ void tessera_compile_options_init(tessera_compile_options *opts) {
   opts->debug = 0;
   opts->optimize = 1;
   opts->passes = nullptr;
+  opts->target = nullptr;
+  opts->num_warps = 4;
   opts->globals = nullptr;
   opts->num_globals = 0;
 }
@@ -546,6 +555,86 @@ const char *tessera_builtin_name(size_t index) {
     require(index < names.size(), "builtin index " + std::to_string(index) + " out of range (" +
                                       std::to_string(names.size()) + " builtins)");
     out = names[index].c_str();
+  });
+  return out;
+}
+
+tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const tessera_run_arg *args,
+                                          size_t num_args, int64_t gx, int64_t gy, int64_t gz,
+                                          void *stream, int32_t device) {
+  return guarded([&] {
+    const tessera_kernel &k = kernelRef(kernel);
+    require(args != nullptr || num_args == 0, "the run argument array is NULL");
+    require(gx >= 0 && gy >= 0 && gz >= 0, "grid dimensions must not be negative");
+    const auto &params = k.params;
+    if (num_args != params.size())
+      throw tessera::KernelError("kernel '" + k.impl->name() + "' takes " +
+                                 std::to_string(params.size()) + " runtime arguments but " +
+                                 std::to_string(num_args) + " were given");
+    constexpr size_t kInline = 32;
+    tessera::interp::ArgValue inlineValues[kInline];
+    std::vector<tessera::interp::ArgValue> many;
+    tessera::interp::ArgValue *values = inlineValues;
+    if (num_args > kInline) {
+      many.resize(num_args);
+      values = many.data();
+    }
+    for (size_t i = 0; i < num_args; ++i) {
+      const tessera_run_arg &a = args[i];
+      bool isPtr = !params[i].second.empty() && params[i].second[0] == '*';
+      auto what = [&] {
+        return "argument " + std::to_string(i) + " ('" + params[i].first + "') of kernel '" +
+               k.impl->name() + "'";
+      };
+      switch (a.kind) {
+        case TESSERA_RUN_BUFFER:
+          if (!isPtr) throw tessera::KernelError(what() + " must be a number, got a buffer");
+          values[i] = tessera::interp::ArgValue::pointer(a.data);
+          break;
+        case TESSERA_RUN_INT:
+          if (isPtr) throw tessera::KernelError(what() + " must be a device pointer");
+          values[i] = tessera::interp::ArgValue::integer(a.i);
+          break;
+        case TESSERA_RUN_FLOAT:
+          if (isPtr) throw tessera::KernelError(what() + " must be a device pointer");
+          values[i] = tessera::interp::ArgValue::floating(a.f);
+          break;
+        default:
+          throw InvalidArgument{what() + ": unknown run argument kind " + std::to_string(a.kind)};
+      }
+    }
+    if (gx == 0 || gy == 0 || gz == 0) return;
+    k.impl->launchCuda({values, num_args}, {gx, gy, gz}, stream, device);
+  });
+}
+
+tessera_status tessera_kernel_cuda_info(const tessera_kernel *kernel, int32_t device,
+                                        tessera_cuda_info *out) {
+  return guarded([&] {
+    const tessera_kernel &k = kernelRef(kernel);
+    require(out != nullptr, "the output struct is NULL");
+    int regs = 0, local = 0;
+    k.impl->cudaAttrs(device, regs, local);
+    out->num_regs = regs;
+    out->local_bytes = local;
+    out->shared_bytes = k.impl->sharedBytes();
+    out->num_warps = k.impl->numWarps();
+  });
+}
+
+int32_t tessera_cuda_available(const char **why) {
+  static thread_local std::string reason;
+  reason.clear();
+  bool ok = tessera::cuda::driverAvailable(&reason);
+  if (why) *why = reason.c_str();
+  return ok ? 1 : 0;
+}
+
+int32_t tessera_cuda_capability(int32_t device) {
+  int32_t out = -1;
+  guarded([&] {
+    const auto &info = tessera::cuda::deviceInfo(device);
+    out = info.major * 10 + info.minor;
   });
   return out;
 }

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 2
+#define TESSERA_CAPI_VERSION 3
 
 /* ---------------------------------------------------------------- status */
 
@@ -166,10 +166,15 @@ typedef struct tessera_compile_options {
   const char *passes;
   const tessera_global *globals;
   size_t num_globals;
+  /* GPU code generation: "sm_80", "sm_90", "sm_90a" (or a newer sm_NN) adds
+   * the stages "ttgir" and "ptx"; NULL or "": the CPU only. */
+  const char *target;
+  int32_t num_warps; /* warps per program on the GPU (a power of two; default 4) */
 } tessera_compile_options;
 
 /* Fills `opts` with the defaults: file "<kernel>", first line 1, column
- * offset 0, no debug, optimised, default passes, no globals. */
+ * offset 0, no debug, optimised, default passes, no globals, no GPU target,
+ * 4 warps. */
 TESSERA_CAPI_EXPORT void tessera_compile_options_init(tessera_compile_options *opts);
 
 /* ------------------------------------------------------------- compiling */
@@ -288,6 +293,34 @@ TESSERA_CAPI_EXPORT tessera_status tessera_kernel_run(const tessera_kernel *kern
                                                       const tessera_run_arg *args, size_t num_args,
                                                       int64_t gx, int64_t gy, int64_t gz,
                                                       int32_t num_threads);
+
+/* Launches the kernel's PTX (it must have been compiled with a target) on
+ * CUDA device `device`, on `stream` (a CUstream; NULL: the default stream).
+ * Pointer arguments are TESSERA_RUN_BUFFER entries whose `data` is a device
+ * address (`bytes` is not used). The module is loaded on the device's
+ * primary context at the first launch. Asynchronous: faults surface at the
+ * next synchronising call. */
+TESSERA_CAPI_EXPORT tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel,
+                                                              const tessera_run_arg *args,
+                                                              size_t num_args, int64_t gx,
+                                                              int64_t gy, int64_t gz, void *stream,
+                                                              int32_t device);
+
+/* What a GPU-compiled kernel uses on `device` (loads its module). */
+typedef struct tessera_cuda_info {
+  int32_t num_regs;     /* registers per thread */
+  int32_t local_bytes;  /* local memory per thread (register spills) */
+  int32_t shared_bytes; /* dynamic shared memory per program */
+  int32_t num_warps;
+} tessera_cuda_info;
+TESSERA_CAPI_EXPORT tessera_status tessera_kernel_cuda_info(const tessera_kernel *kernel,
+                                                            int32_t device, tessera_cuda_info *out);
+
+/* Whether the CUDA driver can be used here; when not, `why` (if not NULL)
+ * receives a sentence saying why (valid until the next call). */
+TESSERA_CAPI_EXPORT int32_t tessera_cuda_available(const char **why);
+/* Compute capability (major * 10 + minor) of `device`, or -1 with the error set. */
+TESSERA_CAPI_EXPORT int32_t tessera_cuda_capability(int32_t device);
 
 #ifdef __cplusplus
 }

@@ -222,6 +222,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::ExpandDims:
       case OpCode::Reshape:
       case OpCode::Hint:
+      case OpCode::ConvertLayout:
         execCopy(f, in);
         break;
       case OpCode::Permute:

@@ -311,6 +311,7 @@ class Compiler {
       case OpCode::ExpandDims:
       case OpCode::Reshape:
       case OpCode::Hint:
+      case OpCode::ConvertLayout:
         sameElem(op, in.in[0], in.out[0], "operand and result");
         if (S(in.in[0]).numel != S(in.out[0]).numel) bad(&op, "element counts differ");
         return false;

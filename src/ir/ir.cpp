@@ -196,6 +196,23 @@ Operation *cloneOp(const Operation &op, Builder &b,
   return copy;
 }
 
+std::unique_ptr<Module> cloneModule(const Module &m) {
+  auto out = std::make_unique<Module>();
+  out->numWarps = m.numWarps;
+  for (const auto &f : m.functions) {
+    auto g = std::make_unique<Function>();
+    g->name = f->name;
+    g->paramAttrs = f->paramAttrs;
+    g->resultTypes = f->resultTypes;
+    g->loc = f->loc;
+    std::unordered_map<const Value *, Value *> mapping;
+    for (const auto &a : f->body.args) mapping[a.get()] = g->body.addArg(a->type, a->nameHint);
+    cloneOpsInto(f->body, g->body, mapping);
+    out->functions.push_back(std::move(g));
+  }
+  return out;
+}
+
 void cloneOpsInto(const Block &src, Block &dst,
                   std::unordered_map<const Value *, Value *> &mapping) {
   Builder b(&dst);

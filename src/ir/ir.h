@@ -133,6 +133,9 @@ class Function {
 class Module {
  public:
   std::vector<std::unique_ptr<Function>> functions;
+  // Warps per program, for the GPU stages (layout assignment, PTX); a compile
+  // option, not printed (tessera-opt takes --num-warps).
+  int numWarps = 4;
   Function *lookup(std::string_view name) const;
 };
 
@@ -184,5 +187,7 @@ void cloneOpsInto(const Block &src, Block &dst,
                   std::unordered_map<const Value *, Value *> &mapping);
 Operation *cloneOp(const Operation &op, Builder &b,
                    std::unordered_map<const Value *, Value *> &mapping);
+// A deep copy of `m` (functions, their arguments, ops and attributes).
+std::unique_ptr<Module> cloneModule(const Module &m);
 
 }  // namespace tessera

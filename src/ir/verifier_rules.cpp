@@ -306,6 +306,9 @@ void Rules::check() {
       return;
     case OpCode::Hint:
       return hint();
+    case OpCode::ConvertLayout:
+      if (!sameType(in(0), out(0))) fail("operand and result must differ only in layout");
+      return;
     case OpCode::Assume:
       if (!isBoolTy(in(0))) fail("condition must be i1, got " + ty(in(0)));
       return;

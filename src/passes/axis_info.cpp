@@ -700,6 +700,9 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Bitcast:
       if (nOps != 1) return unknownResults(op);
       return res(castInfo(op));
+    case OpCode::ConvertLayout:
+      if (nOps != 1) return unknownResults(op);
+      return res(operandAs(op->operand(0), rt));
     case OpCode::Hint: {
       if (nOps != 1) return unknownResults(op);
       AxisInfo a = operandAs(op->operand(0), rt);

@@ -281,6 +281,7 @@ class Canonicalizer {
       case OpCode::Assert:
       case OpCode::Barrier:
       case OpCode::Hint:
+      case OpCode::ConvertLayout:
       case OpCode::Assume:
       case OpCode::For:
       case OpCode::If:

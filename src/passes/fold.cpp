@@ -375,6 +375,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::Assert:
     case OpCode::Barrier:
     case OpCode::Hint:
+    case OpCode::ConvertLayout:
     case OpCode::Assume:
     case OpCode::For:
     case OpCode::If:

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "codegen/ptx/gpu_passes.h"
 #include "frontend/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -122,6 +123,22 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
       runPasses(*k->module_, req.passes.empty() ? defaultPipeline() : req.passes, opts);
     }
     k->stages_.emplace_back("ttir", printModule(*k->module_, po));
+    if (!req.target.empty()) {
+      ptx::PtxOptions gpu;
+      if (!ptx::parseTarget(req.target, gpu.target))
+        throw CompilationError("unknown GPU target '" + req.target +
+                               "': use sm_80, sm_90 or sm_90a (or a newer sm_NN)");
+      if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
+        throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
+                               std::to_string(req.numWarps));
+      gpu.numWarps = req.numWarps;
+      gpu.debug = req.lower.debug;
+      gpu.sources = &sm;
+      auto copy = cloneModule(*k->module_);
+      ptx::PtxKernel p = ptx::emitPtx(*copy, gpu);
+      k->stages_.emplace_back("ttgir", std::move(p.ttgir));
+      k->stages_.emplace_back("ptx", std::move(p.ptx));
+    }
   } catch (const CompileError &e) {
     throw CompilationError(render(sm, e.diag));
   }

@@ -4,8 +4,11 @@
 // interpreter.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +48,10 @@ struct CompileRequest {
   // Passes after lowering; the default pipeline when empty.
   std::vector<std::string> passes;
   bool optimize = true;
+  // GPU code generation: a target ("sm_80", "sm_90", "sm_90a") adds the
+  // stages "ttgir" (Tile IR with layouts) and "ptx"; empty: CPU only.
+  std::string target;
+  int numWarps = 4;
 };
 
 // The default optimisation pipeline (registered passes only).
@@ -71,6 +78,17 @@ class KernelImpl : public CompiledKernel {
   size_t numUnits() const { return numUnits_; }
   bool debug() const { return debug_; }
 
+  // ---- GPU (gpu_launch.cpp) ----
+  bool hasPtx() const { return !ir("ptx").empty(); }
+  int numWarps() const;     // from the PTX stage
+  int sharedBytes() const;  // dynamic shared memory per program
+  // Loads the PTX on `device` once and launches it on `stream` (a CUstream).
+  // Pointer arguments carry device addresses.
+  void launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
+                  int device) const;
+  // Register and local-memory use on `device` (loads the module).
+  void cudaAttrs(int device, int &numRegs, int &localBytes) const;
+
  private:
   friend std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
   friend std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);
@@ -84,6 +102,13 @@ class KernelImpl : public CompiledKernel {
   mutable std::once_flag prepareOnce_;
   mutable std::shared_ptr<const interp::Prepared> prepared_;
   bool debug_ = false;
+  // Per-device loaded modules, created once under gpuMutex_ and then read
+  // without locking on every launch.
+  static constexpr int kMaxDevices = 64;
+  mutable std::mutex gpuMutex_;
+  mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
+  mutable std::vector<std::shared_ptr<void>> loadedOwners_;
+  mutable int numWarps_ = -1, sharedBytes_ = -1;
 };
 
 // Throws tessera::CompilationError with the rendered diagnostic on user

@@ -24,3 +24,14 @@ def rng() -> np.random.Generator:
     seed = int(os.environ.get("TESSERA_TEST_SEED", "0")) or int.from_bytes(os.urandom(4), "little")
     print(f"random seed: {seed} (rerun with TESSERA_TEST_SEED={seed})")
     return np.random.default_rng(seed)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    s = tt.ptx_stats
+    if tt._ptxas() is None:
+        terminalreporter.write_line("ptx check: skipped (no ptxas, or TESSERA_PTX_CHECK=0)")
+    else:
+        terminalreporter.write_line(
+            f"ptx check: {s['assembled']} PTX modules assembled by ptxas for "
+            f"{', '.join(tt.PTX_TARGETS)}; {s['unsupported']} kernels use ops the GPU back end "
+            "does not support yet")

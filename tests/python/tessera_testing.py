@@ -100,6 +100,8 @@ class CCompileOptions(ctypes.Structure):
         ("passes", ctypes.c_char_p),
         ("globals", ctypes.POINTER(CGlobal)),
         ("num_globals", ctypes.c_size_t),
+        ("target", ctypes.c_char_p),
+        ("num_warps", ctypes.c_int32),
     ]
 
 
@@ -316,6 +318,69 @@ def _options(file_name: str, debug: bool, first_line: int, col_offset: int,
 
 _cache: dict[tuple, Kernel] = {}
 
+# ---- every kernel through the GPU code generator and ptxas ----------------------------------
+#
+# Each successful compile of this suite is repeated for the GPU targets, and
+# the PTX is assembled by the CUDA toolkit's ptxas (where one is installed),
+# so invalid PTX fails without a GPU. Ops the GPU back end rejects with its
+# "not supported by the GPU back end yet" diagnostic are counted, not failed;
+# any other GPU compile error fails the test. TESSERA_PTX_CHECK=0 turns it off.
+PTX_TARGETS = ("sm_80", "sm_90a")
+ptx_stats = {"assembled": 0, "unsupported": 0}
+_ptx_seen: set = set()
+
+
+def _ptxas() -> str | None:
+    import shutil
+    if os.environ.get("TESSERA_PTX_CHECK", "1") == "0":
+        return None
+    for cand in (shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+def assemble_ptx(ptx: str, target: str) -> None:
+    """Runs ptxas on `ptx` for `target`; AssertionError with its output on failure."""
+    import subprocess
+    import tempfile
+    exe = _ptxas()
+    if exe is None:
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([exe, f"-arch={target}", path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AssertionError(f"ptxas -arch={target} rejected the PTX:\n{r.stderr}\n{ptx[:4000]}")
+    ptx_stats["assembled"] += 1
+
+
+def _check_ptx(o, compile_once) -> None:
+    if _ptxas() is None:
+        return
+    for target in PTX_TARGETS:
+        o.target = target.encode()
+        h = compile_once()
+        o.target = None
+        if not h:
+            L = lib()
+            msg = (L.tessera_last_error() or b"").decode("utf-8", "replace")
+            L.tessera_clear_error()
+            if "not supported by the GPU back end yet" in msg or "need an sm_89" in msg:
+                ptx_stats["unsupported"] += 1
+                return
+            raise AssertionError(f"GPU compile for {target} failed:\n{msg}")
+        k = Kernel(h)
+        ptx = k.ir("ptx")
+        key = (hash(ptx), target)
+        if key in _ptx_seen:
+            continue
+        _ptx_seen.add(key)
+        assemble_ptx(ptx, target)
+
 
 def compile_kernel(path_or_source: str | os.PathLike, name: str, signature: str = "", *,
                    debug: bool = False, file_name: str | None = None, first_line: int = 1,
@@ -346,11 +411,14 @@ def compile_kernel(path_or_source: str | os.PathLike, name: str, signature: str 
         return _cache[key]
     keep: list = []
     o = _options(fname, debug, first_line, col_offset, optimize, passes, keep)
-    h = lib().tessera_compile_signature(source.encode(), name.encode(), signature.encode(),
-                                        ctypes.byref(o))
+    def once():
+        return lib().tessera_compile_signature(source.encode(), name.encode(),
+                                               signature.encode(), ctypes.byref(o))
+    h = once()
     if not h:
         _raise_last()
     k = Kernel(h)
+    _check_ptx(o, once)
     if cache:
         _cache[key] = k
     return k
@@ -465,10 +533,15 @@ def compile_specs(path_or_source: str | os.PathLike, name: str, specs: Sequence[
     gl: dict[str, Any] = dict(globals or {})
     gl.update({n: ModuleAlias(m) for n, m in (module_aliases or {}).items()})
     o.globals, o.num_globals = _global_array(gl, keep)
-    h = lib().tessera_compile(source.encode(), name.encode(), arr, len(specs), ctypes.byref(o))
+    def once():
+        return lib().tessera_compile(source.encode(), name.encode(), arr, len(specs),
+                                     ctypes.byref(o))
+    h = once()
     if not h:
         _raise_last()
-    return Kernel(h)
+    k = Kernel(h)
+    _check_ptx(o, once)
+    return k
 
 
 class Unit:
@@ -494,10 +567,15 @@ def compile_units(units: Sequence[Unit], name: str, specs: Sequence[tuple], *,
         c.globals, c.num_globals = _global_array(u.globals, keep)
     arr = _spec_array(specs, keep)
     o = _options("<unused>", debug, 1, 0, True, None, keep)
-    h = lib().tessera_compile_units(uarr, len(units), name.encode(), arr, len(specs), ctypes.byref(o))
+    def once():
+        return lib().tessera_compile_units(uarr, len(units), name.encode(), arr, len(specs),
+                                           ctypes.byref(o))
+    h = once()
     if not h:
         _raise_last()
-    return Kernel(h)
+    k = Kernel(h)
+    _check_ptx(o, once)
+    return k
 
 
 def serialize(kernel: Kernel) -> bytes:

@@ -31,7 +31,8 @@ class CompiledKernel:
     `asm` maps each IR stage ("ttir-initial", "ttir") to its text. On the CPU
     back end `n_regs`, `n_spills` and `metadata.shared` are 0."""
 
-    def __init__(self, kernel, runtime_params: list[int], num_params: int, metadata: KernelMetadata):
+    def __init__(self, kernel, runtime_params: list[int], num_params: int, metadata: KernelMetadata,
+                 device: int = -1):
         self._kernel = kernel  # tessera._C.Kernel
         self._runtime_params = runtime_params  # indices of runtime parameters
         self._num_params = num_params
@@ -44,6 +45,9 @@ class CompiledKernel:
         self.function = None
         self.packed_metadata = None
         self._asm = None
+        self._device = device
+        if device >= 0:
+            self._init_handles()
 
     @property
     def asm(self) -> dict:
@@ -57,7 +61,15 @@ class CompiledKernel:
         return self._kernel
 
     def _init_handles(self) -> None:
-        """Loads the kernel onto its device; nothing to do on the CPU."""
+        """Loads the kernel onto its device (GPU kernels) and reads its
+        register, spill and shared-memory use; nothing to do on the CPU."""
+        if self._device < 0:
+            return
+        regs, local, shared, warps = self._kernel.cuda_info(self._device)
+        self.n_regs = regs
+        self.n_spills = local // 4
+        self.n_max_threads = 32 * warps
+        self.metadata.shared = shared
 
     def launch_metadata(self, grid, stream, *args):
         return None

@@ -53,9 +53,13 @@ def backend_override() -> str | None:
 
 
 def _gpu_unavailable(what: str) -> TypeError:
-    return TypeError(f"{what} lives on a GPU, but this build of Tessera runs kernels on the CPU "
-                     "only (the GPU back end is not available yet); pass host memory instead, "
-                     "e.g. tensor.cpu() or cupy.asnumpy(array)")
+    return TypeError(f"{what} lives on a GPU, but TESSERA_BACKEND=cpu runs kernels on the CPU; "
+                     "pass host memory (tensor.cpu(), cupy.asnumpy(array)) or unset "
+                     "TESSERA_BACKEND")
+
+
+def _cpu_forced() -> bool:
+    return backend_override() in ("cpu", "interpreter")
 
 
 def _extent_from_strides(shape, strides, itemsize: int) -> int:
@@ -144,14 +148,24 @@ def _resolve(obj):
     mod = type(obj).__module__
     if mod.startswith("torch"):
         dev = obj.device
+        if dev.type == "cuda":
+            if _cpu_forced():
+                raise _gpu_unavailable(f"a PyTorch tensor on device '{dev}'")
+            return signature_dtype(obj.dtype), obj.data_ptr(), 0, dev.index or 0
         if dev.type != "cpu":
-            raise _gpu_unavailable(f"a PyTorch tensor on device '{dev}'")
+            raise TypeError(f"a PyTorch tensor on device '{dev}': Tessera runs kernels on the "
+                            "CPU and on CUDA GPUs")
         ptr = obj.data_ptr()
         storage = obj.untyped_storage()
         end = storage.data_ptr() + storage.nbytes()
         return signature_dtype(obj.dtype), ptr, max(0, end - ptr)
-    if hasattr(obj, "__cuda_array_interface__"):
-        raise _gpu_unavailable(f"a {type(obj).__name__} with __cuda_array_interface__")
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        if _cpu_forced():
+            raise _gpu_unavailable(f"a {type(obj).__name__} with __cuda_array_interface__")
+        dev = getattr(getattr(obj, "device", None), "id", 0) or 0
+        dtype = obj.dtype if hasattr(obj, "dtype") else cai["typestr"]
+        return signature_dtype(dtype), cai["data"][0], 0, int(dev)
     ai = getattr(obj, "__array_interface__", None)
     if ai is not None:
         ptr = ai["data"][0]

@@ -42,6 +42,7 @@ def _ext():
         c = loader.load()
         c.set_error_types(CompilationError, KernelError)
         c.set_resolver(arrays.resolver)
+        c.set_stream_getter(_current_stream)
         _C = c
     return _C
 
@@ -262,7 +263,11 @@ class JITFunction(KernelInterface):
         constants = {}
         signature = {}
         runtime = []
+        device = -1
         for p, s in zip(self.params, raw):
+            if s[0] == "ptr" and len(s) == 4:
+                device = max(device, s[3])
+                s = s[:3]
             if s[0] == "constexpr":
                 value = _unwrap_constexpr(s[1])
                 specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
@@ -273,19 +278,26 @@ class JITFunction(KernelInterface):
                 runtime.append(p.num)
                 signature[p.name] = ("*" + s[1]) if s[0] == "ptr" else s[1]
         units, _, source_hash = units_entry
+        if device < 0 and arrays.backend_override() in ("gpu", "cuda"):
+            raise TypeError(f"{self.__name__}: TESSERA_BACKEND=gpu, but the arguments are in host "
+                            "memory; move them to the GPU (tensor.cuda(), cupy.asarray) or unset "
+                            "TESSERA_BACKEND")
         debug = bool(opts[4]) if opts[4] is not None else _env_debug()
-        key = _hash(c.VERSION, source_hash, repr(specs), debug)
+        num_warps = opts[0] if opts[0] is not None else 4
+        target = gpu_target(device) if device >= 0 else ""
+        key = _hash(c.VERSION, source_hash, repr(specs), debug, target, num_warps if target else 0)
         compiled = self._by_hash.get(key)
         if compiled is None:
-            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug)
+            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug, target, num_warps)
             from ..compiler import CompiledKernel, KernelMetadata
             meta = KernelMetadata(
-                name=self.fn.__name__, hash=key, target=("cpu", "interpreter", 1), backend="cpu",
-                num_warps=opts[0] if opts[0] is not None else 4,
+                name=self.fn.__name__, hash=key,
+                target=("cuda", target, 32) if target else ("cpu", "interpreter", 1),
+                backend="cuda" if target else "cpu", num_warps=num_warps,
                 num_stages=opts[1] if opts[1] is not None else 3,
                 num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
                 debug=debug, constants=constants, signature=signature)
-            compiled = CompiledKernel(kernel, runtime, len(self.params), meta)
+            compiled = CompiledKernel(kernel, runtime, len(self.params), meta, device)
             self._by_hash[key] = compiled
         dispatcher.add(bound, opts, compiled.kernel, compiled)
         return compiled
@@ -335,16 +347,38 @@ def _globals_changed(used) -> bool:
 
 
 def _check_backend() -> None:
-    """TESSERA_BACKEND=cpu (or unset: chosen by where the arguments live,
-    which in this build is always the CPU) runs kernels on the interpreter;
-    gpu/cuda is refused until the GPU back end exists."""
+    """The back end is chosen by where the arguments live: CUDA tensors and
+    arrays run on their GPU, host memory on the interpreter.
+    TESSERA_BACKEND=cpu refuses GPU arguments; gpu/cuda requires a driver."""
     b = arrays.backend_override()
     if b in (None, "cpu", "interpreter"):
         return
     if b in ("gpu", "cuda"):
-        raise RuntimeError("TESSERA_BACKEND=%s: this build of Tessera has no GPU back end yet; "
-                           "unset TESSERA_BACKEND or set it to 'cpu'" % b)
-    raise ValueError(f"TESSERA_BACKEND={b!r} is not a back end; use 'cpu' (or 'gpu' once available)")
+        ok, why = _ext().cuda_available()
+        if not ok:
+            raise RuntimeError(f"TESSERA_BACKEND={b}: {why}")
+        return
+    raise ValueError(f"TESSERA_BACKEND={b!r} is not a back end; use 'cpu' or 'gpu'")
+
+
+def _current_stream(device: int) -> int:
+    """The CUstream GPU launches go on: PyTorch's current stream when
+    PyTorch is loaded, else CuPy's, else the default stream."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return torch._C._cuda_getCurrentRawStream(device)
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def gpu_target(device: int) -> str:
+    """The PTX target for a device: sm_90a on Hopper (its own instructions),
+    sm_NN elsewhere."""
+    cc = _ext().cuda_capability(device)
+    return "sm_90a" if cc == 90 else f"sm_{cc}"
 
 
 def _env_debug() -> bool:
@@ -384,7 +418,7 @@ def _disk_cache():
     return cache.kernel_cache()
 
 
-def _load_or_compile(key, units, name, specs, debug):
+def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4):
     c = _ext()
     disk = _disk_cache()
     if disk is not None:
@@ -396,7 +430,7 @@ def _load_or_compile(key, units, name, specs, debug):
                 return kernel
             except ValueError:
                 disk.remove(key)  # corrupt or stale: rebuild below
-    kernel = c.compile(units, name, specs, debug=debug)
+    kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps)
     stats.compiles += 1
     if disk is not None:
         if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses

@@ -1,6 +1,7 @@
 """PyTorch tensors as kernel arguments (skipped where PyTorch is missing):
 CPU tensors run on the interpreter with their storage extents checked;
-CUDA tensors get a clear error until the GPU back end exists."""
+CUDA tensors run on their GPU, and TESSERA_BACKEND=cpu refuses them clearly
+(tests/gpu runs the GPU back end in depth)."""
 import numpy as np
 import pytest
 
@@ -58,7 +59,8 @@ def test_reinterpret_torch():
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
-def test_cuda_tensor_is_a_clear_error():
+def test_cuda_tensor_refused_with_cpu_backend(monkeypatch):
     x = torch.randn(16, device="cuda")
-    with pytest.raises(TypeError, match="GPU"):
+    monkeypatch.setenv("TESSERA_BACKEND", "cpu")
+    with pytest.raises(TypeError, match="lives on a GPU"):
         scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16)

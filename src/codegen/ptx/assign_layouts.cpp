@@ -1,0 +1,372 @@
+// assign-layouts: gives every tile value a distributed layout (layout.h),
+// chosen so that global memory accesses are coalesced and vectorised.
+//
+// Requires: verified Tile IR with calls inlined; Module::numWarps set.
+// Guarantees: every tile-typed op result and block argument carries a layout
+// attribute (LinearLayout::str()), and
+//   - the tile operands and results of an elementwise op, load, store,
+//     atomic, hint and philox share one layout; so do the values a for, if
+//     or while carries (init, block argument, yielded value, result), and the
+//     accumulator and result of a dot;
+//   - expand_dims: result == operand.expanded(axis);
+//   - broadcast: operand == result.collapsed(the broadcast dims);
+//   - reduce with a tile result: result == operand.sliced(axis); scan: the
+//     results share the operands' layout;
+//   - other shape ops, dot operands: any layouts (the emitter moves data
+//     through shared memory).
+// convert_layout ops are inserted where these constraints would disagree.
+// Preserves: what the program computes (convert_layout is an identity).
+//
+// How: values that must share a layout are unified (union-find) into
+// classes. A class containing a global memory access takes the layout that
+// access prefers (from axis info: the most contiguous dim fastest, up to 16
+// bytes per thread when contiguity and alignment allow); layouts then flow
+// between classes across expand_dims (both ways), broadcast (result to
+// operand) and reduce (operand to result); a class still unset gets the
+// default layout of its shape, and flow resumes. Constants, splats and
+// aranges used by several ops are first duplicated per use, so unrelated
+// users do not end up in one class.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/layout.h"
+#include "passes/axis_info.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+bool isTile(const Value *v) {
+  return v->type.isTile();
+}
+
+// Ops whose tile operands and results all share one layout.
+bool sharesLayout(OpCode c) {
+  if (hasFlag(c, opflags::Elementwise)) return true;
+  switch (c) {
+    case OpCode::Load:
+    case OpCode::Store:
+    case OpCode::AtomicRmw:
+    case OpCode::AtomicCas:
+    case OpCode::Hint:
+    case OpCode::Philox:
+    case OpCode::Scan:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Assigner {
+ public:
+  Assigner(Function &fn, int numWarps) : fn_(fn), numWarps_(numWarps) {}
+
+  void run() {
+    duplicateLeaves(fn_.body);
+    info_ = analyzeAxisInfo(fn_);
+    for (auto &a : fn_.body.args) add(a.get());
+    fn_.walk([&](Operation *op) { collect(op); });
+    resolve();
+    apply();
+  }
+
+ private:
+  // ---- union-find ----
+  Value *find(Value *v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  void add(Value *v) {
+    if (isTile(v) && !parent_.count(v)) {
+      parent_[v] = v;
+      order_.push_back(v);
+    }
+  }
+  void unite(Value *a, Value *b) {
+    if (!isTile(a) || !isTile(b) || a->type.shape != b->type.shape) return;
+    add(a);
+    add(b);
+    a = find(a);
+    b = find(b);
+    if (a != b) parent_[b] = a;
+  }
+
+  // Constants, splats and aranges with several uses: one copy per use.
+  void duplicateLeaves(Block &block) {
+    std::unordered_map<const Value *, int> uses = countUses(fn_);
+    std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
+    fn_.walk([&](Operation *op) {
+      for (unsigned i = 0; i < op->operands.size(); ++i) {
+        Value *v = op->operands[i];
+        if (!v->def || !isTile(v) || uses[v] < 2) continue;
+        OpCode c = v->def->code;
+        if (c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange)
+          sites.push_back({op, i});
+      }
+    });
+    std::unordered_map<const Value *, bool> firstKept;
+    for (auto [user, i] : sites) {
+      Value *v = user->operands[i];
+      if (!firstKept[v]) {
+        firstKept[v] = true;
+        continue;
+      }
+      Operation *def = v->def;
+      Builder b;
+      auto it = std::find_if(def->parent->ops.begin(), def->parent->ops.end(),
+                             [&](auto &p) { return p.get() == def; });
+      b.setInsertionPoint(def->parent, std::next(it));
+      b.setLoc(def->loc);
+      std::unordered_map<const Value *, Value *> mapping;
+      Operation *copy = cloneOp(*def, b, mapping);
+      user->operands[i] = copy->result();
+    }
+    (void)block;
+  }
+
+  void relate(Operation *op) { relations_.push_back(op); }
+
+  void collect(Operation *op) {
+    for (auto &r : op->results) add(r.get());
+    for (auto &region : op->regions)
+      for (auto &a : region->args) add(a.get());
+    for (Value *v : op->operands) add(v);
+    OpCode c = op->code;
+    if (sharesLayout(c)) {
+      Value *first = nullptr;
+      auto join = [&](Value *v) {
+        if (!isTile(v)) return;
+        if (first)
+          unite(first, v);
+        else
+          first = v;
+      };
+      for (Value *v : op->operands) join(v);
+      for (auto &r : op->results) join(r.get());
+    }
+    switch (c) {
+      case OpCode::For: {
+        // operands: lb, ub, step, init...; region args: iv, iter...
+        Block &body = *op->regions[0];
+        Operation *y = body.terminator();
+        for (size_t i = 0; i < op->results.size(); ++i) {
+          unite(op->result(i), op->operand(3 + i));
+          unite(op->result(i), body.args[1 + i].get());
+          if (y) unite(op->result(i), y->operand(i));
+        }
+        break;
+      }
+      case OpCode::If:
+        for (auto &region : op->regions)
+          if (Operation *y = region->terminator())
+            for (size_t i = 0; i < op->results.size(); ++i) unite(op->result(i), y->operand(i));
+        break;
+      case OpCode::While: {
+        Block &before = *op->regions[0], &after = *op->regions[1];
+        Operation *cond = before.terminator(), *y = after.terminator();
+        for (size_t i = 0; i < op->operands.size(); ++i) {
+          unite(op->operand(i), before.args[i].get());
+          if (y) unite(op->operand(i), y->operand(i));
+        }
+        for (size_t i = 0; i < op->results.size(); ++i) {
+          unite(op->result(i), after.args[i].get());
+          if (cond) unite(op->result(i), cond->operand(1 + i));
+        }
+        break;
+      }
+      case OpCode::Dot:
+        unite(op->operand(2), op->result());
+        break;
+      case OpCode::Reduce:
+        for (size_t i = 1; i < op->operands.size(); ++i) unite(op->operand(0), op->operand(i));
+        relate(op);
+        break;
+      case OpCode::ExpandDims:
+      case OpCode::Broadcast:
+        relate(op);
+        break;
+      default:
+        break;
+    }
+    if (c == OpCode::Load || c == OpCode::Store || c == OpCode::AtomicRmw || c == OpCode::AtomicCas)
+      if (isTile(op->operand(0))) anchors_.push_back(op);
+  }
+
+  // The layout a global access prefers: Triton's coalescing rule.
+  LinearLayout preferred(Operation *op) {
+    const Value *ptr = op->operand(0);
+    const auto &shape = ptr->type.shape;
+    AxisInfo ai = info_.get(ptr);
+    int rank = static_cast<int>(shape.size());
+    std::vector<int> order(rank);
+    for (int d = 0; d < rank; ++d) order[d] = rank - 1 - d;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return ai.contiguity[a] > ai.contiguity[b]; });
+    int64_t elemBytes = byteSize(ptr->type.dtype);
+    int d = order[0];
+    int64_t alignElems = std::max<int64_t>(1, ai.divisibility[d] / elemBytes);
+    int64_t vec = std::min({ai.contiguity[d], alignElems, std::max<int64_t>(1, 16 / elemBytes)});
+    int64_t threads = 32 * numWarps_;
+    vec = std::min(vec, std::max<int64_t>(1, ptr->type.numel() / threads));
+    return LinearLayout::coalesced(shape, numWarps_, std::max<int64_t>(1, vec), order);
+  }
+
+  static int vecOf(const LinearLayout &l, const std::vector<int64_t> &shape) {
+    int best = 1;
+    for (size_t d = 0; d < shape.size(); ++d)
+      best = std::max<int>(best, static_cast<int>(l.contiguousRegs(static_cast<int>(d))));
+    return best;
+  }
+
+  bool setIfUnset(Value *v, const LinearLayout &l) {
+    Value *r = find(v);
+    if (layouts_.count(r)) return false;
+    layouts_.emplace(r, l);
+    return true;
+  }
+  const LinearLayout *layoutOf(Value *v) {
+    auto it = layouts_.find(find(v));
+    return it == layouts_.end() ? nullptr : &it->second;
+  }
+
+  static std::vector<int> broadcastDims(Operation *op) {
+    std::vector<int> dims;
+    const auto &in = op->operand(0)->type.shape, &out = op->result()->type.shape;
+    for (size_t d = 0; d < out.size(); ++d)
+      if (in[d] != out[d]) dims.push_back(static_cast<int>(d));
+    return dims;
+  }
+
+  bool flow() {
+    bool changed = false;
+    for (Operation *op : relations_) {
+      Value *in = op->operand(0), *out = op->result();
+      if (!isTile(in)) continue;
+      const LinearLayout *li = layoutOf(in);
+      const LinearLayout *lo = isTile(out) ? layoutOf(out) : nullptr;
+      int axis = static_cast<int>(op->intAttr("axis"));
+      switch (op->code) {
+        case OpCode::ExpandDims:
+          if (li && !lo) changed |= setIfUnset(out, li->expanded(axis));
+          if (lo && !li) changed |= setIfUnset(in, lo->sliced(axis));
+          break;
+        case OpCode::Broadcast:
+          if (lo && !li) changed |= setIfUnset(in, lo->collapsed(broadcastDims(op)));
+          break;
+        case OpCode::Reduce:
+          if (li && isTile(out))
+            for (auto &r : op->results)
+              if (!layoutOf(r.get())) changed |= setIfUnset(r.get(), li->sliced(axis));
+          break;
+        default:
+          break;
+      }
+    }
+    return changed;
+  }
+
+  void resolve() {
+    // Anchors: per class, the access that vectorises widest (first wins ties).
+    for (Operation *op : anchors_) {
+      LinearLayout l = preferred(op);
+      Value *r = find(op->operand(0));
+      auto it = layouts_.find(r);
+      if (it == layouts_.end())
+        layouts_.emplace(r, l);
+      else if (vecOf(l, l.shape) > vecOf(it->second, l.shape))
+        it->second = l;
+    }
+    for (;;) {
+      while (flow()) {
+      }
+      Value *unset = nullptr;
+      for (Value *v : order_)
+        if (!layoutOf(v)) {
+          unset = v;
+          break;
+        }
+      if (!unset) break;
+      setIfUnset(unset, LinearLayout::defaultFor(unset->type.shape, numWarps_));
+    }
+  }
+
+  static Type withLayout(Type t, const LinearLayout &l) {
+    t.layout = l.str();
+    return t;
+  }
+
+  // Inserts `convert_layout v` before `user` and makes operand i use it.
+  void convertOperand(Operation *user, unsigned i, const LinearLayout &want) {
+    Builder b;
+    b.setInsertionPointBefore(user);
+    b.setLoc(user->loc);
+    Value *v = user->operands[i];
+    user->operands[i] = b.op1(OpCode::ConvertLayout, {v}, withLayout(v->type, want));
+  }
+
+  void apply() {
+    for (Value *v : order_) v->type = withLayout(v->type, *layoutOf(v));
+    for (Operation *op : relations_) {
+      Value *in = op->operand(0), *out = op->result();
+      if (!isTile(in)) continue;
+      LinearLayout li = *LinearLayout::parse(in->type.layout, in->type.shape);
+      int axis = static_cast<int>(op->intAttr("axis"));
+      switch (op->code) {
+        case OpCode::ExpandDims: {
+          LinearLayout lo = *LinearLayout::parse(out->type.layout, out->type.shape);
+          if (!(li.expanded(axis) == lo)) convertOperand(op, 0, lo.sliced(axis));
+          break;
+        }
+        case OpCode::Broadcast: {
+          LinearLayout lo = *LinearLayout::parse(out->type.layout, out->type.shape);
+          LinearLayout want = lo.collapsed(broadcastDims(op));
+          if (!(li == want)) convertOperand(op, 0, want);
+          break;
+        }
+        case OpCode::Reduce: {
+          if (!isTile(out)) break;
+          LinearLayout want = li.sliced(axis);
+          for (auto &r : op->results) {
+            LinearLayout have = *LinearLayout::parse(r->type.layout, r->type.shape);
+            if (have == want) continue;
+            // The reduce produces `want`; a convert after it gives the users theirs.
+            Value *res = r.get();
+            Type userType = res->type;
+            res->type = withLayout(res->type, want);
+            Builder b;
+            auto &ops = op->parent->ops;
+            auto it = std::find_if(ops.begin(), ops.end(), [&](auto &p) { return p.get() == op; });
+            b.setInsertionPoint(op->parent, std::next(it));
+            b.setLoc(op->loc);
+            Value *conv = b.op1(OpCode::ConvertLayout, {res}, userType);
+            replaceAllUsesWith(fn_.body, res, conv);
+            conv->def->operands[0] = res;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+
+  Function &fn_;
+  int numWarps_;
+  AxisInfoMap info_;
+  std::unordered_map<Value *, Value *> parent_;
+  std::vector<Value *> order_;  // every tile value, in program order
+  std::vector<Operation *> anchors_, relations_;
+  std::unordered_map<Value *, LinearLayout> layouts_;  // class root -> layout
+};
+
+}  // namespace
+
+void assignLayouts(Module &m) {
+  if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)
+    internalError("assign-layouts", "num_warps must be a power of two");
+  for (auto &fn : m.functions) Assigner(*fn, m.numWarps).run();
+}
+
+}  // namespace tessera::ptx

@@ -1,0 +1,577 @@
+// PTX emission: the module text, registers, the prologue, structured control
+// flow, and the dispatch over every op of ops.def (no `default:`, so a new op
+// fails the build here until the GPU back end handles or rejects it).
+//
+// Requires: layouts assigned (assign_layouts.cpp) on a verified, inlined
+// kernel. Guarantees: PTX for the target that `ptxas` accepts, or a
+// CompileError at the first op the GPU back end does not support yet.
+#include <bit>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "codegen/ptx/emitter.h"
+#include "ir/printer.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+
+RegClass regClassOf(const Type &elem) {
+  if (elem.isPtr()) return RegClass::B64;
+  switch (elem.dtype) {
+    case DType::I1:
+      return RegClass::Pred;
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::U8:
+    case DType::U16:
+    case DType::U32:
+      return RegClass::B32;
+    case DType::I64:
+    case DType::U64:
+      return RegClass::B64;
+    case DType::F8E4NV:
+    case DType::F8E5:
+    case DType::F16:
+    case DType::BF16:
+      return RegClass::B16;
+    case DType::F32:
+      return RegClass::F32;
+    case DType::F64:
+      return RegClass::F64;
+  }
+  return RegClass::B32;
+}
+
+const char *movType(RegClass c) {
+  switch (c) {
+    case RegClass::Pred:
+      return "pred";
+    case RegClass::B16:
+      return "b16";
+    case RegClass::B32:
+      return "b32";
+    case RegClass::B64:
+      return "b64";
+    case RegClass::F32:
+      return "f32";
+    case RegClass::F64:
+      return "f64";
+  }
+  return "b32";
+}
+
+static const char *regPrefix(RegClass c) {
+  switch (c) {
+    case RegClass::Pred:
+      return "%p";
+    case RegClass::B16:
+      return "%h";
+    case RegClass::B32:
+      return "%r";
+    case RegClass::B64:
+      return "%rd";
+    case RegClass::F32:
+      return "%f";
+    case RegClass::F64:
+      return "%fd";
+  }
+  return "%r";
+}
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+Emitter::Emitter(Function &fn, const PtxOptions &opts) : fn_(fn), opts_(opts) {}
+
+std::string Emitter::reg(RegClass c) {
+  int &n = counts_[static_cast<int>(c)];
+  return regPrefix(c) + std::to_string(n++);
+}
+
+const Regs &Emitter::get(const Value *v) const {
+  auto it = regs_.find(v);
+  if (it == regs_.end()) internalError("emit-ptx", "a value was used before it was emitted");
+  return it->second;
+}
+
+Regs Emitter::spread(const Value *v, size_t n) const {
+  const Regs &r = get(v);
+  if (v->type.isTile()) {
+    if (r.size() != n) internalError("emit-ptx", "operand layouts disagree");
+    return r;
+  }
+  return Regs(n, r.at(0));
+}
+
+LinearLayout Emitter::layoutOf(const Value *v) const {
+  auto l = LinearLayout::parse(v->type.layout, v->type.shape);
+  if (!l) internalError("emit-ptx", "tile without a valid layout: " + v->type.str());
+  return *l;
+}
+
+void Emitter::unsupported(const Operation &op, const std::string &what) const {
+  fail(op.loc, what + " is not supported by the GPU back end yet",
+       "run this kernel on the CPU (TESSERA_BACKEND=cpu) until it is");
+}
+
+void Emitter::needShared(int64_t bytes) {
+  sharedBytes_ = std::max(sharedBytes_, bytes);
+}
+
+std::string Emitter::threadCoord(const LinearLayout &l, int dim) {
+  std::string key = "tc|" + l.str() + "|" + std::to_string(dim);
+  if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+  std::string acc;
+  auto part = [&](const std::vector<Basis> &bases, const std::string &src) {
+    // Runs of consecutive input bits mapping to consecutive powers of two in
+    // `dim` are one shift and mask.
+    for (size_t i = 0; i < bases.size();) {
+      if (bases[i].dim != dim) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < bases.size() && bases[j].dim == dim && bases[j].value == bases[j - 1].value * 2)
+        ++j;
+      int shift = std::countr_zero(static_cast<uint64_t>(bases[i].value));
+      std::string t = reg(RegClass::B32);
+      prologueIns("bfe.u32 " + t + ", " + src + ", " + std::to_string(i) + ", " +
+                  std::to_string(j - i));
+      if (shift) prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(shift));
+      if (acc.empty()) {
+        acc = t;
+      } else {
+        std::string s = reg(RegClass::B32);
+        prologueIns("or.b32 " + s + ", " + acc + ", " + t);
+        acc = s;
+      }
+      i = j;
+    }
+  };
+  part(l.lane, lane_);
+  part(l.warp, warp_);
+  if (acc.empty()) {
+    acc = reg(RegClass::B32);
+    prologueIns("mov.u32 " + acc + ", 0");
+  }
+  return cached_[key] = acc;
+}
+
+std::string Emitter::threadLinear(const LinearLayout &l, const std::vector<int64_t> &strides,
+                                  int64_t scale) {
+  std::string key = "tl|" + l.str() + "|" + std::to_string(scale);
+  for (int64_t s : strides) key += "," + std::to_string(s);
+  if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+  std::string acc = reg(RegClass::B32);
+  prologueIns("mov.u32 " + acc + ", 0");
+  for (size_t d = 0; d < strides.size(); ++d) {
+    std::string c = threadCoord(l, static_cast<int>(d));
+    std::string s = reg(RegClass::B32);
+    prologueIns("mad.lo.s32 " + s + ", " + c + ", " + std::to_string(strides[d] * scale) + ", " +
+                acc);
+    acc = s;
+  }
+  return cached_[key] = acc;
+}
+
+std::string Emitter::ownerPred(const LinearLayout &l) {
+  unsigned lm = l.replicatedLaneMask(), wm = l.replicatedWarpMask();
+  if (lm == 0 && wm == 0) return {};
+  std::string key = "own|" + std::to_string(lm) + "|" + std::to_string(wm);
+  if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+  std::string t = reg(RegClass::B32), u = reg(RegClass::B32), p = reg(RegClass::Pred);
+  prologueIns("and.b32 " + t + ", " + lane_ + ", " + std::to_string(lm));
+  prologueIns("and.b32 " + u + ", " + warp_ + ", " + std::to_string(wm));
+  prologueIns("or.b32 " + t + ", " + t + ", " + u);
+  prologueIns("setp.eq.u32 " + p + ", " + t + ", 0");
+  return cached_[key] = p;
+}
+
+void Emitter::setLoc(const SourceLoc &loc) {
+  if (!loc.known() || loc == lastLoc_) return;
+  lastLoc_ = loc;
+  auto it = files_.find(loc.file);
+  if (it == files_.end()) it = files_.emplace(loc.file, static_cast<int>(files_.size()) + 1).first;
+  body_ += "\t.loc " + std::to_string(it->second) + " " + std::to_string(loc.line) + " " +
+           std::to_string(loc.col) + "\n";
+}
+
+void Emitter::copyInto(const Regs &dst, const Regs &src, const Type &t) {
+  const char *mt = movType(regClassOf(t.element()));
+  for (size_t i = 0; i < dst.size(); ++i)
+    if (dst[i] != src[i]) ins(std::string("mov.") + mt + " " + dst[i] + ", " + src[i]);
+}
+
+static Regs freshRegs(Emitter &e, const Value *v) {
+  Regs r;
+  size_t n = v->type.isTile() ? e.layoutOf(v).numRegs() : 1;
+  for (size_t i = 0; i < n; ++i) r.push_back(e.regFor(v->type));
+  return r;
+}
+
+void Emitter::emitBlock(Block &b) {
+  for (auto &op : b.ops) {
+    if (op->code == OpCode::Yield || op->code == OpCode::Condition) continue;
+    setLoc(op->loc);
+    emitOp(*op);
+  }
+}
+
+// Copies the yielded values into `targets` as one parallel copy: through
+// temporaries when a target is also a source.
+static void parallelCopy(Emitter &e, const std::vector<Regs> &targets,
+                         const std::vector<Value *> &sources,
+                         const std::function<void(const Regs &, const Regs &, const Type &)> &mov) {
+  std::vector<Regs> from;
+  std::set<std::string> targetNames;
+  for (const Regs &t : targets) targetNames.insert(t.begin(), t.end());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    Regs src = e.spread(sources[i], targets[i].size());
+    bool clash = false;
+    for (const std::string &s : src) clash |= targetNames.count(s) > 0;
+    if (clash) {
+      Regs tmp;
+      for (size_t k = 0; k < src.size(); ++k) tmp.push_back(e.regFor(sources[i]->type));
+      mov(tmp, src, sources[i]->type);
+      src = tmp;
+    }
+    from.push_back(src);
+  }
+  for (size_t i = 0; i < targets.size(); ++i) mov(targets[i], from[i], sources[i]->type);
+}
+
+void Emitter::emitFor(Operation &op) {
+  Block &body = *op.regions[0];
+  const Value *lb = op.operand(0), *ub = op.operand(1), *step = op.operand(2);
+  bool wide = lb->type.dtype == DType::I64 || lb->type.dtype == DType::U64;
+  RegClass ic = wide ? RegClass::B64 : RegClass::B32;
+  std::string it = wide ? "s64" : "s32";
+  std::string iv = reg(ic);
+  ins(std::string("mov.") + movType(ic) + " " + iv + ", " + get(lb)[0]);
+  bool negative = step->def && step->def->code == OpCode::Constant &&
+                  std::holds_alternative<int64_t>(*step->def->attr("value")) &&
+                  std::get<int64_t>(*step->def->attr("value")) < 0;
+  std::vector<Regs> carried;
+  auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    carried.push_back(freshRegs(*this, op.result(i)));
+    copyInto(carried.back(), spread(op.operand(3 + i), carried.back().size()), op.result(i)->type);
+  }
+  std::string head = newLabel(), exit = newLabel();
+  label(head);
+  std::string p = reg(RegClass::Pred);
+  ins("setp." + std::string(negative ? "le." : "ge.") + it + " " + p + ", " + iv + ", " +
+      get(ub)[0]);
+  ins("@" + p + " bra " + exit);
+  set(body.args[0].get(), {iv});
+  for (size_t i = 0; i < carried.size(); ++i) set(body.args[1 + i].get(), carried[i]);
+  emitBlock(body);
+  if (Operation *y = body.terminator(); y && !carried.empty())
+    parallelCopy(*this, carried, y->operands, mov);
+  ins("add." + it + " " + iv + ", " + iv + ", " + get(step)[0]);
+  ins("bra " + head);
+  label(exit);
+  for (size_t i = 0; i < carried.size(); ++i) set(op.result(i), carried[i]);
+}
+
+void Emitter::emitIf(Operation &op) {
+  std::vector<Regs> results;
+  for (auto &r : op.results) results.push_back(freshRegs(*this, r.get()));
+  auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
+  std::string elseL = newLabel(), end = newLabel();
+  ins("@!" + get(op.operand(0))[0] + " bra " + elseL);
+  for (int k = 0; k < 2; ++k) {
+    Block &b = *op.regions[k];
+    emitBlock(b);
+    if (Operation *y = b.terminator(); y && !results.empty())
+      parallelCopy(*this, results, y->operands, mov);
+    if (k == 0) {
+      ins("bra " + end);
+      label(elseL);
+    }
+  }
+  label(end);
+  for (size_t i = 0; i < results.size(); ++i) set(op.result(i), results[i]);
+}
+
+void Emitter::emitWhile(Operation &op) {
+  Block &before = *op.regions[0], &after = *op.regions[1];
+  auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
+  std::vector<Regs> args, results;
+  for (auto &a : before.args) args.push_back(freshRegs(*this, a.get()));
+  for (auto &r : op.results) results.push_back(freshRegs(*this, r.get()));
+  for (size_t i = 0; i < args.size(); ++i)
+    copyInto(args[i], spread(op.operand(i), args[i].size()), before.args[i]->type);
+  std::string head = newLabel(), exit = newLabel();
+  label(head);
+  for (size_t i = 0; i < args.size(); ++i) set(before.args[i].get(), args[i]);
+  emitBlock(before);
+  Operation *cond = before.terminator();
+  std::vector<Value *> forwarded(cond->operands.begin() + 1, cond->operands.end());
+  if (!results.empty()) parallelCopy(*this, results, forwarded, mov);
+  ins("@!" + get(cond->operand(0))[0] + " bra " + exit);
+  for (size_t i = 0; i < results.size(); ++i) set(after.args[i].get(), results[i]);
+  emitBlock(after);
+  if (Operation *y = after.terminator(); y && !args.empty())
+    parallelCopy(*this, args, y->operands, mov);
+  ins("bra " + head);
+  label(exit);
+  for (size_t i = 0; i < results.size(); ++i) set(op.result(i), results[i]);
+}
+
+std::vector<std::string> Emitter::inlineRegion(const Block &b,
+                                               const std::vector<std::string> &args) {
+  for (size_t i = 0; i < b.args.size(); ++i) set(b.args[i].get(), {args[i]});
+  for (auto &op : b.ops) {
+    if (op->code == OpCode::Yield) {
+      std::vector<std::string> out;
+      for (Value *v : op->operands) out.push_back(get(v)[0]);
+      return out;
+    }
+    emitOp(*op);
+  }
+  internalError("emit-ptx", "region without a yield");
+}
+
+void Emitter::emitOp(Operation &op) {
+  auto elementwise = [&] {
+    const Value *res = op.result();
+    size_t n = res->type.isTile() ? layoutOf(res).numRegs() : 1;
+    std::vector<Regs> ins_;
+    for (Value *v : op.operands) ins_.push_back(spread(v, n));
+    Regs out;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<std::string> in;
+      for (auto &r : ins_) in.push_back(r[i]);
+      out.push_back(scalarOp(op, in));
+    }
+    set(res, out);
+  };
+  auto alias = [&] { set(op.result(), get(op.operand(0))); };
+  switch (op.code) {
+    case OpCode::Constant: {
+      std::string r = constant(op.result()->type.element(), *op.attr("value"));
+      size_t n = op.result()->type.isTile() ? layoutOf(op.result()).numRegs() : 1;
+      set(op.result(), Regs(n, r));
+      return;
+    }
+    case OpCode::ProgramId:
+    case OpCode::NumPrograms: {
+      static const char *axes[] = {"x", "y", "z"};
+      int axis = static_cast<int>(op.intAttr("axis"));
+      std::string r = reg(RegClass::B32);
+      ins(std::string("mov.u32 ") + r + ", " +
+          (op.code == OpCode::ProgramId ? "%ctaid." : "%nctaid.") + axes[axis & 3]);
+      set(op.result(), {r});
+      return;
+    }
+    case OpCode::Arange:
+      return emitArange(op);
+    case OpCode::Splat:
+      set(op.result(), Regs(layoutOf(op.result()).numRegs(), get(op.operand(0))[0]));
+      return;
+    case OpCode::Broadcast:
+      return emitBroadcast(op);
+    case OpCode::ExpandDims:
+    case OpCode::Hint:
+      return alias();
+    case OpCode::ConvertLayout:
+    case OpCode::Reshape:
+    case OpCode::Permute:
+    case OpCode::Join:
+    case OpCode::Split:
+    case OpCode::Cat:
+    case OpCode::Flip:
+    case OpCode::Gather:
+      if (op.code == OpCode::ConvertLayout &&
+          op.operand(0)->type.layout == op.result()->type.layout)
+        return alias();
+      return emitThroughShared(op);
+    case OpCode::Sort:
+      return unsupported(op, "tl.sort");
+    case OpCode::Histogram:
+      return unsupported(op, "tl.histogram");
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Mul:
+    case OpCode::Div:
+    case OpCode::Rem:
+    case OpCode::Neg:
+    case OpCode::Not:
+    case OpCode::And:
+    case OpCode::Or:
+    case OpCode::Xor:
+    case OpCode::Shl:
+    case OpCode::Shr:
+    case OpCode::Max:
+    case OpCode::Min:
+    case OpCode::Cmp:
+    case OpCode::Select:
+    case OpCode::Fma:
+    case OpCode::Umulhi:
+    case OpCode::Clamp:
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Log:
+    case OpCode::Log2:
+    case OpCode::Sqrt:
+    case OpCode::Rsqrt:
+    case OpCode::Sin:
+    case OpCode::Cos:
+    case OpCode::Abs:
+    case OpCode::Erf:
+    case OpCode::Floor:
+    case OpCode::Ceil:
+    case OpCode::Cast:
+    case OpCode::Bitcast:
+    case OpCode::AddPtr:
+      return elementwise();
+    case OpCode::Load:
+      return emitLoad(op);
+    case OpCode::Store:
+      return emitStore(op);
+    case OpCode::AtomicRmw:
+    case OpCode::AtomicCas:
+      return emitAtomic(op);
+    case OpCode::Dot:
+      return emitDot(op);
+    case OpCode::Reduce:
+      return emitReduce(op);
+    case OpCode::Scan:
+      return emitScan(op);
+    case OpCode::Philox:
+      return emitPhilox(op);
+    case OpCode::Print:
+      return unsupported(op, "tl.device_print");
+    case OpCode::Assert:
+      if (opts_.debug) unsupported(op, "tl.device_assert with debug=True");
+      return;
+    case OpCode::Barrier:
+      return barrier();
+    case OpCode::Assume:
+      return;
+    case OpCode::For:
+      return emitFor(op);
+    case OpCode::If:
+      return emitIf(op);
+    case OpCode::While:
+      return emitWhile(op);
+    case OpCode::Yield:
+    case OpCode::Condition:
+      return;
+    case OpCode::Return:
+      ins("ret");
+      return;
+    case OpCode::Call:
+      return unsupported(op, "a call that was not inlined");
+  }
+}
+
+static std::string paramType(const Type &t) {
+  if (t.isPtr()) return ".u64";
+  switch (t.dtype) {
+    case DType::I64:
+    case DType::U64:
+      return ".u64";
+    case DType::F64:
+      return ".f64";
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+    case DType::F8E4NV:
+    case DType::F8E5:
+      return ".f32";
+    default:
+      return ".u32";
+  }
+}
+
+PtxKernel Emitter::run() {
+  // Prologue: thread coordinates and the shared-memory base.
+  tid_ = reg(RegClass::B32);
+  lane_ = reg(RegClass::B32);
+  warp_ = reg(RegClass::B32);
+  smem_ = reg(RegClass::B32);
+  prologueIns("mov.u32 " + tid_ + ", %tid.x");
+  prologueIns("and.b32 " + lane_ + ", " + tid_ + ", 31");
+  prologueIns("shr.u32 " + warp_ + ", " + tid_ + ", 5");
+  prologueIns("mov.u32 " + smem_ + ", tessera_smem");
+
+  std::string params;
+  std::string entry = fn_.name;
+  for (size_t i = 0; i < fn_.body.args.size(); ++i) {
+    const Value *a = fn_.body.args[i].get();
+    std::string pname = entry + "_param_" + std::to_string(i);
+    params += std::string(i ? ",\n" : "") + "\t.param " + paramType(a->type) + " " + pname;
+    std::string pt = paramType(a->type);
+    if (a->type.isPtr()) {
+      std::string r = reg(RegClass::B64);
+      prologueIns("ld.param.u64 " + r + ", [" + pname + "]");
+      prologueIns("cvta.to.global.u64 " + r + ", " + r);
+      set(a, {r});
+      continue;
+    }
+    DType d = a->type.dtype;
+    if (pt == ".f32" && d != DType::F32) {
+      std::string f = reg(RegClass::F32);
+      prologueIns("ld.param.f32 " + f + ", [" + pname + "]");
+      set(a, {convert(f, DType::F32, d)});
+      body_.swap(prologue_);  // convert() emitted into the body; move it
+      prologue_ += body_;
+      body_.clear();
+      continue;
+    }
+    RegClass c = regClassOf(a->type);
+    if (c == RegClass::Pred) {
+      std::string r = reg(RegClass::B32), p = reg(RegClass::Pred);
+      prologueIns("ld.param.u32 " + r + ", [" + pname + "]");
+      prologueIns("setp.ne.u32 " + p + ", " + r + ", 0");
+      set(a, {p});
+      continue;
+    }
+    std::string r = reg(c);
+    prologueIns("ld.param" + pt + " " + r + ", [" + pname + "]");
+    set(a, {r});
+  }
+  emitBlock(fn_.body);
+
+  std::ostringstream out;
+  // The launch parameters travel with the PTX (the runtime reads them back).
+  out << "//\n// Generated by Tessera for kernel '" << fn_.name << "'\n//\n";
+  out << "// tessera.num_warps = " << opts_.numWarps << "\n";
+  out << "// tessera.shared_bytes = " << sharedBytes_ << "\n\n";
+  out << ".version 8.0\n.target " << opts_.target.name() << "\n.address_size 64\n\n";
+  for (auto &[id, idx] : files_) {
+    const SourceFile *f = opts_.sources ? opts_.sources->file(id) : nullptr;
+    std::string name = f ? f->name : "<kernel>";
+    std::string esc;
+    for (char ch : name) {
+      if (ch == '"' || ch == '\\') esc += '\\';
+      esc += ch;
+    }
+    out << ".file " << idx << " \"" << esc << "\"\n";
+  }
+  out << ".extern .shared .align 16 .b8 tessera_smem[];\n\n";
+  out << ".visible .entry " << entry << "(\n"
+      << params << "\n)\n.maxntid " << numThreads() << ", 1, 1\n{\n";
+  static const RegClass classes[] = {RegClass::Pred, RegClass::B16, RegClass::B32,
+                                     RegClass::B64,  RegClass::F32, RegClass::F64};
+  static const char *decl[] = {".pred", ".b16", ".b32", ".b64", ".f32", ".f64"};
+  for (int i = 0; i < 6; ++i)
+    if (int n = counts_[static_cast<int>(classes[i])])
+      out << "\t.reg " << decl[i] << " " << regPrefix(classes[i]) << "<" << n << ">;\n";
+  out << "\n" << prologue_ << "\n" << body_ << "}\n";
+  PtxKernel k;
+  k.ptx = out.str();
+  k.entry = entry;
+  k.numWarps = opts_.numWarps;
+  k.sharedBytes = static_cast<int>(sharedBytes_);
+  return k;
+}
+
+}  // namespace tessera::ptx

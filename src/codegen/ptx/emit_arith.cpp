@@ -1,0 +1,613 @@
+// Scalar arithmetic: one element of an elementwise op (also the ops of
+// reduce and scan regions), casts, and constants.
+//
+// Floats of 16 bits or fewer are computed in f32 and rounded to their type
+// after each op, which is what the interpreter defines (for +, -, *, / and
+// sqrt, f32 holds enough bits that the double rounding is exact). Math
+// follows Triton's lowering: exp/exp2/log/log2 through the ex2/lg2
+// approximations, `sqrt` and `/` approximate unless their `precise`
+// attribute asks for the IEEE forms (sqrt_rn, div_rn, fdiv(ieee_rounding)).
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "codegen/ptx/emitter.h"
+#include "support/diagnostics.h"
+#include "support/numerics.h"
+
+namespace tessera::ptx {
+namespace {
+
+bool is64(DType d) {
+  return bitWidth(d) == 64;
+}
+// PTX integer type of an integer dtype as held in its register.
+std::string ity(DType d) {
+  if (is64(d)) return isUnsigned(d) ? "u64" : "s64";
+  return isUnsigned(d) ? "u32" : "s32";
+}
+std::string bty(DType d) {
+  return is64(d) ? "b64" : "b32";
+}
+bool isFp8(DType d) {
+  return d == DType::F8E4NV || d == DType::F8E5;
+}
+std::string f32Imm(float f) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0f%08X", std::bit_cast<uint32_t>(f));
+  return buf;
+}
+std::string f64Imm(double f) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0d%016llX",
+                static_cast<unsigned long long>(std::bit_cast<uint64_t>(f)));
+  return buf;
+}
+
+}  // namespace
+
+std::string Emitter::movImm(RegClass c, const std::string &imm) {
+  std::string r = reg(c);
+  ins(std::string("mov.") + movType(c) + " " + r + ", " + imm);
+  return r;
+}
+
+std::string Emitter::constant(const Type &elem, const Attr &value) {
+  double f = std::holds_alternative<double>(value) ? std::get<double>(value)
+                                                   : static_cast<double>(std::get<int64_t>(value));
+  int64_t i =
+      std::holds_alternative<int64_t>(value) ? std::get<int64_t>(value) : static_cast<int64_t>(f);
+  if (elem.isPtr()) return movImm(RegClass::B64, std::to_string(i));
+  DType d = elem.dtype;
+  switch (regClassOf(elem)) {
+    case RegClass::Pred: {
+      std::string p = reg(RegClass::Pred);
+      // setp needs a register operand: compare the lane id with itself.
+      ins(std::string(i ? "setp.eq.u32 " : "setp.ne.u32 ") + p + ", " + lane() + ", " + lane());
+      return p;
+    }
+    case RegClass::B16: {
+      uint16_t bits = d == DType::F16      ? num::toF16(f)
+                      : d == DType::BF16   ? num::toBF16(f)
+                      : d == DType::F8E4NV ? num::toF8E4NV(f)
+                                           : num::toF8E5(f);
+      return movImm(RegClass::B16, std::to_string(bits));
+    }
+    case RegClass::B32: {
+      // Keep the register form: sign- or zero-extended from the dtype's width.
+      int bits = bitWidth(d);
+      int64_t v = i;
+      if (bits < 32) {
+        uint64_t m = (uint64_t{1} << bits) - 1;
+        uint64_t u = static_cast<uint64_t>(v) & m;
+        v = isSigned(d) && (u >> (bits - 1)) ? static_cast<int64_t>(u | ~m)
+                                             : static_cast<int64_t>(u);
+      }
+      return movImm(RegClass::B32, std::to_string(static_cast<int32_t>(v)));
+    }
+    case RegClass::B64:
+      return movImm(RegClass::B64, std::to_string(i));
+    case RegClass::F32:
+      return movImm(RegClass::F32, f32Imm(static_cast<float>(f)));
+    case RegClass::F64:
+      return movImm(RegClass::F64, f64Imm(f));
+  }
+  return {};
+}
+
+// ---- conversions ----------------------------------------------------------
+
+std::string Emitter::toF32(const std::string &r, DType from) {
+  std::string f = reg(RegClass::F32);
+  switch (from) {
+    case DType::F32:
+      return r;
+    case DType::F16:
+      ins("cvt.f32.f16 " + f + ", " + r);
+      return f;
+    case DType::BF16: {
+      std::string w = reg(RegClass::B32);
+      ins("cvt.u32.u16 " + w + ", " + r);
+      ins("shl.b32 " + w + ", " + w + ", 16");
+      ins("mov.b32 " + f + ", " + w);
+      return f;
+    }
+    case DType::F64:
+      ins("cvt.rn.f32.f64 " + f + ", " + r);
+      return f;
+    case DType::F8E4NV:
+    case DType::F8E5: {
+      if (opts_.target.sm < 89) internalError("emit-ptx", "fp8 needs sm_89 or newer");
+      std::string w = reg(RegClass::B32), lo = reg(RegClass::B16), hi = reg(RegClass::B16);
+      ins(std::string("cvt.rn.f16x2.") + (from == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + " " + w +
+          ", " + r);
+      ins("mov.b32 {" + lo + ", " + hi + "}, " + w);
+      ins("cvt.f32.f16 " + f + ", " + lo);
+      return f;
+    }
+    default:
+      internalError("emit-ptx", "toF32 of a non-float");
+  }
+}
+
+std::string Emitter::fromF32(const std::string &f, DType to, bool rtz) {
+  std::string mode = rtz ? "rz" : "rn";
+  switch (to) {
+    case DType::F32:
+      return f;
+    case DType::F16: {
+      std::string h = reg(RegClass::B16);
+      ins("cvt." + mode + ".f16.f32 " + h + ", " + f);
+      return h;
+    }
+    case DType::BF16: {
+      std::string h = reg(RegClass::B16);
+      ins("cvt." + mode + ".bf16.f32 " + h + ", " + f);
+      return h;
+    }
+    case DType::F64: {
+      std::string d = reg(RegClass::F64);
+      ins("cvt.f64.f32 " + d + ", " + f);
+      return d;
+    }
+    case DType::F8E4NV:
+    case DType::F8E5: {
+      if (opts_.target.sm < 89) internalError("emit-ptx", "fp8 needs sm_89 or newer");
+      std::string h = reg(RegClass::B16), z = reg(RegClass::F32);
+      ins("mov.f32 " + z + ", 0f00000000");
+      ins(std::string("cvt.rn.satfinite.") + (to == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + ".f32 " +
+          h + ", " + z + ", " + f);
+      ins("and.b16 " + h + ", " + h + ", 255");
+      return h;
+    }
+    default:
+      internalError("emit-ptx", "fromF32 to a non-float");
+  }
+}
+
+static std::string normalizeInt(Emitter &e, const std::string &r, DType d) {
+  int bits = bitWidth(d);
+  if (bits >= 32 || d == DType::I1) return r;
+  std::string o = e.reg(RegClass::B32);
+  if (isSigned(d))
+    e.ins("bfe.s32 " + o + ", " + r + ", 0, " + std::to_string(bits));
+  else
+    e.ins("and.b32 " + o + ", " + r + ", " + std::to_string((1 << bits) - 1));
+  return o;
+}
+
+std::string Emitter::convert(const std::string &r, DType from, DType to, bool rtz) {
+  if (from == to) return r;
+  if (isFp8(from) || isFp8(to)) {
+    if (opts_.target.sm < 89)
+      fail({}, "fp8 conversions need an sm_89 or newer GPU",
+           "compile for sm_90 or run on the CPU (TESSERA_BACKEND=cpu)");
+  }
+  // i1 source: 0 or 1 first.
+  if (from == DType::I1) {
+    if (isFloat(to)) {
+      std::string f = reg(RegClass::F32);
+      ins("selp.f32 " + f + ", 0f3F800000, 0f00000000, " + r);
+      return isFloat(to) && to != DType::F32 ? fromF32(f, to) : f;
+    }
+    RegClass c = is64(to) ? RegClass::B64 : RegClass::B32;
+    std::string o = reg(c);
+    ins(std::string("selp.") + (is64(to) ? "b64 " : "b32 ") + o + ", 1, 0, " + r);
+    return o;
+  }
+  if (to == DType::I1) {
+    std::string p = reg(RegClass::Pred);
+    if (isFloat(from)) {
+      if (from == DType::F64)
+        ins("setp.neu.f64 " + p + ", " + r + ", 0d0000000000000000");
+      else
+        ins("setp.neu.f32 " + p + ", " + toF32(r, from) + ", 0f00000000");
+    } else {
+      ins("setp.ne." + bty(from) + " " + p + ", " + r + ", 0");
+    }
+    return p;
+  }
+  if (isFloat(from) && isFloat(to)) {
+    if (from == DType::F64) {
+      if (to == DType::F32) return toF32(r, from);
+      std::string f = reg(RegClass::F32);
+      ins(std::string("cvt.") + (rtz ? "rz" : "rn") + ".f32.f64 " + f + ", " + r);
+      return fromF32(f, to, rtz);  // double rounding through f32: within the 16-bit result's ulp
+    }
+    if (to == DType::F64) {
+      std::string d = reg(RegClass::F64);
+      ins("cvt.f64.f32 " + d + ", " + toF32(r, from));
+      return d;
+    }
+    return fromF32(toF32(r, from), to, rtz);
+  }
+  if (isFloat(from)) {  // float -> int: truncation toward zero, saturating like cvt.rzi
+    std::string src = from == DType::F64 ? r : toF32(r, from);
+    std::string ft = from == DType::F64 ? "f64" : "f32";
+    std::string o = reg(is64(to) ? RegClass::B64 : RegClass::B32);
+    std::string dt = bitWidth(to) >= 32 ? ity(to) : (isUnsigned(to) ? "u32" : "s32");
+    ins("cvt.rzi." + dt + "." + ft + " " + o + ", " + src);
+    return normalizeInt(*this, o, to);
+  }
+  if (isFloat(to)) {  // int -> float
+    std::string st = ity(from);
+    if (to == DType::F64) {
+      std::string d = reg(RegClass::F64);
+      ins("cvt.rn.f64." + st + " " + d + ", " + r);
+      return d;
+    }
+    std::string f = reg(RegClass::F32);
+    ins("cvt.rn.f32." + st + " " + f + ", " + r);
+    return fromF32(f, to);  // large ints: rounded twice, as rare as it is small
+  }
+  // int -> int
+  if (is64(from) && !is64(to)) {
+    std::string o = reg(RegClass::B32);
+    ins("cvt.u32.u64 " + o + ", " + r);
+    return normalizeInt(*this, o, to);
+  }
+  if (!is64(from) && is64(to)) {
+    std::string o = reg(RegClass::B64);
+    ins("cvt." + ity(to) + "." + ity(from) + " " + o + ", " + r);
+    return o;
+  }
+  if (is64(from)) return r;
+  return normalizeInt(*this, r, to);
+}
+
+// ---- elementwise ops -----------------------------------------------------------
+
+static std::string floatPred(const std::string &p) {
+  if (p == "ne") return "neu";  // Python's != is true when either side is NaN
+  return p;
+}
+
+std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string> &in) {
+  const Type rt = op.result()->type.element();
+  const DType rd = rt.dtype;
+  auto operandDType = [&](size_t i) { return op.operand(i)->type.element().dtype; };
+  auto out = [&](RegClass c) { return reg(c); };
+
+  switch (op.code) {
+    case OpCode::AddPtr: {
+      int64_t bytes = byteSize(op.operand(0)->type.element().dtype);
+      DType od = operandDType(1);
+      std::string d = out(RegClass::B64);
+      if (is64(od)) {
+        ins("mad.lo.s64 " + d + ", " + in[1] + ", " + std::to_string(bytes) + ", " + in[0]);
+      } else {
+        std::string t = out(RegClass::B64);
+        ins(std::string(isUnsigned(od) ? "mul.wide.u32 " : "mul.wide.s32 ") + t + ", " + in[1] +
+            ", " + std::to_string(bytes));
+        ins("add.s64 " + d + ", " + in[0] + ", " + t);
+      }
+      return d;
+    }
+    case OpCode::Cast:
+      if (op.operand(0)->type.isPtrLike() || rt.isPtr()) return in[0];  // ptr <-> int64
+      return convert(in[0], operandDType(0), rd, op.strAttr("rounding") == "rtz");
+    case OpCode::Bitcast: {
+      const Type st = op.operand(0)->type.element();
+      RegClass sc = regClassOf(st), dc = regClassOf(rt);
+      if (sc == dc) return in[0];
+      std::string d = out(dc);
+      if (sc == RegClass::B16 && dc == RegClass::B32) {
+        ins("cvt.u32.u16 " + d + ", " + in[0]);
+        return normalizeInt(*this, d, rd);
+      }
+      if (sc == RegClass::B32 && dc == RegClass::B16) {
+        ins("cvt.u16.u32 " + d + ", " + in[0]);
+        return d;
+      }
+      ins(std::string("mov.") + (dc == RegClass::F64 || dc == RegClass::B64 ? "b64 " : "b32 ") + d +
+          ", " + in[0]);
+      return d;
+    }
+    case OpCode::Select: {
+      if (rd == DType::I1 && !rt.isPtr()) {
+        std::string a = out(RegClass::Pred), nc = out(RegClass::Pred), b = out(RegClass::Pred),
+                    d = out(RegClass::Pred);
+        ins("and.pred " + a + ", " + in[0] + ", " + in[1]);
+        ins("not.pred " + nc + ", " + in[0]);
+        ins("and.pred " + b + ", " + nc + ", " + in[2]);
+        ins("or.pred " + d + ", " + a + ", " + b);
+        return d;
+      }
+      RegClass c = regClassOf(rt);
+      std::string d = out(c);
+      ins(std::string("selp.") + movType(c) + " " + d + ", " + in[1] + ", " + in[2] + ", " + in[0]);
+      return d;
+    }
+    case OpCode::Cmp: {
+      DType od = operandDType(0);
+      std::string pred = op.strAttr("pred");
+      std::string p = out(RegClass::Pred);
+      if (op.operand(0)->type.isPtrLike()) {
+        ins("setp." + (pred == "eq" || pred == "ne" ? pred : pred) + ".u64 " + p + ", " + in[0] +
+            ", " + in[1]);
+        return p;
+      }
+      if (od == DType::I1) {
+        std::string a = convert(in[0], DType::I1, DType::U32),
+                    b = convert(in[1], DType::I1, DType::U32);
+        ins("setp." + pred + ".u32 " + p + ", " + a + ", " + b);
+        return p;
+      }
+      if (isFloat(od)) {
+        if (od == DType::F64) {
+          ins("setp." + floatPred(pred) + ".f64 " + p + ", " + in[0] + ", " + in[1]);
+        } else {
+          ins("setp." + floatPred(pred) + ".f32 " + p + ", " + toF32(in[0], od) + ", " +
+              toF32(in[1], od));
+        }
+        return p;
+      }
+      ins("setp." + pred + "." + ity(od) + " " + p + ", " + in[0] + ", " + in[1]);
+      return p;
+    }
+    default:
+      break;
+  }
+
+  // Floating point: computed in f32 (f64 for f64).
+  if (isFloat(rd)) {
+    bool dbl = rd == DType::F64;
+    std::string ft = dbl ? "f64" : "f32";
+    RegClass wc = dbl ? RegClass::F64 : RegClass::F32;
+    std::vector<std::string> a;
+    for (size_t i = 0; i < in.size(); ++i) a.push_back(dbl ? in[i] : toF32(in[i], operandDType(i)));
+    std::string d = out(wc);
+    auto bin = [&](const std::string &opn) {
+      ins(opn + "." + ft + " " + d + ", " + a[0] + ", " + a[1]);
+    };
+    auto un = [&](const std::string &opn) { ins(opn + "." + ft + " " + d + ", " + a[0]); };
+    auto need32 = [&](const char *what) {
+      if (dbl) unsupported(op, std::string("tl.") + what + " on float64");
+    };
+    bool nan = op.intAttr("propagate_nan") != 0;
+    switch (op.code) {
+      case OpCode::Add:
+        bin("add");
+        break;
+      case OpCode::Sub:
+        bin("sub");
+        break;
+      case OpCode::Mul:
+        bin("mul");
+        break;
+      case OpCode::Div:
+        if (dbl || op.intAttr("precise"))
+          bin("div.rn");
+        else
+          bin("div.full");
+        break;
+      case OpCode::Rem: {  // fmod: a - trunc(a / b) * b
+        std::string q = out(wc);
+        ins("div.rn." + ft + " " + q + ", " + a[0] + ", " + a[1]);
+        ins("cvt.rzi." + ft + "." + ft + " " + q + ", " + q);
+        ins("neg." + ft + " " + q + ", " + q);
+        ins("fma.rn." + ft + " " + d + ", " + q + ", " + a[1] + ", " + a[0]);
+        break;
+      }
+      case OpCode::Neg:
+        un("neg");
+        break;
+      case OpCode::Abs:
+        un("abs");
+        break;
+      case OpCode::Max:
+        bin(nan ? "max.NaN" : "max");
+        if (dbl && nan) unsupported(op, "tl.maximum(propagate_nan=ALL) on float64");
+        break;
+      case OpCode::Min:
+        bin(nan ? "min.NaN" : "min");
+        if (dbl && nan) unsupported(op, "tl.minimum(propagate_nan=ALL) on float64");
+        break;
+      case OpCode::Clamp: {
+        std::string t = out(wc);
+        std::string mx = nan ? "max.NaN." : "max.";
+        std::string mn = nan ? "min.NaN." : "min.";
+        ins(mx + ft + " " + t + ", " + a[0] + ", " + a[1]);
+        ins(mn + ft + " " + d + ", " + t + ", " + a[2]);
+        break;
+      }
+      case OpCode::Fma:
+        ins("fma.rn." + ft + " " + d + ", " + a[0] + ", " + a[1] + ", " + a[2]);
+        break;
+      case OpCode::Exp: {
+        need32("exp");
+        std::string t = out(wc);
+        ins("mul.f32 " + t + ", " + a[0] + ", 0f3FB8AA3B");  // log2(e)
+        ins("ex2.approx.f32 " + d + ", " + t);
+        break;
+      }
+      case OpCode::Exp2:
+        need32("exp2");
+        ins("ex2.approx.f32 " + d + ", " + a[0]);
+        break;
+      case OpCode::Log: {
+        need32("log");
+        std::string t = out(wc);
+        ins("lg2.approx.f32 " + t + ", " + a[0]);
+        ins("mul.f32 " + d + ", " + t + ", 0f3F317218");  // ln(2)
+        break;
+      }
+      case OpCode::Log2:
+        need32("log2");
+        ins("lg2.approx.f32 " + d + ", " + a[0]);
+        break;
+      case OpCode::Sqrt:
+        if (dbl || op.intAttr("precise"))
+          un("sqrt.rn");
+        else
+          un("sqrt.approx");
+        break;
+      case OpCode::Rsqrt:
+        if (dbl)
+          ins("rsqrt.approx.f64 " + d + ", " + a[0]);
+        else
+          un("rsqrt.approx");
+        break;
+      case OpCode::Sin:
+      case OpCode::Cos: {
+        need32(op.code == OpCode::Sin ? "sin" : "cos");
+        // Reduce to [-pi, pi] with a two-part 2*pi, then the hardware approximation.
+        std::string k = out(wc), r = out(wc);
+        ins("mul.f32 " + k + ", " + a[0] + ", 0f3E22F983");  // 1 / (2 pi)
+        ins("cvt.rni.f32.f32 " + k + ", " + k);
+        ins("fma.rn.f32 " + r + ", " + k + ", 0fC0C90FDB, " + a[0]);  // - 2pi (high part)
+        ins("fma.rn.f32 " + r + ", " + k + ", 0f33BBBD2E, " + r);     // + 2pi's remainder
+        ins(std::string(op.code == OpCode::Sin ? "sin" : "cos") + ".approx.f32 " + d + ", " + r);
+        break;
+      }
+      case OpCode::Erf: {
+        need32("erf");
+        // |x| < 0.5: the Taylor series of erf; else Abramowitz & Stegun 7.1.26
+        // (absolute error 1.5e-7, relative below 3e-7 there), sign restored.
+        std::string x = a[0], ax = out(wc), x2 = out(wc), s = out(wc), small = out(wc),
+                    big = out(wc), t = out(wc), poly = out(wc), e = out(wc);
+        std::string p = out(RegClass::Pred);
+        ins("abs.f32 " + ax + ", " + x);
+        ins("mul.f32 " + x2 + ", " + x + ", " + x);
+        // series: x * 2/sqrt(pi) * (1 - x2/3 + x2^2/10 - x2^3/42 + x2^4/216 - x2^5/1320)
+        ins("mov.f32 " + s + ", " + f32Imm(-1.0f / 1320));
+        for (float c : {1.0f / 216, -1.0f / 42, 1.0f / 10, -1.0f / 3, 1.0f})
+          ins("fma.rn.f32 " + s + ", " + s + ", " + x2 + ", " + f32Imm(c));
+        ins("mul.f32 " + small + ", " + s + ", " + x);
+        ins("mul.f32 " + small + ", " + small + ", " + f32Imm(1.1283791670955126f));
+        // 1 - (a1 t + a2 t^2 + ... + a5 t^5) exp(-x^2), t = 1 / (1 + p |x|)
+        ins("fma.rn.f32 " + t + ", " + ax + ", " + f32Imm(0.3275911f) + ", 0f3F800000");
+        ins("rcp.rn.f32 " + t + ", " + t);
+        ins("mov.f32 " + poly + ", " + f32Imm(1.061405429f));
+        for (float c : {-1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f})
+          ins("fma.rn.f32 " + poly + ", " + poly + ", " + t + ", " + f32Imm(c));
+        ins("mul.f32 " + poly + ", " + poly + ", " + t);
+        ins("mul.f32 " + e + ", " + x2 + ", 0fBFB8AA3B");  // -x^2 * log2(e)
+        ins("ex2.approx.f32 " + e + ", " + e);
+        ins("mul.f32 " + poly + ", " + poly + ", " + e);
+        ins("sub.f32 " + big + ", 0f3F800000, " + poly);
+        ins("copysign.f32 " + big + ", " + x + ", " + big);
+        ins("setp.lt.f32 " + p + ", " + ax + ", 0f3F000000");
+        ins("selp.f32 " + d + ", " + small + ", " + big + ", " + p);
+        break;
+      }
+      case OpCode::Floor:
+        ins("cvt.rmi." + ft + "." + ft + " " + d + ", " + a[0]);
+        break;
+      case OpCode::Ceil:
+        ins("cvt.rpi." + ft + "." + ft + " " + d + ", " + a[0]);
+        break;
+      default:
+        unsupported(op, std::string("'") + op.info().mnemonic + "' on floats");
+    }
+    return dbl ? d : fromF32(d, rd);
+  }
+
+  // Booleans.
+  if (rd == DType::I1) {
+    std::string d = out(RegClass::Pred);
+    switch (op.code) {
+      case OpCode::And:
+      case OpCode::Min:
+      case OpCode::Mul:
+        ins("and.pred " + d + ", " + in[0] + ", " + in[1]);
+        return d;
+      case OpCode::Or:
+      case OpCode::Max:
+        ins("or.pred " + d + ", " + in[0] + ", " + in[1]);
+        return d;
+      case OpCode::Xor:
+      case OpCode::Add:
+      case OpCode::Sub:
+        ins("xor.pred " + d + ", " + in[0] + ", " + in[1]);
+        return d;
+      case OpCode::Not:
+        ins("not.pred " + d + ", " + in[0]);
+        return d;
+      case OpCode::Neg:
+      case OpCode::Abs:
+        return in[0];
+      default:
+        unsupported(op, std::string("'") + op.info().mnemonic + "' on int1");
+    }
+  }
+
+  // Integers: computed at 32 or 64 bits, then brought back to the dtype's width.
+  std::string it = ity(rd), bt = bty(rd);
+  RegClass c = is64(rd) ? RegClass::B64 : RegClass::B32;
+  std::string d = out(c);
+  auto bin = [&](const std::string &opn, const std::string &t) {
+    ins(opn + "." + t + " " + d + ", " + in[0] + ", " + in[1]);
+  };
+  auto shiftAmount = [&]() {
+    if (!is64(operandDType(1))) return in[1];
+    std::string s = out(RegClass::B32);
+    ins("cvt.u32.u64 " + s + ", " + in[1]);
+    return s;
+  };
+  switch (op.code) {
+    case OpCode::Add:
+      bin("add", it);
+      break;
+    case OpCode::Sub:
+      bin("sub", it);
+      break;
+    case OpCode::Mul:
+      bin("mul.lo", it);
+      break;
+    case OpCode::Div:
+      bin("div", it);
+      break;
+    case OpCode::Rem:
+      bin("rem", it);
+      break;
+    case OpCode::Neg:
+      ins("neg." + (is64(rd) ? std::string("s64") : std::string("s32")) + " " + d + ", " + in[0]);
+      break;
+    case OpCode::Abs:
+      if (isUnsigned(rd)) return in[0];
+      ins("abs." + it + " " + d + ", " + in[0]);
+      break;
+    case OpCode::Not:
+      ins("not." + bt + " " + d + ", " + in[0]);
+      break;
+    case OpCode::And:
+      bin("and", bt);
+      break;
+    case OpCode::Or:
+      bin("or", bt);
+      break;
+    case OpCode::Xor:
+      bin("xor", bt);
+      break;
+    case OpCode::Shl:
+      ins("shl." + bt + " " + d + ", " + in[0] + ", " + shiftAmount());
+      break;
+    case OpCode::Shr:
+      ins("shr." + it + " " + d + ", " + in[0] + ", " + shiftAmount());
+      break;
+    case OpCode::Max:
+      bin("max", it);
+      break;
+    case OpCode::Min:
+      bin("min", it);
+      break;
+    case OpCode::Clamp: {
+      std::string t = out(c);
+      ins("max." + it + " " + t + ", " + in[0] + ", " + in[1]);
+      ins("min." + it + " " + d + ", " + t + ", " + in[2]);
+      break;
+    }
+    case OpCode::Umulhi:
+      bin("mul.hi", is64(rd) ? "u64" : "u32");
+      break;
+    case OpCode::Fma:
+      ins("mad.lo." + it + " " + d + ", " + in[0] + ", " + in[1] + ", " + in[2]);
+      break;
+    default:
+      unsupported(op, std::string("'") + op.info().mnemonic + "' on integers");
+  }
+  return normalizeInt(*this, d, rd);
+}
+
+}  // namespace tessera::ptx

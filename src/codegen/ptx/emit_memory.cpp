@@ -1,0 +1,384 @@
+// Global memory: loads, stores and atomics.
+//
+// A tile access is split into vectors: runs of registers that are
+// consecutive elements of the layout's fastest dim, as long as axis info
+// proves the addresses contiguous and aligned to the vector's size and the
+// mask constant across it (16 bytes per thread at most, so a warp moves
+// whole 128-byte lines). Masked-off lanes of a load get `other` (0 without
+// one). Stores and atomics are issued only by the thread that owns an
+// element, never by its replicas. A scalar atomic is issued by thread 0 and
+// its result shared with the program through shared memory.
+#include <algorithm>
+#include <bit>
+
+#include "codegen/ptx/emitter.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+// Bytes an element takes in memory.
+int memBytes(DType d) {
+  return byteSize(d);
+}
+
+std::string cacheSuffix(const Operation &op, bool load) {
+  std::string c = op.strAttr("cache");
+  if (!c.empty() && c[0] != '.') c = "." + c;
+  static const std::vector<std::string> loadOk = {".ca", ".cg", ".cs", ".lu", ".cv"};
+  static const std::vector<std::string> storeOk = {".wb", ".cg", ".cs", ".wt"};
+  const auto &allowed = load ? loadOk : storeOk;
+  bool ok = std::find(allowed.begin(), allowed.end(), c) != allowed.end();
+  if (ok) return c;
+  std::string e = op.strAttr("evict");
+  if (e == "evict_first" || e == "evict_last") return ".L1::" + e;
+  return {};
+}
+
+}  // namespace
+
+std::string Emitter::firstThreadPred() {
+  auto it = cached_.find("first");
+  if (it != cached_.end()) return it->second;
+  std::string p = reg(RegClass::Pred);
+  prologueIns("setp.eq.u32 " + p + ", " + tid_ + ", 0");
+  return cached_["first"] = p;
+}
+
+// Vector width (elements) for accessing a tile through `ptr` with `mask`.
+static int vectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l) {
+  int rank = ptr->type.rank();
+  if (l.reg.empty()) return 1;
+  int dim = l.reg[0].dim;
+  int64_t vec = l.contiguousRegs(dim);
+  AxisInfo pi = e.axis.get(ptr);
+  int64_t bytes = memBytes(ptr->type.dtype);
+  vec = std::min(vec, pi.contiguity[dim]);
+  vec = std::min(vec, std::max<int64_t>(1, pi.divisibility[dim] / bytes));
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
+  if (mask && mask->type.isTile()) vec = std::min(vec, e.axis.get(mask).constancy[dim]);
+  (void)rank;
+  return static_cast<int>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, vec))));
+}
+
+// Splits `w` (a b32 word) into `n` elements of `d` (8 or 16 bits).
+static Regs unpackWord(Emitter &e, const std::string &w, DType d, int n) {
+  Regs out;
+  int bits = 32 / n;
+  for (int i = 0; i < n; ++i) {
+    RegClass c = regClassOf(Type::scalar(d));
+    if (c == RegClass::B16) {
+      std::string t = e.reg(RegClass::B32), h = e.reg(RegClass::B16);
+      e.ins("bfe.u32 " + t + ", " + w + ", " + std::to_string(i * bits) + ", " +
+            std::to_string(bits));
+      e.ins("cvt.u16.u32 " + h + ", " + t);
+      out.push_back(h);
+    } else if (c == RegClass::Pred) {
+      std::string t = e.reg(RegClass::B32), p = e.reg(RegClass::Pred);
+      e.ins("bfe.u32 " + t + ", " + w + ", " + std::to_string(i * bits) + ", " +
+            std::to_string(bits));
+      e.ins("setp.ne.u32 " + p + ", " + t + ", 0");
+      out.push_back(p);
+    } else {
+      std::string t = e.reg(RegClass::B32);
+      e.ins(std::string(isSigned(d) ? "bfe.s32 " : "bfe.u32 ") + t + ", " + w + ", " +
+            std::to_string(i * bits) + ", " + std::to_string(bits));
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+// Packs `n` elements of `d` (8 or 16 bits each) into one b32 word.
+static std::string packWord(Emitter &e, const std::vector<std::string> &vals, DType d) {
+  int n = static_cast<int>(vals.size());
+  int bits = 32 / n;
+  std::string w = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + w + ", 0");
+  for (int i = 0; i < n; ++i) {
+    std::string v = vals[i];
+    RegClass c = regClassOf(Type::scalar(d));
+    std::string t = e.reg(RegClass::B32);
+    if (c == RegClass::B16)
+      e.ins("cvt.u32.u16 " + t + ", " + v);
+    else if (c == RegClass::Pred)
+      e.ins("selp.b32 " + t + ", 1, 0, " + v);
+    else
+      t = v;
+    e.ins("bfi.b32 " + w + ", " + t + ", " + w + ", " + std::to_string(i * bits) + ", " +
+          std::to_string(bits));
+  }
+  return w;
+}
+
+// PTX type for moving one element of `d` between memory and its register.
+static std::string scalarMemType(DType d) {
+  switch (regClassOf(Type::scalar(d))) {
+    case RegClass::Pred:
+      return "u8";
+    case RegClass::B16:
+      return memBytes(d) == 1 ? "u8" : "b16";
+    case RegClass::B32:
+      if (memBytes(d) == 1) return isSigned(d) ? "s8" : "u8";
+      if (memBytes(d) == 2) return isSigned(d) ? "s16" : "u16";
+      return "b32";
+    case RegClass::B64:
+      return "b64";
+    case RegClass::F32:
+      return "f32";
+    case RegClass::F64:
+      return "f64";
+  }
+  return "b32";
+}
+
+void Emitter::emitLoad(Operation &op) {
+  const Value *ptr = op.operand(0);
+  const Value *mask = op.operands.size() > 1 ? op.operand(1) : nullptr;
+  const Value *other = op.operands.size() > 2 ? op.operand(2) : nullptr;
+  const Value *res = op.result();
+  DType d = res->type.dtype;
+  RegClass rc = regClassOf(res->type.element());
+  std::string space = op.intAttr("volatile") ? "ld.volatile.global" : "ld.global";
+  std::string suffix = op.intAttr("volatile") ? "" : cacheSuffix(op, true);
+  size_t n = res->type.isTile() ? layoutOf(res).numRegs() : 1;
+  Regs ptrs = spread(ptr, n);
+  Regs masks = mask ? spread(mask, n) : Regs(n, "");
+  Regs others = other ? spread(other, n) : Regs();
+  int vec = res->type.isTile() ? vectorWidth(*this, ptr, mask, layoutOf(res)) : 1;
+  int bytes = memBytes(d);
+  Regs out(n);
+  for (size_t i = 0; i < n; i += vec) {
+    // Destination registers start as `other` (or 0) for masked-off lanes.
+    Regs dst;
+    for (int j = 0; j < vec; ++j) {
+      std::string r = reg(rc);
+      std::string init = other ? others[i + j] : "";
+      if (rc == RegClass::Pred && !other) ins("setp.ne.u32 " + r + ", " + lane() + ", " + lane());
+      if (rc == RegClass::Pred && other) ins("mov.pred " + r + ", " + init);
+      if (rc != RegClass::Pred)
+        ins(std::string("mov.") + movType(rc) + " " + r + ", " +
+            (other ? init
+                   : (rc == RegClass::F32   ? "0f00000000"
+                      : rc == RegClass::F64 ? "0d0000000000000000"
+                                            : "0")));
+      dst.push_back(r);
+    }
+    std::string pred = masks[i].empty() ? "" : "@" + masks[i] + " ";
+    int total = vec * bytes;
+    if (total >= 4 && bytes >= 4) {
+      std::string t = rc == RegClass::F32   ? "f32"
+                      : rc == RegClass::F64 ? "f64"
+                      : bytes == 8          ? "b64"
+                                            : "b32";
+      std::string list;
+      for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + dst[j];
+      if (vec == 1)
+        ins(pred + space + suffix + "." + t + " " + dst[0] + ", [" + ptrs[i] + "]");
+      else
+        ins(pred + space + suffix + ".v" + std::to_string(vec) + "." + t + " {" + list + "}, [" +
+            ptrs[i] + "]");
+      for (int j = 0; j < vec; ++j) out[i + j] = dst[j];
+    } else if (total >= 4) {
+      // Sub-word elements: whole b32 words, then split.
+      int words = total / 4, per = vec / words;
+      Regs w;
+      for (int k = 0; k < words; ++k) {
+        // Masked-off words keep `other`: pack the initial values.
+        w.push_back(packWord(*this, Regs(dst.begin() + k * per, dst.begin() + (k + 1) * per), d));
+      }
+      std::string list;
+      for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
+      if (words == 1)
+        ins(pred + space + suffix + ".b32 " + w[0] + ", [" + ptrs[i] + "]");
+      else
+        ins(pred + space + suffix + ".v" + std::to_string(words) + ".b32 {" + list + "}, [" +
+            ptrs[i] + "]");
+      for (int k = 0; k < words; ++k) {
+        Regs parts = unpackWord(*this, w[k], d, per);
+        for (int j = 0; j < per; ++j) out[i + k * per + j] = parts[j];
+      }
+    } else {
+      for (int j = 0; j < vec; ++j) {
+        std::string mt = scalarMemType(d);
+        std::string p = masks[i + j].empty() ? "" : "@" + masks[i + j] + " ";
+        if (rc == RegClass::Pred) {
+          std::string t = reg(RegClass::B16), q = reg(RegClass::Pred);
+          ins("selp.u16 " + t + ", 1, 0, " + dst[j]);
+          ins(p + space + suffix + ".u8 " + t + ", [" + ptrs[i + j] + "]");
+          ins("setp.ne.u16 " + q + ", " + t + ", 0");
+          out[i + j] = q;
+        } else {
+          ins(p + space + suffix + "." + mt + " " + dst[j] + ", [" + ptrs[i + j] + "]");
+          out[i + j] = dst[j];
+        }
+      }
+    }
+  }
+  set(res, out);
+}
+
+void Emitter::emitStore(Operation &op) {
+  const Value *ptr = op.operand(0), *val = op.operand(1);
+  const Value *mask = op.operands.size() > 2 ? op.operand(2) : nullptr;
+  bool tile = ptr->type.isTile();
+  DType d = ptr->type.dtype;
+  RegClass rc = regClassOf(Type::scalar(d));
+  std::string suffix = cacheSuffix(op, false);
+  size_t n = tile ? layoutOf(ptr).numRegs() : 1;
+  Regs ptrs = spread(ptr, n), vals = spread(val, n);
+  Regs masks = mask ? spread(mask, n) : Regs(n, "");
+  std::string own = tile ? ownerPred(layoutOf(ptr)) : firstThreadPred();
+  int vec = tile ? vectorWidth(*this, ptr, mask, layoutOf(ptr)) : 1;
+  int bytes = memBytes(d);
+  for (size_t i = 0; i < n; i += vec) {
+    std::string p;
+    if (!masks[i].empty() && !own.empty()) {
+      p = reg(RegClass::Pred);
+      ins("and.pred " + p + ", " + masks[i] + ", " + own);
+    } else {
+      p = !masks[i].empty() ? masks[i] : own;
+    }
+    std::string pred = p.empty() ? "" : "@" + p + " ";
+    int total = vec * bytes;
+    if (total >= 4 && bytes >= 4) {
+      std::string t = rc == RegClass::F32   ? "f32"
+                      : rc == RegClass::F64 ? "f64"
+                      : bytes == 8          ? "b64"
+                                            : "b32";
+      std::string list;
+      for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + vals[i + j];
+      if (vec == 1)
+        ins(pred + "st.global" + suffix + "." + t + " [" + ptrs[i] + "], " + vals[i]);
+      else
+        ins(pred + "st.global" + suffix + ".v" + std::to_string(vec) + "." + t + " [" + ptrs[i] +
+            "], {" + list + "}");
+    } else if (total >= 4) {
+      int words = total / 4, per = vec / words;
+      Regs w;
+      for (int k = 0; k < words; ++k)
+        w.push_back(
+            packWord(*this, Regs(vals.begin() + i + k * per, vals.begin() + i + (k + 1) * per), d));
+      std::string list;
+      for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
+      if (words == 1)
+        ins(pred + "st.global" + suffix + ".b32 [" + ptrs[i] + "], " + w[0]);
+      else
+        ins(pred + "st.global" + suffix + ".v" + std::to_string(words) + ".b32 [" + ptrs[i] +
+            "], {" + list + "}");
+    } else {
+      for (int j = 0; j < vec; ++j) {
+        std::string v = vals[i + j];
+        std::string mt = scalarMemType(d);
+        std::string pj = p;
+        if (j > 0 && !masks[i + j].empty()) {
+          pj = reg(RegClass::Pred);
+          if (own.empty())
+            pj = masks[i + j];
+          else
+            ins("and.pred " + pj + ", " + masks[i + j] + ", " + own);
+        }
+        std::string pr = pj.empty() ? "" : "@" + pj + " ";
+        if (rc == RegClass::Pred) {
+          std::string t = reg(RegClass::B16);
+          ins("selp.u16 " + t + ", 1, 0, " + v);
+          v = t;
+          mt = "u8";
+        } else if (rc == RegClass::B16 && bytes == 1) {
+          mt = "b8";
+          std::string t = reg(RegClass::B32);
+          ins("cvt.u32.u16 " + t + ", " + v);
+          v = t;
+          mt = "u8";
+        } else if (rc == RegClass::B32 && bytes < 4) {
+          mt = bytes == 1 ? "u8" : "u16";
+        }
+        ins(pr + "st.global" + suffix + "." + mt + " [" + ptrs[i + j] + "], " + v);
+      }
+    }
+  }
+}
+
+void Emitter::emitAtomic(Operation &op) {
+  bool cas = op.code == OpCode::AtomicCas;
+  const Value *ptr = op.operand(0);
+  const Value *res = op.result();
+  DType d = res->type.dtype;
+  bool tile = ptr->type.isTile();
+  size_t n = tile ? layoutOf(ptr).numRegs() : 1;
+  Regs ptrs = spread(ptr, n);
+  Regs a = spread(op.operand(1), n);
+  Regs b = cas ? spread(op.operand(2), n) : Regs();
+  const Value *mask = !cas && op.operands.size() > 2 ? op.operand(2) : nullptr;
+  Regs masks = mask ? spread(mask, n) : Regs(n, "");
+  std::string own = tile ? ownerPred(layoutOf(ptr)) : firstThreadPred();
+
+  std::string sem = op.strAttr("sem", "acq_rel"), scope = op.strAttr("scope", "gpu");
+  if (sem != "relaxed" && sem != "acquire" && sem != "release" && sem != "acq_rel") sem = "acq_rel";
+  if (scope != "gpu" && scope != "cta" && scope != "sys") scope = "gpu";
+  std::string kind = cas ? "cas" : op.strAttr("kind");
+  int bits = bitWidth(d);
+  if (bits != 32 && bits != 64 && !(bits == 16 && kind == "add" && isFloat(d)))
+    unsupported(op, "an atomic on " + std::string(tritonName(d)));
+  std::string type, opn = kind;
+  bool f = isFloat(d);
+  if (kind == "add") {
+    type = d == DType::F16    ? "noftz.f16"
+           : d == DType::BF16 ? "noftz.bf16"
+           : f                ? (bits == 64 ? "f64" : "f32")
+                              : (bits == 64 ? "u64" : "u32");
+  } else if (kind == "max" || kind == "min" || kind == "umax" || kind == "umin") {
+    if (f) unsupported(op, "tl.atomic_" + kind + " on floats");
+    opn = kind[0] == 'u' ? kind.substr(1) : kind;
+    type = (isUnsigned(d) || kind[0] == 'u' ? "u" : "s") + std::to_string(bits);
+  } else if (kind == "and" || kind == "or" || kind == "xor" || kind == "xchg" || kind == "cas") {
+    if (kind == "xchg") opn = "exch";
+    type = "b" + std::to_string(bits);
+  } else {
+    unsupported(op, "tl.atomic_" + kind);
+  }
+  RegClass rc = regClassOf(res->type.element());
+  Regs out;
+  for (size_t i = 0; i < n; ++i) {
+    std::string p;
+    if (!masks[i].empty() && !own.empty()) {
+      p = reg(RegClass::Pred);
+      ins("and.pred " + p + ", " + masks[i] + ", " + own);
+    } else {
+      p = !masks[i].empty() ? masks[i] : own;
+    }
+    std::string r = reg(rc);
+    ins(std::string("mov.") + movType(rc) + " " + r + ", " +
+        (rc == RegClass::F32   ? "0f00000000"
+         : rc == RegClass::F64 ? "0d0000000000000000"
+                               : "0"));
+    // Bit-typed atomics take integer registers: move float operands over.
+    auto asBits = [&](const std::string &v) {
+      if (type[0] != 'b' || !f) return v;
+      std::string t = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
+      ins(std::string("mov.b") + std::to_string(bits) + " " + t + ", " + v);
+      return t;
+    };
+    std::string dst = r;
+    if (type[0] == 'b' && f) dst = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
+    std::string text = (p.empty() ? "" : "@" + p + " ") + "atom." + sem + "." + scope + ".global." +
+                       opn + "." + type + " " + dst + ", [" + ptrs[i] + "], " + asBits(a[i]);
+    if (cas) text += ", " + asBits(b[i]);
+    ins(text);
+    if (dst != r) ins(std::string("mov.b") + std::to_string(bits) + " " + r + ", " + dst);
+    out.push_back(r);
+  }
+  if (!tile) {
+    // Every thread sees thread 0's result.
+    needShared(8);
+    barrier();
+    ins("@" + own + " st.shared." + std::string(movType(rc)) + " [" + smem_ + "], " + out[0]);
+    barrier();
+    std::string r = reg(rc);
+    ins("ld.shared." + std::string(movType(rc)) + " " + r + ", [" + smem_ + "]");
+    out[0] = r;
+  }
+  set(res, out);
+}
+
+}  // namespace tessera::ptx

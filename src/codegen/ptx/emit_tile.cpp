@@ -1,0 +1,570 @@
+// Tile ops that depend on layouts: arange, broadcast, data movement through
+// shared memory (layout conversion, reshape, permute, join, split, cat,
+// flip, gather), reductions, scans, dot (FMA lowering) and Philox.
+//
+// Shared-memory protocol of every op here: barrier, write, barrier, read.
+// The first barrier keeps the previous user's readers from seeing this op's
+// writes; so nothing needs to live in shared memory across ops.
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <set>
+
+#include "codegen/ptx/emitter.h"
+#include "support/diagnostics.h"
+#include "support/numerics.h"
+
+namespace tessera::ptx {
+namespace {
+
+int smemBytes(DType d) {
+  switch (regClassOf(Type::scalar(d))) {
+    case RegClass::Pred:
+      return 1;
+    case RegClass::B16:
+      return 2;
+    case RegClass::B32:
+    case RegClass::F32:
+      return 4;
+    case RegClass::B64:
+    case RegClass::F64:
+      return 8;
+  }
+  return 4;
+}
+
+// The dtype a tile's elements travel as (pointers as u64).
+DType travelType(const Type &t) {
+  return t.isPtrLike() ? DType::U64 : t.dtype;
+}
+
+std::string addr(const std::string &base, int64_t off) {
+  if (off == 0) return "[" + base + "]";
+  return "[" + base + "+" + std::to_string(off) + "]";
+}
+
+int64_t dotCoord(const std::vector<int64_t> &c, const std::vector<int64_t> &strides) {
+  int64_t s = 0;
+  for (size_t d = 0; d < c.size(); ++d) s += c[d] * strides[d];
+  return s;
+}
+
+}  // namespace
+
+void Emitter::stShared(const std::string &a, int64_t off, DType d, const std::string &r) {
+  RegClass c = regClassOf(Type::scalar(d));
+  if (c == RegClass::Pred) {
+    std::string t = reg(RegClass::B16);
+    ins("selp.u16 " + t + ", 1, 0, " + r);
+    ins("st.shared.u8 " + addr(a, off) + ", " + t);
+    return;
+  }
+  ins(std::string("st.shared.") + movType(c) + " " + addr(a, off) + ", " + r);
+}
+
+std::string Emitter::ldShared(const std::string &a, int64_t off, DType d) {
+  RegClass c = regClassOf(Type::scalar(d));
+  if (c == RegClass::Pred) {
+    std::string t = reg(RegClass::B16), p = reg(RegClass::Pred);
+    ins("ld.shared.u8 " + t + ", " + addr(a, off));
+    ins("setp.ne.u16 " + p + ", " + t + ", 0");
+    return p;
+  }
+  std::string r = reg(c);
+  ins(std::string("ld.shared.") + movType(c) + " " + r + ", " + addr(a, off));
+  return r;
+}
+
+// smem base + this thread's part of the linear offset, computed once.
+static std::string threadAddress(Emitter &e, const LinearLayout &l,
+                                 const std::vector<int64_t> &strides, int64_t bytes) {
+  std::string tl = e.threadLinear(l, strides, bytes);
+  std::string a = e.reg(RegClass::B32);
+  e.prologueIns("add.s32 " + a + ", " + e.smemBase() + ", " + tl);
+  return a;
+}
+
+void Emitter::storeTileShared(const Regs &r, const LinearLayout &l, DType d,
+                              const std::vector<int64_t> &strides, int64_t base) {
+  int64_t bytes = smemBytes(d);
+  std::string a = threadAddress(*this, l, strides, bytes);
+  for (int i = 0; i < l.numRegs(); ++i)
+    stShared(a, base + dotCoord(l.regCoord(i), strides) * bytes, d, r[i]);
+}
+
+Regs Emitter::loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
+                             int64_t base, int64_t constOffsetElems) {
+  int64_t bytes = smemBytes(d);
+  std::string a = threadAddress(*this, l, strides, bytes);
+  Regs out;
+  for (int i = 0; i < l.numRegs(); ++i)
+    out.push_back(
+        ldShared(a, base + (dotCoord(l.regCoord(i), strides) + constOffsetElems) * bytes, d));
+  return out;
+}
+
+void Emitter::emitArange(Operation &op) {
+  LinearLayout l = layoutOf(op.result());
+  int64_t start = op.intAttr("start");
+  std::string tc = threadCoord(l, 0);
+  Regs out;
+  for (int i = 0; i < l.numRegs(); ++i) {
+    std::string r = reg(RegClass::B32);
+    ins("add.s32 " + r + ", " + tc + ", " + std::to_string(start + l.regCoord(i)[0]));
+    out.push_back(r);
+  }
+  set(op.result(), out);
+}
+
+void Emitter::emitBroadcast(Operation &op) {
+  const Value *in = op.operand(0), *res = op.result();
+  LinearLayout lr = layoutOf(res);
+  if (!in->type.isTile()) {
+    set(res, Regs(lr.numRegs(), get(in)[0]));
+    return;
+  }
+  LinearLayout li = layoutOf(in);
+  const Regs &src = get(in);
+  Regs out;
+  for (int i = 0; i < lr.numRegs(); ++i) {
+    std::vector<int64_t> c = lr.regCoord(i);
+    for (size_t d = 0; d < c.size(); ++d)
+      if (in->type.shape[d] == 1) c[d] = 0;
+    int idx = li.regIndexOf(c);
+    if (idx < 0) internalError("emit-ptx", "broadcast operand layout does not match its result");
+    out.push_back(src[idx]);
+  }
+  set(res, out);
+}
+
+void Emitter::emitThroughShared(Operation &op) {
+  const Value *x = op.operand(0);
+  DType d = travelType(x->type);
+  int64_t bytes = smemBytes(d);
+  LinearLayout lx = layoutOf(x);
+  std::vector<int64_t> sx = rowMajorStrides(x->type.shape);
+  int64_t numel = x->type.numel();
+  auto scaled = [](std::vector<int64_t> s, int64_t k) {
+    for (auto &v : s) v *= k;
+    return s;
+  };
+  barrier();
+  switch (op.code) {
+    case OpCode::ConvertLayout:
+    case OpCode::Reshape:
+    case OpCode::Permute:
+    case OpCode::Flip:
+    case OpCode::Split:
+    case OpCode::Gather:
+      needShared(numel * bytes);
+      storeTileShared(get(x), lx, d, sx, 0);
+      break;
+    case OpCode::Join: {
+      needShared(2 * numel * bytes);
+      storeTileShared(get(x), lx, d, scaled(sx, 2), 0);
+      storeTileShared(get(op.operand(1)), layoutOf(op.operand(1)), d, scaled(sx, 2), bytes);
+      break;
+    }
+    case OpCode::Cat: {
+      const Value *y = op.operand(1);
+      needShared((numel + y->type.numel()) * bytes);
+      storeTileShared(get(x), lx, d, sx, 0);
+      storeTileShared(get(y), layoutOf(y), d, rowMajorStrides(y->type.shape), numel * bytes);
+      break;
+    }
+    default:
+      internalError("emit-ptx", "not a shared-memory op");
+  }
+  barrier();
+  const Value *res = op.result();
+  LinearLayout lr = layoutOf(res);
+  std::vector<int64_t> sr = rowMajorStrides(res->type.shape);
+  switch (op.code) {
+    case OpCode::ConvertLayout:
+    case OpCode::Reshape:
+    case OpCode::Join:
+    case OpCode::Cat:
+      set(res, loadTileShared(lr, d, sr, 0));
+      return;
+    case OpCode::Permute: {
+      std::vector<int64_t> order = op.intsAttr("order");
+      std::vector<int64_t> s(order.size());
+      for (size_t i = 0; i < order.size(); ++i) s[i] = sx[order[i]];
+      set(res, loadTileShared(lr, d, s, 0));
+      return;
+    }
+    case OpCode::Flip: {
+      int axis = static_cast<int>(op.intAttr("axis"));
+      std::vector<int64_t> s = sx;
+      int64_t n = x->type.shape[axis];
+      s[axis] = -s[axis];
+      set(res, loadTileShared(lr, d, s, 0, (n - 1) * sx[axis]));
+      return;
+    }
+    case OpCode::Split: {
+      set(op.result(0), loadTileShared(lr, d, scaled(sr, 2), 0));
+      set(op.result(1), loadTileShared(layoutOf(op.result(1)), d, scaled(sr, 2), 0, 1));
+      return;
+    }
+    case OpCode::Gather: {
+      // out[c] = x[c with axis := index[c]]
+      int axis = static_cast<int>(op.intAttr("axis"));
+      std::vector<int64_t> s = sx;
+      s[axis] = 0;
+      std::string a = threadAddress(*this, lr, s, bytes);
+      Regs idx = spread(op.operand(1), lr.numRegs());
+      DType id = op.operand(1)->type.dtype;
+      Regs out;
+      for (int i = 0; i < lr.numRegs(); ++i) {
+        std::string i32 = convert(idx[i], id, DType::I32);
+        std::string t = reg(RegClass::B32);
+        ins("mad.lo.s32 " + t + ", " + i32 + ", " + std::to_string(sx[axis] * bytes) + ", " + a);
+        std::vector<int64_t> c = lr.regCoord(i);
+        c[axis] = 0;
+        out.push_back(ldShared(t, dotCoord(c, s) * bytes, d));
+      }
+      set(res, out);
+      return;
+    }
+    default:
+      internalError("emit-ptx", "not a shared-memory op");
+  }
+}
+
+// Moves a value between lanes: `shfl.sync.bfly` on 32-bit pieces.
+static std::string shuffleXor(Emitter &e, const std::string &v, DType d, int laneMask) {
+  RegClass c = regClassOf(Type::scalar(d));
+  std::string m = std::to_string(laneMask);
+  auto shfl32 = [&](const std::string &x) {
+    std::string t = e.reg(RegClass::B32);
+    e.ins("shfl.sync.bfly.b32 " + t + ", " + x + ", " + m + ", 31, -1");
+    return t;
+  };
+  switch (c) {
+    case RegClass::B32:
+      return shfl32(v);
+    case RegClass::F32: {
+      std::string b = e.reg(RegClass::B32), f = e.reg(RegClass::F32);
+      e.ins("mov.b32 " + b + ", " + v);
+      e.ins("mov.b32 " + f + ", " + shfl32(b));
+      return f;
+    }
+    case RegClass::B16: {
+      std::string w = e.reg(RegClass::B32), h = e.reg(RegClass::B16);
+      e.ins("cvt.u32.u16 " + w + ", " + v);
+      e.ins("cvt.u16.u32 " + h + ", " + shfl32(w));
+      return h;
+    }
+    case RegClass::Pred: {
+      std::string w = e.reg(RegClass::B32), p = e.reg(RegClass::Pred);
+      e.ins("selp.b32 " + w + ", 1, 0, " + v);
+      e.ins("setp.ne.u32 " + p + ", " + shfl32(w) + ", 0");
+      return p;
+    }
+    case RegClass::B64:
+    case RegClass::F64: {
+      std::string lo = e.reg(RegClass::B32), hi = e.reg(RegClass::B32), r = e.reg(c);
+      e.ins("mov.b64 {" + lo + ", " + hi + "}, " + v);
+      e.ins("mov.b64 " + r + ", {" + shfl32(lo) + ", " + shfl32(hi) + "}");
+      return r;
+    }
+  }
+  return v;
+}
+
+void Emitter::emitReduce(Operation &op) {
+  size_t nv = op.operands.size();
+  int axis = static_cast<int>(op.intAttr("axis"));
+  LinearLayout l = layoutOf(op.operand(0));
+  LinearLayout ls = l.sliced(axis);
+  const Block &region = *op.regions[0];
+  std::vector<Regs> in;
+  std::vector<DType> types;
+  for (Value *v : op.operands) {
+    in.push_back(get(v));
+    types.push_back(travelType(v->type));
+  }
+  auto combine = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
+    std::vector<std::string> args = a;
+    args.insert(args.end(), b.begin(), b.end());
+    return inlineRegion(region, args);
+  };
+  // 1. Within each thread: registers that differ only along the axis.
+  std::vector<std::vector<std::string>> acc(ls.numRegs());
+  for (int r = 0; r < l.numRegs(); ++r) {
+    std::vector<int64_t> c = l.regCoord(r);
+    c.erase(c.begin() + axis);
+    int g = ls.regIndexOf(c);
+    std::vector<std::string> vals;
+    for (size_t k = 0; k < nv; ++k) vals.push_back(in[k][r]);
+    acc[g] = acc[g].empty() ? vals : combine(acc[g], vals);
+  }
+  // 2. Across lanes.
+  for (size_t i = 0; i < l.lane.size(); ++i) {
+    if (l.lane[i].dim != axis) continue;
+    for (auto &a : acc) {
+      std::vector<std::string> other;
+      for (size_t k = 0; k < nv; ++k) other.push_back(shuffleXor(*this, a[k], types[k], 1 << i));
+      a = combine(a, other);
+    }
+  }
+  // 3. Across warps, through shared memory: slot (result element, warp along axis).
+  std::vector<int> warpBits;
+  for (size_t i = 0; i < l.warp.size(); ++i)
+    if (l.warp[i].dim == axis) warpBits.push_back(static_cast<int>(i));
+  if (!warpBits.empty()) {
+    int64_t nw = int64_t{1} << warpBits.size();
+    int64_t resultNumel = 1;
+    for (int64_t s : ls.shape) resultNumel *= s;
+    std::vector<int64_t> strides = rowMajorStrides(ls.shape);
+    for (auto &s : strides) s *= nw;
+    // This warp's index along the axis.
+    std::string wa = reg(RegClass::B32);
+    prologueIns("mov.u32 " + wa + ", 0");
+    for (size_t j = 0; j < warpBits.size(); ++j) {
+      std::string t = reg(RegClass::B32);
+      prologueIns("bfe.u32 " + t + ", " + warp() + ", " + std::to_string(warpBits[j]) + ", 1");
+      prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(j));
+      prologueIns("or.b32 " + wa + ", " + wa + ", " + t);
+    }
+    std::vector<int64_t> bases;
+    int64_t total = 0;
+    for (size_t k = 0; k < nv; ++k) {
+      bases.push_back(total);
+      total += resultNumel * nw * 8;
+    }
+    needShared(total);
+    barrier();
+    for (size_t k = 0; k < nv; ++k) {
+      int64_t bytes = smemBytes(types[k]);
+      std::string a = threadAddress(*this, ls, strides, bytes);
+      std::string aw = reg(RegClass::B32);
+      ins("mad.lo.s32 " + aw + ", " + wa + ", " + std::to_string(bytes) + ", " + a);
+      for (int g = 0; g < ls.numRegs(); ++g)
+        stShared(aw, bases[k] + dotCoord(ls.regCoord(g), strides) * bytes, types[k], acc[g][k]);
+    }
+    barrier();
+    for (int g = 0; g < ls.numRegs(); ++g) {
+      std::vector<std::string> r;
+      for (int64_t w = 0; w < nw; ++w) {
+        std::vector<std::string> vals;
+        for (size_t k = 0; k < nv; ++k) {
+          int64_t bytes = smemBytes(types[k]);
+          std::string a = threadAddress(*this, ls, strides, bytes);
+          vals.push_back(
+              ldShared(a, bases[k] + (dotCoord(ls.regCoord(g), strides) + w) * bytes, types[k]));
+        }
+        r = r.empty() ? vals : combine(r, vals);
+      }
+      acc[g] = r;
+    }
+  }
+  for (size_t k = 0; k < nv; ++k) {
+    Regs out;
+    for (auto &a : acc) out.push_back(a[k]);
+    set(op.result(k), op.result(k)->type.isTile() ? out : Regs{out[0]});
+  }
+}
+
+void Emitter::emitScan(Operation &op) {
+  // Each row along the axis is scanned serially by one thread in shared
+  // memory; then every thread reads its elements back.
+  size_t nv = op.operands.size();
+  int axis = static_cast<int>(op.intAttr("axis"));
+  bool reverse = op.intAttr("reverse") != 0;
+  const Value *x = op.operand(0);
+  int rank = x->type.rank();
+  if (rank > 2) unsupported(op, "a scan of a tile of rank above 2");
+  LinearLayout l = layoutOf(x);
+  std::vector<int64_t> strides = rowMajorStrides(x->type.shape);
+  int64_t numel = x->type.numel(), n = x->type.shape[axis];
+  int64_t rows = numel / n;
+  int64_t step = strides[axis];
+  std::vector<DType> types;
+  std::vector<int64_t> bases;
+  int64_t total = 0;
+  for (Value *v : op.operands) {
+    types.push_back(travelType(v->type));
+    bases.push_back(total);
+    total += numel * 8;
+  }
+  needShared(total);
+  barrier();
+  for (size_t k = 0; k < nv; ++k)
+    storeTileShared(get(op.operand(k)), l, types[k], strides, bases[k]);
+  barrier();
+  // for (row = tid; row < rows; row += threads)
+  std::string row = reg(RegClass::B32), p = reg(RegClass::Pred);
+  std::string head = newLabel(), done = newLabel();
+  ins("mov.u32 " + row + ", " + tid());
+  label(head);
+  ins("setp.ge.u32 " + p + ", " + row + ", " + std::to_string(rows));
+  ins("@" + p + " bra " + done);
+  // The row's first element: for axis = last dim, row * n; for axis 0 of a 2-D tile, row.
+  std::string first = reg(RegClass::B32);
+  if (axis == rank - 1)
+    ins("mul.lo.u32 " + first + ", " + row + ", " + std::to_string(n));
+  else
+    ins("mov.u32 " + first + ", " + row);
+  std::vector<std::string> addrs;
+  for (size_t k = 0; k < nv; ++k) {
+    std::string a = reg(RegClass::B32);
+    ins("mad.lo.s32 " + a + ", " + first + ", " + std::to_string(smemBytes(types[k])) + ", " +
+        smemBase());
+    addrs.push_back(a);
+  }
+  std::vector<std::string> acc;
+  int64_t firstIdx = reverse ? n - 1 : 0;
+  for (size_t k = 0; k < nv; ++k)
+    acc.push_back(ldShared(addrs[k], bases[k] + firstIdx * step * smemBytes(types[k]), types[k]));
+  for (int64_t j = 1; j < n; ++j) {
+    int64_t idx = reverse ? n - 1 - j : j;
+    std::vector<std::string> vals;
+    for (size_t k = 0; k < nv; ++k)
+      vals.push_back(ldShared(addrs[k], bases[k] + idx * step * smemBytes(types[k]), types[k]));
+    std::vector<std::string> args = acc;
+    args.insert(args.end(), vals.begin(), vals.end());
+    acc = inlineRegion(*op.regions[0], args);
+    for (size_t k = 0; k < nv; ++k)
+      stShared(addrs[k], bases[k] + idx * step * smemBytes(types[k]), types[k], acc[k]);
+  }
+  ins("add.u32 " + row + ", " + row + ", " + std::to_string(numThreads()));
+  ins("bra " + head);
+  label(done);
+  barrier();
+  for (size_t k = 0; k < nv; ++k) set(op.result(k), loadTileShared(l, types[k], strides, bases[k]));
+}
+
+void Emitter::emitDot(Operation &op) {
+  const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
+  const Value *res = op.result();
+  if (a->type.rank() != 2) unsupported(op, "a batched tl.dot (rank 3)");
+  int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
+  int64_t ba = smemBytes(da), bb = smemBytes(db);
+  // Operands to shared memory, row-major.
+  needShared(M * K * ba + K * N * bb);
+  barrier();
+  storeTileShared(get(a), layoutOf(a), da, rowMajorStrides(a->type.shape), 0);
+  storeTileShared(get(b), layoutOf(b), db, rowMajorStrides(b->type.shape), M * K * ba);
+  barrier();
+  LinearLayout l = layoutOf(res);
+  bool intAcc = isInt(dr);
+  bool f64 = dr == DType::F64;
+  DType accT = intAcc ? (bitWidth(dr) == 64 ? DType::I64 : DType::I32)
+               : f64  ? DType::F64
+                      : DType::F32;
+  // Accumulators in the compute type.
+  Regs acc;
+  Regs cin = spread(c, l.numRegs());
+  for (int r = 0; r < l.numRegs(); ++r) {
+    std::string v = convert(cin[r], c->type.dtype, accT);
+    std::string t = reg(regClassOf(Type::scalar(accT)));
+    ins(std::string("mov.") + movType(regClassOf(Type::scalar(accT))) + " " + t + ", " + v);
+    acc.push_back(t);
+  }
+  // Distinct row and column parts of this thread's registers.
+  std::map<int64_t, int> rows, cols;
+  for (int r = 0; r < l.numRegs(); ++r) {
+    auto co = l.regCoord(r);
+    rows.emplace(co[0], 0);
+    cols.emplace(co[1], 0);
+  }
+  std::string aBase = reg(RegClass::B32), bBase = reg(RegClass::B32);
+  prologueIns("mad.lo.s32 " + aBase + ", " + threadCoord(l, 0) + ", " + std::to_string(K * ba) +
+              ", " + smemBase());
+  std::string tb = reg(RegClass::B32);
+  prologueIns("mad.lo.s32 " + tb + ", " + threadCoord(l, 1) + ", " + std::to_string(bb) + ", " +
+              smemBase());
+  prologueIns("add.s32 " + bBase + ", " + tb + ", " + std::to_string(M * K * ba));
+  // for k in [0, K): one column of A and one row of B per iteration.
+  std::string k = reg(RegClass::B32), p = reg(RegClass::Pred), pa = reg(RegClass::B32),
+              pb = reg(RegClass::B32);
+  std::string head = newLabel(), done = newLabel();
+  ins("mov.u32 " + k + ", 0");
+  ins("mov.u32 " + pa + ", " + aBase);
+  ins("mov.u32 " + pb + ", " + bBase);
+  label(head);
+  ins("setp.ge.u32 " + p + ", " + k + ", " + std::to_string(K));
+  ins("@" + p + " bra " + done);
+  for (auto &[m, idx] : rows) (void)idx;
+  std::map<int64_t, std::string> av, bv;
+  for (auto &[m, _] : rows) av[m] = convert(ldShared(pa, m * K * ba, da), da, accT);
+  for (auto &[n, _] : cols) bv[n] = convert(ldShared(pb, n * bb, db), db, accT);
+  for (int r = 0; r < l.numRegs(); ++r) {
+    auto co = l.regCoord(r);
+    if (intAcc)
+      ins(std::string("mad.lo.") + (accT == DType::I64 ? "s64 " : "s32 ") + acc[r] + ", " +
+          av[co[0]] + ", " + bv[co[1]] + ", " + acc[r]);
+    else
+      ins(std::string("fma.rn.") + (f64 ? "f64 " : "f32 ") + acc[r] + ", " + av[co[0]] + ", " +
+          bv[co[1]] + ", " + acc[r]);
+  }
+  ins("add.u32 " + k + ", " + k + ", 1");
+  ins("add.u32 " + pa + ", " + pa + ", " + std::to_string(ba));
+  ins("add.u32 " + pb + ", " + pb + ", " + std::to_string(N * bb));
+  ins("bra " + head);
+  label(done);
+  Regs out;
+  for (int r = 0; r < l.numRegs(); ++r) out.push_back(convert(acc[r], accT, dr));
+  set(res, out);
+}
+
+void Emitter::emitPhilox(Operation &op) {
+  const Value *seed = op.operand(0), *off = op.operand(1);
+  bool tile = op.result(0)->type.isTile();
+  size_t n = tile ? layoutOf(op.result(0)).numRegs() : 1;
+  Regs s = spread(seed, n), o = spread(off, n);
+  int rounds = static_cast<int>(op.intAttr("rounds", 10));
+  auto split = [&](const std::string &v, DType d, std::string &lo, std::string &hi) {
+    if (bitWidth(d) == 64) {
+      lo = reg(RegClass::B32);
+      hi = reg(RegClass::B32);
+      ins("mov.b64 {" + lo + ", " + hi + "}, " + v);
+    } else {
+      lo = v;
+      hi = reg(RegClass::B32);
+      ins("mov.u32 " + hi + ", 0");
+    }
+  };
+  std::vector<Regs> out(4);
+  for (size_t i = 0; i < n; ++i) {
+    std::string k0, k1, c0, c1;
+    split(s[i], seed->type.dtype, k0, k1);
+    split(o[i], off->type.dtype, c0, c1);
+    std::string c2 = reg(RegClass::B32), c3 = reg(RegClass::B32);
+    ins("mov.u32 " + c2 + ", 0");
+    ins("mov.u32 " + c3 + ", 0");
+    std::string ka = reg(RegClass::B32), kb = reg(RegClass::B32);
+    ins("mov.u32 " + ka + ", " + k0);
+    ins("mov.u32 " + kb + ", " + k1);
+    std::string c[4] = {c0, c1, c2, c3};
+    for (int r = 0; r < rounds; ++r) {
+      std::string hi0 = reg(RegClass::B32), lo0 = reg(RegClass::B32), hi1 = reg(RegClass::B32),
+                  lo1 = reg(RegClass::B32), n0 = reg(RegClass::B32), n2 = reg(RegClass::B32);
+      ins("mul.hi.u32 " + hi0 + ", " + c[0] + ", " + std::to_string(num::kPhilox32RoundA));
+      ins("mul.lo.u32 " + lo0 + ", " + c[0] + ", " + std::to_string(num::kPhilox32RoundA));
+      ins("mul.hi.u32 " + hi1 + ", " + c[2] + ", " + std::to_string(num::kPhilox32RoundB));
+      ins("mul.lo.u32 " + lo1 + ", " + c[2] + ", " + std::to_string(num::kPhilox32RoundB));
+      ins("xor.b32 " + n0 + ", " + hi1 + ", " + c[1]);
+      ins("xor.b32 " + n0 + ", " + n0 + ", " + ka);
+      ins("xor.b32 " + n2 + ", " + hi0 + ", " + c[3]);
+      ins("xor.b32 " + n2 + ", " + n2 + ", " + kb);
+      c[0] = n0;
+      c[1] = lo1;
+      c[2] = n2;
+      c[3] = lo0;
+      if (r + 1 < rounds) {
+        std::string na = reg(RegClass::B32), nb = reg(RegClass::B32);
+        ins("add.u32 " + na + ", " + ka + ", " + std::to_string(num::kPhilox32KeyA));
+        ins("add.u32 " + nb + ", " + kb + ", " + std::to_string(num::kPhilox32KeyB));
+        ka = na;
+        kb = nb;
+      }
+    }
+    for (int j = 0; j < 4; ++j) out[j].push_back(c[j]);
+  }
+  for (int j = 0; j < 4; ++j) set(op.result(j), out[j]);
+}
+
+}  // namespace tessera::ptx

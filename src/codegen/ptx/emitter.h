@@ -1,0 +1,148 @@
+// The PTX emitter's shared state (internal to src/codegen/ptx).
+//
+// Every Tile IR value lives in PTX virtual registers: a scalar in one
+// register, which every thread holds (scalars are uniform across the
+// program), a tile in one register per element the thread holds under the
+// tile's layout, in the layout's register order. ptxas allocates the real
+// registers. Values that are copies of another (splats, expand_dims, a tile
+// constant) share register names instead of moving data.
+//
+// Values that depend only on the thread index (lane and warp coordinates of
+// a layout, shared-memory addresses) are computed once in the prologue, so
+// any block may use them.
+//
+// Shared memory is one dynamic buffer. An op that needs scratch space (a
+// layout conversion, a reduction across warps, a dot's operands) uses it from
+// offset 0 and brackets its use with barriers; nothing lives in shared memory
+// across ops, so the buffer is as large as the largest single use.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/layout.h"
+#include "ir/ir.h"
+#include "passes/axis_info.h"
+
+namespace tessera::ptx {
+
+enum class RegClass { Pred, B16, B32, B64, F32, F64 };
+
+// How one element of type `elem` (a scalar or pointer type) is held.
+// Integers of up to 32 bits live in .b32 registers, kept sign- or
+// zero-extended to 32 bits; f16 and bf16 in .b16; fp8 in .b16 (low byte).
+RegClass regClassOf(const Type &elem);
+
+using Regs = std::vector<std::string>;
+
+class Emitter {
+ public:
+  Emitter(Function &fn, const PtxOptions &opts);
+  PtxKernel run();
+  // Contiguity, alignment and constancy of every value (vector widths).
+  AxisInfoMap axis;
+  // Predicate: thread 0 of the program (scalar atomics).
+  std::string firstThreadPred();
+
+  // ---- registers and text (emit.cpp) ----
+  std::string reg(RegClass c);
+  std::string regFor(const Type &elem) { return reg(regClassOf(elem.element())); }
+  void ins(const std::string &text) { body_ += "\t" + text + ";\n"; }
+  void prologueIns(const std::string &text) { prologue_ += "\t" + text + ";\n"; }
+  std::string newLabel() { return "$L" + std::to_string(labels_++); }
+  void label(const std::string &l) { body_ += l + ":\n"; }
+  const Regs &get(const Value *v) const;
+  void set(const Value *v, Regs r) { regs_[v] = std::move(r); }
+  // The registers of operand `v` seen as a tile of `n` registers: a scalar
+  // is repeated.
+  Regs spread(const Value *v, size_t n) const;
+  LinearLayout layoutOf(const Value *v) const;
+  int numThreads() const { return 32 * opts_.numWarps; }
+  const PtxOptions &opts() const { return opts_; }
+  [[noreturn]] void unsupported(const Operation &op, const std::string &what) const;
+
+  // Registers computed once in the prologue.
+  const std::string &tid() const { return tid_; }
+  const std::string &lane() const { return lane_; }
+  const std::string &warp() const { return warp_; }
+  // The thread part of a tile coordinate along `dim` (u32).
+  std::string threadCoord(const LinearLayout &l, int dim);
+  // sum over dims of threadCoord * strides[dim], times `scale` (u32).
+  std::string threadLinear(const LinearLayout &l, const std::vector<int64_t> &strides,
+                           int64_t scale);
+  // Predicate: this thread owns its elements (it is not a replica).
+  std::string ownerPred(const LinearLayout &l);
+  // The shared-memory scratch base address (u32) and a request for bytes.
+  const std::string &smemBase() const { return smem_; }
+  void needShared(int64_t bytes);
+  void barrier() { ins("bar.sync 0"); }
+
+  // ---- scalar arithmetic (emit_arith.cpp) ----
+  // The result register of elementwise op `op` on one element whose operand
+  // registers are `in` (scalar ops of reduce regions too).
+  std::string scalarOp(const Operation &op, const std::vector<std::string> &in);
+  // Converts register `r` holding a `from` value to a `to` value.
+  std::string convert(const std::string &r, DType from, DType to, bool rtz = false);
+  std::string toF32(const std::string &r, DType from);
+  std::string fromF32(const std::string &f, DType to, bool rtz = false);
+  std::string constant(const Type &elem, const Attr &value);
+  std::string movImm(RegClass c, const std::string &imm);
+
+  // ---- ops (emit_memory.cpp, emit_tile.cpp, emit_reduce.cpp) ----
+  void emitLoad(Operation &op);
+  void emitStore(Operation &op);
+  void emitAtomic(Operation &op);
+  void emitArange(Operation &op);
+  void emitBroadcast(Operation &op);
+  void emitThroughShared(Operation &op);  // convert_layout and shape ops
+  void emitReduce(Operation &op);
+  void emitScan(Operation &op);
+  void emitDot(Operation &op);
+  void emitPhilox(Operation &op);
+  // Writes a tile's registers to shared memory at byte offset `base` with
+  // element strides `strides` (per dim); replicas write the same values.
+  void storeTileShared(const Regs &r, const LinearLayout &l, DType d,
+                       const std::vector<int64_t> &strides, int64_t base);
+  Regs loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
+                      int64_t base, int64_t constOffsetElems = 0);
+  // Shared-memory load/store of one element.
+  void stShared(const std::string &addr, int64_t off, DType d, const std::string &r);
+  std::string ldShared(const std::string &addr, int64_t off, DType d);
+
+  // Emits the ops of `b` (a reduce/scan region) on scalar registers:
+  // returns the yielded registers for argument registers `args`.
+  std::vector<std::string> inlineRegion(const Block &b, const std::vector<std::string> &args);
+
+  // ---- control flow (emit.cpp) ----
+  void emitBlock(Block &b);
+  void emitOp(Operation &op);
+
+ private:
+  void emitFor(Operation &op);
+  void emitIf(Operation &op);
+  void emitWhile(Operation &op);
+  void copyInto(const Regs &dst, const Regs &src, const Type &t);
+  void setLoc(const SourceLoc &loc);
+
+  Function &fn_;
+  PtxOptions opts_;
+  std::string prologue_, body_;
+  int counts_[6] = {};
+  int labels_ = 0;
+  int64_t sharedBytes_ = 0;
+  std::unordered_map<const Value *, Regs> regs_;
+  std::map<std::string, std::string> cached_;  // prologue registers by key
+  std::string tid_, lane_, warp_, smem_;
+  std::map<uint32_t, int> files_;  // source file id -> .file index
+  SourceLoc lastLoc_;
+};
+
+// Strides of a row-major tile of `shape` (in elements).
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
+// PTX type suffix of a register class for moves: "pred", "b16", "b32", ...
+const char *movType(RegClass c);
+
+}  // namespace tessera::ptx

@@ -1,0 +1,49 @@
+// The GPU code generator's entry points: its passes over Tile IR and PTX
+// emission. See DESIGN.md, "GPU code generation".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "passes/pass_manager.h"
+#include "support/source.h"
+
+namespace tessera::ptx {
+
+// assign_layouts.cpp
+void assignLayouts(Module &m);
+
+// The GPU passes by name (for tessera-opt), in pipeline order.
+const std::vector<PassInfo> &gpuPasses();
+
+// A PTX target: sm_80, sm_90 or sm_90a.
+struct Target {
+  int sm = 80;
+  bool archSpecific = false;  // the `a` of sm_90a
+  std::string name() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
+};
+// Parses "sm_80", "sm_90", "sm_90a" (also "80", "90a"); false when unknown.
+bool parseTarget(const std::string &s, Target &out);
+
+struct PtxOptions {
+  Target target;
+  int numWarps = 4;
+  bool debug = false;                      // device_assert checks on
+  const SourceManager *sources = nullptr;  // file names for .file/.loc
+};
+
+struct PtxKernel {
+  std::string ptx;    // the module text
+  std::string entry;  // the .entry name
+  int numWarps = 4;
+  int sharedBytes = 0;  // dynamic shared memory the launch must provide
+  std::string ttgir;    // the Tile IR with layouts, as emitted
+};
+
+// Runs the GPU passes on a copy-free, optimised module and emits PTX for its
+// kernel. User-visible problems (an op the GPU back end does not support yet)
+// throw CompileError at the op's location.
+PtxKernel emitPtx(Module &m, const PtxOptions &opts);
+
+}  // namespace tessera::ptx

@@ -1,0 +1,236 @@
+#include "codegen/ptx/layout.h"
+
+#include <bit>
+#include <cctype>
+
+namespace tessera::ptx {
+
+std::vector<int64_t> LinearLayout::coord(int r, int lane, int warp) const {
+  std::vector<int64_t> c(shape.size(), 0);
+  auto add = [&](const std::vector<Basis> &bases, int bits) {
+    for (size_t i = 0; i < bases.size(); ++i)
+      if ((bits >> i) & 1 && !bases[i].isZero()) c[bases[i].dim] ^= bases[i].value;
+  };
+  add(reg, r);
+  add(this->lane, lane);
+  add(this->warp, warp);
+  return c;
+}
+
+static unsigned zeroMask(const std::vector<Basis> &bases) {
+  unsigned m = 0;
+  for (size_t i = 0; i < bases.size(); ++i)
+    if (bases[i].isZero()) m |= 1u << i;
+  return m;
+}
+unsigned LinearLayout::replicatedLaneMask() const {
+  return zeroMask(lane);
+}
+unsigned LinearLayout::replicatedWarpMask() const {
+  return zeroMask(warp);
+}
+
+static int log2i(int64_t v) {
+  return std::countr_zero(static_cast<uint64_t>(v));
+}
+
+LinearLayout LinearLayout::blocked(const std::vector<int64_t> &shape,
+                                   const std::vector<int64_t> &sizePerThread,
+                                   const std::vector<int64_t> &threadsPerWarp,
+                                   const std::vector<int64_t> &warpsPerCTA,
+                                   const std::vector<int> &order) {
+  LinearLayout l;
+  l.shape = shape;
+  std::vector<int64_t> covered(shape.size(), 1);
+  // Bits of one level (registers, lanes, warps) for `counts` per dim, fastest
+  // dim first; parts beyond the shape are zero bases (or dropped registers).
+  auto level = [&](std::vector<Basis> &out, const std::vector<int64_t> &counts, bool keepZero) {
+    for (int d : order)
+      for (int b = 0; b < log2i(counts[d]); ++b) {
+        if (covered[d] < shape[d]) {
+          out.push_back({d, covered[d]});
+          covered[d] *= 2;
+        } else if (keepZero) {
+          out.push_back({});
+        }
+      }
+  };
+  level(l.reg, sizePerThread, false);
+  level(l.lane, threadsPerWarp, true);
+  level(l.warp, warpsPerCTA, true);
+  for (int d : order)
+    while (covered[d] < shape[d]) {
+      l.reg.push_back({d, covered[d]});
+      covered[d] *= 2;
+    }
+  return l;
+}
+
+LinearLayout LinearLayout::coalesced(const std::vector<int64_t> &shape, int numWarps, int64_t vec,
+                                     const std::vector<int> &order) {
+  size_t rank = shape.size();
+  std::vector<int64_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  spt[order[0]] = std::min<int64_t>(vec, shape[order[0]]);
+  int64_t lanes = 32, warps = numWarps;
+  for (int d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    tpw[d] = std::min(lanes, room);
+    lanes /= tpw[d];
+  }
+  tpw[order[0]] *= lanes;  // a tile smaller than a warp: replicate
+  for (int d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    wpc[d] = std::min(warps, room);
+    warps /= wpc[d];
+  }
+  wpc[order.back()] *= warps;
+  return blocked(shape, spt, tpw, wpc, order);
+}
+
+LinearLayout LinearLayout::defaultFor(const std::vector<int64_t> &shape, int numWarps) {
+  std::vector<int> order;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) order.push_back(d);
+  return coalesced(shape, numWarps, 1, order);
+}
+
+static void dropZeroRegs(std::vector<Basis> &reg) {
+  std::erase_if(reg, [](const Basis &b) { return b.isZero(); });
+}
+
+LinearLayout LinearLayout::sliced(int axis) const {
+  LinearLayout l = *this;
+  l.shape.erase(l.shape.begin() + axis);
+  for (auto *bases : {&l.reg, &l.lane, &l.warp})
+    for (Basis &b : *bases) {
+      if (b.dim == axis)
+        b = {};
+      else if (b.dim > axis)
+        --b.dim;
+    }
+  dropZeroRegs(l.reg);
+  return l;
+}
+
+LinearLayout LinearLayout::expanded(int axis) const {
+  LinearLayout l = *this;
+  l.shape.insert(l.shape.begin() + axis, 1);
+  for (auto *bases : {&l.reg, &l.lane, &l.warp})
+    for (Basis &b : *bases)
+      if (!b.isZero() && b.dim >= axis) ++b.dim;
+  return l;
+}
+
+LinearLayout LinearLayout::collapsed(const std::vector<int> &dims) const {
+  LinearLayout l = *this;
+  for (int d : dims) l.shape[d] = 1;
+  for (auto *bases : {&l.reg, &l.lane, &l.warp})
+    for (Basis &b : *bases)
+      for (int d : dims)
+        if (b.dim == d) b = {};
+  dropZeroRegs(l.reg);
+  return l;
+}
+
+int LinearLayout::regIndexOf(const std::vector<int64_t> &regPart) const {
+  std::vector<int64_t> rest = regPart;
+  int idx = 0;
+  for (size_t i = 0; i < reg.size(); ++i)
+    if (rest[reg[i].dim] & reg[i].value) {
+      idx |= 1 << i;
+      rest[reg[i].dim] ^= reg[i].value;
+    }
+  for (int64_t v : rest)
+    if (v != 0) return -1;
+  return idx;
+}
+
+int64_t LinearLayout::contiguousRegs(int dim) const {
+  int64_t n = 1;
+  for (const Basis &b : reg) {
+    if (b.dim != dim || b.value != n) break;
+    n *= 2;
+  }
+  return n;
+}
+
+static void printBases(std::string &s, const char *name, const std::vector<Basis> &bases) {
+  s += name;
+  s += "=[";
+  for (size_t i = 0; i < bases.size(); ++i) {
+    if (i) s += ",";
+    s += bases[i].isZero() ? "-"
+                           : std::to_string(bases[i].dim) + ":" + std::to_string(bases[i].value);
+  }
+  s += "]";
+}
+
+std::string LinearLayout::str() const {
+  std::string s = "linear<";
+  printBases(s, "reg", reg);
+  s += ", ";
+  printBases(s, "lane", lane);
+  s += ", ";
+  printBases(s, "warp", warp);
+  return s + ">";
+}
+
+std::optional<LinearLayout> LinearLayout::parse(std::string_view s,
+                                                const std::vector<int64_t> &shape) {
+  size_t pos = 0;
+  auto skipSpace = [&] {
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
+  };
+  auto eat = [&](std::string_view tok) {
+    skipSpace();
+    if (s.substr(pos, tok.size()) != tok) return false;
+    pos += tok.size();
+    return true;
+  };
+  auto number = [&](int64_t &v) {
+    skipSpace();
+    size_t start = pos;
+    v = 0;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
+      v = v * 10 + (s[pos++] - '0');
+    return pos > start;
+  };
+  auto bases = [&](std::string_view name, std::vector<Basis> &out) {
+    if (!eat(name) || !eat("=") || !eat("[")) return false;
+    if (eat("]")) return true;
+    do {
+      if (eat("-")) {
+        out.push_back({});
+        continue;
+      }
+      int64_t d, v;
+      if (!number(d) || !eat(":") || !number(v)) return false;
+      if (d >= static_cast<int64_t>(shape.size()) || v <= 0 || v >= shape[d] ||
+          !std::has_single_bit(static_cast<uint64_t>(v)))
+        return false;
+      out.push_back({static_cast<int>(d), v});
+    } while (eat(","));
+    return eat("]");
+  };
+  LinearLayout l;
+  l.shape = shape;
+  if (!eat("linear<") || !bases("reg", l.reg) || !eat(",") || !bases("lane", l.lane) || !eat(",") ||
+      !bases("warp", l.warp) || !eat(">"))
+    return std::nullopt;
+  skipSpace();
+  if (pos != s.size() || l.lane.size() != 5) return std::nullopt;
+  // Every element must be covered exactly once by the non-zero bases.
+  std::vector<int64_t> seen(shape.size(), 0);
+  for (auto *bs : {&l.reg, &l.lane, &l.warp})
+    for (const Basis &b : *bs) {
+      if (b.isZero()) continue;
+      if (seen[b.dim] & b.value) return std::nullopt;
+      seen[b.dim] |= b.value;
+    }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (seen[d] != shape[d] - 1) return std::nullopt;
+  for (const Basis &b : l.reg)
+    if (b.isZero()) return std::nullopt;
+  return l;
+}
+
+}  // namespace tessera::ptx

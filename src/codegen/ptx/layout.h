@@ -1,0 +1,90 @@
+// Distributed layouts as linear layouts: which thread holds which element.
+//
+// A layout of a tile of shape S (every dim a power of two) maps the bits of
+// (register, lane, warp) to tile coordinates: each input bit has a basis
+// vector (one coordinate per dim), and the element held by register r of lane
+// l in warp w is the XOR of the bases of the set bits of r, l and w. Tessera's
+// layouts are built from blocked layouts, so every basis is either zero or a
+// single power of two in one dim, and distinct non-zero bases never share a
+// bit: XOR is then plain addition, and a coordinate is a sum of basis parts.
+//
+//   register bases  elements a thread holds (no zero bases: no duplicate registers)
+//   lane bases      exactly 5 (32 lanes); a zero basis means lanes that differ in
+//                   that bit hold the same elements (replication)
+//   warp bases      log2(num_warps); zero bases replicate likewise
+//
+// The textual form, used as the tile type's layout attribute in the IR:
+//   linear<reg=[0:1,0:2], lane=[0:4,0:8,1:1,1:2,-], warp=[1:4,-]>
+// where `d:v` is value v in dim d and `-` a zero basis.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::ptx {
+
+// One basis vector: `value` in dim `dim`, or zero when dim < 0.
+struct Basis {
+  int dim = -1;
+  int64_t value = 0;
+  bool isZero() const { return dim < 0; }
+  bool operator==(const Basis &) const = default;
+};
+
+struct LinearLayout {
+  std::vector<int64_t> shape;
+  std::vector<Basis> reg, lane, warp;
+
+  int numRegs() const { return 1 << reg.size(); }
+  int numWarps() const { return 1 << warp.size(); }
+  // Coordinates of register r in the thread (lane, warp).
+  std::vector<int64_t> coord(int r, int lane, int warp) const;
+  // Coordinates contributed by register r alone (lane = warp = 0).
+  std::vector<int64_t> regCoord(int r) const { return coord(r, 0, 0); }
+  // Lanes / warps that hold copies of another thread's elements: the mask of
+  // input bits whose basis is zero. A thread owns its elements when
+  // (lane & replicatedLaneMask()) == 0 and likewise for warps.
+  unsigned replicatedLaneMask() const;
+  unsigned replicatedWarpMask() const;
+
+  // A blocked layout: sizePerThread elements contiguous in each thread,
+  // threadsPerWarp lanes and warpsPerCTA warps per dim, dims ordered fastest
+  // first by `order`. Parts that exceed the shape become replication; shape
+  // left over becomes more registers (repetitions of the whole CTA tile).
+  static LinearLayout blocked(const std::vector<int64_t> &shape,
+                              const std::vector<int64_t> &sizePerThread,
+                              const std::vector<int64_t> &threadsPerWarp,
+                              const std::vector<int64_t> &warpsPerCTA,
+                              const std::vector<int> &order);
+  // Triton's default for a shape: `vec` contiguous elements of the fastest
+  // dim (order[0]) per thread, lanes then warps filled fastest dim first.
+  static LinearLayout coalesced(const std::vector<int64_t> &shape, int numWarps, int64_t vec,
+                                const std::vector<int> &order);
+  static LinearLayout defaultFor(const std::vector<int64_t> &shape, int numWarps);
+
+  // The layout of the tile with dim `axis` removed (a reduction's result, or
+  // the operand of expand_dims): bases along it become zero; zero register
+  // bases are dropped.
+  LinearLayout sliced(int axis) const;
+  // A size-1 dim inserted at `axis` (expand_dims).
+  LinearLayout expanded(int axis) const;
+  // Dims of `dims` collapsed to size 1 (the operand of a broadcast).
+  LinearLayout collapsed(const std::vector<int> &dims) const;
+
+  // Register index of the element with these coordinates in this thread's
+  // registers, ignoring the lane and warp parts; -1 if no register holds it.
+  int regIndexOf(const std::vector<int64_t> &regPart) const;
+  // Elements moved together by one thread along `dim`: the number of
+  // registers 0, 1, 2, ... that are consecutive along dim starting at 0.
+  int64_t contiguousRegs(int dim) const;
+
+  bool operator==(const LinearLayout &) const = default;
+  std::string str() const;
+  // Parses str()'s form for a tile of `shape`; nullopt when malformed.
+  static std::optional<LinearLayout> parse(std::string_view s, const std::vector<int64_t> &shape);
+};
+
+}  // namespace tessera::ptx

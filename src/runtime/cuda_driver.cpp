@@ -1,0 +1,534 @@
+// The CUDA driver loader. libcuda.so.1 is opened once (std::call_once) and
+// every entry point Tessera uses is resolved through one table,
+// TESSERA_CUDA_FUNCTIONS, by its versioned symbol where the driver has one
+// (cuMemAlloc_v2, ...: the unversioned names are older ABIs, with 32-bit
+// sizes or older semantics, that the driver only keeps for old binaries).
+//
+// The driver's types and constants are declared here rather than taken from
+// <cuda.h>, so the library builds without a CUDA toolkit. Their values are
+// the driver API's (checked against cuda.h of CUDA 13.0 and the Driver API
+// reference); they are part of NVIDIA's stable ABI and never change.
+//
+// State that outlives any caller (the loaded driver, the device table) is
+// allocated once and deliberately never freed: a LoadedKernel held by another
+// static object may be destroyed after this file's statics would have been,
+// and must still find the driver to unload its module.
+#include "runtime/cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <vector>
+
+namespace tessera::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = detail::ContextHandle *;
+using CUmodule = detail::ModuleHandle *;
+using CUfunction = detail::FunctionHandle *;
+using CUevent = detail::EventHandle *;
+using CUstream = void *;
+using CUdeviceptr = uint64_t;  // unsigned long long on every 64-bit ABI
+
+namespace {
+
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kErrorInvalidValue = 1;
+constexpr CUresult kErrorUnsupportedPtxVersion = 222;
+
+// CUdevice_attribute
+constexpr int kDevMaxThreadsPerBlock = 1;
+constexpr int kDevMaxSharedPerBlock = 8;
+constexpr int kDevWarpSize = 10;
+constexpr int kDevClockRate = 13;
+constexpr int kDevMultiprocessorCount = 16;
+constexpr int kDevMemoryClockRate = 36;
+constexpr int kDevGlobalMemoryBusWidth = 37;
+constexpr int kDevL2CacheSize = 38;
+constexpr int kDevComputeCapabilityMajor = 75;
+constexpr int kDevComputeCapabilityMinor = 76;
+constexpr int kDevMaxSharedPerBlockOptin = 97;
+// CUfunction_attribute
+constexpr int kFuncMaxThreadsPerBlock = 0;
+constexpr int kFuncSharedSizeBytes = 1;
+constexpr int kFuncLocalSizeBytes = 3;
+constexpr int kFuncNumRegs = 4;
+constexpr int kFuncPtxVersion = 5;
+constexpr int kFuncBinaryVersion = 6;
+constexpr int kFuncMaxDynamicSharedSizeBytes = 8;
+// CUjit_option
+constexpr int kJitInfoLogBuffer = 3;
+constexpr int kJitInfoLogBufferSizeBytes = 4;
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSizeBytes = 6;
+// CUpointer_attribute
+constexpr int kPointerDeviceOrdinal = 9;
+// CUevent_flags
+constexpr unsigned kEventDefault = 0;
+
+// Grid limits of every device since compute capability 3.0.
+constexpr int64_t kMaxGridX = 2147483647;
+constexpr int64_t kMaxGridYZ = 65535;
+
+constexpr const char *kUseCpu = "use the CPU back end (TESSERA_BACKEND=cpu)";
+
+// (member, symbol, parameters); every function returns CUresult. Enum
+// parameters are passed as int, which is how the C ABI passes them.
+#define TESSERA_CUDA_FUNCTIONS(X)                                                                \
+  X(cuInit, "cuInit", (unsigned))                                                                \
+  X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))                                 \
+  X(cuGetErrorString, "cuGetErrorString", (CUresult, const char **))                             \
+  X(cuDeviceGetCount, "cuDeviceGetCount", (int *))                                               \
+  X(cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                               \
+  X(cuDeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                                 \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *, int, CUdevice))                        \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                               \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))               \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext *))                                           \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                             \
+  X(cuCtxGetDevice, "cuCtxGetDevice", (CUdevice *))                                              \
+  X(cuCtxSynchronize, "cuCtxSynchronize", ())                                                    \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                    \
+    (CUmodule *, const void *, unsigned, int *, void **))                                        \
+  X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                                \
+  X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))          \
+  X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *, int, CUfunction))                          \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, int, int))                            \
+  X(cuLaunchKernel, "cuLaunchKernel",                                                            \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+     void **, void **))                                                                          \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute", (void *, int, CUdeviceptr))                  \
+  X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                        \
+  X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                                    \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                        \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                              \
+  X(cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                           \
+  X(cuMemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned, size_t))                              \
+  X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                      \
+  X(cuEventCreate, "cuEventCreate", (CUevent *, unsigned))                                       \
+  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))                                              \
+  X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                         \
+  X(cuEventSynchronize, "cuEventSynchronize", (CUevent))                                         \
+  X(cuEventElapsedTime, "cuEventElapsedTime", (float *, CUevent, CUevent))
+
+struct Driver {
+#define TESSERA_DECLARE(member, symbol, params) CUresult(*member) params = nullptr;
+  TESSERA_CUDA_FUNCTIONS(TESSERA_DECLARE)
+#undef TESSERA_DECLARE
+};
+
+struct DriverState {
+  Driver fns;
+  bool ok = false;
+  std::string whyNot;  // when !ok: the sentence every entry point throws
+};
+
+std::string describe(const Driver &d, CUresult r) {
+  const char *name = nullptr, *text = nullptr;
+  if (d.cuGetErrorName(r, &name) != kSuccess || !name) name = nullptr;
+  if (d.cuGetErrorString(r, &text) != kSuccess || !text) text = "unknown error";
+  return (name ? std::string(name) : "CUDA error " + std::to_string(r)) + " (" + text + ")";
+}
+
+void openDriver(DriverState &s) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *err = dlerror();
+    s.whyNot = std::string("libcuda.so.1 could not be loaded (") + (err ? err : "unknown error") +
+               "): no NVIDIA driver on this machine; " + kUseCpu;
+    return;
+  }
+#define TESSERA_RESOLVE(member, symbol, params)                                \
+  s.fns.member = reinterpret_cast<decltype(s.fns.member)>(dlsym(lib, symbol)); \
+  if (!s.fns.member) {                                                         \
+    dlclose(lib);                                                              \
+    s.whyNot = "libcuda.so.1 has no " symbol                                   \
+               ": the NVIDIA driver is too old for Tessera; update it, or " +  \
+               std::string(kUseCpu);                                           \
+    return;                                                                    \
+  }
+  TESSERA_CUDA_FUNCTIONS(TESSERA_RESOLVE)
+#undef TESSERA_RESOLVE
+  // The library stays open for the process lifetime (see the top of the file).
+  if (CUresult r = s.fns.cuInit(0); r != kSuccess) {
+    s.whyNot = "cuInit failed: " + describe(s.fns, r) +
+               ": the NVIDIA driver has no usable GPU for this process; " + kUseCpu;
+    return;
+  }
+  s.ok = true;
+}
+
+const DriverState &state() {
+  static DriverState *s = new DriverState;  // never freed: see the top of the file
+  static std::once_flag once;
+  std::call_once(once, [] {
+    try {
+      openDriver(*s);
+    } catch (const std::exception &e) {  // only bad_alloc can get here
+      s->ok = false;
+      s->whyNot = std::string("the CUDA driver could not be loaded: ") + e.what();
+    }
+  });
+  return *s;
+}
+
+// The driver's functions; throws the unavailability sentence without one.
+const Driver &driver() {
+  const DriverState &s = state();
+  if (!s.ok) throw Error(s.whyNot);
+  return s.fns;
+}
+
+// Errors a faulting kernel leaves behind; they poison the context for good.
+bool isKernelFault(CUresult r) {
+  switch (r) {
+    case 214:  // CUDA_ERROR_ECC_UNCORRECTABLE
+    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
+    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
+    case 710:  // CUDA_ERROR_ASSERT
+    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
+    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    case 718:  // CUDA_ERROR_INVALID_PC
+    case 719:  // CUDA_ERROR_LAUNCH_FAILED
+    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
+      return true;
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void fail(const char *call, CUresult r, std::string_view kernel,
+                       std::string_view extra = {}) {
+  std::string msg = std::string(call) + " failed";
+  if (!kernel.empty()) msg += " for kernel '" + std::string(kernel) + "'";
+  msg += ": " + describe(state().fns, r);
+  if (isKernelFault(r)) {
+    msg += ": a kernel faulted on the device, and CUDA cannot be used again in this process";
+    throw KernelError(msg);
+  }
+  if (!extra.empty()) msg += "\n" + std::string(extra);
+  throw Error(msg);
+}
+
+inline void check(CUresult r, const char *call, std::string_view kernel = {}) {
+  if (r != kSuccess) fail(call, r, kernel);
+}
+
+struct DeviceSlot {
+  CUdevice handle = 0;
+  std::once_flag infoOnce, contextOnce;
+  DeviceInfo info;
+  CUcontext context = nullptr;
+};
+
+struct Devices {
+  int count = 0;
+  std::unique_ptr<DeviceSlot[]> slots;
+};
+
+Devices &devices() {
+  const Driver &d = driver();
+  static Devices *devs = new Devices;  // never freed: see the top of the file
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    int n = 0;
+    check(d.cuDeviceGetCount(&n), "cuDeviceGetCount");
+    auto slots = std::make_unique<DeviceSlot[]>(n);
+    for (int i = 0; i < n; ++i) check(d.cuDeviceGet(&slots[i].handle, i), "cuDeviceGet");
+    devs->slots = std::move(slots);
+    devs->count = n;
+  });
+  return *devs;
+}
+
+DeviceSlot &slot(int ordinal) {
+  Devices &ds = devices();
+  if (ordinal < 0 || ordinal >= ds.count)
+    throw Error("CUDA device " + std::to_string(ordinal) + " does not exist: this machine has " +
+                std::to_string(ds.count) + " CUDA device" + (ds.count == 1 ? "" : "s"));
+  return ds.slots[ordinal];
+}
+
+CUcontext primaryContext(int ordinal) {
+  DeviceSlot &s = slot(ordinal);
+  std::call_once(s.contextOnce, [&] {
+    CUcontext ctx = nullptr;
+    check(driver().cuDevicePrimaryCtxRetain(&ctx, s.handle), "cuDevicePrimaryCtxRetain");
+    s.context = ctx;
+  });
+  return s.context;
+}
+
+// The helpers below act on the current context; a thread that has none gets
+// device 0's primary context, as the CUDA runtime would give it.
+const Driver &withContext() {
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (!ctx) useDevice(0);
+  return d;
+}
+
+std::string gridText(const int64_t grid[3]) {
+  return "(" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
+         std::to_string(grid[2]) + ")";
+}
+
+}  // namespace
+
+bool driverAvailable(std::string *whyNot) {
+  const DriverState &s = state();
+  if (!s.ok && whyNot) *whyNot = s.whyNot;
+  return s.ok;
+}
+
+int deviceCount() {
+  return devices().count;
+}
+
+const DeviceInfo &deviceInfo(int ordinal) {
+  DeviceSlot &s = slot(ordinal);
+  std::call_once(s.infoOnce, [&] {
+    const Driver &d = driver();
+    auto attr = [&](int a) {
+      int v = 0;
+      check(d.cuDeviceGetAttribute(&v, a, s.handle), "cuDeviceGetAttribute");
+      return v;
+    };
+    DeviceInfo info;
+    info.ordinal = ordinal;
+    char name[256] = {};
+    check(d.cuDeviceGetName(name, sizeof name - 1, s.handle), "cuDeviceGetName");
+    info.name = name;
+    info.major = attr(kDevComputeCapabilityMajor);
+    info.minor = attr(kDevComputeCapabilityMinor);
+    info.smCount = attr(kDevMultiprocessorCount);
+    info.maxThreadsPerBlock = attr(kDevMaxThreadsPerBlock);
+    info.warpSize = attr(kDevWarpSize);
+    info.sharedPerBlock = attr(kDevMaxSharedPerBlock);
+    info.sharedPerBlockOptin = attr(kDevMaxSharedPerBlockOptin);
+    info.l2Bytes = attr(kDevL2CacheSize);
+    size_t total = 0;
+    check(d.cuDeviceTotalMem(&total, s.handle), "cuDeviceTotalMem");
+    info.totalMem = static_cast<int64_t>(total);
+    info.clockKHz = attr(kDevClockRate);
+    info.memClockKHz = attr(kDevMemoryClockRate);
+    info.memBusWidth = attr(kDevGlobalMemoryBusWidth);
+    s.info = std::move(info);
+  });
+  return s.info;
+}
+
+void useDevice(int ordinal) {
+  CUcontext ctx = primaryContext(ordinal);
+  check(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+}
+
+int deviceOfPointer(DevicePtr ptr) {
+  const Driver &d = driver();
+  if (ptr == 0) return -1;
+  int ordinal = -1;
+  CUresult r = d.cuPointerGetAttribute(&ordinal, kPointerDeviceOrdinal, ptr);
+  // INVALID_VALUE is the driver's answer for an address it did not allocate.
+  if (r == kErrorInvalidValue) return -1;
+  check(r, "cuPointerGetAttribute");
+  return ordinal;
+}
+
+int currentDevice() {
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (!ctx) return 0;
+  CUdevice dev = 0;
+  check(d.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  // A CUdevice is the ordinal on every driver so far, but the API does not
+  // promise it, so map it back through the table.
+  Devices &ds = devices();
+  for (int i = 0; i < ds.count; ++i)
+    if (ds.slots[i].handle == dev) return i;
+  return dev;
+}
+
+std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std::string &entry,
+                                                 int device, int dynamicSharedBytes,
+                                                 const std::string &kernelName) {
+  const Driver &d = driver();
+  if (dynamicSharedBytes < 0)
+    throw Error("kernel '" + kernelName + "': negative dynamic shared memory size " +
+                std::to_string(dynamicSharedBytes));
+  useDevice(device);
+  std::unique_ptr<LoadedKernel> k(new LoadedKernel);
+  k->device_ = device;
+  k->name_ = kernelName;
+  k->context_ = primaryContext(device);
+
+  // The driver reads the image up to its NUL; a string_view need not have one.
+  std::string image(ptx);
+  std::vector<char> errorLog(64 * 1024, '\0'), infoLog(16 * 1024, '\0');
+  int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes, kJitInfoLogBuffer,
+                   kJitInfoLogBufferSizeBytes};
+  void *values[] = {errorLog.data(), reinterpret_cast<void *>(errorLog.size() - 1), infoLog.data(),
+                    reinterpret_cast<void *>(infoLog.size() - 1)};
+  CUresult r = d.cuModuleLoadDataEx(&k->module_, image.c_str(), 4, options, values);
+  if (r != kSuccess) {
+    k->module_ = nullptr;
+    std::string extra;
+    if (r == kErrorUnsupportedPtxVersion)
+      extra = "the NVIDIA driver is older than the PTX ISA this kernel uses; update the driver\n";
+    extra += "JIT error log:\n";
+    extra += errorLog.data()[0] ? errorLog.data() : "(empty)";
+    if (infoLog.data()[0]) extra += std::string("\nJIT info log:\n") + infoLog.data();
+    fail("cuModuleLoadDataEx", r, kernelName, extra);
+  }
+  r = d.cuModuleGetFunction(&k->function_, k->module_, entry.c_str());
+  if (r != kSuccess)
+    fail("cuModuleGetFunction", r, kernelName, "the PTX has no kernel entry '" + entry + "'");
+
+  auto attr = [&](int a) {
+    int v = 0;
+    check(d.cuFuncGetAttribute(&v, a, k->function_), "cuFuncGetAttribute", kernelName);
+    return v;
+  };
+  k->attrs_.numRegs = attr(kFuncNumRegs);
+  k->attrs_.localBytes = attr(kFuncLocalSizeBytes);
+  k->attrs_.staticSharedBytes = attr(kFuncSharedSizeBytes);
+  k->attrs_.maxThreadsPerBlock = attr(kFuncMaxThreadsPerBlock);
+  k->attrs_.ptxVersion = attr(kFuncPtxVersion);
+  k->attrs_.binaryVersion = attr(kFuncBinaryVersion);
+  k->dynamicSharedLimit_ = attr(kFuncMaxDynamicSharedSizeBytes);
+  k->enableDynamicShared(dynamicSharedBytes);
+  return k;
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (!module_) return;
+  // The module must be unloaded in its own context. Results are ignored: at
+  // process exit the driver may already have shut down, and nothing can be
+  // done about a failed unload anyway.
+  const Driver &d = state().fns;
+  CUcontext previous = nullptr;
+  bool switched = d.cuCtxGetCurrent(&previous) == kSuccess && previous != context_ &&
+                  d.cuCtxSetCurrent(context_) == kSuccess;
+  d.cuModuleUnload(module_);
+  if (switched) d.cuCtxSetCurrent(previous);
+}
+
+void LoadedKernel::enableDynamicShared(int bytes) const {
+  std::lock_guard<std::mutex> lock(dynamicSharedMutex_);
+  if (bytes <= dynamicSharedLimit_.load()) return;
+  const DeviceInfo &info = deviceInfo(device_);
+  // The opt-in limit covers static and dynamic shared memory together.
+  int allowed = info.sharedPerBlockOptin - attrs_.staticSharedBytes;
+  if (bytes > allowed)
+    throw Error("kernel '" + name_ + "' needs " + std::to_string(bytes + attrs_.staticSharedBytes) +
+                " bytes of shared memory per block (" + std::to_string(bytes) + " dynamic + " +
+                std::to_string(attrs_.staticSharedBytes) + " static), but device " +
+                std::to_string(device_) + " (" + info.name + ") allows at most " +
+                std::to_string(info.sharedPerBlockOptin) +
+                "; use fewer num_stages or smaller blocks");
+  check(driver().cuFuncSetAttribute(function_, kFuncMaxDynamicSharedSizeBytes, bytes),
+        "cuFuncSetAttribute", name_);
+  dynamicSharedLimit_.store(bytes);
+}
+
+void LoadedKernel::launch(const int64_t grid[3], int blockThreads, int dynamicSharedBytes,
+                          Stream stream, void **params) const {
+  const Driver &d = driver();
+  if (grid[0] <= 0 || grid[1] <= 0 || grid[2] <= 0) {
+    if (grid[0] < 0 || grid[1] < 0 || grid[2] < 0)
+      throw Error("kernel '" + name_ + "': grid " + gridText(grid) + " has a negative dimension");
+    return;  // an empty grid has no programs to run
+  }
+  if (grid[0] > kMaxGridX || grid[1] > kMaxGridYZ || grid[2] > kMaxGridYZ)
+    throw Error("kernel '" + name_ + "': grid " + gridText(grid) +
+                " exceeds the GPU's limits (x < 2^31, y and z < 65536)");
+  if (blockThreads < 1 || blockThreads > attrs_.maxThreadsPerBlock)
+    throw Error("kernel '" + name_ + "': a block of " + std::to_string(blockThreads) +
+                " threads cannot run; this kernel allows 1 to " +
+                std::to_string(attrs_.maxThreadsPerBlock) + " (it uses " +
+                std::to_string(attrs_.numRegs) + " registers per thread)");
+  if (dynamicSharedBytes < 0)
+    throw Error("kernel '" + name_ + "': negative dynamic shared memory size " +
+                std::to_string(dynamicSharedBytes));
+  CUcontext current = nullptr;
+  check(d.cuCtxGetCurrent(&current), "cuCtxGetCurrent", name_);
+  if (current != context_) check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent", name_);
+  if (dynamicSharedBytes > dynamicSharedLimit_.load(std::memory_order_relaxed))
+    enableDynamicShared(dynamicSharedBytes);
+  check(d.cuLaunchKernel(function_, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                         static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
+                         static_cast<unsigned>(dynamicSharedBytes), stream, params, nullptr),
+        "cuLaunchKernel", name_);
+}
+
+DevicePtr memAlloc(size_t bytes) {
+  const Driver &d = withContext();
+  if (bytes == 0) return 0;
+  CUdeviceptr p = 0;
+  check(d.cuMemAlloc(&p, bytes), "cuMemAlloc");
+  return p;
+}
+
+void memFree(DevicePtr p) {
+  const Driver &d = driver();
+  if (p != 0) check(d.cuMemFree(p), "cuMemFree");
+}
+
+void memcpyHtoD(DevicePtr dst, const void *src, size_t bytes) {
+  const Driver &d = withContext();
+  if (bytes != 0) check(d.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+void memcpyDtoH(void *dst, DevicePtr src, size_t bytes) {
+  const Driver &d = withContext();
+  if (bytes != 0) check(d.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+
+void memsetD8(DevicePtr dst, uint8_t value, size_t bytes) {
+  const Driver &d = withContext();
+  if (bytes != 0) check(d.cuMemsetD8(dst, value, bytes), "cuMemsetD8");
+}
+
+void memsetD32(DevicePtr dst, uint32_t value, size_t count) {
+  const Driver &d = withContext();
+  if (count != 0) check(d.cuMemsetD32(dst, value, count), "cuMemsetD32");
+}
+
+void synchronize() {
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (ctx) check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+void streamSynchronize(Stream stream) {
+  check(withContext().cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+Event::Event() {
+  check(withContext().cuEventCreate(&event_, kEventDefault), "cuEventCreate");
+}
+
+Event::~Event() {
+  if (event_) state().fns.cuEventDestroy(event_);  // ignored, as for modules
+}
+
+void Event::record(Stream stream) {
+  check(driver().cuEventRecord(event_, stream), "cuEventRecord");
+}
+
+void Event::synchronize() {
+  check(driver().cuEventSynchronize(event_), "cuEventSynchronize");
+}
+
+float Event::elapsedMsSince(const Event &start) const {
+  float ms = 0;
+  check(driver().cuEventElapsedTime(&ms, start.event_, event_), "cuEventElapsedTime");
+  return ms;
+}
+
+}  // namespace tessera::cuda

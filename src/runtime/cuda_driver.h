@@ -1,0 +1,161 @@
+// The CUDA driver, opened at run time: `libcuda.so.1` is dlopen'ed on first
+// use, so Tessera links against no CUDA library and builds where no CUDA
+// toolkit or driver is installed. On such a machine driverAvailable() says
+// why in one sentence, and every other entry point throws tessera::Error with
+// that sentence; nothing aborts.
+//
+// Every driver call is checked. A failure throws tessera::Error naming the
+// call, the driver's error name and description, and the kernel when there is
+// one:
+//
+//   cuLaunchKernel failed for kernel 'softmax_kernel': CUDA_ERROR_INVALID_VALUE (invalid argument)
+//
+// An error that a faulting kernel leaves behind (illegal address, failed
+// device assert, ...) poisons the context for the rest of the process; it is
+// thrown as tessera::KernelError instead, from whichever call reports it.
+//
+// Each device is used through its primary context (the one the CUDA runtime
+// and PyTorch use too), retained once and kept for the process lifetime. All
+// functions are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "tessera/tessera.h"
+
+namespace tessera::cuda {
+
+using DevicePtr = uint64_t;  // a device address (CUdeviceptr)
+using Stream = void *;       // a CUstream; nullptr = the legacy default stream
+
+// The driver's opaque handles; only cuda_driver.cpp looks through them.
+namespace detail {
+struct ContextHandle;
+struct ModuleHandle;
+struct FunctionHandle;
+struct EventHandle;
+}  // namespace detail
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int major = 0, minor = 0;  // compute capability
+  int smCount = 0;
+  int maxThreadsPerBlock = 0;
+  int warpSize = 0;
+  int sharedPerBlock = 0;       // the default limit (48 KiB)
+  int sharedPerBlockOptin = 0;  // the opt-in maximum (227 KiB on H100)
+  int l2Bytes = 0;
+  int64_t totalMem = 0;
+  int clockKHz = 0;
+  int memClockKHz = 0;
+  int memBusWidth = 0;  // bits
+};
+
+// Whether the driver could be loaded and initialised; if not, *whyNot gets a
+// sentence that says so and what to do instead. Never throws.
+bool driverAvailable(std::string *whyNot = nullptr);
+int deviceCount();
+// Cached: queried once per device.
+const DeviceInfo &deviceInfo(int ordinal);
+// Makes the primary context of `ordinal` current on this thread (retained once
+// per device, kept for the process lifetime).
+void useDevice(int ordinal);
+// The device whose memory `ptr` is; -1 if the driver does not know `ptr` as
+// device (or registered host) memory.
+int deviceOfPointer(DevicePtr ptr);
+// The device of the current context, or 0 when none is current.
+int currentDevice();
+
+struct FunctionAttrs {
+  int numRegs = 0;            // per thread
+  int localBytes = 0;         // per thread (spills, local arrays)
+  int staticSharedBytes = 0;  // per block
+  int maxThreadsPerBlock = 0;
+  int ptxVersion = 0;     // major * 10 + minor
+  int binaryVersion = 0;  // the SASS target, major * 10 + minor
+};
+
+// A PTX module loaded on one device (its primary context), holding one kernel
+// entry.
+class LoadedKernel {
+ public:
+  // Loads `ptx` (JIT-compiled by the driver). On failure throws tessera::Error
+  // whose message contains the driver's JIT error log. `dynamicSharedBytes`
+  // above the default limit is enabled for the function; more than the device
+  // allows throws an Error that says how much was asked and what the device
+  // allows. `kernelName` is the name errors use (entry is the PTX symbol).
+  static std::unique_ptr<LoadedKernel> load(std::string_view ptx, const std::string &entry,
+                                            int device, int dynamicSharedBytes,
+                                            const std::string &kernelName);
+  ~LoadedKernel();  // unloads the module (errors at process exit are ignored)
+  LoadedKernel(const LoadedKernel &) = delete;
+  LoadedKernel &operator=(const LoadedKernel &) = delete;
+
+  const FunctionAttrs &attrs() const { return attrs_; }
+  int device() const { return device_; }
+  const std::string &name() const { return name_; }
+
+  // cuLaunchKernel with kernelParams = params (one pointer per PTX parameter,
+  // pointing at its value). Makes the kernel's context current on this thread
+  // when another one is. An empty grid (a zero dimension) launches nothing, as
+  // in Triton; a grid beyond the hardware limits (x < 2^31, y and z < 65536) or
+  // a block the function cannot run throws an Error naming them. Dynamic shared
+  // memory above what load() enabled is enabled here first.
+  void launch(const int64_t grid[3], int blockThreads, int dynamicSharedBytes, Stream stream,
+              void **params) const;
+
+ private:
+  LoadedKernel() = default;
+  void enableDynamicShared(int bytes) const;
+
+  detail::ContextHandle *context_ = nullptr;
+  detail::ModuleHandle *module_ = nullptr;
+  detail::FunctionHandle *function_ = nullptr;
+  int device_ = 0;
+  std::string name_;
+  FunctionAttrs attrs_;
+  // The function's MAX_DYNAMIC_SHARED_SIZE_BYTES; only ever raised, under the
+  // mutex, so concurrent launches cannot lower it under each other.
+  mutable std::atomic<int> dynamicSharedLimit_{0};
+  mutable std::mutex dynamicSharedMutex_;
+};
+
+// Small helpers for tests and benchmarks (C++ users without another CUDA
+// library). They work in the current context, making device 0's primary
+// context current when none is.
+DevicePtr memAlloc(size_t bytes);  // 0 bytes -> 0
+void memFree(DevicePtr p);         // 0 is ignored
+void memcpyHtoD(DevicePtr dst, const void *src, size_t bytes);
+void memcpyDtoH(void *dst, DevicePtr src, size_t bytes);
+void memsetD8(DevicePtr dst, uint8_t value, size_t bytes);
+void memsetD32(DevicePtr dst, uint32_t value, size_t count);  // count 32-bit words
+// cuCtxSynchronize (nothing to wait for when no context is current). A kernel
+// fault is thrown as tessera::KernelError naming the error.
+void synchronize();
+void streamSynchronize(Stream stream);
+
+// A timing event in the current context, for benchmarks.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  void record(Stream stream = nullptr);
+  void synchronize();
+  // Milliseconds from `start` to this event; both must have been recorded, and
+  // this one must have completed.
+  float elapsedMsSince(const Event &start) const;
+
+ private:
+  detail::EventHandle *event_ = nullptr;
+};
+
+}  // namespace tessera::cuda

@@ -1,0 +1,103 @@
+// Launching a compiled kernel's PTX through the CUDA driver: the module is
+// loaded once per device (the driver's JIT error log surfaces in the error),
+// parameters are packed to the kernel's PTX parameter types, and the launch
+// goes on the caller's stream with the dynamic shared memory the code
+// generator asked for.
+#include <cstring>
+
+#include "runtime/compiler.h"
+#include "runtime/cuda_driver.h"
+
+namespace tessera {
+
+static int headerValue(const std::string &ptx, const char *key) {
+  size_t p = ptx.find(key);
+  if (p == std::string::npos) return 0;
+  return std::atoi(ptx.c_str() + p + std::strlen(key));
+}
+
+int KernelImpl::numWarps() const {
+  if (numWarps_ < 0) numWarps_ = headerValue(ir("ptx"), "// tessera.num_warps = ");
+  return numWarps_;
+}
+
+int KernelImpl::sharedBytes() const {
+  if (sharedBytes_ < 0) sharedBytes_ = headerValue(ir("ptx"), "// tessera.shared_bytes = ");
+  return sharedBytes_;
+}
+
+static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::mutex &mu,
+                                          std::array<std::atomic<const void *>, 64> &slots,
+                                          std::vector<std::shared_ptr<void>> &owners) {
+  if (device < 0 || device >= 64)
+    throw Error("CUDA device " + std::to_string(device) + " is out of range");
+  if (const void *p = slots[device].load(std::memory_order_acquire))
+    return *static_cast<const cuda::LoadedKernel *>(p);
+  std::lock_guard<std::mutex> lock(mu);
+  if (const void *p = slots[device].load(std::memory_order_acquire))
+    return *static_cast<const cuda::LoadedKernel *>(p);
+  if (!k.hasPtx())
+    throw Error("kernel '" + k.name() + "' was compiled without a GPU target; compile it for one");
+  std::shared_ptr<cuda::LoadedKernel> loaded =
+      cuda::LoadedKernel::load(k.ir("ptx"), k.name(), device, k.sharedBytes(), k.name());
+  owners.push_back(loaded);
+  slots[device].store(loaded.get(), std::memory_order_release);
+  return *loaded;
+}
+
+void KernelImpl::cudaAttrs(int device, int &numRegs, int &localBytes) const {
+  const auto &lk = loadedOn(*this, device, gpuMutex_, loaded_, loadedOwners_);
+  numRegs = lk.attrs().numRegs;
+  localBytes = lk.attrs().localBytes;
+}
+
+void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
+                            int device) const {
+  const Function &fn = function();
+  if (args.size() != fn.body.args.size())
+    throw KernelError("kernel '" + name_ + "' takes " + std::to_string(fn.body.args.size()) +
+                      " runtime arguments but " + std::to_string(args.size()) + " were given");
+  const auto &lk = loadedOn(*this, device, gpuMutex_, loaded_, loadedOwners_);
+  // One 8-byte slot per parameter, filled as the PTX declares it (emit.cpp:
+  // pointers and 64-bit integers .u64, other integers .u32, f64 .f64, other
+  // floats .f32).
+  constexpr size_t kInline = 32;
+  uint64_t storage[kInline];
+  void *params[kInline];
+  std::vector<uint64_t> bigStorage;
+  std::vector<void *> bigParams;
+  uint64_t *slots = storage;
+  void **ptrs = params;
+  if (args.size() > kInline) {
+    bigStorage.resize(args.size());
+    bigParams.resize(args.size());
+    slots = bigStorage.data();
+    ptrs = bigParams.data();
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Type &t = fn.body.args[i]->type;
+    const interp::ArgValue &a = args[i];
+    slots[i] = 0;
+    if (t.isPtr() || (isInt(t.dtype) && bitWidth(t.dtype) == 64)) {
+      slots[i] = a.bits;
+    } else if (isInt(t.dtype)) {
+      uint32_t v = static_cast<uint32_t>(a.bits);
+      std::memcpy(&slots[i], &v, 4);
+    } else if (t.dtype == DType::F64) {
+      double d = a.kind == interp::ArgValue::Kind::Float
+                     ? a.f
+                     : static_cast<double>(static_cast<int64_t>(a.bits));
+      std::memcpy(&slots[i], &d, 8);
+    } else {
+      float f = static_cast<float>(a.kind == interp::ArgValue::Kind::Float
+                                       ? a.f
+                                       : static_cast<double>(static_cast<int64_t>(a.bits)));
+      std::memcpy(&slots[i], &f, 4);
+    }
+    ptrs[i] = &slots[i];
+  }
+  const int64_t g[3] = {grid.x, grid.y, grid.z};
+  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs);
+}
+
+}  // namespace tessera
