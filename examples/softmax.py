@@ -16,7 +16,7 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols,
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
-    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
     x = x - tl.max(x, axis=0)
     num = tl.exp(x)
     den = tl.sum(num, axis=0)

@@ -21,13 +21,13 @@ def softmax_online_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols
     s = 0.0
     for start in range(0, n_cols, BLOCK_SIZE):
         mask = start + cols < n_cols
-        x = tl.load(row_in + start + cols, mask=mask, other=-float("inf"))
+        x = tl.load(row_in + start + cols, mask=mask, other=-float("inf")).to(tl.float32)
         m_new = tl.maximum(m, tl.max(x, axis=0))
         s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
         m = m_new
     for start in range(0, n_cols, BLOCK_SIZE):
         mask = start + cols < n_cols
-        x = tl.load(row_in + start + cols, mask=mask, other=-float("inf"))
+        x = tl.load(row_in + start + cols, mask=mask, other=-float("inf")).to(tl.float32)
         tl.store(row_out + start + cols, tl.exp(x - m) / s, mask=mask)
 
 

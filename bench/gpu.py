@@ -1,0 +1,292 @@
+"""GPU benchmark: Tessera against PyTorch eager, torch.compile and the same
+kernel source compiled by Triton, in one run on one GPU, with a
+device-to-device copy as the bandwidth ceiling.
+
+  memory-bound  vector add and GeLU over 2^28 fp32; fused softmax at
+                4096x1024, 4096x4096, 8192x8192, 32768x512 (fp32, bf16);
+                layer norm forward at 4096x8192. Medians of CUDA-event
+                timings; inputs far larger than L2. TB/s counts each input
+                read once and each output written once.
+  cold compile  first call in a fresh process with empty caches (compile,
+                load, launch) of the softmax and matmul examples.
+  launch        host time per launch of a cached kernel with torch tensors
+                (10,000 launches), Tessera vs Triton vs torch.add.
+
+    python3 bench/gpu.py [--quick] [--out FILE]
+"""
+import argparse
+import importlib.util
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "examples"))
+
+import torch  # noqa: E402
+
+import tessera  # noqa: E402
+
+LINES = []
+
+
+def say(s=""):
+    print(s, flush=True)
+    LINES.append(s)
+
+
+def triton_module(name):
+    """The example `name` with its imports pointed at Triton: the same kernel source."""
+    src = (ROOT / "examples" / f"{name}.py").read_text()
+    src = src.replace("import tessera as triton", "import triton").replace(
+        "import tessera.language as tl", "import triton.language as tl")
+    d = pathlib.Path(tempfile.mkdtemp(prefix="tessera_bench_"))
+    path = d / f"triton_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(f"triton_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bench(fn, reps=50, warmup=5):
+    """Median milliseconds of `fn` by CUDA events (L2 flushed between runs
+    is unnecessary: every input here is many times larger than L2)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+def row(name, nbytes, results, copy_tbs):
+    """results: {impl: ms or None}; prints TB/s and ratios to Triton and the copy."""
+    parts = []
+    tess = results.get("tessera")
+    for impl, ms in results.items():
+        if ms is None:
+            parts.append(f"{impl} n/a")
+            continue
+        tbs = nbytes / ms / 1e9
+        parts.append(f"{impl} {tbs:5.2f} TB/s")
+    tri = results.get("triton")
+    ratio = f"tessera/triton {tri / tess:5.2f}x" if tess and tri else "tessera/triton n/a"
+    frac = f"of copy {nbytes / tess / 1e9 / copy_tbs:5.2f}" if tess else ""
+    say(f"{name:28s} " + " | ".join(parts) + f" || {ratio} {frac}")
+
+
+def try_compile(f):
+    try:
+        g = torch.compile(f)
+        return g
+    except Exception as e:  # noqa: BLE001
+        say(f"  torch.compile unavailable: {e}")
+        return None
+
+
+def memory_bound(quick):
+    import gelu as t_gelu
+    import layer_norm as t_ln
+    import softmax as t_softmax
+    import vector_add as t_add
+    tr_add, tr_gelu, tr_softmax, tr_ln = (triton_module(n) for n in
+                                          ("vector_add", "gelu", "softmax", "layer_norm"))
+    n = 1 << (24 if quick else 28)
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    copy_ms = bench(lambda: out.copy_(x))
+    copy_tbs = 2 * 4 * n / copy_ms / 1e9
+    say(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+        f"triton {__import__('triton').__version__}")
+    say(f"{'copy (ceiling)':28s} {copy_tbs:5.2f} TB/s")
+
+    grid = (triton_cdiv(n, 1024),)
+    add_c = try_compile(lambda a, b: a + b)
+    # Correctness first: each implementation's output checked once.
+    t_add.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+    assert torch.equal(out, x + y), "tessera vector add is wrong"
+    row("vector add fp32 2^%d" % (n.bit_length() - 1), 3 * 4 * n, {
+        "tessera": bench(lambda: t_add.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)),
+        "triton": bench(lambda: tr_add.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)),
+        "torch": bench(lambda: torch.add(x, y, out=out)),
+        "compile": bench(lambda: add_c(x, y)) if add_c else None}, copy_tbs)
+
+    gelu_ref = lambda a: torch.nn.functional.gelu(a, approximate="tanh")  # noqa: E731
+    gelu_c = try_compile(gelu_ref)
+    t_gelu.gelu_kernel[grid](x, out, n, BLOCK_SIZE=1024)
+    err = ((out - gelu_ref(x)).norm() / gelu_ref(x).norm()).item()
+    assert err < 1e-5, f"tessera gelu is wrong ({err})"
+    row("gelu fp32 2^%d" % (n.bit_length() - 1), 2 * 4 * n, {
+        "tessera": bench(lambda: t_gelu.gelu_kernel[grid](x, out, n, BLOCK_SIZE=1024)),
+        "triton": bench(lambda: tr_gelu.gelu_kernel[grid](x, out, n, BLOCK_SIZE=1024)),
+        "torch": bench(lambda: gelu_ref(x)),
+        "compile": bench(lambda: gelu_c(x)) if gelu_c else None}, copy_tbs)
+    del x, y, out
+
+    shapes = [(4096, 1024), (4096, 4096), (8192, 8192), (32768, 512)]
+    if quick:
+        shapes = shapes[:2]
+    sm_c = try_compile(lambda a: torch.softmax(a, dim=1))
+    for dtype in (torch.float32, torch.bfloat16):
+        for (m, k) in shapes:
+            a = torch.randn(m, k, device="cuda").to(dtype)
+            o = torch.empty_like(a)
+            block = triton_next_pow2(k)
+            warps = 4 if block <= 1024 else 8 if block <= 4096 else 16
+
+            def run(mod):
+                mod.softmax_kernel[(m,)](o, a, a.stride(0), o.stride(0), k, BLOCK_SIZE=block,
+                                         num_warps=warps)
+            run(t_softmax)
+            err = ((o.double() - torch.softmax(a.double(), 1)).norm() /
+                   torch.softmax(a.double(), 1).norm()).item()
+            assert err < (1e-5 if dtype == torch.float32 else 1e-2), f"softmax wrong ({err})"
+            row(f"softmax {str(dtype)[6:]} {m}x{k}", 2 * a.numel() * a.element_size(), {
+                "tessera": bench(lambda: run(t_softmax)),
+                "triton": bench(lambda: run(tr_softmax)),
+                "torch": bench(lambda: torch.softmax(a, dim=1)),
+                "compile": bench(lambda: sm_c(a)) if sm_c else None}, copy_tbs)
+            del a, o
+
+    m, k = 4096, 8192
+    a = torch.randn(m, k, device="cuda")
+    w = torch.randn(k, device="cuda")
+    b = torch.randn(k, device="cuda")
+    yv = torch.empty_like(a)
+    mean = torch.empty(m, device="cuda")
+    rstd = torch.empty(m, device="cuda")
+    ln_c = try_compile(lambda t: torch.nn.functional.layer_norm(t, (k,), w, b, 1e-5))
+
+    def run_ln(mod):
+        mod.layer_norm_fwd_kernel[(m,)](a, yv, w, b, mean, rstd, a.stride(0), k, 1e-5,
+                                        BLOCK_SIZE=1024, num_warps=8)
+    run_ln(t_ln)
+    ref = torch.nn.functional.layer_norm(a, (k,), w, b, 1e-5)
+    assert ((yv - ref).norm() / ref.norm()).item() < 1e-5, "layer norm wrong"
+    row(f"layer norm fwd fp32 {m}x{k}", 2 * a.numel() * 4, {
+        "tessera": bench(lambda: run_ln(t_ln)),
+        "triton": bench(lambda: run_ln(tr_ln)),
+        "torch": bench(lambda: torch.nn.functional.layer_norm(a, (k,), w, b, 1e-5)),
+        "compile": bench(lambda: ln_c(a)) if ln_c else None}, copy_tbs)
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def triton_next_pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+COLD = r'''
+import os, sys, time, pathlib
+sys.path.insert(0, {python!r}); sys.path.insert(0, {examples!r})
+import torch
+torch.empty(1, device="cuda"); torch.cuda.synchronize()
+which, kind = {which!r}, {kind!r}
+if which == "triton":
+    import importlib.util, tempfile
+    src = pathlib.Path({examples!r}, kind + ".py").read_text()
+    src = src.replace("import tessera as triton", "import triton").replace("import tessera.language as tl", "import triton.language as tl")
+    p = pathlib.Path(tempfile.mkdtemp()) / ("t_" + kind + ".py"); p.write_text(src)
+    spec = importlib.util.spec_from_file_location("t_" + kind, p); mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+else:
+    import importlib; mod = importlib.import_module(kind)
+if kind == "softmax":
+    a = torch.randn(4096, 1024, device="cuda"); o = torch.empty_like(a)
+    t0 = time.perf_counter()
+    mod.softmax_kernel[(4096,)](o, a, 1024, 1024, 1024, BLOCK_SIZE=1024)
+else:
+    a = torch.randn(512, 512, device="cuda"); b = torch.randn(512, 512, device="cuda"); c = torch.empty(512, 512, device="cuda")
+    k = mod.matmul_kernel.fn if hasattr(mod.matmul_kernel, "fn") else mod.matmul_kernel
+    t0 = time.perf_counter()
+    k[(64,)](a, b, c, 512, 512, 512, 512, 1, 512, 1, 512, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8)
+torch.cuda.synchronize()
+print((time.perf_counter() - t0) * 1e3)
+'''
+
+
+def cold_compile():
+    for kind in ("softmax", "matmul"):
+        res = {}
+        for which in ("tessera", "triton"):
+            times = []
+            for _ in range(3):
+                with tempfile.TemporaryDirectory() as cache:
+                    env = dict(os.environ, TESSERA_CACHE_DIR=cache, TRITON_CACHE_DIR=cache)
+                    code = COLD.format(python=str(ROOT / "python"), examples=str(ROOT / "examples"),
+                                       which=which, kind=kind)
+                    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                       text=True, env=env)
+                    if r.returncode != 0:
+                        say(f"cold compile {kind} {which} failed: {r.stderr[-2000:]}")
+                        break
+                    times.append(float(r.stdout.split()[-1]))
+            res[which] = statistics.median(times) if times else None
+        t, tr = res["tessera"], res["triton"]
+        ratio = f"{tr / t:6.1f}x faster" if t and tr else "n/a"
+        say(f"cold compile {kind:8s}  tessera {t or float('nan'):8.1f} ms | triton "
+            f"{tr or float('nan'):8.1f} ms || {ratio}")
+
+
+def launch_overhead():
+    import vector_add as t_add
+    tr_add = triton_module("vector_add")
+    x = torch.randn(16, device="cuda")
+    y = torch.randn(16, device="cuda")
+    out = torch.empty_like(x)
+    N = 10000
+
+    def host_us(f):
+        for _ in range(100):
+            f()
+        torch.cuda.synchronize()
+        reps = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(N):
+                f()
+            reps.append((time.perf_counter() - t0) / N * 1e6)
+            torch.cuda.synchronize()
+        return statistics.median(reps)
+    t = host_us(lambda: t_add.add_kernel[(1,)](x, y, out, 16, BLOCK_SIZE=1024))
+    tr = host_us(lambda: tr_add.add_kernel[(1,)](x, y, out, 16, BLOCK_SIZE=1024))
+    ta = host_us(lambda: torch.add(x, y, out=out))
+    say(f"launch (host us/launch)  tessera {t:6.2f} | triton {tr:6.2f} | torch.add {ta:6.2f} "
+        f"|| tessera/triton {t / tr:5.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--only", default="memory,cold,launch")
+    args = ap.parse_args()
+    parts = args.only.split(",")
+    try:
+        if "memory" in parts:
+            memory_bound(args.quick)
+        if "launch" in parts:
+            launch_overhead()
+        if "cold" in parts:
+            cold_compile()
+    finally:
+        if args.out:
+            pathlib.Path(args.out).write_text("\n".join(LINES) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds Tessera (no registry needed:
+# CMake, Ninja, nanobind and scikit-build-core already installed), runs the
+# GPU tests (tests/gpu) and the GPU benchmark, and writes logs to $OUT (or
+# build-gpu/out). Usage: scripts/gpu.sh [tests|bench|all] [pytest args...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"; shift || true
+out="${OUT:-build-gpu/out}"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF \
+  -DTESSERA_WERROR=OFF > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+export TESSERA_BUILD_DIR="$PWD/build-gpu" PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+export TESSERA_CACHE_DIR="$(mktemp -d)"
+status=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  python3 -m pytest -q -p no:cacheprovider tests/gpu "$@" 2>&1 | tee "$out/gpu_tests.log" | tail -40
+  status=${PIPESTATUS[0]}
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  python3 bench/gpu.py --out "$out/bench.txt" 2>&1 | tee "$out/bench.log" | tail -30
+fi
+exit $status

@@ -1,0 +1,351 @@
+"""The kernel language on the GPU: elementwise math over dtypes, casts,
+reductions and scans over axes, 2-D tiles (broadcasts, layout conversions),
+control flow, atomics, shape ops and dot, each against PyTorch."""
+import pytest
+import torch
+
+import tessera as triton
+import tessera.language as tl
+from conftest import poisoned, rel_err
+
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    y = tl.load(y_ptr + offs, mask=m, other=1)
+    if OP == "add":
+        r = x + y
+    elif OP == "sub":
+        r = x - y
+    elif OP == "mul":
+        r = x * y
+    elif OP == "div":
+        r = x / y
+    elif OP == "max":
+        r = tl.maximum(x, y)
+    elif OP == "min":
+        r = tl.minimum(x, y)
+    elif OP == "where":
+        r = tl.where(x > y, x, y)
+    elif OP == "floordiv":
+        r = x // y
+    elif OP == "mod":
+        r = x % y
+    elif OP == "and":
+        r = x & y
+    elif OP == "xor":
+        r = x ^ y
+    else:
+        r = x << (y & 7)
+    tl.store(out_ptr + offs, r, mask=m)
+
+
+FLOAT_OPS = ["add", "sub", "mul", "div", "max", "min", "where"]
+INT_OPS = ["add", "sub", "mul", "floordiv", "mod", "max", "min", "and", "xor", "shl"]
+
+
+def torch_binary(op, x, y):
+    return {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
+            "div": lambda: x / y, "max": lambda: torch.maximum(x, y),
+            "min": lambda: torch.minimum(x, y), "where": lambda: torch.where(x > y, x, y),
+            "floordiv": lambda: torch.div(x, y, rounding_mode="trunc"),
+            "mod": lambda: torch.fmod(x, y), "and": lambda: x & y, "xor": lambda: x ^ y,
+            "shl": lambda: x << (y & 7)}[op]()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_float_binary(gen, dtype, op):
+    n = 3000
+    x = torch.randn(n, device="cuda", generator=gen).to(dtype)
+    y = torch.randn(n, device="cuda", generator=gen).to(dtype) + 0.1
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 512),)](x, y, out, n, OP=op, BLOCK=512)
+    ref = torch_binary(op, x.float(), y.float()).to(dtype) if dtype != torch.float64 else torch_binary(op, x, y)
+    tol = {torch.float32: 1e-6, torch.float64: 1e-12}.get(dtype, 1e-2)
+    assert rel_err(out, ref) <= tol
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.int16, torch.uint8])
+@pytest.mark.parametrize("op", INT_OPS)
+def test_int_binary(gen, dtype, op):
+    n = 2000
+    hi = 100 if dtype in (torch.int8, torch.uint8) else 10000
+    lo = 0 if dtype == torch.uint8 else -hi
+    x = torch.randint(lo, hi, (n,), device="cuda", generator=gen, dtype=dtype)
+    y = torch.randint(1, hi, (n,), device="cuda", generator=gen, dtype=dtype)
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 256),)](x, y, out, n, OP=op, BLOCK=256)
+    ref = torch_binary(op, x.long(), y.long()).to(dtype)
+    assert torch.equal(out, ref), (out[:8], ref[:8])
+
+
+@triton.jit
+def unary_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0).to(tl.float32)  # math is fp32/fp64, as in Triton
+    if OP == "exp":
+        r = tl.exp(x)
+    elif OP == "exp2":
+        r = tl.exp2(x)
+    elif OP == "log":
+        r = tl.log(tl.abs(x) + 0.5)
+    elif OP == "log2":
+        r = tl.log2(tl.abs(x) + 0.5)
+    elif OP == "sqrt":
+        r = tl.sqrt(tl.abs(x))
+    elif OP == "sqrt_rn":
+        r = tl.sqrt_rn(tl.abs(x))
+    elif OP == "rsqrt":
+        r = tl.rsqrt(tl.abs(x) + 0.5)
+    elif OP == "sin":
+        r = tl.sin(x)
+    elif OP == "cos":
+        r = tl.cos(x)
+    elif OP == "erf":
+        r = tl.erf(x)
+    elif OP == "floor":
+        r = tl.floor(x)
+    elif OP == "ceil":
+        r = tl.ceil(x)
+    elif OP == "sigmoid":
+        r = tl.sigmoid(x)
+    elif OP == "abs":
+        r = tl.abs(x)
+    else:
+        r = -x
+    tl.store(out_ptr + offs, r, mask=m)
+
+
+UNARY = {"exp": torch.exp, "exp2": torch.exp2, "log": lambda x: torch.log(x.abs() + 0.5),
+         "log2": lambda x: torch.log2(x.abs() + 0.5), "sqrt": lambda x: x.abs().sqrt(),
+         "sqrt_rn": lambda x: x.abs().sqrt(), "rsqrt": lambda x: torch.rsqrt(x.abs() + 0.5),
+         "sin": torch.sin, "cos": torch.cos, "erf": torch.erf, "floor": torch.floor,
+         "ceil": torch.ceil, "sigmoid": torch.sigmoid, "abs": torch.abs, "neg": torch.neg}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_unary(gen, dtype, op):
+    n = 5000
+    # In [-10, 10]: exp stays finite in float16.
+    x = (torch.randn(n, device="cuda", generator=gen) * 3).clamp(-10, 10).to(dtype)
+    out = poisoned(n, dtype)
+    unary_kernel[(triton.cdiv(n, 1024),)](x, out, n, OP=op, BLOCK=1024)
+    ref = UNARY[op](x.double())
+    tol = 2e-6 if dtype == torch.float32 else 1e-2
+    assert rel_err(out, ref) <= tol
+
+
+@triton.jit
+def cast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m).to(out_ptr.dtype.element_ty), mask=m)
+
+
+CAST_TYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32,
+              torch.int64, torch.int8, torch.uint8, torch.int16]
+
+
+@pytest.mark.parametrize("src", CAST_TYPES)
+@pytest.mark.parametrize("dst", CAST_TYPES)
+def test_cast(gen, src, dst):
+    n = 1500
+    x = (torch.randn(n, device="cuda", generator=gen) * 50)
+    if not src.is_floating_point:
+        x = x.clamp(-100, 100) if src != torch.uint8 else x.abs().clamp(0, 200)
+    x = x.to(src)
+    if not dst.is_floating_point and src.is_floating_point:
+        x = x.clamp(-100, 100) if dst != torch.uint8 else x.abs().clamp(0, 200)
+    out = poisoned(n, dst)
+    cast_kernel[(triton.cdiv(n, 512),)](x, out, n, BLOCK=512)
+    ref = x.to(dst)
+    if dst.is_floating_point:
+        assert rel_err(out, ref) <= (1e-6 if dst in (torch.float32, torch.float64) else 1e-2)
+    else:
+        assert torch.equal(out, ref)
+
+
+@triton.jit
+def reduce2d_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr,
+                    OP: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "min":
+        r = tl.min(x, axis=AXIS)
+    else:
+        r = tl.argmax(x, axis=AXIS)
+    if AXIS == 0:
+        tl.store(out_ptr + rn, r)
+    else:
+        tl.store(out_ptr + rm, r)
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (64, 32), (32, 256), (256, 16), (2, 1024)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("op", ["sum", "max", "min", "argmax"])
+def test_reduce_2d(gen, shape, axis, op):
+    x = torch.randn(shape, device="cuda", generator=gen)
+    out = poisoned(shape[1 - axis], torch.int32 if op == "argmax" else torch.float32)
+    reduce2d_kernel[(1,)](x, out, M=shape[0], N=shape[1], AXIS=axis, OP=op)
+    if op == "argmax":
+        assert torch.equal(out.long(), x.argmax(dim=axis))
+    else:
+        ref = {"sum": x.double().sum(axis), "max": x.double().amax(axis),
+               "min": x.double().amin(axis)}[op]
+        assert rel_err(out, ref) <= 1e-6
+
+
+@triton.jit
+def full_reduce_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        acc += tl.load(x_ptr + start + offs, mask=start + offs < n, other=0.0)
+    tl.store(out_ptr, tl.sum(acc, axis=0))
+
+
+@pytest.mark.parametrize("n", [1, 100, 12345])
+@pytest.mark.parametrize("warps", [1, 4, 8])
+def test_loop_and_full_reduce(gen, n, warps):
+    x = torch.randn(n, device="cuda", generator=gen)
+    out = poisoned(1)
+    full_reduce_kernel[(1,)](x, out, n, BLOCK=1024, num_warps=warps)
+    assert rel_err(out, x.double().sum().reshape(1)) <= 1e-6
+
+
+@triton.jit
+def scan_kernel(x_ptr, out_ptr, N: tl.constexpr, REVERSE: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0, reverse=REVERSE))
+
+
+@pytest.mark.parametrize("n", [16, 256, 1024])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum(gen, n, reverse):
+    x = torch.randint(-50, 50, (n,), device="cuda", generator=gen, dtype=torch.int32)
+    out = poisoned(n, torch.int32)
+    scan_kernel[(1,)](x, out, N=n, REVERSE=reverse)
+    ref = x.flip(0).cumsum(0).flip(0) if reverse else x.cumsum(0)
+    assert torch.equal(out, ref.int())
+
+
+@triton.jit
+def transpose_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rn[:, None] * M + rm[None, :], tl.trans(x))
+
+
+@pytest.mark.parametrize("shape", [(16, 16), (32, 64), (128, 8)])
+def test_transpose(gen, shape):
+    x = torch.randn(shape, device="cuda", generator=gen)
+    out = poisoned((shape[1], shape[0]))
+    transpose_kernel[(1,)](x, out, M=shape[0], N=shape[1])
+    assert torch.equal(out, x.t())
+
+
+@triton.jit
+def while_kernel(x_ptr, out_ptr, n):
+    i = tl.program_id(0)
+    v = tl.load(x_ptr + i)
+    steps = 0
+    while v > 1:
+        v = tl.where(v % 2 == 0, v // 2, 3 * v + 1)
+        steps += 1
+    tl.store(out_ptr + i, steps)
+
+
+def test_while_collatz(gen):
+    x = torch.randint(1, 1000, (64,), device="cuda", generator=gen, dtype=torch.int32)
+    out = poisoned(64, torch.int32)
+    while_kernel[(64,)](x, out, 64)
+    ref = []
+    for v in x.tolist():
+        s = 0
+        while v > 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            s += 1
+        ref.append(s)
+    assert out.tolist() == ref
+
+
+@triton.jit
+def atomic_kernel(x_ptr, hist_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.atomic_add(hist_ptr + (v % 16), 1, mask=m)
+    tl.atomic_add(total_ptr, tl.sum(tl.where(m, v, 0), axis=0))
+    tl.atomic_max(total_ptr + 1, tl.max(tl.where(m, v, 0), axis=0))
+
+
+def test_atomics(gen):
+    n = 10000
+    x = torch.randint(0, 1000, (n,), device="cuda", generator=gen, dtype=torch.int32)
+    hist = torch.zeros(16, dtype=torch.int32, device="cuda")
+    total = torch.zeros(2, dtype=torch.int32, device="cuda")
+    atomic_kernel[(triton.cdiv(n, 256),)](x, hist, total, n, BLOCK=256)
+    assert torch.equal(hist, torch.bincount(x % 16, minlength=16).int())
+    assert total[0].item() == x.sum().item() and total[1].item() == x.max().item()
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("mnk", [(16, 16, 16), (32, 64, 16), (64, 32, 128)])
+def test_dot(gen, dtype, mnk):
+    m, n, k = mnk
+    a = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
+    b = torch.randn(k, n, device="cuda", generator=gen).to(dtype)
+    c = poisoned((m, n))
+    dot_kernel[(1,)](a, b, c, M=m, N=n, K=k)
+    assert rel_err(c, a.double() @ b.double()) <= (1e-5 if dtype == torch.float32 else 1e-2)
+
+
+@triton.jit
+def shape_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.reshape(x, (N // 8, 8))
+    z = tl.sum(y, axis=1)
+    tl.store(out_ptr + tl.arange(0, N // 8), z)
+    f = tl.flip(x, 0)
+    tl.store(out_ptr + N // 8 + offs, f)
+
+
+def test_reshape_flip(gen):
+    n = 256
+    x = torch.randn(n, device="cuda", generator=gen)
+    out = poisoned(n // 8 + n)
+    shape_kernel[(1,)](x, out, N=n)
+    assert rel_err(out[: n // 8], x.double().reshape(-1, 8).sum(1)) <= 1e-6
+    assert torch.equal(out[n // 8:], x.flip(0))
+
+
+def test_cupy_arrays():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.random.standard_normal(5000, dtype=cupy.float32)
+    y = cupy.random.standard_normal(5000, dtype=cupy.float32)
+    out = cupy.full(5000, cupy.nan, dtype=cupy.float32)
+    binary_kernel[(triton.cdiv(5000, 512),)](x, y, out, 5000, OP="add", BLOCK=512)
+    assert cupy.allclose(out, x + y, rtol=0, atol=0)
