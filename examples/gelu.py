@@ -9,7 +9,8 @@ import numpy as np
 import tessera as triton
 import tessera.language as tl
 
-SQRT_2_OVER_PI = 0.7978845608028654
+# Triton kernels read only tl.constexpr globals.
+SQRT_2_OVER_PI = tl.constexpr(0.7978845608028654)
 
 
 @triton.jit
@@ -37,7 +38,7 @@ def gelu(x):
 
 
 def gelu_numpy(x):
-    return 0.5 * x * (1.0 + np.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + np.tanh(SQRT_2_OVER_PI.value * (x + 0.044715 * x * x * x)))
 
 
 def demo(rng, n=1 << 20):

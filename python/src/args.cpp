@@ -2,7 +2,11 @@
 // buffers, resolver objects), the grid, and running a kernel.
 #include <bit>
 #include <chrono>
+#include <cctype>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
 #include <deque>
 
 #include "tessera_ext.h"
@@ -185,6 +189,66 @@ void classifyNumpyScalar(PyObject *v, uint32_t code, ArgInfo &out, std::string_v
   }
 }
 
+// torch.dtype objects (singletons) of CUDA tensors seen through the resolver,
+// with their dtype codes: the fast path below reads them without Python.
+std::unordered_map<PyObject *, uint32_t> &torchDTypes() {
+  static std::unordered_map<PyObject *, uint32_t> m;
+  return m;
+}
+
+bool isTorchTensorType(PyTypeObject *t) {
+  return std::strcmp(t->tp_name, "Tensor") == 0 || std::strcmp(t->tp_name, "Parameter") == 0;
+}
+
+bool cpuBackendForced() {
+  const char *b = std::getenv("TESSERA_BACKEND");
+  if (!b) return false;
+  std::string s(b);
+  for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s.find("cpu") != std::string::npos || s.find("interpreter") != std::string::npos;
+}
+
+// The launch fast path for a PyTorch CUDA tensor: get_device(), dtype and
+// data_ptr() read through the C API, no resolver call. False (nothing
+// consumed) for anything else, which then takes the general path.
+bool classifyTorchCuda(PyObject *v, ArgInfo &out) {
+  if (!isTorchTensorType(Py_TYPE(v))) return false;
+  static PyObject *getDevice = PyUnicode_InternFromString("get_device");
+  static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
+  static PyObject *dtypeName = PyUnicode_InternFromString("dtype");
+  nb::object dt = nb::steal(PyObject_GetAttr(v, dtypeName));
+  if (!dt.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  auto it = torchDTypes().find(dt.ptr());
+  if (it == torchDTypes().end()) return false;
+  nb::object dev = nb::steal(PyObject_CallMethodNoArgs(v, getDevice));
+  if (!dev.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  long d = PyLong_AsLong(dev.ptr());
+  if (d < 0 || cpuBackendForced()) return false;
+  nb::object p = nb::steal(PyObject_CallMethodNoArgs(v, dataPtr));
+  if (!p.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  unsigned long long address = PyLong_AsUnsignedLongLong(p.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  out.kind = ArgKind::kPointer;
+  out.dtype = it->second;
+  out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
+  out.bytes = 0;
+  out.device = static_cast<int>(d);
+  out.div16 = address % 16 == 0;
+  return true;
+}
+
 void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel) {
   PyObject *res = resolver();
   if (!res) raiseUnsupported(v, param, kernel);
@@ -230,6 +294,13 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
   out.kind = ArgKind::kPointer;
   out.device = device;
   out.dtype = dtypeCode(std::string_view(name, static_cast<size_t>(len)));
+  if (device >= 0 && isTorchTensorType(Py_TYPE(v))) {
+    // Remember this torch.dtype for the fast path (dtype objects live forever).
+    if (PyObject *dt = PyObject_GetAttrString(v, "dtype"))
+      torchDTypes().emplace(dt, out.dtype);  // keeps the reference
+    else
+      PyErr_Clear();
+  }
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = size;
   out.div16 = address % 16 == 0;
@@ -271,6 +342,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     out.f = PyFloat_AS_DOUBLE(v);
     return;
   }
+  if (classifyTorchCuda(v, out)) return;
   if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
   if (PyObject_CheckBuffer(v)) {
     Py_buffer view;

@@ -363,11 +363,15 @@ def _check_backend() -> None:
 
 def _current_stream(device: int) -> int:
     """The CUstream GPU launches go on: PyTorch's current stream when
-    PyTorch is loaded, else CuPy's, else the default stream."""
+    PyTorch is loaded, else CuPy's, else the default stream. Once PyTorch is
+    loaded, its own C function replaces this one in the extension, so a
+    launch calls no Python to find its stream."""
     import sys
     torch = sys.modules.get("torch")
     if torch is not None:
-        return torch._C._cuda_getCurrentRawStream(device)
+        raw = torch._C._cuda_getCurrentRawStream
+        _ext().set_stream_getter(raw)
+        return raw(device)
     cupy = sys.modules.get("cupy")
     if cupy is not None:
         return cupy.cuda.get_current_stream().ptr
