@@ -23,6 +23,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/ptx/gpu_passes.h"
 #include "ir/ir_parser.h"
 #include "ir/printer.h"
 #include "ir/verifier_diagnostics.h"
@@ -42,12 +43,13 @@ struct Options {
   bool verifyDiagnostics = false;
   bool printLocations = false;
   bool listPasses = false;
+  int numWarps = 4;  // GPU passes: warps per program
 };
 
 constexpr const char *kUsage =
     "usage: tessera-opt FILE.tir [--pass=a,b,c] [--print-after=PASS] [--print-after-all]\n"
     "                   [--split-input-file] [--verify-diagnostics] [--print-locations]\n"
-    "                   [--list-passes]\n"
+    "                   [--list-passes] [--num-warps=N]\n"
     "FILE '-' reads standard input.\n";
 
 std::vector<std::string> splitCommas(const std::string &s) {
@@ -76,6 +78,10 @@ std::string parseArgs(int argc, char **argv, Options &opts) {
       opts.verifyDiagnostics = true;
     } else if (arg == "--print-locations") {
       opts.printLocations = true;
+    } else if (arg.rfind("--num-warps=", 0) == 0) {
+      opts.numWarps = std::atoi(value("--num-warps=").c_str());
+      if (opts.numWarps < 1 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
+        return "--num-warps must be a power of two from 1 to 32";
     } else if (arg == "--list-passes") {
       opts.listPasses = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -205,6 +211,7 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
       output += "// IR after pass '" + pass + "'\n" + printModule(m, printOpts) + "\n";
   };
   try {
+    module->numWarps = opts.numWarps;
     runPasses(*module, opts.passes, pipeline);
   } catch (const CompileError &e) {
     return {e.diag};
@@ -261,6 +268,7 @@ int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   try {
+    tessera::registerPasses(tessera::ptx::gpuPasses());
     return run(argc, argv);
   } catch (const tessera::CompileError &e) {
     std::cerr << "tessera-opt: error: " << e.diag.message << "\n";

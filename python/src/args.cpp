@@ -1,13 +1,13 @@
 // Launch arguments: classification of Python values (ints, floats, bools,
 // buffers, resolver objects), the grid, and running a kernel.
 #include <bit>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 #include <deque>
+#include <unordered_map>
 
 #include "tessera_ext.h"
 

@@ -8,12 +8,21 @@ namespace tessera {
 #define PASS(fn, name, desc) void fn(Module &);
 #include "passes/passes.def"
 
-const std::vector<PassInfo> &allPasses() {
-  static const std::vector<PassInfo> passes = {
+static std::vector<PassInfo> &registry() {
+  static std::vector<PassInfo> passes = {
 #define PASS(fn, name, desc) {name, desc, &fn},
 #include "passes/passes.def"
   };
   return passes;
+}
+
+const std::vector<PassInfo> &allPasses() {
+  return registry();
+}
+
+void registerPasses(const std::vector<PassInfo> &more) {
+  for (const PassInfo &p : more)
+    if (!findPass(p.name)) registry().push_back(p);
 }
 
 const PassInfo *findPass(std::string_view name) {

@@ -23,6 +23,9 @@ struct PassInfo {
 // Every registered pass, in passes.def order.
 const std::vector<PassInfo> &allPasses();
 const PassInfo *findPass(std::string_view name);
+// Adds the passes of another component (the GPU code generator's table) to
+// the registry, so tools find them by name. Call before running passes.
+void registerPasses(const std::vector<PassInfo> &more);
 
 struct PassPipelineOptions {
   bool verifyEach = true;  // run the verifier after every pass

@@ -2,7 +2,11 @@
 import math
 
 import pytest
-import torch
+
+from conftest import skip_without_gpu
+
+skip_without_gpu()
+import torch  # noqa: E402
 
 import tessera as triton
 from conftest import poisoned, rel_err

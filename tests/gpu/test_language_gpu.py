@@ -2,7 +2,11 @@
 reductions and scans over axes, 2-D tiles (broadcasts, layout conversions),
 control flow, atomics, shape ops and dot, each against PyTorch."""
 import pytest
-import torch
+
+from conftest import skip_without_gpu
+
+skip_without_gpu()
+import torch  # noqa: E402
 
 import tessera as triton
 import tessera.language as tl

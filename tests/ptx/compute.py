@@ -1,0 +1,75 @@
+# Reductions (registers, warp shuffles, shared memory across warps), math
+# lowering (Triton's approximations and the precise forms), atomics and the
+# FMA lowering of tl.dot.
+# RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ptx | FileCheck %s --check-prefix=SOFTMAX
+# RUN: tesserac compile %s --kernel math --signature "*fp32:16, 256" --emit ptx | FileCheck %s --check-prefix=MATH
+# RUN: tesserac compile %s --kernel counts --signature "*i32:16, *i32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=ATOMIC
+# RUN: tesserac compile %s --kernel small_dot --signature "*fp16:16, *fp16:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=DOT
+# RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ttgir | FileCheck %s --check-prefix=TTGIR
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_softmax(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + offs, e / tl.sum(e, axis=0))
+
+# SOFTMAX: max.f32
+# SOFTMAX: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 16, 31, -1
+# SOFTMAX: bar.sync 0
+# SOFTMAX: st.shared.f32
+# SOFTMAX: bar.sync 0
+# SOFTMAX: ld.shared.f32
+# SOFTMAX: mul.f32 %f{{[0-9]+}}, %f{{[0-9]+}}, 0f3FB8AA3B
+# SOFTMAX-NEXT: ex2.approx.f32
+# SOFTMAX: div.full.f32
+
+# TTGIR: load {{.*}} : tile<1024xf32, #"linear<reg=[0:1,0:2,0:512], lane=[0:4,0:8,0:16,0:32,0:64], warp=[0:128,0:256]>">
+# TTGIR: reduce
+
+
+@triton.jit
+def math(x_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.sqrt(x) + tl.sqrt_rn(x) + tl.div_rn(x, 3.0) + tl.fdiv(x, 3.0) + tl.rsqrt(x) + tl.log(x)
+    tl.store(x_ptr + offs, y + tl.sin(x) + tl.erf(x) + tl.floor(x))
+
+# MATH-DAG: sqrt.approx.f32
+# MATH-DAG: sqrt.rn.f32
+# MATH-DAG: div.rn.f32
+# MATH-DAG: div.full.f32
+# MATH-DAG: rsqrt.approx.f32
+# MATH-DAG: lg2.approx.f32
+# MATH-DAG: sin.approx.f32
+# MATH-DAG: cvt.rmi.f32.f32
+
+
+@triton.jit
+def counts(hist_ptr, total_ptr, x_ptr):
+    offs = tl.arange(0, 128)
+    tl.atomic_add(hist_ptr + offs % 8, 1)
+    tl.atomic_max(total_ptr, tl.sum(offs, axis=0), sem="relaxed", scope="cta")
+    tl.atomic_add(x_ptr + offs, 1.0)
+
+# ATOMIC: atom.acq_rel.gpu.global.add.u32
+# ATOMIC: atom.relaxed.cta.global.max.s32
+# ATOMIC: st.shared
+# ATOMIC: atom.acq_rel.gpu.global.add.f32
+
+
+@triton.jit
+def small_dot(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+
+# DOT: st.shared.b16
+# DOT: bar.sync 0
+# DOT: ld.shared.b16
+# DOT: cvt.f32.f16
+# DOT: fma.rn.f32

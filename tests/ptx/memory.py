@@ -1,0 +1,52 @@
+# Global memory: 16-byte vectors where axis info proves contiguity and
+# alignment, scalar accesses where it does not, sub-word types packed into
+# 32-bit words, cache hints, masked loads with `other`.
+# RUN: tesserac compile %s --kernel copy --signature "*fp32:16, *fp32:16, i32:16, 1024" --emit ptx --target sm_90a | FileCheck %s --check-prefix=ALIGNED
+# RUN: tesserac compile %s --kernel copy --signature "*fp32, *fp32, i32, 1024" --emit ptx --target sm_80 | FileCheck %s --check-prefix=UNALIGNED
+# RUN: tesserac compile %s --kernel copy --signature "*fp16:16, *fp16:16, i32:16, 1024" --emit ptx | FileCheck %s --check-prefix=HALF
+# RUN: tesserac compile %s --kernel hints --signature "*fp32:16, *fp32:16, i32:16" --emit ptx | FileCheck %s --check-prefix=HINTS
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m, other=1.5), mask=m)
+
+# ALIGNED: // tessera.num_warps = 4
+# ALIGNED: .target sm_90a
+# ALIGNED: .file 1 "{{.*}}memory.py"
+# ALIGNED: .visible .entry copy(
+# ALIGNED: .maxntid 128, 1, 1
+# ALIGNED: mov.u32 %r{{[0-9]+}}, %ctaid.x
+# ALIGNED: .loc 1 15
+# ALIGNED: mov.f32 [[OTHER:%f[0-9]+]], 0f3FC00000
+# ALIGNED: @%p{{[0-9]+}} ld.global.v4.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, [%rd{{[0-9]+}}]
+# ALIGNED: st.global.v4.f32
+# ALIGNED-NOT: ld.global.f32
+
+# UNALIGNED: .target sm_80
+# UNALIGNED-NOT: ld.global.v4
+# UNALIGNED: ld.global.f32
+# UNALIGNED-NOT: st.global.v4
+# UNALIGNED: st.global.f32
+
+# HALF: ld.global.v4.b32
+# HALF: bfe.u32
+# HALF: cvt.u16.u32 %h
+# HALF: bfi.b32
+# HALF: st.global.v4.b32
+
+
+@triton.jit
+def hints(x_ptr, y_ptr, n):
+    offs = tl.arange(0, 512)
+    x = tl.load(x_ptr + offs, cache_modifier=".cg")
+    y = tl.load(y_ptr + offs, eviction_policy="evict_last")
+    tl.store(y_ptr + offs, x + y, cache_modifier=".cs")
+
+# HINTS: ld.global.cg.v4.f32
+# HINTS: ld.global.L1::evict_last.v4.f32
+# HINTS: st.global.cs.v4.f32

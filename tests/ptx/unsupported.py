@@ -1,0 +1,17 @@
+# Ops the GPU back end does not lower yet are diagnosed at the user's line
+# with what to do instead, never a crash.
+# VERIFY: tesserac compile %s --kernel kernel --signature "*fp32:16" --emit ptx --split-input-file
+import triton
+import triton.language as tl
+
+# -----
+@triton.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.sort(x))  # expected-error {{tl.sort is not supported by the GPU back end yet}}
+
+# -----
+@triton.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.device_print("x", x)  # expected-error {{tl.device_print is not supported by the GPU back end yet}}
