@@ -1,6 +1,8 @@
 """Runs every example on the best back end available and prints, per
-example, its error against a float64 NumPy reference and its time against
-NumPy's (medians).
+example, its error against a float64 reference and its time against the
+reference library's (medians): on a CUDA GPU (PyTorch present) the kernels
+run on CUDA tensors against PyTorch; elsewhere on the CPU interpreter
+against NumPy. TESSERA_BACKEND=cpu forces the CPU.
 
     python3 examples/demo.py [--quick]
 """
@@ -48,10 +50,10 @@ def report(case, reps):
     return ok
 
 
-def header(backend):
-    print(f"Tessera examples on the {backend} (times: median ms; ratio = Tessera / NumPy)\n")
+def header(backend, peer="numpy"):
+    print(f"Tessera examples on the {backend} (times: median ms; ratio = Tessera / {peer})\n")
     print(f"{'example':<22} {'size':<18} {'result':<6} {'max error':<10} {'tessera':>10} "
-          f"{'numpy':>10} {'ratio':>9}")
+          f"{peer:>10} {'ratio':>9}")
 
 
 def run_one(demo, reps=5):
@@ -62,9 +64,95 @@ def run_one(demo, reps=5):
     sys.exit(0 if ok else 1)
 
 
+def cuda_torch():
+    """PyTorch with a usable CUDA device, or None."""
+    if os.environ.get("TESSERA_BACKEND", "").lower() in ("cpu", "interpreter"):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def gpu_cases(torch, quick):
+    """The examples' kernels on CUDA tensors, against PyTorch."""
+    import tessera as triton
+    import gelu
+    import layer_norm
+    import matmul
+    import softmax
+    import vector_add
+
+    def timed(fn):
+        def run():
+            fn()
+            torch.cuda.synchronize()
+        return run
+
+    cases = []
+    n = 1 << (22 if quick else 26)
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    add = timed(lambda: vector_add.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024))
+    add()
+    cases.append({"name": "vector_add", "size": f"2^{n.bit_length() - 1} fp32",
+                  "out": out.cpu().numpy(), "ref": (x.double() + y.double()).cpu().numpy(),
+                  "tolerance": 1e-6, "tessera": add, "numpy": timed(lambda: torch.add(x, y))})
+    g_out = torch.full_like(x, float("nan"))
+    run_gelu = timed(lambda: gelu.gelu_kernel[(triton.cdiv(n, 1024),)](x, g_out, n, BLOCK_SIZE=1024))
+    run_gelu()
+    ref = torch.nn.functional.gelu(x.double(), approximate="tanh")
+    cases.append({"name": "gelu", "size": f"2^{n.bit_length() - 1} fp32",
+                  "out": g_out.cpu().numpy(), "ref": ref.cpu().numpy(), "tolerance": 1e-5,
+                  "tessera": run_gelu,
+                  "numpy": timed(lambda: torch.nn.functional.gelu(x, approximate="tanh"))})
+    rows, cols = (1024, 1024) if quick else (4096, 4096)
+    a = torch.randn(rows, cols, device="cuda")
+    s_out = torch.full_like(a, float("nan"))
+    run_sm = timed(lambda: softmax.softmax_kernel[(rows,)](s_out, a, cols, cols, cols,
+                                                           BLOCK_SIZE=cols, num_warps=8))
+    run_sm()
+    cases.append({"name": "softmax", "size": f"{rows}x{cols} fp32", "out": s_out.cpu().numpy(),
+                  "ref": torch.softmax(a.double(), 1).cpu().numpy(), "tolerance": 1e-5,
+                  "tessera": run_sm, "numpy": timed(lambda: torch.softmax(a, 1))})
+    w = torch.randn(cols, device="cuda")
+    b = torch.randn(cols, device="cuda")
+    ln_out = torch.full_like(a, float("nan"))
+    mean = torch.empty(rows, device="cuda")
+    rstd = torch.empty(rows, device="cuda")
+    run_ln = timed(lambda: layer_norm.layer_norm_fwd_kernel[(rows,)](
+        a, ln_out, w, b, mean, rstd, cols, cols, 1e-5, BLOCK_SIZE=1024, num_warps=8))
+    run_ln()
+    ref = torch.nn.functional.layer_norm(a.double(), (cols,), w.double(), b.double(), 1e-5)
+    cases.append({"name": "layer_norm", "size": f"{rows}x{cols} fp32", "out": ln_out.cpu().numpy(),
+                  "ref": ref.cpu().numpy(), "tolerance": 1e-5, "tessera": run_ln,
+                  "numpy": timed(lambda: torch.nn.functional.layer_norm(a, (cols,), w, b, 1e-5))})
+    m = 512
+    p = torch.randn(m, m, device="cuda")
+    q = torch.randn(m, m, device="cuda")
+    c = torch.full((m, m), float("nan"), device="cuda")
+    kern = matmul.matmul_kernel.fn
+    run_mm = timed(lambda: kern[(triton.cdiv(m, 64) ** 2,)](
+        p, q, c, m, m, m, m, 1, m, 1, m, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32,
+        GROUP_SIZE_M=8))
+    run_mm()
+    cases.append({"name": "matmul (FMA)", "size": f"{m}x{m}x{m} fp32", "out": c.cpu().numpy(),
+                  "ref": (p.double() @ q.double()).cpu().numpy(), "tolerance": 1e-5,
+                  "tessera": run_mm, "numpy": timed(lambda: p @ q)})
+    return cases
+
+
 def main():
     quick = "--quick" in sys.argv
     rng = np.random.default_rng()
+    torch = cuda_torch()
+    if torch is not None:
+        header(f"GPU ({torch.cuda.get_device_name()})", "torch")
+        failures = sum(not report(c, 2 if quick else 5) for c in gpu_cases(torch, quick))
+        print("\nall examples correct" if not failures else f"\n{failures} example(s) FAILED")
+        return 1 if failures else 0
     header("CPU interpreter")
     failures = 0
     for name in EXAMPLES:
