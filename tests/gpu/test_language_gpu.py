@@ -224,7 +224,9 @@ def test_loop_and_full_reduce(gen, n, warps):
     x = torch.randn(n, device="cuda", generator=gen)
     out = poisoned(1)
     full_reduce_kernel[(1,)](x, out, n, BLOCK=1024, num_warps=warps)
-    assert rel_err(out, x.double().sum().reshape(1)) <= 1e-6
+    # A sum cancels: bound the error by the magnitudes summed, not the result.
+    err = (out.double() - x.double().sum()).abs().item()
+    assert err <= 1e-6 * x.double().abs().sum().item()
 
 
 @triton.jit
