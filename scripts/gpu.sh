@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: builds Tessera (no registry needed:
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
-# GPU tests (tests/gpu) and the GPU benchmark, and writes logs to $OUT (or
-# build-gpu/out). Usage: scripts/gpu.sh [tests|bench|all] [pytest args...]
+# GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
+# GPU benchmark, and writes logs to $OUT (or build-gpu/out).
+# Usage: scripts/gpu.sh [tests|bench|all] [pytest args...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -18,6 +19,16 @@ status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   python3 -m pytest -q -p no:cacheprovider tests/gpu "$@" 2>&1 | tee "$out/gpu_tests.log" | tail -40
   status=${PIPESTATUS[0]}
+fi
+if [ "$what" = all ] && command -v compute-sanitizer >/dev/null; then
+  # The examples under memcheck, and a few under racecheck (shared memory).
+  compute-sanitizer --tool memcheck --error-exitcode 3 python3 -m pytest -q -p no:cacheprovider \
+    tests/gpu/test_examples_gpu.py 2>&1 | tee "$out/memcheck.log" | tail -3
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  compute-sanitizer --tool racecheck --error-exitcode 3 python3 -m pytest -q -p no:cacheprovider \
+    tests/gpu/test_examples_gpu.py -k "softmax or layer_norm or matmul" 2>&1 |
+    tee "$out/racecheck.log" | tail -3
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 bench/gpu.py --out "$out/bench.txt" 2>&1 | tee "$out/bench.log" | tail -30
