@@ -355,3 +355,37 @@ def test_cupy_arrays():
     out = cupy.full(5000, cupy.nan, dtype=cupy.float32)
     binary_kernel[(triton.cdiv(5000, 512),)](x, y, out, 5000, OP="add", BLOCK=512)
     assert cupy.allclose(out, x + y, rtol=0, atol=0)
+
+
+@triton.jit
+def sort_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr, DESC: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(y_ptr + rm[:, None] * N + rn[None, :], tl.sort(x, dim=1, descending=DESC))
+
+
+@pytest.mark.parametrize("shape", [(1, 16), (4, 128), (2, 1024)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.float16])
+@pytest.mark.parametrize("desc", [False, True])
+def test_sort(gen, shape, dtype, desc):
+    x = (torch.randn(shape, device="cuda", generator=gen) * 100).to(dtype)
+    out = poisoned(shape, dtype)
+    sort_kernel[(1,)](x, out, M=shape[0], N=shape[1], DESC=desc)
+    assert torch.equal(out, torch.sort(x, dim=1, descending=desc).values)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, h_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1)
+    tl.store(h_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
+
+
+@pytest.mark.parametrize("n", [1, 500, 1024])
+def test_histogram(gen, n):
+    x = torch.randint(-5, 40, (n,), device="cuda", generator=gen, dtype=torch.int32)
+    out = poisoned(32, torch.int32)
+    histogram_kernel[(1,)](x, out, n, BINS=32, BLOCK=1024)
+    ref = torch.bincount(x[(x >= 0) & (x < 32)].long(), minlength=32).int()
+    assert torch.equal(out, ref)

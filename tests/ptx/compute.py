@@ -73,3 +73,17 @@ def small_dot(a_ptr, b_ptr, c_ptr):
 # DOT: ld.shared.b16
 # DOT: cvt.f32.f16
 # DOT: fma.rn.f32
+
+
+# RUN: tesserac compile %s --kernel sort_hist --signature "*fp32:16, *fp32:16, *i32:16, 256" --emit ptx | FileCheck %s --check-prefix=SORT
+@triton.jit
+def sort_hist(x_ptr, y_ptr, h_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.sort(x, descending=True))
+    tl.store(h_ptr + tl.arange(0, 16), tl.histogram(x.to(tl.int32), 16))
+
+# SORT: setp.nan.f32
+# SORT: xor.pred
+# SORT: bar.sync 0
+# SORT: red.shared.add.u32

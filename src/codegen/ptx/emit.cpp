@@ -393,9 +393,9 @@ void Emitter::emitOp(Operation &op) {
         return alias();
       return emitThroughShared(op);
     case OpCode::Sort:
-      return unsupported(op, "tl.sort");
+      return emitSort(op);
     case OpCode::Histogram:
-      return unsupported(op, "tl.histogram");
+      return emitHistogram(op);
     case OpCode::Add:
     case OpCode::Sub:
     case OpCode::Mul:

@@ -102,6 +102,8 @@ class Emitter {
   void emitScan(Operation &op);
   void emitDot(Operation &op);
   void emitPhilox(Operation &op);
+  void emitSort(Operation &op);       // emit_sort.cpp
+  void emitHistogram(Operation &op);  // emit_sort.cpp
   // Writes a tile's registers to shared memory at byte offset `base` with
   // element strides `strides` (per dim); replicas write the same values.
   void storeTileShared(const Regs &r, const LinearLayout &l, DType d,
