@@ -389,3 +389,52 @@ def test_histogram(gen, n):
     histogram_kernel[(1,)](x, out, n, BINS=32, BLOCK=1024)
     ref = torch.bincount(x[(x >= 0) & (x < 32)].long(), minlength=32).int()
     assert torch.equal(out, ref)
+
+
+@triton.jit
+def print_kernel(x_ptr, n):
+    offs = tl.arange(0, 4)
+    tl.device_print("x", tl.load(x_ptr + offs))
+    tl.device_print("n ", n)
+
+
+def test_device_print(capfd):
+    x = torch.tensor([1.5, -2.0, 3.25, 4.0], device="cuda")
+    print_kernel[(1,)](x, 7)
+    torch.cuda.synchronize()
+    out = capfd.readouterr().out
+    for i, v in enumerate(["1.5", "-2", "3.25", "4"]):
+        assert f"pid (0, 0, 0) idx ({i}) x: {v}\n" in out, out
+    assert "pid (0, 0, 0) idx () n: 7\n" in out, out
+
+
+ASSERT_SCRIPT = r"""
+import sys
+sys.path[:0] = {paths!r}
+import torch
+import tessera as triton
+import tessera.language as tl
+
+@triton.jit(debug=True)
+def checked(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 32))
+    tl.device_assert(x < 10, "x below ten")
+
+x = torch.arange(32, device="cuda", dtype=torch.float32)
+try:
+    checked[(1,)](x)
+    torch.cuda.synchronize()
+except Exception as e:
+    print("raised", type(e).__name__, e)
+"""
+
+
+def test_device_assert_stops_the_kernel(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "assert_kernel.py"
+    script.write_text(ASSERT_SCRIPT.format(paths=sys.path[:3]))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    text = r.stdout + r.stderr
+    assert "device_assert failed: x below ten" in text, text
+    assert "raised" in text, text

@@ -87,3 +87,20 @@ def sort_hist(x_ptr, y_ptr, h_ptr, N: tl.constexpr):
 # SORT: xor.pred
 # SORT: bar.sync 0
 # SORT: red.shared.add.u32
+
+
+# RUN: tesserac compile %s --kernel debugging --signature "*fp32:16, i32" --emit ptx --debug | FileCheck %s --check-prefix=DEBUG
+# RUN: tesserac compile %s --kernel debugging --signature "*fp32:16, i32" --emit ptx | FileCheck %s --check-prefix=NODEBUG
+@triton.jit
+def debugging(x_ptr, n):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.device_print("x", x)
+    tl.device_assert(x < 100.0, "x is small")
+
+# DEBUG: .extern .func (.param .b32 func_retval0) vprintf
+# DEBUG: .extern .func __assertfail
+# DEBUG: .local .align 8 .b8 tessera_printbuf
+# DEBUG: call.uni (retval0), vprintf, (param0, param1);
+# DEBUG: call.uni __assertfail
+# NODEBUG: vprintf
+# NODEBUG-NOT: __assertfail

@@ -13,5 +13,5 @@ def kernel(x_ptr):
 # -----
 @triton.jit
 def kernel(x_ptr):
-    x = tl.load(x_ptr + tl.arange(0, 16))
-    tl.device_print("x", x)  # expected-error {{tl.device_print is not supported by the GPU back end yet}}
+    x = tl.load(x_ptr + tl.arange(0, 16)).to(tl.float64)
+    tl.store(x_ptr + tl.arange(0, 16), tl.erf(x))  # expected-error {{tl.erf on float64 is not supported by the GPU back end yet}}

@@ -447,9 +447,9 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::Philox:
       return emitPhilox(op);
     case OpCode::Print:
-      return unsupported(op, "tl.device_print");
+      return emitPrint(op);
     case OpCode::Assert:
-      if (opts_.debug) unsupported(op, "tl.device_assert with debug=True");
+      if (opts_.debug) emitAssert(op);
       return;
     case OpCode::Barrier:
       return barrier();
@@ -556,7 +556,7 @@ PtxKernel Emitter::run() {
     }
     out << ".file " << idx << " \"" << esc << "\"\n";
   }
-  out << ".extern .shared .align 16 .b8 tessera_smem[];\n\n";
+  out << ".extern .shared .align 16 .b8 tessera_smem[];\n" << debugDeclarations() << "\n";
   out << ".visible .entry " << entry << "(\n"
       << params << "\n)\n.maxntid " << numThreads() << ", 1, 1\n{\n";
   static const RegClass classes[] = {RegClass::Pred, RegClass::B16, RegClass::B32,
@@ -565,7 +565,7 @@ PtxKernel Emitter::run() {
   for (int i = 0; i < 6; ++i)
     if (int n = counts_[static_cast<int>(classes[i])])
       out << "\t.reg " << decl[i] << " " << regPrefix(classes[i]) << "<" << n << ">;\n";
-  out << "\n" << prologue_ << "\n" << body_ << "}\n";
+  out << localDeclarations() << "\n" << prologue_ << "\n" << body_ << "}\n";
   PtxKernel k;
   k.ptx = out.str();
   k.entry = entry;

@@ -104,6 +104,14 @@ class Emitter {
   void emitPhilox(Operation &op);
   void emitSort(Operation &op);       // emit_sort.cpp
   void emitHistogram(Operation &op);  // emit_sort.cpp
+  void emitPrint(Operation &op);      // emit_debug.cpp
+  void emitAssert(Operation &op);     // emit_debug.cpp
+  // A NUL-terminated string in global memory; returns its generic address (u64).
+  std::string globalString(const std::string &s);
+  // Module-level declarations the debugging ops need (vprintf, __assertfail,
+  // strings) and the entry's local print buffer.
+  std::string debugDeclarations() const;
+  std::string localDeclarations() const;
   // Writes a tile's registers to shared memory at byte offset `base` with
   // element strides `strides` (per dim); replicas write the same values.
   void storeTileShared(const Regs &r, const LinearLayout &l, DType d,
@@ -139,6 +147,9 @@ class Emitter {
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;  // source file id -> .file index
+  std::vector<std::string> strings_;   // global strings, by index
+  bool usesVprintf_ = false, usesAssert_ = false;
+  int64_t printBufBytes_ = 0;
   SourceLoc lastLoc_;
 };
 
