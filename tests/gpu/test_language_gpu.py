@@ -433,7 +433,8 @@ def test_device_assert_stops_the_kernel(tmp_path):
     import subprocess
     import sys
     script = tmp_path / "assert_kernel.py"
-    script.write_text(ASSERT_SCRIPT.format(paths=sys.path[:3]))
+    from conftest import ROOT
+    script.write_text(ASSERT_SCRIPT.format(paths=[str(ROOT / "python")]))
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     text = r.stdout + r.stderr
     assert "device_assert failed: x below ten" in text, text
