@@ -157,7 +157,10 @@ std::string formatElement(const Frame &f, uint32_t slot, int64_t i, bool hex) {
 
 void execPrint(Frame &f, const Inst &in) {
   std::string prefix = in.op->strAttr("prefix");
+  // The front end normalises prefixes as Triton does (" x: "); the line
+  // places its own separators.
   while (!prefix.empty() && (prefix.back() == ' ' || prefix.back() == ':')) prefix.pop_back();
+  while (!prefix.empty() && prefix.front() == ' ') prefix.erase(0, 1);
   std::string pid = "pid " + programStr(f);
   std::string text;
   if (in.in.empty()) text = pid + " " + prefix + "\n";

@@ -63,6 +63,7 @@ void Emitter::emitPrint(Operation &op) {
   usesVprintf_ = true;
   std::string prefix = op.strAttr("prefix");
   while (!prefix.empty() && (prefix.back() == ' ' || prefix.back() == ':')) prefix.pop_back();
+  while (!prefix.empty() && prefix.front() == ' ') prefix.erase(0, 1);
   bool hex = op.intAttr("hex") != 0;
   std::string pid[3];
   for (int a = 0; a < 3; ++a) {

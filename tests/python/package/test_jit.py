@@ -243,3 +243,20 @@ def test_do_not_specialize_on_alignment(rng):
     assert a is b  # alignment of x_ptr is not part of the key
     np.testing.assert_array_equal(out, x[1:17])
     assert "divisibility = 16" not in a.asm["ttir-initial"].split("\n")[0].split("%out_ptr")[0]
+
+
+@triton.jit
+def _print_kernel(x_ptr, n):
+    offs = tl.arange(0, 4)
+    tl.device_print("x", tl.load(x_ptr + offs))
+    tl.device_print("n ", n)
+
+
+def test_device_print_lines(capfd):
+    # The same lines as Triton's (and as the GPU back end's, tests/gpu).
+    x = np.array([1.5, -2.0, 3.25, 4.0], dtype=np.float32)
+    _print_kernel[(1,)](x, 7)
+    out = capfd.readouterr().out
+    for i, v in enumerate(["1.5", "-2", "3.25", "4"]):
+        assert f"pid (0, 0, 0) idx ({i}) x: {v}\n" in out, out
+    assert "pid (0, 0, 0) idx () n: 7\n" in out, out

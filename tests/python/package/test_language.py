@@ -566,3 +566,4 @@ def test_import_cost_of_tessera_language(tmp_path):
     ms, heavy = _import_ms("full", tmp_path)
     print(f"import tessera.language (with the package): {ms:.2f} ms, heavy modules: {heavy or '-'}")
     assert ms < 100, f"import tessera.language took {ms:.1f} ms"
+
