@@ -439,3 +439,25 @@ def test_device_assert_stops_the_kernel(tmp_path):
     text = r.stdout + r.stderr
     assert "device_assert failed: x below ten" in text, text
     assert "raised" in text, text
+
+
+class _DLPackOnly:
+    """A CUDA array seen only through DLPack (as JAX arrays are)."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def __dlpack__(self, stream=None):
+        return self._t.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+
+def test_dlpack_arrays(gen):
+    x = torch.randn(3000, device="cuda", generator=gen)
+    y = torch.randn(3000, device="cuda", generator=gen)
+    out = poisoned(3000)
+    binary_kernel[(triton.cdiv(3000, 512),)](_DLPackOnly(x), _DLPackOnly(y), _DLPackOnly(out),
+                                             3000, OP="add", BLOCK=512)
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)

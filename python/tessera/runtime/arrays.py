@@ -166,6 +166,12 @@ def _resolve(obj):
         dev = getattr(getattr(obj, "device", None), "id", 0) or 0
         dtype = obj.dtype if hasattr(obj, "dtype") else cai["typestr"]
         return signature_dtype(dtype), cai["data"][0], 0, int(dev)
+    if hasattr(obj, "__dlpack_device__"):
+        dev_type, dev_id = obj.__dlpack_device__()
+        if dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
+            if _cpu_forced():
+                raise _gpu_unavailable(f"a {type(obj).__name__} (DLPack, CUDA device {dev_id})")
+            return _resolve_dlpack(obj)
     ai = getattr(obj, "__array_interface__", None)
     if ai is not None:
         ptr = ai["data"][0]
@@ -182,6 +188,37 @@ def _resolve(obj):
     if hasattr(obj, "data_ptr") and hasattr(obj, "dtype"):
         return signature_dtype(obj.dtype), obj.data_ptr(), _extent_of_generic(obj)
     raise TypeError(f"expected a tensor, an array, an int, a float or a bool, got {type(obj).__name__}")
+
+
+# DLPack (dlpack.h): device types and the dtype codes of DLDataType.
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+_DL_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64",
+              (1, 1): "i1", (1, 8): "u8", (1, 16): "u16", (1, 32): "u32", (1, 64): "u64",
+              (2, 16): "fp16", (2, 32): "fp32", (2, 64): "fp64", (4, 16): "bf16", (6, 8): "i1"}
+
+
+def _resolve_dlpack(obj):
+    """(dtype, device address, 0, device) of a CUDA array exported through
+    DLPack (JAX, and any other producer), read from the DLTensor of a capsule
+    the producer makes; the capsule is released unconsumed, so the producer
+    keeps owning the memory."""
+    import ctypes
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                    ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                    ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                    ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                    ("byte_offset", ctypes.c_uint64)]
+
+    capsule = obj.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = DLTensor.from_address(get(capsule, b"dltensor"))  # DLManagedTensor starts with it
+    sig = _DL_DTYPES.get((t.code, t.bits))
+    if sig is None or t.lanes != 1:
+        raise TypeError(f"a DLPack array of dtype code {t.code}, {t.bits} bits is not supported")
+    return sig, (t.data or 0) + t.byte_offset, 0, t.device_id
 
 
 def _extent_of_generic(obj) -> int:
