@@ -118,9 +118,49 @@ class KernelInterface:
         return self.run(*map(arrays.MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
 
 
+class _Launcher:
+    """`jit_fn[grid]`: the launch fast path in one Python frame. When the
+    kernel has launched before, the grid is a tuple of ints, and nothing
+    needs the general path (hooks, extra options, a changed global, a new
+    specialisation), it binds the arguments and hands them to the C++
+    dispatcher; otherwise it defers to JITFunction.run."""
+
+    __slots__ = ("fn", "grid", "g3")
+
+    def __init__(self, fn, grid):
+        self.fn = fn
+        self.grid = grid
+        self.g3 = None
+        if type(grid) is tuple:
+            n = len(grid)
+            if n == 1:
+                if type(grid[0]) is int:
+                    self.g3 = (grid[0], 1, 1)
+            elif n == 3 or n == 2:
+                if type(grid[0]) is int and type(grid[1]) is int and \
+                        (n == 2 or type(grid[2]) is int):
+                    self.g3 = grid if n == 3 else (grid[0], grid[1], 1)
+
+    def __call__(self, *args, **kwargs):
+        f = self.fn
+        units = f._units_cache
+        d = f._dispatcher
+        if self.g3 is not None and d is not None and units is not None and not f.pre_run_hooks:
+            bound, opts, other = f._binder(*args, **kwargs)
+            if not other and (f.debug is None or opts[4] is not None) and \
+                    not _globals_changed(units[1]):
+                ran = d.run(bound, self.g3, opts)
+                if ran is not None:
+                    return ran
+        return f.run(*args, grid=self.grid, warmup=False, **kwargs)
+
+
 class JITFunction(KernelInterface):
     """A kernel (or a device function callable from kernels), compiled on
     first launch per specialisation."""
+
+    def __getitem__(self, grid):
+        return _Launcher(self, grid)
 
     def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None,
                  debug=None, noinline=None, repr=None, launch_metadata=None):
