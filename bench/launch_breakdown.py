@@ -1,0 +1,43 @@
+"""Where the host time of a GPU launch goes (torch tensors, cached kernel):
+the whole `kernel[grid](...)`, the C++ dispatcher alone, argument binding,
+and torch.add for scale. Microseconds per call, best of 5 x 20,000.
+
+    python3 bench/launch_breakdown.py
+"""
+import pathlib
+import sys
+import timeit
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "examples"))
+
+import torch  # noqa: E402
+
+import vector_add  # noqa: E402
+
+k = vector_add.add_kernel
+x = torch.randn(16, device="cuda")
+y = torch.randn(16, device="cuda")
+out = torch.empty_like(x)
+k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)
+torch.cuda.synchronize()
+bound, opts, _ = k._binder(x, y, out, 16, BLOCK_SIZE=1024)
+d = k._dispatcher
+N = 20000
+
+
+def us(f):
+    best = min(timeit.repeat(f, number=N, repeat=5)) / N * 1e6
+    torch.cuda.synchronize()
+    return best
+
+
+launch = k[(1,)]
+print(f"kernel[grid](...)        {us(lambda: k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
+print(f"launcher(...) (cached)   {us(lambda: launch(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
+print(f"dispatcher.run alone     {us(lambda: d.run(bound, (1, 1, 1), opts)):6.2f} us")
+print(f"binder alone             {us(lambda: k._binder(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
+print(f"x.data_ptr() x3          {us(lambda: (x.data_ptr(), y.data_ptr(), out.data_ptr())):6.2f} us")
+print(f"torch raw stream getter  {us(lambda: torch._C._cuda_getCurrentRawStream(0)):6.2f} us")
+print(f"torch.add(out=)          {us(lambda: torch.add(x, y, out=out)):6.2f} us")
