@@ -160,3 +160,19 @@ def test_current_stream(gen):
         ex_add.add_kernel[(1024,)](x, x, out, 1 << 20, BLOCK_SIZE=1024)
     s.synchronize()
     torch.testing.assert_close(out, 2 * x)
+
+
+def test_matmul_autotuned(gen):
+    # The autotuner times each config on the GPU (CUDA events), then the
+    # chosen config is reused for the same key.
+    m, n, k = 256, 192, 320
+    a = torch.randn(m, k, device="cuda", generator=gen)
+    b = torch.randn(k, n, device="cuda", generator=gen)
+    for _ in range(2):
+        c = poisoned((m, n))
+        grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) *  # noqa: E731
+                             triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+        ex_matmul.matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0),
+                                      b.stride(1), c.stride(0), c.stride(1))
+        assert rel_err(c, a.double() @ b.double()) < 1e-5
+    assert ex_matmul.matmul_kernel.best_config is not None
