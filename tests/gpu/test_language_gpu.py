@@ -461,3 +461,36 @@ def test_dlpack_arrays(gen):
     binary_kernel[(triton.cdiv(3000, 512),)](_DLPackOnly(x), _DLPackOnly(y), _DLPackOnly(out),
                                              3000, OP="add", BLOCK=512)
     torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+
+
+@triton.jit
+def math64_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    if OP == "exp":
+        r = tl.exp(x)
+    elif OP == "exp2":
+        r = tl.exp2(x)
+    elif OP == "log":
+        r = tl.log(x)
+    else:
+        r = tl.log2(x)
+    tl.store(out_ptr + offs, r, mask=m)
+
+
+@pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2"])
+def test_math_float64(gen, op):
+    n = 4096
+    if op.startswith("exp"):
+        x = torch.rand(n, device="cuda", generator=gen, dtype=torch.float64) * 1400 - 700
+        special = [0.0, -0.0, 1.0, 709.7, 710.0, -745.0, -746.0, 1e-300, float("inf"),
+                   float("-inf"), float("nan")]
+    else:
+        x = torch.exp(torch.rand(n, device="cuda", generator=gen, dtype=torch.float64) * 1400 - 700)
+        special = [1.0, 2.0, 0.5, 0.0, -1.0, 4.9e-324, 1e-310, 1.7e308, float("inf"), float("nan")]
+    x[: len(special)] = torch.tensor(special, dtype=torch.float64)
+    out = poisoned(n, torch.float64)
+    math64_kernel[(triton.cdiv(n, 256),)](x, out, n, OP=op, BLOCK=256)
+    ref = getattr(torch, op)(x)
+    torch.testing.assert_close(out, ref, rtol=4e-16, atol=0, equal_nan=True)

@@ -415,25 +415,25 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         ins("fma.rn." + ft + " " + d + ", " + a[0] + ", " + a[1] + ", " + a[2]);
         break;
       case OpCode::Exp: {
-        need32("exp");
+        if (dbl) return exp64(a[0], false);
         std::string t = out(wc);
         ins("mul.f32 " + t + ", " + a[0] + ", 0f3FB8AA3B");  // log2(e)
         ins("ex2.approx.f32 " + d + ", " + t);
         break;
       }
       case OpCode::Exp2:
-        need32("exp2");
+        if (dbl) return exp64(a[0], true);
         ins("ex2.approx.f32 " + d + ", " + a[0]);
         break;
       case OpCode::Log: {
-        need32("log");
+        if (dbl) return log64(a[0], false);
         std::string t = out(wc);
         ins("lg2.approx.f32 " + t + ", " + a[0]);
         ins("mul.f32 " + d + ", " + t + ", 0f3F317218");  // ln(2)
         break;
       }
       case OpCode::Log2:
-        need32("log2");
+        if (dbl) return log64(a[0], true);
         ins("lg2.approx.f32 " + d + ", " + a[0]);
         break;
       case OpCode::Sqrt:

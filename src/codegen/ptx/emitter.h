@@ -90,6 +90,9 @@ class Emitter {
   std::string fromF32(const std::string &f, DType to, bool rtz = false);
   std::string constant(const Type &elem, const Attr &value);
   std::string movImm(RegClass c, const std::string &imm);
+  // float64 exp/exp2 and log/log2 in software (emit_math64.cpp).
+  std::string exp64(const std::string &x, bool base2);
+  std::string log64(const std::string &x, bool base2);
 
   // ---- ops (emit_memory.cpp, emit_tile.cpp, emit_reduce.cpp) ----
   void emitLoad(Operation &op);

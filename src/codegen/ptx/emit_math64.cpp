@@ -1,0 +1,159 @@
+// float64 exp, exp2, log and log2 (the hardware approximations are f32
+// only). Classic argument reduction and polynomials, accurate to a few ulp:
+//
+//   exp(x)  = 2^k * e^r,  k = rint(x / ln 2), r = x - k ln2 (two-part ln 2),
+//             |r| <= ln2/2, e^r by its Taylor series to r^13/13!
+//   exp2(x) = 2^k * e^((x - k) ln 2), k = rint(x)
+//   log(x)  = e ln 2 + log(m), x = m 2^e with m in [sqrt(1/2), sqrt(2)),
+//             log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172,
+//             by its series to s^23
+//   log2(x) = log(x) / ln 2
+// with the IEEE special cases (overflow to inf, underflow to 0, NaN through,
+// log of 0 is -inf, of a negative number NaN) selected at the end.
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "codegen/ptx/emitter.h"
+
+namespace tessera::ptx {
+namespace {
+
+std::string d(double v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0d%016llX",
+                static_cast<unsigned long long>(std::bit_cast<uint64_t>(v)));
+  return buf;
+}
+
+constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2, high 32 bits
+constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
+constexpr double kLog2e = 1.4426950408889634074;
+constexpr double kLn2 = 0.69314718055994530942;
+
+}  // namespace
+
+// p(r) * 2^k for |r| <= ln2/2 and k (an integral f64) in [-1100, 1100].
+static std::string expCore(Emitter &e, const std::string &r, const std::string &k) {
+  // Taylor coefficients 1/13! ... 1/1!, 1.
+  std::string p = e.reg(RegClass::F64);
+  double c = 1.0;
+  std::vector<double> coef(14);
+  for (int i = 0; i <= 13; ++i) {
+    coef[i] = 1.0 / c;
+    c *= (i + 1);
+  }
+  e.ins("mov.f64 " + p + ", " + d(coef[13]));
+  for (int i = 12; i >= 0; --i) e.ins("fma.rn.f64 " + p + ", " + p + ", " + r + ", " + d(coef[i]));
+  // 2^k as two factors 2^k1 * 2^k2, each a normal number.
+  std::string ki = e.reg(RegClass::B32), k1 = e.reg(RegClass::B32), k2 = e.reg(RegClass::B32);
+  e.ins("cvt.rzi.s32.f64 " + ki + ", " + k);
+  e.ins("shr.s32 " + k1 + ", " + ki + ", 1");
+  e.ins("sub.s32 " + k2 + ", " + ki + ", " + k1);
+  std::string out = p;
+  for (const std::string &kk : {k1, k2}) {
+    std::string b = e.reg(RegClass::B32), w = e.reg(RegClass::B64), f = e.reg(RegClass::F64);
+    e.ins("add.s32 " + b + ", " + kk + ", 1023");
+    e.ins("cvt.u64.u32 " + w + ", " + b);
+    e.ins("shl.b64 " + w + ", " + w + ", 52");
+    e.ins("mov.b64 " + f + ", " + w);
+    std::string m = e.reg(RegClass::F64);
+    e.ins("mul.rn.f64 " + m + ", " + out + ", " + f);
+    out = m;
+  }
+  return out;
+}
+
+// Overflow, underflow and NaN for exp-like results of x.
+static std::string expSpecials(Emitter &e, const std::string &x, const std::string &res,
+                               double hi, double lo) {
+  std::string p = e.reg(RegClass::Pred), o = e.reg(RegClass::F64), u = e.reg(RegClass::F64),
+              n = e.reg(RegClass::F64);
+  e.ins("setp.gt.f64 " + p + ", " + x + ", " + d(hi));
+  e.ins("selp.f64 " + o + ", " + d(INFINITY) + ", " + res + ", " + p);
+  e.ins("setp.lt.f64 " + p + ", " + x + ", " + d(lo));
+  e.ins("selp.f64 " + u + ", 0d0000000000000000, " + o + ", " + p);
+  e.ins("setp.nan.f64 " + p + ", " + x + ", " + x);
+  e.ins("selp.f64 " + n + ", " + x + ", " + u + ", " + p);
+  return n;
+}
+
+std::string Emitter::exp64(const std::string &x, bool base2) {
+  // Clamp for the reduction (NaN and the ends are selected afterwards).
+  std::string xc = reg(RegClass::F64), k = reg(RegClass::F64), r = reg(RegClass::F64);
+  double hi = base2 ? 1025.0 : 710.0, lo = base2 ? -1076.0 : -746.0;
+  ins("max.f64 " + xc + ", " + x + ", " + d(lo));
+  ins("min.f64 " + xc + ", " + xc + ", " + d(hi));
+  if (base2) {
+    ins("cvt.rni.f64.f64 " + k + ", " + xc);
+    std::string f = reg(RegClass::F64);
+    ins("sub.rn.f64 " + f + ", " + xc + ", " + k);
+    ins("mul.rn.f64 " + r + ", " + f + ", " + d(kLn2));
+  } else {
+    ins("mul.rn.f64 " + k + ", " + xc + ", " + d(kLog2e));
+    ins("cvt.rni.f64.f64 " + k + ", " + k);
+    std::string nk = reg(RegClass::F64);
+    ins("neg.f64 " + nk + ", " + k);
+    ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kLn2Hi) + ", " + xc);
+    ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kLn2Lo) + ", " + r);
+  }
+  std::string res = expCore(*this, r, k);
+  return base2 ? expSpecials(*this, x, res, 1024.0, -1075.0)
+               : expSpecials(*this, x, res, 709.782712893384, -745.1332191019412);
+}
+
+std::string Emitter::log64(const std::string &x, bool base2) {
+  // Subnormals: scale by 2^54 first.
+  std::string p = reg(RegClass::Pred), xs = reg(RegClass::F64), adj = reg(RegClass::B32);
+  ins("setp.lt.f64 " + p + ", " + x + ", " + d(std::ldexp(1.0, -1022)));
+  ins("mul.rn.f64 " + xs + ", " + x + ", " + d(std::ldexp(1.0, 54)));
+  ins("selp.f64 " + xs + ", " + xs + ", " + x + ", " + p);
+  ins("selp.b32 " + adj + ", -54, 0, " + p);
+  // x = m * 2^e, m in [1, 2).
+  std::string bits = reg(RegClass::B64), eb = reg(RegClass::B64), e32 = reg(RegClass::B32);
+  ins("mov.b64 " + bits + ", " + xs);
+  ins("shr.u64 " + eb + ", " + bits + ", 52");
+  ins("cvt.u32.u64 " + e32 + ", " + eb);
+  ins("and.b32 " + e32 + ", " + e32 + ", 2047");
+  ins("sub.s32 " + e32 + ", " + e32 + ", 1023");
+  ins("add.s32 " + e32 + ", " + e32 + ", " + adj);
+  std::string mb = reg(RegClass::B64), m = reg(RegClass::F64);
+  ins("and.b64 " + mb + ", " + bits + ", 4503599627370495");   // mantissa bits
+  ins("or.b64 " + mb + ", " + mb + ", 4607182418800017408");   // exponent of 1.0
+  ins("mov.b64 " + m + ", " + mb);
+  // m in [sqrt(1/2), sqrt(2)).
+  std::string big = reg(RegClass::Pred), half = reg(RegClass::F64), e1 = reg(RegClass::B32);
+  ins("setp.gt.f64 " + big + ", " + m + ", " + d(std::sqrt(2.0)));
+  ins("mul.rn.f64 " + half + ", " + m + ", 0d3FE0000000000000");
+  ins("selp.f64 " + m + ", " + half + ", " + m + ", " + big);
+  ins("selp.b32 " + e1 + ", 1, 0, " + big);
+  ins("add.s32 " + e32 + ", " + e32 + ", " + e1);
+  // log(m) = 2 atanh(s).
+  std::string num = reg(RegClass::F64), den = reg(RegClass::F64), s = reg(RegClass::F64),
+              z = reg(RegClass::F64), poly = reg(RegClass::F64);
+  ins("sub.rn.f64 " + num + ", " + m + ", 0d3FF0000000000000");
+  ins("add.rn.f64 " + den + ", " + m + ", 0d3FF0000000000000");
+  ins("div.rn.f64 " + s + ", " + num + ", " + den);
+  ins("mul.rn.f64 " + z + ", " + s + ", " + s);
+  ins("mov.f64 " + poly + ", " + d(2.0 / 23));
+  for (int n = 21; n >= 1; n -= 2) ins("fma.rn.f64 " + poly + ", " + poly + ", " + z + ", " + d(2.0 / n));
+  std::string lm = reg(RegClass::F64), ef = reg(RegClass::F64), res = reg(RegClass::F64);
+  ins("mul.rn.f64 " + lm + ", " + poly + ", " + s);
+  ins("cvt.rn.f64.s32 " + ef + ", " + e32);
+  ins("fma.rn.f64 " + lm + ", " + ef + ", " + d(kLn2Lo) + ", " + lm);
+  ins("fma.rn.f64 " + res + ", " + ef + ", " + d(kLn2Hi) + ", " + lm);
+  if (base2) ins("mul.rn.f64 " + res + ", " + res + ", " + d(kLog2e));
+  // Specials: 0 -> -inf, < 0 -> NaN, inf -> inf, NaN -> NaN.
+  std::string q = reg(RegClass::Pred), o = reg(RegClass::F64);
+  ins("setp.eq.f64 " + q + ", " + x + ", 0d0000000000000000");
+  ins("selp.f64 " + o + ", " + d(-INFINITY) + ", " + res + ", " + q);
+  ins("setp.lt.f64 " + q + ", " + x + ", 0d0000000000000000");
+  ins("selp.f64 " + o + ", " + d(NAN) + ", " + o + ", " + q);
+  ins("setp.eq.f64 " + q + ", " + x + ", " + d(INFINITY));
+  ins("selp.f64 " + o + ", " + x + ", " + o + ", " + q);
+  ins("setp.nan.f64 " + q + ", " + x + ", " + x);
+  ins("selp.f64 " + o + ", " + x + ", " + o + ", " + q);
+  return o;
+}
+
+}  // namespace tessera::ptx
