@@ -7,8 +7,8 @@ import triton.language as tl
 # -----
 @triton.jit
 def kernel(x_ptr):
-    x = tl.load(x_ptr + tl.arange(0, 16)).to(tl.float64)
-    tl.store(x_ptr + tl.arange(0, 16), tl.sin(x))  # expected-error {{tl.sin on float64 is not supported by the GPU back end yet}}
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.atomic_max(x_ptr + tl.arange(0, 16), x)  # expected-error {{tl.atomic_max on floats is not supported by the GPU back end yet}}
 
 # -----
 @triton.jit

@@ -450,7 +450,7 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         break;
       case OpCode::Sin:
       case OpCode::Cos: {
-        need32(op.code == OpCode::Sin ? "sin" : "cos");
+        if (dbl) return trig64(a[0], op.code == OpCode::Cos);
         // Reduce to [-pi, pi] with a two-part 2*pi, then the hardware approximation.
         std::string k = out(wc), r = out(wc);
         ins("mul.f32 " + k + ", " + a[0] + ", 0f3E22F983");  // 1 / (2 pi)

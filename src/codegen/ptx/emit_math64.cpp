@@ -1,5 +1,6 @@
-// float64 exp, exp2, log and log2 (the hardware approximations are f32
-// only). Classic argument reduction and polynomials, accurate to a few ulp:
+// float64 exp, exp2, log, log2, sin and cos (the hardware approximations
+// are f32 only). Classic argument reduction and polynomials, accurate to a
+// few ulp:
 //
 //   exp(x)  = 2^k * e^r,  k = rint(x / ln 2), r = x - k ln2 (two-part ln 2),
 //             |r| <= ln2/2, e^r by its Taylor series to r^13/13!
@@ -8,6 +9,10 @@
 //             log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172,
 //             by its series to s^23
 //   log2(x) = log(x) / ln 2
+//   sin(x), cos(x): k = rint(x 2/pi), r = x - k pi/2 with pi/2 in three
+//             parts of 33 bits (exact products for |k| < 2^20, so |x| up to
+//             about 1.6e6 keeps full accuracy), |r| <= pi/4, then the Taylor
+//             series of sin r (to r^21) and cos r (to r^22) by quadrant
 // with the IEEE special cases (overflow to inf, underflow to 0, NaN through,
 // log of 0 is -inf, of a negative number NaN) selected at the end.
 #include <bit>
@@ -100,6 +105,48 @@ std::string Emitter::exp64(const std::string &x, bool base2) {
   std::string res = expCore(*this, r, k);
   return base2 ? expSpecials(*this, x, res, 1024.0, -1075.0)
                : expSpecials(*this, x, res, 709.782712893384, -745.1332191019412);
+}
+
+std::string Emitter::trig64(const std::string &x, bool cosine) {
+  // pi/2 = kP1 + kP2 + kP3, each of 33 significant bits (kP3 rounded).
+  constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
+                   kP3 = 2.0222662487959506e-21, kTwoOverPi = 0.6366197723675814;
+  std::string k = reg(RegClass::F64), nk = reg(RegClass::F64), r = reg(RegClass::F64);
+  ins("mul.rn.f64 " + k + ", " + x + ", " + d(kTwoOverPi));
+  ins("cvt.rni.f64.f64 " + k + ", " + k);
+  ins("neg.f64 " + nk + ", " + k);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP1) + ", " + x);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP2) + ", " + r);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP3) + ", " + r);
+  std::string z = reg(RegClass::F64), s = reg(RegClass::F64), c = reg(RegClass::F64);
+  ins("mul.rn.f64 " + z + ", " + r + ", " + r);
+  // sin r = r (1 - z/3! + z^2/5! - ... - z^10/21!); cos r = 1 - z/2! + ... + z^11/22!
+  auto fact = [](int n) {
+    double f = 1;
+    for (int i = 2; i <= n; ++i) f *= i;
+    return f;
+  };
+  ins("mov.f64 " + s + ", " + d(1.0 / fact(21)));  // (-1)^10 / 21!
+  for (int j = 9; j >= 0; --j)
+    ins("fma.rn.f64 " + s + ", " + s + ", " + z + ", " + d((j % 2 ? -1.0 : 1.0) / fact(2 * j + 1)));
+  ins("mul.rn.f64 " + s + ", " + s + ", " + r);
+  ins("mov.f64 " + c + ", " + d(-1.0 / fact(22)));  // (-1)^11 / 22!
+  for (int j = 10; j >= 0; --j)
+    ins("fma.rn.f64 " + c + ", " + c + ", " + z + ", " + d((j % 2 ? -1.0 : 1.0) / fact(2 * j)));
+  // Quadrant q = k mod 4 (cos is sin a quadrant later).
+  std::string q = reg(RegClass::B32);
+  ins("cvt.rzi.s32.f64 " + q + ", " + k);
+  if (cosine) ins("add.s32 " + q + ", " + q + ", 1");
+  ins("and.b32 " + q + ", " + q + ", 3");
+  std::string odd = reg(RegClass::Pred), neg = reg(RegClass::Pred), t = reg(RegClass::B32);
+  std::string v = reg(RegClass::F64), nv = reg(RegClass::F64), out = reg(RegClass::F64);
+  ins("and.b32 " + t + ", " + q + ", 1");
+  ins("setp.ne.u32 " + odd + ", " + t + ", 0");
+  ins("selp.f64 " + v + ", " + c + ", " + s + ", " + odd);
+  ins("setp.gt.u32 " + neg + ", " + q + ", 1");
+  ins("neg.f64 " + nv + ", " + v);
+  ins("selp.f64 " + out + ", " + nv + ", " + v + ", " + neg);
+  return out;
 }
 
 std::string Emitter::log64(const std::string &x, bool base2) {

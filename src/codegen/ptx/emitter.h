@@ -93,6 +93,7 @@ class Emitter {
   // float64 exp/exp2 and log/log2 in software (emit_math64.cpp).
   std::string exp64(const std::string &x, bool base2);
   std::string log64(const std::string &x, bool base2);
+  std::string trig64(const std::string &x, bool cosine);
 
   // ---- ops (emit_memory.cpp, emit_tile.cpp, emit_reduce.cpp) ----
   void emitLoad(Operation &op);
