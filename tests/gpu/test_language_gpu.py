@@ -478,15 +478,21 @@ def math64_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
         r = tl.sin(x)
     elif OP == "cos":
         r = tl.cos(x)
+    elif OP == "erf":
+        r = tl.erf(x)
     else:
         r = tl.log2(x)
     tl.store(out_ptr + offs, r, mask=m)
 
 
-@pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sin", "cos"])
+@pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sin", "cos", "erf"])
 def test_math_float64(gen, op):
     n = 4096
-    if op in ("sin", "cos"):
+    if op == "erf":
+        x = torch.randn(n, device="cuda", generator=gen, dtype=torch.float64) * 3
+        special = [0.0, -0.0, 1e-300, 5.9, 6.0, 7.0, -30.0, float("inf"), float("-inf"),
+                   float("nan")]
+    elif op in ("sin", "cos"):
         x = (torch.rand(n, device="cuda", generator=gen, dtype=torch.float64) - 0.5) * 2e5
         x[:2048] /= 1e4  # and many near zero
         special = [0.0, -0.0, 1e-300, 3.141592653589793, 1.5707963267948966, 1e5,
@@ -505,4 +511,5 @@ def test_math_float64(gen, op):
     # 2 ulp; one unit of the smallest subnormal where results underflow; for
     # sin and cos near their zeros, the absolute error of the reduction.
     atol = 2e-16 if op in ("sin", "cos") else 5e-324
-    torch.testing.assert_close(out, ref, rtol=4e-16, atol=atol, equal_nan=True)
+    rtol = 2e-15 if op == "erf" else 4e-16  # erf: a summed series times exp
+    torch.testing.assert_close(out, ref, rtol=rtol, atol=atol, equal_nan=True)

@@ -9,9 +9,3 @@ import triton.language as tl
 def kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 16))
     tl.atomic_max(x_ptr + tl.arange(0, 16), x)  # expected-error {{tl.atomic_max on floats is not supported by the GPU back end yet}}
-
-# -----
-@triton.jit
-def kernel(x_ptr):
-    x = tl.load(x_ptr + tl.arange(0, 16)).to(tl.float64)
-    tl.store(x_ptr + tl.arange(0, 16), tl.erf(x))  # expected-error {{tl.erf on float64 is not supported by the GPU back end yet}}

@@ -361,9 +361,6 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
       ins(opn + "." + ft + " " + d + ", " + a[0] + ", " + a[1]);
     };
     auto un = [&](const std::string &opn) { ins(opn + "." + ft + " " + d + ", " + a[0]); };
-    auto need32 = [&](const char *what) {
-      if (dbl) unsupported(op, std::string("tl.") + what + " on float64");
-    };
     bool nan = op.intAttr("propagate_nan") != 0;
     switch (op.code) {
       case OpCode::Add:
@@ -461,7 +458,7 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         break;
       }
       case OpCode::Erf: {
-        need32("erf");
+        if (dbl) return erf64(a[0]);
         // |x| < 0.5: the Taylor series of erf; else Abramowitz & Stegun 7.1.26
         // (absolute error 1.5e-7, relative below 3e-7 there), sign restored.
         std::string x = a[0], ax = out(wc), x2 = out(wc), s = out(wc), small = out(wc),

@@ -1,5 +1,5 @@
-// float64 exp, exp2, log, log2, sin and cos (the hardware approximations
-// are f32 only). Classic argument reduction and polynomials, accurate to a
+// float64 exp, exp2, log, log2, sin, cos and erf (the hardware
+// approximations are f32 only). Classic argument reduction and polynomials, accurate to a
 // few ulp:
 //
 //   exp(x)  = 2^k * e^r,  k = rint(x / ln 2), r = x - k ln2 (two-part ln 2),
@@ -13,6 +13,9 @@
 //             parts of 33 bits (exact products for |k| < 2^20, so |x| up to
 //             about 1.6e6 keeps full accuracy), |r| <= pi/4, then the Taylor
 //             series of sin r (to r^21) and cos r (to r^22) by quadrant
+//   erf(x)  = sign(x) * 2/sqrt(pi) e^(-x^2) sum_n 2^n x^(2n+1) / (2n+1)!!,
+//             a series of positive terms (no cancellation), summed in a loop
+//             until the terms stop adding to it; 1 for |x| >= 6
 // with the IEEE special cases (overflow to inf, underflow to 0, NaN through,
 // log of 0 is -inf, of a negative number NaN) selected at the end.
 #include <bit>
@@ -147,6 +150,46 @@ std::string Emitter::trig64(const std::string &x, bool cosine) {
   ins("neg.f64 " + nv + ", " + v);
   ins("selp.f64 " + out + ", " + nv + ", " + v + ", " + neg);
   return out;
+}
+
+std::string Emitter::erf64(const std::string &x) {
+  std::string ax = reg(RegClass::F64), x2 = reg(RegClass::F64), two = reg(RegClass::F64);
+  ins("abs.f64 " + ax + ", " + x);
+  ins("min.f64 " + ax + ", " + ax + ", 0d4018000000000000");  // 6: erf is 1 beyond
+  ins("mul.rn.f64 " + x2 + ", " + ax + ", " + ax);
+  ins("add.rn.f64 " + two + ", " + x2 + ", " + x2);
+  // term_n = term_{n-1} * 2x^2 / (2n + 1); sum until a term no longer changes it.
+  std::string term = reg(RegClass::F64), sum = reg(RegClass::F64), n = reg(RegClass::F64),
+              next = reg(RegClass::F64), p = reg(RegClass::Pred);
+  ins("mov.f64 " + term + ", " + ax);
+  ins("mov.f64 " + sum + ", " + ax);
+  ins("mov.f64 " + n + ", 0d3FF0000000000000");
+  std::string head = newLabel(), done = newLabel();
+  label(head);
+  std::string den = reg(RegClass::F64);
+  ins("fma.rn.f64 " + den + ", " + n + ", 0d4000000000000000, 0d3FF0000000000000");
+  ins("mul.rn.f64 " + term + ", " + term + ", " + two);
+  ins("div.rn.f64 " + term + ", " + term + ", " + den);
+  ins("add.rn.f64 " + next + ", " + sum + ", " + term);
+  ins("setp.eq.f64 " + p + ", " + next + ", " + sum);
+  ins("mov.f64 " + sum + ", " + next);
+  ins("add.rn.f64 " + n + ", " + n + ", 0d3FF0000000000000");
+  ins("@" + p + " bra " + done);
+  ins("setp.lt.f64 " + p + ", " + n + ", 0d4069000000000000");  // at most 200 terms
+  ins("@" + p + " bra " + head);
+  label(done);
+  std::string nx2 = reg(RegClass::F64);
+  ins("neg.f64 " + nx2 + ", " + x2);
+  std::string e = exp64(nx2, false);
+  std::string r = reg(RegClass::F64);
+  ins("mul.rn.f64 " + r + ", " + sum + ", " + e);
+  ins("mul.rn.f64 " + r + ", " + r + ", " + d(1.1283791670955126));  // 2 / sqrt(pi)
+  ins("min.f64 " + r + ", " + r + ", 0d3FF0000000000000");
+  ins("copysign.f64 " + r + ", " + x + ", " + r);
+  std::string q = reg(RegClass::Pred);
+  ins("setp.nan.f64 " + q + ", " + x + ", " + x);
+  ins("selp.f64 " + r + ", " + x + ", " + r + ", " + q);
+  return r;
 }
 
 std::string Emitter::log64(const std::string &x, bool base2) {

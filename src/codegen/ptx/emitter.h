@@ -94,6 +94,7 @@ class Emitter {
   std::string exp64(const std::string &x, bool base2);
   std::string log64(const std::string &x, bool base2);
   std::string trig64(const std::string &x, bool cosine);
+  std::string erf64(const std::string &x);
 
   // ---- ops (emit_memory.cpp, emit_tile.cpp, emit_reduce.cpp) ----
   void emitLoad(Operation &op);
