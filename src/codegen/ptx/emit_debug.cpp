@@ -89,10 +89,9 @@ void Emitter::emitPrint(Operation &op) {
     std::string buf = reg(RegClass::B64);
     ins("mov.u64 " + buf + ", tessera_printbuf");
     ins("cvta.local.u64 " + buf + ", " + buf);
-    body_ +=
-        "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], " + fmt +
-        ";\n\t.param .b64 param1;\n\tst.param.b64 [param1], " + buf +
-        ";\n\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n";
+    body_ += "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], " + fmt +
+             ";\n\t.param .b64 param1;\n\tst.param.b64 [param1], " + buf +
+             ";\n\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n";
   };
   std::vector<std::pair<std::string, int>> pidArgs = {{pid[0], 4}, {pid[1], 4}, {pid[2], 4}};
   if (op.operands.empty()) {
@@ -171,9 +170,8 @@ void Emitter::emitAssert(Operation &op) {
                 fnReg = globalString(fn_.name);
     body_ += "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], " + msg +
              ";\n\t.param .b64 param1;\n\tst.param.b64 [param1], " + fileReg +
-             ";\n\t.param .b32 param2;\n\tst.param.b32 [param2], " +
-             std::to_string(op.loc.line) + ";\n\t.param .b64 param3;\n\tst.param.b64 [param3], " +
-             fnReg +
+             ";\n\t.param .b32 param2;\n\tst.param.b32 [param2], " + std::to_string(op.loc.line) +
+             ";\n\t.param .b64 param3;\n\tst.param.b64 [param3], " + fnReg +
              ";\n\t.param .b64 param4;\n\tst.param.b64 [param4], 1;\n\tcall.uni __assertfail, "
              "(param0, param1, param2, param3, param4);\n\t}\n";
     label(ok);

@@ -73,8 +73,8 @@ static std::string expCore(Emitter &e, const std::string &r, const std::string &
 }
 
 // Overflow, underflow and NaN for exp-like results of x.
-static std::string expSpecials(Emitter &e, const std::string &x, const std::string &res,
-                               double hi, double lo) {
+static std::string expSpecials(Emitter &e, const std::string &x, const std::string &res, double hi,
+                               double lo) {
   std::string p = e.reg(RegClass::Pred), o = e.reg(RegClass::F64), u = e.reg(RegClass::F64),
               n = e.reg(RegClass::F64);
   e.ins("setp.gt.f64 " + p + ", " + x + ", " + d(hi));
@@ -208,8 +208,8 @@ std::string Emitter::log64(const std::string &x, bool base2) {
   ins("sub.s32 " + e32 + ", " + e32 + ", 1023");
   ins("add.s32 " + e32 + ", " + e32 + ", " + adj);
   std::string mb = reg(RegClass::B64), m = reg(RegClass::F64);
-  ins("and.b64 " + mb + ", " + bits + ", 4503599627370495");   // mantissa bits
-  ins("or.b64 " + mb + ", " + mb + ", 4607182418800017408");   // exponent of 1.0
+  ins("and.b64 " + mb + ", " + bits + ", 4503599627370495");  // mantissa bits
+  ins("or.b64 " + mb + ", " + mb + ", 4607182418800017408");  // exponent of 1.0
   ins("mov.b64 " + m + ", " + mb);
   // m in [sqrt(1/2), sqrt(2)).
   std::string big = reg(RegClass::Pred), half = reg(RegClass::F64), e1 = reg(RegClass::B32);
@@ -226,7 +226,8 @@ std::string Emitter::log64(const std::string &x, bool base2) {
   ins("div.rn.f64 " + s + ", " + num + ", " + den);
   ins("mul.rn.f64 " + z + ", " + s + ", " + s);
   ins("mov.f64 " + poly + ", " + d(2.0 / 23));
-  for (int n = 21; n >= 1; n -= 2) ins("fma.rn.f64 " + poly + ", " + poly + ", " + z + ", " + d(2.0 / n));
+  for (int n = 21; n >= 1; n -= 2)
+    ins("fma.rn.f64 " + poly + ", " + poly + ", " + z + ", " + d(2.0 / n));
   std::string lm = reg(RegClass::F64), ef = reg(RegClass::F64), res = reg(RegClass::F64);
   ins("mul.rn.f64 " + lm + ", " + poly + ", " + s);
   ins("cvt.rn.f64.s32 " + ef + ", " + e32);

@@ -53,7 +53,8 @@ static std::string greaterThan(Emitter &e, const std::string &a, const std::stri
     e.ins("and.pred " + p + ", " + a + ", " + nb);
     return p;
   }
-  std::string t = bitWidth(d) == 64 ? (isUnsigned(d) ? "u64" : "s64") : (isUnsigned(d) ? "u32" : "s32");
+  std::string t =
+      bitWidth(d) == 64 ? (isUnsigned(d) ? "u64" : "s64") : (isUnsigned(d) ? "u32" : "s32");
   e.ins("setp.gt." + t + " " + p + ", " + a + ", " + b);
   return p;
 }

@@ -151,8 +151,8 @@ class Emitter {
   std::unordered_map<const Value *, Regs> regs_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
-  std::map<uint32_t, int> files_;  // source file id -> .file index
-  std::vector<std::string> strings_;   // global strings, by index
+  std::map<uint32_t, int> files_;     // source file id -> .file index
+  std::vector<std::string> strings_;  // global strings, by index
   bool usesVprintf_ = false, usesAssert_ = false;
   int64_t printBufBytes_ = 0;
   SourceLoc lastLoc_;
