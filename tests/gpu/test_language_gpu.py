@@ -513,3 +513,19 @@ def test_math_float64(gen, op):
     atol = 2e-16 if op in ("sin", "cos") else 5e-324
     rtol = 2e-15 if op == "erf" else 4e-16  # erf: a summed series times exp
     torch.testing.assert_close(out, ref, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@triton.jit
+def float_minmax_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.atomic_max(out_ptr, x)
+    tl.atomic_min(out_ptr + 1, x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_float_atomic_max_min(gen, dtype):
+    x = torch.randn(4096, device="cuda", generator=gen, dtype=dtype) * 10
+    out = torch.tensor([-float("inf"), float("inf")], device="cuda", dtype=dtype)
+    float_minmax_kernel[(16,)](x, out, BLOCK=256)
+    assert out[0].item() == x.max().item() and out[1].item() == x.min().item()

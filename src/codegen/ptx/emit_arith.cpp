@@ -267,6 +267,13 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
   const DType rd = rt.dtype;
   auto operandDType = [&](size_t i) { return op.operand(i)->type.element().dtype; };
   auto out = [&](RegClass c) { return reg(c); };
+  if (opts_.target.sm < 89) {  // fp8 conversions are sm_89 instructions
+    bool fp8 = !rt.isPtr() && isFp8(rd);
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      fp8 |= !op.operand(i)->type.isPtrLike() && isFp8(operandDType(i));
+    if (fp8 && op.code != OpCode::Bitcast && op.code != OpCode::Select)
+      unsupported(op, "fp8 arithmetic and conversion for " + opts_.target.name());
+  }
 
   switch (op.code) {
     case OpCode::AddPtr: {

@@ -328,7 +328,7 @@ void Emitter::emitAtomic(Operation &op) {
            : f                ? (bits == 64 ? "f64" : "f32")
                               : (bits == 64 ? "u64" : "u32");
   } else if (kind == "max" || kind == "min" || kind == "umax" || kind == "umin") {
-    if (f) unsupported(op, "tl.atomic_" + kind + " on floats");
+    if (f && bits == 16) unsupported(op, "tl.atomic_" + kind + " on 16-bit floats");
     opn = kind[0] == 'u' ? kind.substr(1) : kind;
     type = (isUnsigned(d) || kind[0] == 'u' ? "u" : "s") + std::to_string(bits);
   } else if (kind == "and" || kind == "or" || kind == "xor" || kind == "xchg" || kind == "cas") {
@@ -359,6 +359,35 @@ void Emitter::emitAtomic(Operation &op) {
       ins(std::string("mov.b") + std::to_string(bits) + " " + t + ", " + v);
       return t;
     };
+    if (f && (opn == "max" || opn == "min")) {
+      // Floats through integer atomics: non-negative floats order as signed
+      // integers of their bits, negative ones in reverse as unsigned. So a
+      // non-negative value takes the signed op, a negative one the opposite
+      // unsigned op (max <-> min).
+      RegClass ic = bits == 64 ? RegClass::B64 : RegClass::B32;
+      std::string w = reg(ic), old = reg(ic), nonneg = reg(RegClass::Pred),
+                  pa = reg(RegClass::Pred), pb = reg(RegClass::Pred);
+      std::string bt = std::to_string(bits);
+      ins("mov.b" + bt + " " + w + ", " + a[i]);
+      ins("mov.b" + bt + " " + old + ", 0");
+      ins(std::string("setp.ge.") + (bits == 64 ? "s64 " : "s32 ") + nonneg + ", " + w + ", 0");
+      if (p.empty()) {
+        ins("mov.pred " + pa + ", " + nonneg);
+        ins("not.pred " + pb + ", " + nonneg);
+      } else {
+        std::string neg = reg(RegClass::Pred);
+        ins("not.pred " + neg + ", " + nonneg);
+        ins("and.pred " + pa + ", " + p + ", " + nonneg);
+        ins("and.pred " + pb + ", " + p + ", " + neg);
+      }
+      std::string other = opn == "max" ? "min" : "max";
+      std::string head = "atom." + sem + "." + scope + ".global.";
+      ins("@" + pa + " " + head + opn + ".s" + bt + " " + old + ", [" + ptrs[i] + "], " + w);
+      ins("@" + pb + " " + head + other + ".u" + bt + " " + old + ", [" + ptrs[i] + "], " + w);
+      ins("mov.b" + bt + " " + r + ", " + old);
+      out.push_back(r);
+      continue;
+    }
     std::string dst = r;
     if (type[0] == 'b' && f) dst = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
     std::string text = (p.empty() ? "" : "@" + p + " ") + "atom." + sem + "." + scope + ".global." +
