@@ -519,8 +519,9 @@ def test_math_float64(gen, op):
 def float_minmax_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    tl.atomic_max(out_ptr, x)
-    tl.atomic_min(out_ptr + 1, x)
+    same = tl.zeros([BLOCK], dtype=tl.int32)  # every element at one address
+    tl.atomic_max(out_ptr + same, x)
+    tl.atomic_min(out_ptr + 1 + same, x)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
