@@ -22,6 +22,8 @@ int main() {
   }
   CompileRequest req;
   req.source =
+      "import triton\n"
+      "import triton.language as tl\n"
       "@triton.jit\n"
       "def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
       "    offs = tl.arange(0, BLOCK)\n"
