@@ -50,3 +50,13 @@ def hints(x_ptr, y_ptr, n):
 # HINTS: ld.global.cg.v4.f32
 # HINTS: ld.global.L1::evict_last.v4.f32
 # HINTS: st.global.cs.v4.f32
+
+
+# A half-precision scalar parameter travels as f32 and is converted after it is loaded.
+# RUN: tesserac compile %s --kernel store_scalar --signature "*fp16:16, fp16" --emit ptx | FileCheck %s --check-prefix=PARAM
+@triton.jit
+def store_scalar(x_ptr, s):
+    tl.store(x_ptr, s)
+
+# PARAM: ld.param.f32 [[F:%f[0-9]+]], [store_scalar_param_1]
+# PARAM-NEXT: cvt.rn.f16.f32 %h{{[0-9]+}}, [[F]]

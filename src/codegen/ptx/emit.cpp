@@ -521,8 +521,7 @@ PtxKernel Emitter::run() {
       std::string f = reg(RegClass::F32);
       prologueIns("ld.param.f32 " + f + ", [" + pname + "]");
       set(a, {convert(f, DType::F32, d)});
-      body_.swap(prologue_);  // convert() emitted into the body; move it
-      prologue_ += body_;
+      prologue_ += body_;  // convert() emitted into the (still empty) body: move it after the load
       body_.clear();
       continue;
     }
