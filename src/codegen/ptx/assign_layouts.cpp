@@ -64,7 +64,7 @@ class Assigner {
   Assigner(Function &fn, int numWarps) : fn_(fn), numWarps_(numWarps) {}
 
   void run() {
-    duplicateLeaves(fn_.body);
+    duplicateLeaves();
     info_ = analyzeAxisInfo(fn_);
     for (auto &a : fn_.body.args) add(a.get());
     fn_.walk([&](Operation *op) { collect(op); });
@@ -94,7 +94,7 @@ class Assigner {
   }
 
   // Constants, splats and aranges with several uses: one copy per use.
-  void duplicateLeaves(Block &block) {
+  void duplicateLeaves() {
     std::unordered_map<const Value *, int> uses = countUses(fn_);
     std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
     fn_.walk([&](Operation *op) {
@@ -123,7 +123,6 @@ class Assigner {
       Operation *copy = cloneOp(*def, b, mapping);
       user->operands[i] = copy->result();
     }
-    (void)block;
   }
 
   void relate(Operation *op) { relations_.push_back(op); }

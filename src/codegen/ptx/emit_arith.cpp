@@ -330,8 +330,7 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
       std::string pred = op.strAttr("pred");
       std::string p = out(RegClass::Pred);
       if (op.operand(0)->type.isPtrLike()) {
-        ins("setp." + (pred == "eq" || pred == "ne" ? pred : pred) + ".u64 " + p + ", " + in[0] +
-            ", " + in[1]);
+        ins("setp." + pred + ".u64 " + p + ", " + in[0] + ", " + in[1]);
         return p;
       }
       if (od == DType::I1) {

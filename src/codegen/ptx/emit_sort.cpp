@@ -7,29 +7,6 @@
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
-namespace {
-
-int elemBytes(DType d) {
-  switch (regClassOf(Type::scalar(d))) {
-    case RegClass::Pred:
-      return 1;
-    case RegClass::B16:
-      return 2;
-    case RegClass::B32:
-    case RegClass::F32:
-      return 4;
-    case RegClass::B64:
-    case RegClass::F64:
-      return 8;
-  }
-  return 4;
-}
-
-int log2i(int64_t v) {
-  return std::countr_zero(static_cast<uint64_t>(v));
-}
-
-}  // namespace
 
 // a > b in the sort's order: NaN above every number, so it sorts last
 // ascending (the interpreter's order).
@@ -64,7 +41,7 @@ void Emitter::emitSort(Operation &op) {
   int axis = static_cast<int>(op.intAttr("axis"));
   bool descending = op.intAttr("descending") != 0;
   DType d = x->type.dtype;
-  int64_t bytes = elemBytes(d);
+  int64_t bytes = sharedElemBytes(d);
   int64_t numel = x->type.numel(), n = x->type.shape[axis];
   std::vector<int64_t> strides = rowMajorStrides(x->type.shape);
   int64_t inner = strides[axis];
@@ -83,7 +60,8 @@ void Emitter::emitSort(Operation &op) {
       ins("@" + p + " bra " + done);
       // The element's position along the axis and its partner's.
       std::string pos = reg(RegClass::B32), other = reg(RegClass::B32), skip = reg(RegClass::Pred);
-      ins("shr.u32 " + pos + ", " + e + ", " + std::to_string(log2i(inner)));
+      ins("shr.u32 " + pos + ", " + e + ", " +
+          std::to_string(std::countr_zero(static_cast<uint64_t>(inner))));
       ins("and.b32 " + pos + ", " + pos + ", " + std::to_string(n - 1));
       ins("xor.b32 " + other + ", " + pos + ", " + std::to_string(j));
       ins("setp.le.u32 " + skip + ", " + other + ", " + pos);

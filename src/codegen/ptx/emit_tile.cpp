@@ -17,22 +17,6 @@
 namespace tessera::ptx {
 namespace {
 
-int smemBytes(DType d) {
-  switch (regClassOf(Type::scalar(d))) {
-    case RegClass::Pred:
-      return 1;
-    case RegClass::B16:
-      return 2;
-    case RegClass::B32:
-    case RegClass::F32:
-      return 4;
-    case RegClass::B64:
-    case RegClass::F64:
-      return 8;
-  }
-  return 4;
-}
-
 // The dtype a tile's elements travel as (pointers as u64).
 DType travelType(const Type &t) {
   return t.isPtrLike() ? DType::U64 : t.dtype;
@@ -76,26 +60,45 @@ std::string Emitter::ldShared(const std::string &a, int64_t off, DType d) {
 }
 
 // smem base + this thread's part of the linear offset, computed once.
-static std::string threadAddress(Emitter &e, const LinearLayout &l,
-                                 const std::vector<int64_t> &strides, int64_t bytes) {
-  std::string tl = e.threadLinear(l, strides, bytes);
-  std::string a = e.reg(RegClass::B32);
-  e.prologueIns("add.s32 " + a + ", " + e.smemBase() + ", " + tl);
-  return a;
+int sharedElemBytes(DType d) {
+  switch (regClassOf(Type::scalar(d))) {
+    case RegClass::Pred:
+      return 1;
+    case RegClass::B16:
+      return 2;
+    case RegClass::B32:
+    case RegClass::F32:
+      return 4;
+    case RegClass::B64:
+    case RegClass::F64:
+      return 8;
+  }
+  return 4;
+}
+
+std::string Emitter::threadSharedAddress(const LinearLayout &l, const std::vector<int64_t> &strides,
+                                         int64_t bytes) {
+  std::string key = "sa|" + l.str() + "|" + std::to_string(bytes);
+  for (int64_t s : strides) key += "," + std::to_string(s);
+  if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+  std::string tl = threadLinear(l, strides, bytes);
+  std::string a = reg(RegClass::B32);
+  prologueIns("add.s32 " + a + ", " + smem_ + ", " + tl);
+  return cached_[key] = a;
 }
 
 void Emitter::storeTileShared(const Regs &r, const LinearLayout &l, DType d,
                               const std::vector<int64_t> &strides, int64_t base) {
-  int64_t bytes = smemBytes(d);
-  std::string a = threadAddress(*this, l, strides, bytes);
+  int64_t bytes = sharedElemBytes(d);
+  std::string a = threadSharedAddress(l, strides, bytes);
   for (int i = 0; i < l.numRegs(); ++i)
     stShared(a, base + dotCoord(l.regCoord(i), strides) * bytes, d, r[i]);
 }
 
 Regs Emitter::loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
                              int64_t base, int64_t constOffsetElems) {
-  int64_t bytes = smemBytes(d);
-  std::string a = threadAddress(*this, l, strides, bytes);
+  int64_t bytes = sharedElemBytes(d);
+  std::string a = threadSharedAddress(l, strides, bytes);
   Regs out;
   for (int i = 0; i < l.numRegs(); ++i)
     out.push_back(
@@ -140,7 +143,7 @@ void Emitter::emitBroadcast(Operation &op) {
 void Emitter::emitThroughShared(Operation &op) {
   const Value *x = op.operand(0);
   DType d = travelType(x->type);
-  int64_t bytes = smemBytes(d);
+  int64_t bytes = sharedElemBytes(d);
   LinearLayout lx = layoutOf(x);
   std::vector<int64_t> sx = rowMajorStrides(x->type.shape);
   int64_t numel = x->type.numel();
@@ -211,7 +214,7 @@ void Emitter::emitThroughShared(Operation &op) {
       int axis = static_cast<int>(op.intAttr("axis"));
       std::vector<int64_t> s = sx;
       s[axis] = 0;
-      std::string a = threadAddress(*this, lr, s, bytes);
+      std::string a = threadSharedAddress(lr, s, bytes);
       Regs idx = spread(op.operand(1), lr.numRegs());
       DType id = op.operand(1)->type.dtype;
       Regs out;
@@ -336,8 +339,8 @@ void Emitter::emitReduce(Operation &op) {
     needShared(total);
     barrier();
     for (size_t k = 0; k < nv; ++k) {
-      int64_t bytes = smemBytes(types[k]);
-      std::string a = threadAddress(*this, ls, strides, bytes);
+      int64_t bytes = sharedElemBytes(types[k]);
+      std::string a = threadSharedAddress(ls, strides, bytes);
       std::string aw = reg(RegClass::B32);
       ins("mad.lo.s32 " + aw + ", " + wa + ", " + std::to_string(bytes) + ", " + a);
       for (int g = 0; g < ls.numRegs(); ++g)
@@ -349,8 +352,8 @@ void Emitter::emitReduce(Operation &op) {
       for (int64_t w = 0; w < nw; ++w) {
         std::vector<std::string> vals;
         for (size_t k = 0; k < nv; ++k) {
-          int64_t bytes = smemBytes(types[k]);
-          std::string a = threadAddress(*this, ls, strides, bytes);
+          int64_t bytes = sharedElemBytes(types[k]);
+          std::string a = threadSharedAddress(ls, strides, bytes);
           vals.push_back(
               ldShared(a, bases[k] + (dotCoord(ls.regCoord(g), strides) + w) * bytes, types[k]));
         }
@@ -409,24 +412,26 @@ void Emitter::emitScan(Operation &op) {
   std::vector<std::string> addrs;
   for (size_t k = 0; k < nv; ++k) {
     std::string a = reg(RegClass::B32);
-    ins("mad.lo.s32 " + a + ", " + first + ", " + std::to_string(smemBytes(types[k])) + ", " +
+    ins("mad.lo.s32 " + a + ", " + first + ", " + std::to_string(sharedElemBytes(types[k])) + ", " +
         smemBase());
     addrs.push_back(a);
   }
   std::vector<std::string> acc;
   int64_t firstIdx = reverse ? n - 1 : 0;
   for (size_t k = 0; k < nv; ++k)
-    acc.push_back(ldShared(addrs[k], bases[k] + firstIdx * step * smemBytes(types[k]), types[k]));
+    acc.push_back(
+        ldShared(addrs[k], bases[k] + firstIdx * step * sharedElemBytes(types[k]), types[k]));
   for (int64_t j = 1; j < n; ++j) {
     int64_t idx = reverse ? n - 1 - j : j;
     std::vector<std::string> vals;
     for (size_t k = 0; k < nv; ++k)
-      vals.push_back(ldShared(addrs[k], bases[k] + idx * step * smemBytes(types[k]), types[k]));
+      vals.push_back(
+          ldShared(addrs[k], bases[k] + idx * step * sharedElemBytes(types[k]), types[k]));
     std::vector<std::string> args = acc;
     args.insert(args.end(), vals.begin(), vals.end());
     acc = inlineRegion(*op.regions[0], args);
     for (size_t k = 0; k < nv; ++k)
-      stShared(addrs[k], bases[k] + idx * step * smemBytes(types[k]), types[k], acc[k]);
+      stShared(addrs[k], bases[k] + idx * step * sharedElemBytes(types[k]), types[k], acc[k]);
   }
   ins("add.u32 " + row + ", " + row + ", " + std::to_string(numThreads()));
   ins("bra " + head);
@@ -441,7 +446,7 @@ void Emitter::emitDot(Operation &op) {
   if (a->type.rank() != 2) unsupported(op, "a batched tl.dot (rank 3)");
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
   DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
-  int64_t ba = smemBytes(da), bb = smemBytes(db);
+  int64_t ba = sharedElemBytes(da), bb = sharedElemBytes(db);
   // Operands to shared memory, row-major.
   needShared(M * K * ba + K * N * bb);
   barrier();
@@ -464,11 +469,11 @@ void Emitter::emitDot(Operation &op) {
     acc.push_back(t);
   }
   // Distinct row and column parts of this thread's registers.
-  std::map<int64_t, int> rows, cols;
+  std::set<int64_t> rows, cols;
   for (int r = 0; r < l.numRegs(); ++r) {
     auto co = l.regCoord(r);
-    rows.emplace(co[0], 0);
-    cols.emplace(co[1], 0);
+    rows.insert(co[0]);
+    cols.insert(co[1]);
   }
   std::string aBase = reg(RegClass::B32), bBase = reg(RegClass::B32);
   prologueIns("mad.lo.s32 " + aBase + ", " + threadCoord(l, 0) + ", " + std::to_string(K * ba) +
@@ -487,10 +492,9 @@ void Emitter::emitDot(Operation &op) {
   label(head);
   ins("setp.ge.u32 " + p + ", " + k + ", " + std::to_string(K));
   ins("@" + p + " bra " + done);
-  for (auto &[m, idx] : rows) (void)idx;
   std::map<int64_t, std::string> av, bv;
-  for (auto &[m, _] : rows) av[m] = convert(ldShared(pa, m * K * ba, da), da, accT);
-  for (auto &[n, _] : cols) bv[n] = convert(ldShared(pb, n * bb, db), db, accT);
+  for (int64_t m : rows) av[m] = convert(ldShared(pa, m * K * ba, da), da, accT);
+  for (int64_t n : cols) bv[n] = convert(ldShared(pb, n * bb, db), db, accT);
   for (int r = 0; r < l.numRegs(); ++r) {
     auto co = l.regCoord(r);
     if (intAcc)

@@ -73,6 +73,10 @@ class Emitter {
   // sum over dims of threadCoord * strides[dim], times `scale` (u32).
   std::string threadLinear(const LinearLayout &l, const std::vector<int64_t> &strides,
                            int64_t scale);
+  // The shared-memory address (u32) of this thread's part of a tile stored
+  // with `strides` (elements) and `bytes` per element; computed once.
+  std::string threadSharedAddress(const LinearLayout &l, const std::vector<int64_t> &strides,
+                                  int64_t bytes);
   // Predicate: this thread owns its elements (it is not a replica).
   std::string ownerPred(const LinearLayout &l);
   // The shared-memory scratch base address (u32) and a request for bytes.
@@ -158,6 +162,9 @@ class Emitter {
   SourceLoc lastLoc_;
 };
 
+// Bytes one element of `d` takes in shared memory (its register's width;
+// i1 as one byte).
+int sharedElemBytes(DType d);
 // Strides of a row-major tile of `shape` (in elements).
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 // PTX type suffix of a register class for moves: "pred", "b16", "b32", ...
