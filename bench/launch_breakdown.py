@@ -1,10 +1,12 @@
 """Where the host time of a GPU launch goes (torch tensors, cached kernel):
 the whole `kernel[grid](...)`, the C++ dispatcher alone, argument binding,
-and torch.add for scale. Microseconds per call, best of 5 x 20,000.
+and torch.add for scale. Microseconds per call: the median over batches of
+200 back-to-back calls, the GPU drained (untimed) between batches.
 
     python3 bench/launch_breakdown.py
 """
 import pathlib
+import statistics
 import sys
 import timeit
 
@@ -24,13 +26,14 @@ k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)
 torch.cuda.synchronize()
 bound, opts, _ = k._binder(x, y, out, 16, BLOCK_SIZE=1024)
 d = k._dispatcher
-N = 20000
 
 
-def us(f):
-    best = min(timeit.repeat(f, number=N, repeat=5)) / N * 1e6
-    torch.cuda.synchronize()
-    return best
+def us(f, batch=200, batches=100):
+    reps = []
+    for _ in range(batches):
+        reps.append(timeit.timeit(f, number=batch) / batch * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(reps[5:])
 
 
 launch = k[(1,)]

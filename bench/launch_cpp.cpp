@@ -1,7 +1,7 @@
 // Host time of a GPU launch from C++ with no Python: tessera::compileKernel
 // for the GPU, then many launches of a 1-program vector add through
 // KernelImpl::launchCuda (parameter packing + cuLaunchKernel), timed by the
-// host clock and synchronised at the end. Separates the driver's cost from
+// host clock in batches. Separates the driver's cost from
 // the Python layer's (bench/launch_breakdown.py).
 //
 //   build/bench_launch_cpp        (needs a CUDA device)
@@ -41,14 +41,17 @@ int main() {
       interp::ArgValue::pointer(reinterpret_cast<const void *>(y)),
       interp::ArgValue::pointer(reinterpret_cast<const void *>(out)),
       interp::ArgValue::integer(16)};
-  const int n = 20000;
+  // Batches of back-to-back launches timed by the host clock, the GPU
+  // drained (untimed) between batches: a full launch queue would otherwise
+  // make the host wait for the GPU.
+  const int batch = 200;
   std::vector<double> reps;
-  for (int r = 0; r < 6; ++r) {
+  for (int r = 0; r < 105; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) k->launchCuda(args, {1, 1, 1}, nullptr, 0);
+    for (int i = 0; i < batch; ++i) k->launchCuda(args, {1, 1, 1}, nullptr, 0);
     auto t1 = std::chrono::steady_clock::now();
     cuda::synchronize();
-    if (r > 0) reps.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
+    if (r >= 5) reps.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / batch);
   }
   std::sort(reps.begin(), reps.end());
   std::printf("C++ launch (launchCuda, 1 program): median %.2f us, best %.2f us per launch\n",

@@ -3,7 +3,9 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|bench|all] [pytest args...]
+# Usage: scripts/gpu.sh [tests|bench|launch|all] [pytest args...]
+#   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
+#   bench/launch_breakdown.py, build-gpu/bench_launch_cpp).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -32,5 +34,9 @@ if [ "$what" = all ] && command -v compute-sanitizer >/dev/null; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 bench/gpu.py --out "$out/bench.txt" 2>&1 | tee "$out/bench.log" | tail -30
+fi
+if [ "$what" = launch ]; then
+  { python3 bench/gpu.py --only launch; python3 bench/launch_breakdown.py;
+    build-gpu/bench_launch_cpp; } 2>&1 | tee "$out/launch.log"
 fi
 exit $status

@@ -211,7 +211,7 @@ bool cpuBackendForced() {
 // The launch fast path for a PyTorch CUDA tensor: get_device(), dtype and
 // data_ptr() read through the C API, no resolver call. False (nothing
 // consumed) for anything else, which then takes the general path.
-bool classifyTorchCuda(PyObject *v, ArgInfo &out) {
+bool classifyTorchCuda(PyObject *v, ArgInfo &out, TorchCache *cache) {
   if (!isTorchTensorType(Py_TYPE(v))) return false;
   static PyObject *getDevice = PyUnicode_InternFromString("get_device");
   static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
@@ -229,7 +229,13 @@ bool classifyTorchCuda(PyObject *v, ArgInfo &out) {
     return false;
   }
   long d = PyLong_AsLong(dev.ptr());
-  if (d < 0 || cpuBackendForced()) return false;
+  if (d < 0) return false;
+  if (!cache) {
+    if (cpuBackendForced()) return false;
+  } else {
+    if (cache->cpuForced < 0) cache->cpuForced = cpuBackendForced();
+    if (cache->cpuForced) return false;
+  }
   nb::object p = nb::steal(PyObject_CallMethodNoArgs(v, dataPtr));
   if (!p.is_valid()) {
     PyErr_Clear();
@@ -323,7 +329,8 @@ const char *dtypeName(uint32_t code) {
   return extraDTypes()[code - kNumBuiltinDTypes].c_str();
 }
 
-void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel) {
+void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
+                 TorchCache *cache) {
   out = ArgInfo{};
   if (v == Py_None) {
     out.kind = ArgKind::kNone;
@@ -342,7 +349,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     out.f = PyFloat_AS_DOUBLE(v);
     return;
   }
-  if (classifyTorchCuda(v, out)) return;
+  if (classifyTorchCuda(v, out, cache)) return;
   if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
   if (PyObject_CheckBuffer(v)) {
     Py_buffer view;

@@ -6,6 +6,8 @@
 #include <deque>
 #include <memory>
 
+#include "dispatcher.h"
+
 namespace tessera_py {
 
 // ------------------------------------------------------------------ errors
@@ -410,4 +412,5 @@ NB_MODULE(_C, m) {
   });
   bindKernel(m);
   bindDispatcher(m);
+  bindLauncher(m);
 }

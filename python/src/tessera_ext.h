@@ -106,7 +106,12 @@ struct ArgInfo {
 // counterparts), an object exporting a buffer of a known format, or else
 // whatever the resolver makes of it. Raises TypeError naming the parameter
 // and the kernel for anything else.
-void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel);
+// Facts classifyArg looks up once per launch rather than once per argument.
+struct TorchCache {
+  int cpuForced = -1;  // TESSERA_BACKEND names the CPU; -1: not read yet
+};
+void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
+                 TorchCache *cache = nullptr);
 
 // The run argument of a classified (non-None) argument.
 inline tessera_run_arg toRunArg(const ArgInfo &a) {

@@ -121,9 +121,38 @@ class Dispatcher:
     def add(self, args: tuple, extra: Any, kernel: Kernel, payload: Any) -> None:
         """Records `kernel` (and `payload`, returned by run) for the key of `args`."""
 
-    def clear(self) -> None: ...
+    def clear(self) -> None:
+        """Forgets every added kernel (the configuration stays)."""
+
+    def configure(self, defaults: Sequence[Optional[tuple]], hooks: list,
+                  debug: Optional[bool]) -> None:
+        """What Launcher needs to bind arguments like the Python binder: per
+        parameter (default,) or None, the JITFunction's pre_run_hooks list
+        (the fast path declines while it is non-empty) and @jit's debug."""
+
+    def set_globals(self, used: Sequence[tuple[str, dict, Any]]) -> None:
+        """The (name, module dict, value) of every global the kernel read; the
+        fast path declines when one no longer holds an equal value."""
+
+    def launcher(self, fn: Any, grid: Any) -> "Launcher":
+        """`fn[grid]` for a JITFunction `fn` whose dispatcher this is."""
 
     def __len__(self) -> int: ...
+
+
+class Launcher:
+    """What `kernel[grid]` returns once the kernel has launched. Calling it
+    with the kernel's arguments binds them in C++ (positional, keyword,
+    defaults, the options num_warps/num_stages/num_ctas/maxnreg/debug),
+    evaluates a callable grid once, and runs the added kernel for their key.
+    Anything else (no kernel for the key, hooks, other options, a changed
+    global, a binding error, a grid that is not ints) calls
+    fn.run(*args, grid=..., warmup=False, **kwargs) instead."""
+
+    fn: Any
+    grid: Any
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 def interp_ns_total() -> int:

@@ -118,49 +118,17 @@ class KernelInterface:
         return self.run(*map(arrays.MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
 
 
-class _Launcher:
-    """`jit_fn[grid]`: the launch fast path in one Python frame. When the
-    kernel has launched before, the grid is a tuple of ints, and nothing
-    needs the general path (hooks, extra options, a changed global, a new
-    specialisation), it binds the arguments and hands them to the C++
-    dispatcher; otherwise it defers to JITFunction.run."""
-
-    __slots__ = ("fn", "grid", "g3")
-
-    def __init__(self, fn, grid):
-        self.fn = fn
-        self.grid = grid
-        self.g3 = None
-        if type(grid) is tuple:
-            n = len(grid)
-            if n == 1:
-                if type(grid[0]) is int:
-                    self.g3 = (grid[0], 1, 1)
-            elif n == 3 or n == 2:
-                if type(grid[0]) is int and type(grid[1]) is int and \
-                        (n == 2 or type(grid[2]) is int):
-                    self.g3 = grid if n == 3 else (grid[0], grid[1], 1)
-
-    def __call__(self, *args, **kwargs):
-        f = self.fn
-        units = f._units_cache
-        d = f._dispatcher
-        if self.g3 is not None and d is not None and units is not None and not f.pre_run_hooks:
-            bound, opts, other = f._binder(*args, **kwargs)
-            if not other and (f.debug is None or opts[4] is not None) and \
-                    not _globals_changed(units[1]):
-                ran = d.run(bound, self.g3, opts)
-                if ran is not None:
-                    return ran
-        return f.run(*args, grid=self.grid, warmup=False, **kwargs)
-
-
 class JITFunction(KernelInterface):
     """A kernel (or a device function callable from kernels), compiled on
     first launch per specialisation."""
 
     def __getitem__(self, grid):
-        return _Launcher(self, grid)
+        # After the first launch, a C++ Launcher: calling it binds the
+        # arguments and launches without running Python (dispatcher.h).
+        d = self._dispatcher
+        if d is None:
+            return functools.partial(self.run, grid=grid, warmup=False)
+        return d.launcher(self, grid)
 
     def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None,
                  debug=None, noinline=None, repr=None, launch_metadata=None):
@@ -169,7 +137,7 @@ class JITFunction(KernelInterface):
         self.fn = fn
         self.module = fn.__module__
         self.version = version
-        self.debug = debug
+        self._debug = debug
         self.noinline = noinline
         self._repr = repr
         self.launch_metadata = launch_metadata
@@ -203,7 +171,26 @@ class JITFunction(KernelInterface):
         self._dispatcher = None
         self._units_cache = None  # (units, used_globals, source_hash)
         self._by_hash = {}  # full cache key -> CompiledKernel
-        self.pre_run_hooks = []
+        self._pre_run_hooks = []
+
+    # The launch fast path reads these two, so setting them reconfigures it.
+    @property
+    def debug(self):
+        return self._debug
+
+    @debug.setter
+    def debug(self, value):
+        self._debug = value
+        self._configure_dispatcher()
+
+    @property
+    def pre_run_hooks(self):
+        return self._pre_run_hooks
+
+    @pre_run_hooks.setter
+    def pre_run_hooks(self, hooks):
+        self._pre_run_hooks = list(hooks)
+        self._configure_dispatcher()
 
     # ---- host-side behaviour -------------------------------------------------------------
 
@@ -292,7 +279,19 @@ class JITFunction(KernelInterface):
             else:
                 modes.append(c.RUNTIME)
         self._dispatcher = c.Dispatcher(self.fn.__name__, self.arg_names, modes)
+        self._configure_dispatcher()
+        if self._units_cache is not None:
+            self._dispatcher.set_globals(self._units_cache[1])
         return self._dispatcher
+
+    def _configure_dispatcher(self):
+        """What the C++ Launcher needs to bind arguments as the binder does."""
+        d = getattr(self, "_dispatcher", None)
+        if d is None:
+            return
+        defaults = [(_unwrap_constexpr(p.default),) if p.has_default else None
+                    for p in self.params]
+        d.configure(defaults, self._pre_run_hooks, self._debug)
 
     def _compiled_for(self, bound, opts, units_entry):
         """The CompiledKernel for this specialisation: memory, disk, or compile."""
@@ -369,6 +368,7 @@ class JITFunction(KernelInterface):
         # A changed global invalidates every compiled specialisation.
         if self._dispatcher is not None:
             self._dispatcher.clear()
+            self._dispatcher.set_globals(used)
         return entry
 
 

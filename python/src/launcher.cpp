@@ -1,0 +1,275 @@
+// Launcher (tessera._C.Launcher): what `kernel[grid]` returns, and the
+// launch fast path. Calling it binds `*args, **kwargs` to the kernel's
+// parameters in C++ (vectorcall: no argument tuple or dict is built), checks
+// the globals the kernel read, evaluates a callable grid, and runs the
+// Dispatcher's entry for the arguments' specialisation. Whatever it does not
+// handle, it hands to the Python `JITFunction.run` unchanged: a first launch
+// (compile), hooks, unknown keywords, missing arguments, a changed global,
+// a grid that is not plain ints. Those produce the errors users see, so the
+// fast path raises nothing of its own except from the launch itself.
+#include <Python.h>
+#include <structmember.h>  // needs Python.h first
+
+#include "dispatcher.h"
+
+namespace tessera_py {
+
+namespace {
+
+struct LauncherObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject *dispatcher;  // the tessera._C.Dispatcher
+  PyObject *fn;          // the JITFunction: fn.run is the general path
+  PyObject *grid;        // as given to kernel[grid]
+  bool fixed;            // grid is a tuple of ints >= 0, parsed into g
+  std::array<int64_t, 3> g;
+};
+
+PyTypeObject *launcherType = nullptr;
+
+// A tuple or list of one to three ints >= 0 (not bools), as three dims.
+bool parseIntGrid(PyObject *grid, std::array<int64_t, 3> &g) {
+  Py_ssize_t n;
+  PyObject **items;
+  if (PyTuple_Check(grid)) {
+    n = PyTuple_GET_SIZE(grid);
+    items = n ? &PyTuple_GET_ITEM(grid, 0) : nullptr;
+  } else if (PyList_Check(grid)) {
+    n = PyList_GET_SIZE(grid);
+    items = n ? &PyList_GET_ITEM(grid, 0) : nullptr;
+  } else {
+    return false;
+  }
+  if (n < 1 || n > 3) return false;
+  g = {1, 1, 1};
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    if (!PyLong_CheckExact(items[d])) return false;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(items[d], &overflow);
+    if (overflow || x < 0) return false;
+    g[static_cast<size_t>(d)] = x;
+  }
+  return true;
+}
+
+// fn.run(*args, **kwargs, grid=grid, warmup=False).
+PyObject *generalPath(LauncherObject *l, PyObject *const *args, size_t nargs, PyObject *kwnames,
+                      PyObject *grid) {
+  static PyObject *runName = PyUnicode_InternFromString("run");
+  static PyObject *gridName = PyUnicode_InternFromString("grid");
+  static PyObject *warmupName = PyUnicode_InternFromString("warmup");
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  nb::object run = nb::steal(PyObject_GetAttr(l->fn, runName));
+  if (!run.is_valid()) return nullptr;
+  nb::object names = nb::steal(PyTuple_New(nkw + 2));
+  if (!names.is_valid()) return nullptr;
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    PyTuple_SET_ITEM(names.ptr(), k, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
+  PyTuple_SET_ITEM(names.ptr(), nkw, Py_NewRef(gridName));
+  PyTuple_SET_ITEM(names.ptr(), nkw + 1, Py_NewRef(warmupName));
+  const size_t total = nargs + static_cast<size_t>(nkw);
+  Scratch<PyObject *, 24> all(total + 2);
+  for (size_t i = 0; i < total; ++i) all[i] = args[i];
+  all[total] = grid;
+  all[total + 1] = Py_False;
+  return PyObject_Vectorcall(run.ptr(), all.data(), nargs, names.ptr());
+}
+
+PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  auto *l = reinterpret_cast<LauncherObject *>(self);
+  const size_t nargs = PyVectorcall_NARGS(nargsf);
+  nb::object gridOut;
+  try {
+    Dispatcher *d = nb::inst_ptr<Dispatcher>(l->dispatcher);
+    nb::object ran = d->launch(args, nargs, kwnames, l->grid, l->fixed ? &l->g : nullptr, gridOut);
+    if (ran.is_valid()) return ran.release().ptr();
+  } catch (nb::python_error &e) {
+    e.restore();
+    return nullptr;
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+  return generalPath(l, args, nargs, kwnames, gridOut.is_valid() ? gridOut.ptr() : l->grid);
+}
+
+int launcherTraverse(PyObject *self, visitproc visit, void *arg) {
+  auto *l = reinterpret_cast<LauncherObject *>(self);
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(l->dispatcher);
+  Py_VISIT(l->fn);
+  Py_VISIT(l->grid);
+  return 0;
+}
+
+int launcherClear(PyObject *self) {
+  auto *l = reinterpret_cast<LauncherObject *>(self);
+  Py_CLEAR(l->dispatcher);
+  Py_CLEAR(l->fn);
+  Py_CLEAR(l->grid);
+  return 0;
+}
+
+void launcherDealloc(PyObject *self) {
+  PyTypeObject *type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  launcherClear(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject *launcherRepr(PyObject *self) {
+  auto *l = reinterpret_cast<LauncherObject *>(self);
+  return PyUnicode_FromFormat("<tessera launcher of %R, grid %R>", l->fn, l->grid);
+}
+
+PyMemberDef launcherMembers[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
+    {"fn", T_OBJECT, offsetof(LauncherObject, fn), READONLY, "the @jit function"},
+    {"grid", T_OBJECT, offsetof(LauncherObject, grid), READONLY, "the grid of this launch"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyType_Slot launcherSlots[] = {
+    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_traverse, reinterpret_cast<void *>(launcherTraverse)},
+    {Py_tp_clear, reinterpret_cast<void *>(launcherClear)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(launcherDealloc)},
+    {Py_tp_repr, reinterpret_cast<void *>(launcherRepr)},
+    {Py_tp_members, launcherMembers},
+    {Py_tp_doc, const_cast<char *>("kernel[grid]: call it with the kernel's arguments to launch.")},
+    {0, nullptr}};
+
+PyType_Spec launcherSpec = {"tessera._C.Launcher", sizeof(LauncherObject), 0,
+                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+                            launcherSlots};
+
+}  // namespace
+
+PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid) {
+  auto *l = PyObject_GC_New(LauncherObject, launcherType);
+  if (!l) throw nb::python_error();
+  l->vectorcall = launcherCall;
+  l->dispatcher = Py_NewRef(dispatcher.ptr());
+  l->fn = Py_NewRef(fn.ptr());
+  l->grid = Py_NewRef(grid.ptr());
+  l->fixed = PyTuple_Check(grid.ptr()) && parseIntGrid(grid.ptr(), l->g);
+  PyObject_GC_Track(l);
+  return reinterpret_cast<PyObject *>(l);
+}
+
+void bindLauncher(nb::module_ &m) {
+  PyObject *type = PyType_FromSpec(&launcherSpec);
+  if (!type) throw nb::python_error();
+  launcherType = reinterpret_cast<PyTypeObject *>(type);
+  m.attr("Launcher") = nb::borrow(type);  // the module keeps the type alive
+}
+
+// ------------------------------------------------------------ the fast path
+
+namespace {
+
+// The options the binder names, in the order of the options tuple.
+PyObject *optionName(size_t i) {
+  static PyObject *names[Dispatcher::kNumOptions] = {
+      PyUnicode_InternFromString("num_warps"), PyUnicode_InternFromString("num_stages"),
+      PyUnicode_InternFromString("num_ctas"), PyUnicode_InternFromString("maxnreg"),
+      PyUnicode_InternFromString("debug")};
+  return names[i];
+}
+
+// Index of keyword `key` among `names` (interned: identity first).
+int keywordIndex(PyObject *key, const nb::object *names, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (names[i].ptr() == key) return static_cast<int>(i);
+  for (size_t i = 0; i < n; ++i)
+    if (PyUnicode_Compare(key, names[i].ptr()) == 0) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+bool Dispatcher::globalsUnchanged() const {
+  for (const UsedGlobal &u : globals_) {
+    if (!PyDict_CheckExact(u.scope.ptr())) return false;
+    PyObject *now = PyDict_GetItemWithError(u.scope.ptr(), u.name.ptr());  // borrowed
+    if (!now) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      return false;
+    }
+    if (now == u.value.ptr()) continue;
+    int eq = PyObject_RichCompareBool(now, u.value.ptr(), Py_EQ);
+    if (eq < 0) throw nb::python_error();
+    if (!eq) return false;
+  }
+  return true;
+}
+
+// grid({name: value}) as Triton calls a callable grid (a new reference).
+PyObject *Dispatcher::callGrid(PyObject *grid, PyObject *const *bound) const {
+  nb::object meta = nb::steal(PyDict_New());
+  if (!meta.is_valid()) throw nb::python_error();
+  for (size_t i = 0; i < names_.size(); ++i)
+    if (PyDict_SetItem(meta.ptr(), nameObjs_[i].ptr(), bound[i]) < 0) throw nb::python_error();
+  PyObject *r = PyObject_CallOneArg(grid, meta.ptr());
+  if (!r) throw nb::python_error();
+  return r;
+}
+
+nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwnames,
+                              PyObject *grid, const std::array<int64_t, 3> *fixedGrid,
+                              nb::object &gridOut) {
+  if (!configured_ || !globalsKnown_ || size_ == 0 || PyList_GET_SIZE(hooks_.ptr()) != 0) return {};
+  const size_t np = names_.size();
+  if (nargs > np) return {};
+  Scratch<PyObject *, 16> bound(np);
+  for (size_t i = 0; i < np; ++i) bound[i] = i < nargs ? args[i] : nullptr;
+  PyObject *options[kNumOptions] = {};
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+    PyObject *value = args[nargs + static_cast<size_t>(k)];
+    int p = keywordIndex(key, nameObjs_.data(), np);
+    if (p >= 0) {
+      if (bound[p]) return {};  // given twice: the general path says so
+      bound[p] = value;
+      continue;
+    }
+    size_t o = 0;
+    while (o < kNumOptions && optionName(o) != key && PyUnicode_Compare(key, optionName(o)) != 0)
+      ++o;
+    if (o == kNumOptions) return {};  // other options, or a mistake
+    options[o] = value;
+  }
+  for (size_t i = 0; i < np; ++i)
+    if (!bound[i]) {
+      if (!defaults_[i].is_valid()) return {};  // missing: the general path says so
+      bound[i] = defaults_[i].ptr();
+    }
+  if (!globalsUnchanged()) return {};
+
+  // The options tuple, as the binder makes it (with @jit's debug default).
+  if ((!options[4] || options[4] == Py_None) && !debugDefault_.is_none())
+    options[4] = debugDefault_.ptr();
+  nb::object extra = noOptions_;
+  for (size_t o = 0; o < kNumOptions; ++o)
+    if (options[o] && options[o] != Py_None) {
+      extra = nb::steal(PyTuple_New(kNumOptions));
+      if (!extra.is_valid()) throw nb::python_error();
+      for (size_t j = 0; j < kNumOptions; ++j)
+        PyTuple_SET_ITEM(extra.ptr(), j, Py_NewRef(options[j] ? options[j] : Py_None));
+      break;
+    }
+
+  std::array<int64_t, 3> g;
+  if (fixedGrid) {
+    g = *fixedGrid;
+  } else if (PyCallable_Check(grid)) {
+    gridOut = nb::steal(callGrid(grid, bound.data()));
+    if (!parseIntGrid(gridOut.ptr(), g)) return {};
+  } else if (!parseIntGrid(grid, g)) {
+    return {};
+  }
+  return runBound(bound.data(), extra.ptr(), g, 0);
+}
+
+}  // namespace tessera_py
