@@ -3,7 +3,9 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|bench|launch|all] [pytest args...]
+# Usage: scripts/gpu.sh [tests|bench|launch|all|py] [pytest args...]
+#   py SCRIPT [args]: runs one Python script with the GPU build (e.g.
+#   bench/num_stages.py).
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
 #   bench/launch_breakdown.py, build-gpu/bench_launch_cpp).
 set -uo pipefail
@@ -34,6 +36,10 @@ if [ "$what" = all ] && command -v compute-sanitizer >/dev/null; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 bench/gpu.py --out "$out/bench.txt" 2>&1 | tee "$out/bench.log" | tail -30
+fi
+if [ "$what" = py ]; then
+  python3 "$@" 2>&1 | tee "$out/py.log"
+  status=${PIPESTATUS[0]}
 fi
 if [ "$what" = launch ]; then
   { python3 bench/gpu.py --only launch; python3 bench/launch_breakdown.py;

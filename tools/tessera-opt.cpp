@@ -43,13 +43,14 @@ struct Options {
   bool verifyDiagnostics = false;
   bool printLocations = false;
   bool listPasses = false;
-  int numWarps = 4;  // GPU passes: warps per program
+  int numWarps = 4;   // GPU passes: warps per program
+  int numStages = 3;  // GPU passes: software pipelining depth
 };
 
 constexpr const char *kUsage =
     "usage: tessera-opt FILE.tir [--pass=a,b,c] [--print-after=PASS] [--print-after-all]\n"
     "                   [--split-input-file] [--verify-diagnostics] [--print-locations]\n"
-    "                   [--list-passes] [--num-warps=N]\n"
+    "                   [--list-passes] [--num-warps=N] [--num-stages=N]\n"
     "FILE '-' reads standard input.\n";
 
 std::vector<std::string> splitCommas(const std::string &s) {
@@ -82,6 +83,9 @@ std::string parseArgs(int argc, char **argv, Options &opts) {
       opts.numWarps = std::atoi(value("--num-warps=").c_str());
       if (opts.numWarps < 1 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
         return "--num-warps must be a power of two from 1 to 32";
+    } else if (arg.rfind("--num-stages=", 0) == 0) {
+      opts.numStages = std::atoi(value("--num-stages=").c_str());
+      if (opts.numStages < 1 || opts.numStages > 16) return "--num-stages must be from 1 to 16";
     } else if (arg == "--list-passes") {
       opts.listPasses = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -212,6 +216,7 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
   };
   try {
     module->numWarps = opts.numWarps;
+    module->numStages = opts.numStages;
     runPasses(*module, opts.passes, pipeline);
   } catch (const CompileError &e) {
     return {e.diag};

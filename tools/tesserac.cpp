@@ -2,7 +2,7 @@
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
 //            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_80|sm_90|sm_90a] [--num-warps N]
-//            [--debug] [--passes a,b,c] [--no-opt]
+//            [--num-stages N] [--debug] [--passes a,b,c] [--no-opt]
 //            [--split-input-file]
 //
 // --split-input-file compiles each part of FILE between lines `# -----`
@@ -24,7 +24,8 @@ int usage(const char *msg) {
   if (msg) std::cerr << "tesserac: error: " << msg << "\n";
   std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
                "                [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target "
-               "sm_80|sm_90|sm_90a] [--num-warps N] [--debug] [--passes a,b,c] [--no-opt]\n"
+               "sm_80|sm_90|sm_90a] [--num-warps N] [--num-stages N] [--debug]\n"
+               "                [--passes a,b,c] [--no-opt]\n"
                "                [--split-input-file]\n";
   return 2;
 }
@@ -95,6 +96,8 @@ int main(int argc, char **argv) {
       req.target = value("--target");
     else if (a == "--num-warps" || a.rfind("--num-warps=", 0) == 0)
       req.numWarps = std::atoi(value("--num-warps").c_str());
+    else if (a == "--num-stages" || a.rfind("--num-stages=", 0) == 0)
+      req.numStages = std::atoi(value("--num-stages").c_str());
     else if (a == "--debug")
       req.lower.debug = true;
     else if (a == "--no-opt")

@@ -238,7 +238,8 @@ nb::object wrapKernel(tessera_kernel *k) {
 }
 
 nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, bool debug,
-                   bool optimize, nb::handle passes, const std::string &target, int num_warps) {
+                   bool optimize, nb::handle passes, const std::string &target, int num_warps,
+                   int num_stages) {
   CompileInputs in;
   std::vector<tessera_source_unit> us;
   for (nb::handle u : units) us.push_back(in.unit(u));
@@ -254,6 +255,7 @@ nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, b
   opts.passes = *p ? p : nullptr;
   opts.target = target.empty() ? nullptr : target.c_str();
   opts.num_warps = num_warps;
+  opts.num_stages = num_stages;
   tessera_kernel *k;
   {
     nb::gil_scoped_release release;
@@ -388,7 +390,7 @@ NB_MODULE(_C, m) {
   m.def("set_resolver", &setResolver, nb::arg("resolver").none());
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),
         nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true, nb::arg("passes") = "",
-        nb::arg("target") = "", nb::arg("num_warps") = 4);
+        nb::arg("target") = "", nb::arg("num_warps") = 4, nb::arg("num_stages") = 3);
   m.def("set_stream_getter", &setStreamGetter, nb::arg("getter").none(),
         "Registers getter(device) -> CUstream (int) used by GPU launches.");
   m.def("cuda_available", [] {

@@ -249,6 +249,7 @@ tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compil
   req.passes = splitPasses(o.passes);
   if (o.target) req.target = o.target;
   req.numWarps = o.num_warps == 0 ? 4 : o.num_warps;
+  req.numStages = o.num_stages == 0 ? 3 : o.num_stages;
   return req;
 }
 
@@ -315,6 +316,7 @@ void tessera_compile_options_init(tessera_compile_options *opts) {
   opts->passes = nullptr;
   opts->target = nullptr;
   opts->num_warps = 4;
+  opts->num_stages = 3;
   opts->globals = nullptr;
   opts->num_globals = 0;
 }

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 3
+#define TESSERA_CAPI_VERSION 4
 
 /* ---------------------------------------------------------------- status */
 
@@ -169,7 +169,8 @@ typedef struct tessera_compile_options {
   /* GPU code generation: "sm_80", "sm_90", "sm_90a" (or a newer sm_NN) adds
    * the stages "ttgir" and "ptx"; NULL or "": the CPU only. */
   const char *target;
-  int32_t num_warps; /* warps per program on the GPU (a power of two; default 4) */
+  int32_t num_warps;  /* warps per program on the GPU (a power of two; default 4) */
+  int32_t num_stages; /* GPU: loads in flight per loop, in iterations (1-16; default 3) */
 } tessera_compile_options;
 
 /* Fills `opts` with the defaults: file "<kernel>", first line 1, column

@@ -421,7 +421,8 @@ void lowerLoopBody(Lowerer &l, const ast::Stmt &s, Block &region, Env &env, cons
 
 struct RangeArgs {
   SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
-  std::string kind;  // builtins.range, tl.range, tl.static_range
+  std::string kind;       // builtins.range, tl.range, tl.static_range
+  int64_t numStages = 0;  // tl.range(..., num_stages=N); 0: the kernel's
 };
 
 RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
@@ -445,12 +446,16 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
       endKw = v;
     else if (k.name == "arg1" || k.name == "start")
       pos.insert(pos.begin(), v);
-    else if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
+    else if (k.name == "num_stages") {
+      r.numStages = l.constInt(v, k.value->loc, "num_stages");
+      if (r.numStages < 1 || r.numStages > 16)
+        l.error(k.value->loc, "num_stages must be from 1 to 16, got " + std::to_string(r.numStages));
+    } else if (k.name != "loop_unroll_factor" &&
              k.name != "warp_specialize" && k.name != "disallow_acc_multi_buffer" &&
              k.name != "flatten" && k.name != "num_warps")
       l.error(k.loc, "unexpected keyword argument '" + k.name + "' to " +
                          (r.kind == "builtins.range" ? std::string("range") : r.kind) + "()");
-    // num_stages and the other keywords are scheduling hints.
+    // The other keywords are scheduling hints.
   }
   if (pos.empty() || pos.size() > 3) l.error(iter.loc, "range() takes 1 to 3 positional arguments");
   if (pos.size() == 1)
@@ -588,6 +593,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   for (Value *v : flatInits) types.push_back(v->type);
   b.setLoc(s.loc);
   Operation *forOp = b.create(OpCode::For, operands, types);
+  if (r.numStages > 0) forOp->setAttr("num_stages", r.numStages);
   Block *saveBlock = b.block();
   Block &region = *forOp->regions[0];
   Env env = *outer;

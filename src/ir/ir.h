@@ -136,6 +136,9 @@ class Module {
   // Warps per program, for the GPU stages (layout assignment, PTX); a compile
   // option, not printed (tessera-opt takes --num-warps).
   int numWarps = 4;
+  // Software pipelining depth of loops (pipeline-loads); a compile option
+  // like numWarps (tessera-opt takes --num-stages).
+  int numStages = 3;
   Function *lookup(std::string_view name) const;
 };
 

@@ -131,7 +131,11 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
       if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
         throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
                                std::to_string(req.numWarps));
+      if (req.numStages < 1 || req.numStages > 16)
+        throw CompilationError("num_stages must be from 1 to 16, got " +
+                               std::to_string(req.numStages));
       gpu.numWarps = req.numWarps;
+      gpu.numStages = req.numStages;
       gpu.debug = req.lower.debug;
       gpu.sources = &sm;
       auto copy = cloneModule(*k->module_);

@@ -52,6 +52,7 @@ struct CompileRequest {
   // stages "ttgir" (Tile IR with layouts) and "ptx"; empty: CPU only.
   std::string target;
   int numWarps = 4;
+  int numStages = 3;  // software pipelining depth of loops (1: none)
 };
 
 // The default optimisation pipeline (registered passes only).

@@ -102,6 +102,7 @@ class CCompileOptions(ctypes.Structure):
         ("num_globals", ctypes.c_size_t),
         ("target", ctypes.c_char_p),
         ("num_warps", ctypes.c_int32),
+        ("num_stages", ctypes.c_int32),
     ]
 
 

@@ -323,17 +323,20 @@ class JITFunction(KernelInterface):
                             "TESSERA_BACKEND")
         debug = bool(opts[4]) if opts[4] is not None else _env_debug()
         num_warps = opts[0] if opts[0] is not None else 4
+        num_stages = opts[1] if opts[1] is not None else 3
         target = gpu_target(device) if device >= 0 else ""
-        key = _hash(c.VERSION, source_hash, repr(specs), debug, target, num_warps if target else 0)
+        key = _hash(c.VERSION, source_hash, repr(specs), debug, target,
+                    (num_warps, num_stages) if target else 0)
         compiled = self._by_hash.get(key)
         if compiled is None:
-            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug, target, num_warps)
+            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug, target, num_warps,
+                                      num_stages)
             from ..compiler import CompiledKernel, KernelMetadata
             meta = KernelMetadata(
                 name=self.fn.__name__, hash=key,
                 target=("cuda", target, 32) if target else ("cpu", "interpreter", 1),
                 backend="cuda" if target else "cpu", num_warps=num_warps,
-                num_stages=opts[1] if opts[1] is not None else 3,
+                num_stages=num_stages,
                 num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
                 debug=debug, constants=constants, signature=signature)
             compiled = CompiledKernel(kernel, runtime, len(self.params), meta, device)
@@ -462,7 +465,7 @@ def _disk_cache():
     return cache.kernel_cache()
 
 
-def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4):
+def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3):
     c = _ext()
     disk = _disk_cache()
     if disk is not None:
@@ -474,7 +477,8 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4):
                 return kernel
             except ValueError:
                 disk.remove(key)  # corrupt or stale: rebuild below
-    kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps)
+    kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps,
+                       num_stages=num_stages)
     stats.compiles += 1
     if disk is not None:
         if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses

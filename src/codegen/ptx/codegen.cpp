@@ -1,4 +1,4 @@
-// The GPU pipeline: assign-layouts, then PTX emission.
+// The GPU pipeline: pipeline-loads, assign-layouts, then PTX emission.
 #include "codegen/ptx/emitter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -8,6 +8,7 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"pipeline-loads", "prefetch loads of later loop iterations (num_stages)", &pipelineLoads},
       {"assign-layouts", "give every tile a distributed layout; coalesce global accesses",
        &assignLayouts},
   };
@@ -35,7 +36,8 @@ PtxKernel emitPtx(Module &m, const PtxOptions &opts) {
     internalError("emit-ptx", "expected one kernel after inlining, found " +
                                   std::to_string(m.functions.size()) + " functions");
   m.numWarps = opts.numWarps;
-  assignLayouts(m);
+  m.numStages = opts.numStages;
+  for (const PassInfo &p : gpuPasses()) p.run(m);
   Function &fn = *m.functions.front();
   std::string ttgir = printModule(m);
   Emitter e(fn, opts);

@@ -11,6 +11,8 @@
 
 namespace tessera::ptx {
 
+// pipeline_loads.cpp
+void pipelineLoads(Module &m);
 // assign_layouts.cpp
 void assignLayouts(Module &m);
 
@@ -29,6 +31,7 @@ bool parseTarget(const std::string &s, Target &out);
 struct PtxOptions {
   Target target;
   int numWarps = 4;
+  int numStages = 3;                       // software pipelining depth of loops
   bool debug = false;                      // device_assert checks on
   const SourceManager *sources = nullptr;  // file names for .file/.loc
 };
