@@ -370,7 +370,7 @@ def _check_ptx(o, compile_once) -> None:
             L = lib()
             msg = (L.tessera_last_error() or b"").decode("utf-8", "replace")
             L.tessera_clear_error()
-            if "not supported by the GPU back end yet" in msg or "need an sm_89" in msg:
+            if "not supported by the GPU back end yet" in msg:
                 ptx_stats["unsupported"] += 1
                 return
             raise AssertionError(f"GPU compile for {target} failed:\n{msg}")

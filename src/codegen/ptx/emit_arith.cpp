@@ -29,9 +29,6 @@ std::string ity(DType d) {
 std::string bty(DType d) {
   return is64(d) ? "b64" : "b32";
 }
-bool isFp8(DType d) {
-  return d == DType::F8E4NV || d == DType::F8E5;
-}
 std::string f32Imm(float f) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0f%08X", std::bit_cast<uint32_t>(f));
@@ -117,7 +114,10 @@ std::string Emitter::toF32(const std::string &r, DType from) {
       return f;
     case DType::F8E4NV:
     case DType::F8E5: {
-      if (opts_.target.sm < 89) internalError("emit-ptx", "fp8 needs sm_89 or newer");
+      if (opts_.target.sm < 89) {  // no fp8 cvt: the same f16 in software
+        ins("cvt.f32.f16 " + f + ", " + fp8ToF16Soft(r, from));
+        return f;
+      }
       std::string w = reg(RegClass::B32), lo = reg(RegClass::B16), hi = reg(RegClass::B16);
       ins(std::string("cvt.rn.f16x2.") + (from == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + " " + w +
           ", " + r);
@@ -152,7 +152,7 @@ std::string Emitter::fromF32(const std::string &f, DType to, bool rtz) {
     }
     case DType::F8E4NV:
     case DType::F8E5: {
-      if (opts_.target.sm < 89) internalError("emit-ptx", "fp8 needs sm_89 or newer");
+      if (opts_.target.sm < 89) return f32ToFp8Soft(f, to);  // no fp8 cvt: in software
       std::string h = reg(RegClass::B16), z = reg(RegClass::F32);
       ins("mov.f32 " + z + ", 0f00000000");
       ins(std::string("cvt.rn.satfinite.") + (to == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + ".f32 " +
@@ -178,11 +178,6 @@ static std::string normalizeInt(Emitter &e, const std::string &r, DType d) {
 
 std::string Emitter::convert(const std::string &r, DType from, DType to, bool rtz) {
   if (from == to) return r;
-  if (isFp8(from) || isFp8(to)) {
-    if (opts_.target.sm < 89)
-      fail({}, "fp8 conversions need an sm_89 or newer GPU",
-           "compile for sm_90 or run on the CPU (TESSERA_BACKEND=cpu)");
-  }
   // i1 source: 0 or 1 first.
   if (from == DType::I1) {
     if (isFloat(to)) {
@@ -267,13 +262,6 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
   const DType rd = rt.dtype;
   auto operandDType = [&](size_t i) { return op.operand(i)->type.element().dtype; };
   auto out = [&](RegClass c) { return reg(c); };
-  if (opts_.target.sm < 89) {  // fp8 conversions are sm_89 instructions
-    bool fp8 = !rt.isPtr() && isFp8(rd);
-    for (size_t i = 0; i < op.operands.size(); ++i)
-      fp8 |= !op.operand(i)->type.isPtrLike() && isFp8(operandDType(i));
-    if (fp8 && op.code != OpCode::Bitcast && op.code != OpCode::Select)
-      unsupported(op, "fp8 arithmetic and conversion for " + opts_.target.name());
-  }
 
   switch (op.code) {
     case OpCode::AddPtr: {

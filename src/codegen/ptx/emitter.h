@@ -92,6 +92,11 @@ class Emitter {
   std::string convert(const std::string &r, DType from, DType to, bool rtz = false);
   std::string toF32(const std::string &r, DType from);
   std::string fromF32(const std::string &f, DType to, bool rtz = false);
+  // fp8 conversions for targets without the sm_89 cvt instructions
+  // (emit_fp8.cpp): an fp8 code to the f16 bits cvt.rn.f16x2.{e4m3x2,e5m2x2}
+  // gives, and f32 to the fp8 code cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 gives.
+  std::string fp8ToF16Soft(const std::string &r, DType from);
+  std::string f32ToFp8Soft(const std::string &f, DType to);
   std::string constant(const Type &elem, const Attr &value);
   std::string movImm(RegClass c, const std::string &imm);
   // float64 exp/exp2 and log/log2 in software (emit_math64.cpp).
