@@ -423,8 +423,17 @@ def _current_stream(device: int) -> int:
 
 def gpu_target(device: int) -> str:
     """The PTX target for a device: sm_90a on Hopper (its own instructions),
-    sm_NN elsewhere."""
+    sm_NN elsewhere. TESSERA_TARGET=sm_NN compiles for an older target
+    instead (the driver runs older PTX on newer GPUs): to test sm_80 code on
+    a Hopper, for instance. Set it before the kernel's first launch."""
     cc = _ext().cuda_capability(device)
+    forced = os.environ.get("TESSERA_TARGET", "")
+    if forced:
+        digits = forced[3:].rstrip("a") if forced.startswith("sm_") else ""
+        if not digits.isdigit() or int(digits) > cc:
+            raise ValueError(f"TESSERA_TARGET={forced!r}: name a PTX target this GPU can run, "
+                             f"sm_80 up to sm_{cc} (e.g. TESSERA_TARGET=sm_80)")
+        return forced
     return "sm_90a" if cc == 90 else f"sm_{cc}"
 
 
