@@ -449,10 +449,11 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
     else if (k.name == "num_stages") {
       r.numStages = l.constInt(v, k.value->loc, "num_stages");
       if (r.numStages < 1 || r.numStages > 16)
-        l.error(k.value->loc, "num_stages must be from 1 to 16, got " + std::to_string(r.numStages));
-    } else if (k.name != "loop_unroll_factor" &&
-             k.name != "warp_specialize" && k.name != "disallow_acc_multi_buffer" &&
-             k.name != "flatten" && k.name != "num_warps")
+        l.error(k.value->loc,
+                "num_stages must be from 1 to 16, got " + std::to_string(r.numStages));
+    } else if (k.name != "loop_unroll_factor" && k.name != "warp_specialize" &&
+               k.name != "disallow_acc_multi_buffer" && k.name != "flatten" &&
+               k.name != "num_warps")
       l.error(k.loc, "unexpected keyword argument '" + k.name + "' to " +
                          (r.kind == "builtins.range" ? std::string("range") : r.kind) + "()");
     // The other keywords are scheduling hints.

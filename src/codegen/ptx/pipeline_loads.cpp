@@ -93,7 +93,7 @@ class Pipeliner {
       perIteration += registersPerThread(c.load->result()->type, numWarps_);
     int64_t k = std::min<int64_t>(stages_ - 1, kPrefetchRegisterBudget / perIteration);
     if (k < 1) return;
-    pipeline(cands, static_cast<int>(k));
+    pipeline(cands, static_cast<int>(k), *step);
   }
 
  private:
@@ -115,22 +115,44 @@ class Pipeliner {
     return out;
   }
 
-  // At b's insertion point: the load of `c` for induction value `at`,
-  // masked with at < ub.
-  Value *loadAt(Builder &b, const Candidate &c, Value *at) {
-    std::unordered_map<const Value *, Value *> map{{body_.args[0].get(), at}};
+  // An iteration to load for: its induction value and whether it runs.
+  struct Iteration {
+    Value *at;
+    Value *runs;  // i1: at < ub
+  };
+
+  // At b's insertion point: the iteration `offset` steps after `base`.
+  // Whether it runs is decided in 64 bits for an i32 loop, so that the
+  // last iterations' look-ahead cannot wrap around to a small index.
+  Iteration iteration(Builder &b, Value *base, int64_t offset) {
+    const Type &t = base->type;
+    const Type i1 = Type::scalar(DType::I1);
+    const std::vector<NamedAttr> lt = {{"pred", std::string("lt")}};
+    Value *ub = loop_->operand(1);
+    if (offset == 0) return {base, b.op1(OpCode::Cmp, {base, ub}, i1, lt)};
+    Value *at = b.op1(OpCode::Add, {base, b.constInt(offset, t)}, t);
+    if (bitWidth(t.dtype) == 64) return {at, b.op1(OpCode::Cmp, {at, ub}, i1, lt)};
+    const Type i64 = Type::scalar(DType::I64);
+    Value *wide =
+        b.op1(OpCode::Add, {b.op1(OpCode::Cast, {base}, i64), b.constInt(offset, i64)}, i64);
+    return {at, b.op1(OpCode::Cmp, {wide, b.op1(OpCode::Cast, {ub}, i64)}, i1, lt)};
+  }
+
+  // At b's insertion point: the load of `c` for iteration `it`, masked
+  // with "it runs".
+  Value *loadAt(Builder &b, const Candidate &c, const Iteration &it) {
+    std::unordered_map<const Value *, Value *> map{{body_.args[0].get(), it.at}};
     for (Operation *op : c.slice) cloneOp(*op, b, map);
     auto mapped = [&](Value *v) {
-      auto it = map.find(v);
-      return it == map.end() ? v : it->second;
+      auto found = map.find(v);
+      return found == map.end() ? v : found->second;
     };
     const Operation &ld = *c.load;
     const Type &rt = ld.result()->type;
     b.setLoc(ld.loc);
-    Value *runs = b.op1(OpCode::Cmp, {at, loop_->operand(1)}, Type::scalar(DType::I1),
-                        {{"pred", std::string("lt")}});
-    Type maskType = rt.isTile() ? Type::tile(rt.shape, Type::scalar(DType::I1)) : Type::scalar(DType::I1);
-    if (rt.isTile()) runs = b.op1(OpCode::Splat, {runs}, maskType);
+    Type maskType =
+        rt.isTile() ? Type::tile(rt.shape, Type::scalar(DType::I1)) : Type::scalar(DType::I1);
+    Value *runs = rt.isTile() ? b.op1(OpCode::Splat, {it.runs}, maskType) : it.runs;
     std::vector<Value *> operands = {mapped(ld.operand(0))};
     operands.push_back(ld.operands.size() > 1
                            ? b.op1(OpCode::And, {mapped(ld.operand(1)), runs}, maskType)
@@ -139,23 +161,15 @@ class Pipeliner {
     return b.op1(OpCode::Load, operands, rt, ld.attrs);
   }
 
-  // times * step, at b's insertion point (the step itself for 1).
-  Value *stepTimes(Builder &b, int64_t times) {
-    Value *stepV = loop_->operand(2);
-    if (times == 1) return stepV;
-    return b.op1(OpCode::Mul, {stepV, b.constInt(times, stepV->type)}, stepV->type);
-  }
-
-  void pipeline(const std::vector<Candidate> &cands, int k) {
+  void pipeline(const std::vector<Candidate> &cands, int k, int64_t step) {
     // Prologue: iterations 0 .. k-1, before the loop.
     Builder pre;
     pre.setInsertionPointBefore(loop_);
     pre.setLoc(loop_->loc);
     std::vector<std::vector<Value *>> initial(cands.size());
     for (int j = 0; j < k; ++j) {
-      Value *lb = loop_->operand(0);
-      Value *at = j == 0 ? lb : pre.op1(OpCode::Add, {lb, stepTimes(pre, j)}, lb->type);
-      for (size_t c = 0; c < cands.size(); ++c) initial[c].push_back(loadAt(pre, cands[c], at));
+      Iteration it = iteration(pre, loop_->operand(0), j * step);
+      for (size_t c = 0; c < cands.size(); ++c) initial[c].push_back(loadAt(pre, cands[c], it));
     }
     // Carried values: k per candidate, appended to the loop's.
     Operation *yield = body_.terminator();
@@ -171,16 +185,17 @@ class Pipeliner {
         r->index = static_cast<unsigned>(loop_->results.size());
         loop_->results.push_back(std::move(r));
       }
-    // In the body: the load of iteration iv+k replaces the original load,
-    // whose value is now the first carried one.
-    Value *ahead = stepTimes(pre, k);  // loop-invariant
+    // In the body: the load of iteration iv+k*step replaces the original
+    // load, whose value is now the first carried one.
+    Builder head;
+    head.setInsertionPointBefore(cands.front().load);
+    head.setLoc(loop_->loc);
+    Iteration ahead = iteration(head, body_.args[0].get(), k * step);
     for (size_t c = 0; c < cands.size(); ++c) {
       Operation *ld = cands[c].load;
       Builder b;
       b.setInsertionPointBefore(ld);
-      b.setLoc(ld->loc);
-      Value *iv = body_.args[0].get();
-      Value *next = loadAt(b, cands[c], b.op1(OpCode::Add, {iv, ahead}, iv->type));
+      Value *next = loadAt(b, cands[c], ahead);
       replaceAllUsesWith(body_, ld->result(), carried[c][0]);
       for (int j = 1; j < k; ++j) yield->operands.push_back(carried[c][j]);
       yield->operands.push_back(next);
@@ -203,9 +218,8 @@ class Pipeliner {
       for (Operation *op : c.slice)
         if (seen.insert(op).second) order.push_back(op);
     // Later ops first, so an op's users are gone before it is looked at.
-    std::sort(order.begin(), order.end(), [&](Operation *a, Operation *b) {
-      return position(a) > position(b);
-    });
+    std::sort(order.begin(), order.end(),
+              [&](Operation *a, Operation *b) { return position(a) > position(b); });
     for (Operation *op : order) {
       bool used = false;
       for (auto &r : op->results) used = used || uses[r.get()] > 0;
