@@ -3,7 +3,8 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|bench|launch|all|py] [pytest args...]
+# Usage: scripts/gpu.sh [tests|check|bench|launch|all|py] [pytest args...]
+#   check: tests and compute-sanitizer, no benchmark.
 #   py SCRIPT [args]: runs one Python script with the GPU build (e.g.
 #   bench/num_stages.py).
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
@@ -20,11 +21,11 @@ cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out
 export TESSERA_BUILD_DIR="$PWD/build-gpu" PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export TESSERA_CACHE_DIR="$(mktemp -d)"
 status=0
-if [ "$what" = tests ] || [ "$what" = all ]; then
+if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = check ]; then
   python3 -m pytest -q -p no:cacheprovider tests/gpu "$@" 2>&1 | tee "$out/gpu_tests.log" | tail -40
   status=${PIPESTATUS[0]}
 fi
-if [ "$what" = all ] && command -v compute-sanitizer >/dev/null; then
+if { [ "$what" = all ] || [ "$what" = check ]; } && command -v compute-sanitizer >/dev/null; then
   # The examples under memcheck, and a few under racecheck (shared memory).
   compute-sanitizer --tool memcheck --error-exitcode 3 python3 -m pytest -q -p no:cacheprovider \
     tests/gpu/test_examples_gpu.py 2>&1 | tee "$out/memcheck.log" | tail -3
