@@ -12,8 +12,9 @@
 // L(lb+(K-1)*step) are loaded; in the body the use of L(iv) reads the first
 // carried value and L(iv+K*step) is loaded where L was, the carried values
 // shifting by one at the yield. Every issued load is the original one
-// masked with "its iteration runs" (iv' < ub), so no address is read that the
-// original program would not read.
+// masked with "its iteration runs" (iv + d < ub; where iv + d could wrap
+// around, ub > MAX - d, checked once before the loop, the look-ahead is off),
+// so no address is read that the original program would not read.
 // Candidates: non-volatile loads placed directly in the loop body (not under
 // an `if`) whose pointer, mask and other are computed only from values
 // defined before the loop, the induction variable and pure ops of the body.
@@ -22,6 +23,8 @@
 // a value the loop writes; so are loops with a non-constant or negative step,
 // unsigned induction variables, and prefetches past a register budget.
 #include <algorithm>
+#include <climits>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -83,7 +86,9 @@ class Pipeliner {
   void run() {
     if (stages_ < 2 || writesMemory(body_)) return;
     Value *lb = loop_->operand(0);
-    if (lb->type.isTile() || !isInt(lb->type.dtype) || !isSigned(lb->type.dtype)) return;
+    if (lb->type.isTile() || !isSigned(lb->type.dtype) ||
+        (bitWidth(lb->type.dtype) != 32 && bitWidth(lb->type.dtype) != 64))
+      return;
     auto step = constantStep(loop_->operand(2));
     if (!step || *step <= 0) return;
     std::vector<Candidate> cands = candidates();
@@ -115,27 +120,32 @@ class Pipeliner {
     return out;
   }
 
-  // An iteration to load for: its induction value and whether it runs.
+  // An iteration to load for: its induction value, and the bound it runs
+  // below (at < bound).
   struct Iteration {
     Value *at;
-    Value *runs;  // i1: at < ub
+    Value *bound;
   };
 
-  // At b's insertion point: the iteration `offset` steps after `base`.
-  // Whether it runs is decided in 64 bits for an i32 loop, so that the
-  // last iterations' look-ahead cannot wrap around to a small index.
-  Iteration iteration(Builder &b, Value *base, int64_t offset) {
-    const Type &t = base->type;
-    const Type i1 = Type::scalar(DType::I1);
-    const std::vector<NamedAttr> lt = {{"pred", std::string("lt")}};
+  // At b's insertion point: the iteration `times` steps after `base`. Its bound,
+  // computed before the loop, is ub where base + offset cannot wrap around
+  // for any base < ub (ub <= max - offset), else the type's minimum, which
+  // turns the look-ahead off. One compare against a loop-invariant bound
+  // per iteration: ptxas schedules that form best.
+  Iteration iteration(Builder &b, Value *base, int64_t times) {
     Value *ub = loop_->operand(1);
-    if (offset == 0) return {base, b.op1(OpCode::Cmp, {base, ub}, i1, lt)};
-    Value *at = b.op1(OpCode::Add, {base, b.constInt(offset, t)}, t);
-    if (bitWidth(t.dtype) == 64) return {at, b.op1(OpCode::Cmp, {at, ub}, i1, lt)};
-    const Type i64 = Type::scalar(DType::I64);
-    Value *wide =
-        b.op1(OpCode::Add, {b.op1(OpCode::Cast, {base}, i64), b.constInt(offset, i64)}, i64);
-    return {at, b.op1(OpCode::Cmp, {wide, b.op1(OpCode::Cast, {ub}, i64)}, i1, lt)};
+    if (times == 0) return {base, ub};
+    const int64_t offset = times * step_;
+    const Type &t = ub->type;
+    const bool wide = bitWidth(t.dtype) == 64;
+    const int64_t max = wide ? std::numeric_limits<int64_t>::max() : INT32_MAX;
+    const int64_t min = wide ? std::numeric_limits<int64_t>::min() : INT32_MIN;
+    Value *noWrap = pre_.op1(OpCode::Cmp, {ub, pre_.constInt(max - offset, t)},
+                             Type::scalar(DType::I1), {{"pred", std::string("le")}});
+    Value *bound = pre_.op1(OpCode::Select, {noWrap, ub, pre_.constInt(min, t)}, t);
+    Value *step = loop_->operand(2);
+    Value *off = pre_.op1(OpCode::Mul, {step, pre_.constInt(times, t)}, t);
+    return {b.op1(OpCode::Add, {base, off}, t), bound};
   }
 
   // At b's insertion point: the load of `c` for iteration `it`, masked
@@ -152,7 +162,10 @@ class Pipeliner {
     b.setLoc(ld.loc);
     Type maskType =
         rt.isTile() ? Type::tile(rt.shape, Type::scalar(DType::I1)) : Type::scalar(DType::I1);
-    Value *runs = rt.isTile() ? b.op1(OpCode::Splat, {it.runs}, maskType) : it.runs;
+    // Whether the iteration runs, next to the load that needs it.
+    Value *runs = b.op1(OpCode::Cmp, {it.at, it.bound}, Type::scalar(DType::I1),
+                        {{"pred", std::string("lt")}});
+    if (rt.isTile()) runs = b.op1(OpCode::Splat, {runs}, maskType);
     std::vector<Value *> operands = {mapped(ld.operand(0))};
     operands.push_back(ld.operands.size() > 1
                            ? b.op1(OpCode::And, {mapped(ld.operand(1)), runs}, maskType)
@@ -162,13 +175,14 @@ class Pipeliner {
   }
 
   void pipeline(const std::vector<Candidate> &cands, int k, int64_t step) {
+    step_ = step;
     // Prologue: iterations 0 .. k-1, before the loop.
-    Builder pre;
+    Builder &pre = pre_;
     pre.setInsertionPointBefore(loop_);
     pre.setLoc(loop_->loc);
     std::vector<std::vector<Value *>> initial(cands.size());
     for (int j = 0; j < k; ++j) {
-      Iteration it = iteration(pre, loop_->operand(0), j * step);
+      Iteration it = iteration(pre, loop_->operand(0), j);
       for (size_t c = 0; c < cands.size(); ++c) initial[c].push_back(loadAt(pre, cands[c], it));
     }
     // Carried values: k per candidate, appended to the loop's.
@@ -190,7 +204,7 @@ class Pipeliner {
     Builder head;
     head.setInsertionPointBefore(cands.front().load);
     head.setLoc(loop_->loc);
-    Iteration ahead = iteration(head, body_.args[0].get(), k * step);
+    Iteration ahead = iteration(head, body_.args[0].get(), k);
     for (size_t c = 0; c < cands.size(); ++c) {
       Operation *ld = cands[c].load;
       Builder b;
@@ -238,6 +252,8 @@ class Pipeliner {
   }
 
   std::unordered_map<const Operation *, size_t> positions_;
+  Builder pre_;       // before the loop
+  int64_t step_ = 1;  // the loop's constant step
   Operation *loop_;
   Block &body_;
   int stages_;
