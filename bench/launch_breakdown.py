@@ -42,5 +42,8 @@ print(f"launcher(...) (cached)   {us(lambda: launch(x, y, out, 16, BLOCK_SIZE=10
 print(f"dispatcher.run alone     {us(lambda: d.run(bound, (1, 1, 1), opts)):6.2f} us")
 print(f"binder alone             {us(lambda: k._binder(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
 print(f"x.data_ptr() x3          {us(lambda: (x.data_ptr(), y.data_ptr(), out.data_ptr())):6.2f} us")
+print(f"x.get_device() x3        {us(lambda: (x.get_device(), y.get_device(), out.get_device())):6.2f} us")
+print(f"x.dtype x3               {us(lambda: (x.dtype, y.dtype, out.dtype)):6.2f} us")
+print(f"empty lambda             {us(lambda: None):6.2f} us")
 print(f"torch raw stream getter  {us(lambda: torch._C._cuda_getCurrentRawStream(0)):6.2f} us")
 print(f"torch.add(out=)          {us(lambda: torch.add(x, y, out=out)):6.2f} us")
