@@ -66,6 +66,7 @@ import time
 import types
 
 from .errors import CompilationError, OutOfResources
+from .jit import JITFunction
 
 __all__ = ["Autotuner", "Config", "Heuristics", "INVALID_CONFIG_ERRORS", "autotune", "heuristics"]
 
@@ -306,6 +307,15 @@ def _target_id() -> str:
         return "unknown"
 
 
+def _launch(fn, args, kwargs):
+    """fn.run(*args, **kwargs) for a launch (not a warmup), through fn[grid]:
+    for a @jit function, the C++ launch fast path."""
+    if "grid" not in kwargs or not isinstance(fn, JITFunction):
+        return fn.run(*args, **kwargs)  # (without a grid: which says so)
+    rest = {k: v for k, v in kwargs.items() if k not in _NOT_ARGS}
+    return fn[kwargs["grid"]](*args, **rest)
+
+
 class _Wrapper:
     """What Autotuner and Heuristics share: the kernel interface over `run`."""
 
@@ -399,7 +409,7 @@ class Autotuner(_Wrapper):
             options = config.all_kwargs()
             if config.pre_hook is not None:
                 config.pre_hook({**bound, **options})
-            return self.fn.run(*args, **kwargs, **options)
+            return _launch(self.fn, args, {**kwargs, **options})
         finally:
             self.nargs = None
 
@@ -665,7 +675,10 @@ class Heuristics(_Wrapper):
         return kwargs
 
     def run(self, *args, **kwargs):
-        return self.fn.run(*args, **self._with_values(args, kwargs))
+        kwargs = self._with_values(args, kwargs)
+        if kwargs.get("warmup", False):
+            return self.fn.run(*args, **kwargs)
+        return _launch(self.fn, args, kwargs)
 
     def warmup(self, *args, **kwargs):
         return self.fn.warmup(*args, **self._with_values(args, kwargs))
