@@ -29,19 +29,20 @@ std::string ity(DType d) {
 std::string bty(DType d) {
   return is64(d) ? "b64" : "b32";
 }
+}  // namespace
+
 std::string f32Imm(float f) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0f%08X", std::bit_cast<uint32_t>(f));
   return buf;
 }
+
 std::string f64Imm(double f) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0d%016llX",
                 static_cast<unsigned long long>(std::bit_cast<uint64_t>(f)));
   return buf;
 }
-
-}  // namespace
 
 std::string Emitter::movImm(RegClass c, const std::string &imm) {
   std::string r = reg(c);

@@ -16,6 +16,7 @@
 //     gives kFp8NaN (0x7F, sign dropped, as an H100 does).
 // Both sequences were compared with an H100's cvt instructions on every fp8
 // code and every f32 bit pattern: no difference.
+#include <bit>
 #include <cstdio>
 
 #include "codegen/ptx/emitter.h"
@@ -27,12 +28,6 @@ namespace {
 std::string hex(uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%X", v);
-  return buf;
-}
-// A PTX f32 immediate with bit pattern `bits`.
-std::string f32Imm(uint32_t bits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0f%08X", bits);
   return buf;
 }
 
@@ -100,7 +95,8 @@ std::string Emitter::f32ToFp8Soft(const std::string &f, DType to) {
   ins("shr.u32 " + t + ", " + t + ", " + std::to_string(d));
   ins("sub.u32 " + normal + ", " + t + ", " + hex(fmt.rebias()));
   ins("abs.f32 " + ax + ", " + f);
-  ins("add.rn.f32 " + y + ", " + ax + ", " + f32Imm(fmt.subnormalMagicF32Bits()));
+  ins("add.rn.f32 " + y + ", " + ax + ", " +
+      f32Imm(std::bit_cast<float>(fmt.subnormalMagicF32Bits())));
   ins("mov.b32 " + sub + ", " + y);
   ins("sub.u32 " + sub + ", " + sub + ", " + hex(fmt.subnormalMagicF32Bits()));
   ins("setp.lt.u32 " + small + ", " + a + ", " + hex(fmt.minNormalF32Bits()));

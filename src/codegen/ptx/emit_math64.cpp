@@ -18,21 +18,12 @@
 //             until the terms stop adding to it; 1 for |x| >= 6
 // with the IEEE special cases (overflow to inf, underflow to 0, NaN through,
 // log of 0 is -inf, of a negative number NaN) selected at the end.
-#include <bit>
 #include <cmath>
-#include <cstdio>
 
 #include "codegen/ptx/emitter.h"
 
 namespace tessera::ptx {
 namespace {
-
-std::string d(double v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0d%016llX",
-                static_cast<unsigned long long>(std::bit_cast<uint64_t>(v)));
-  return buf;
-}
 
 constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2, high 32 bits
 constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
@@ -51,8 +42,9 @@ static std::string expCore(Emitter &e, const std::string &r, const std::string &
     coef[i] = 1.0 / c;
     c *= (i + 1);
   }
-  e.ins("mov.f64 " + p + ", " + d(coef[13]));
-  for (int i = 12; i >= 0; --i) e.ins("fma.rn.f64 " + p + ", " + p + ", " + r + ", " + d(coef[i]));
+  e.ins("mov.f64 " + p + ", " + f64Imm(coef[13]));
+  for (int i = 12; i >= 0; --i)
+    e.ins("fma.rn.f64 " + p + ", " + p + ", " + r + ", " + f64Imm(coef[i]));
   // 2^k as two factors 2^k1 * 2^k2, each a normal number.
   std::string ki = e.reg(RegClass::B32), k1 = e.reg(RegClass::B32), k2 = e.reg(RegClass::B32);
   e.ins("cvt.rzi.s32.f64 " + ki + ", " + k);
@@ -77,9 +69,9 @@ static std::string expSpecials(Emitter &e, const std::string &x, const std::stri
                                double lo) {
   std::string p = e.reg(RegClass::Pred), o = e.reg(RegClass::F64), u = e.reg(RegClass::F64),
               n = e.reg(RegClass::F64);
-  e.ins("setp.gt.f64 " + p + ", " + x + ", " + d(hi));
-  e.ins("selp.f64 " + o + ", " + d(INFINITY) + ", " + res + ", " + p);
-  e.ins("setp.lt.f64 " + p + ", " + x + ", " + d(lo));
+  e.ins("setp.gt.f64 " + p + ", " + x + ", " + f64Imm(hi));
+  e.ins("selp.f64 " + o + ", " + f64Imm(INFINITY) + ", " + res + ", " + p);
+  e.ins("setp.lt.f64 " + p + ", " + x + ", " + f64Imm(lo));
   e.ins("selp.f64 " + u + ", 0d0000000000000000, " + o + ", " + p);
   e.ins("setp.nan.f64 " + p + ", " + x + ", " + x);
   e.ins("selp.f64 " + n + ", " + x + ", " + u + ", " + p);
@@ -90,20 +82,20 @@ std::string Emitter::exp64(const std::string &x, bool base2) {
   // Clamp for the reduction (NaN and the ends are selected afterwards).
   std::string xc = reg(RegClass::F64), k = reg(RegClass::F64), r = reg(RegClass::F64);
   double hi = base2 ? 1025.0 : 710.0, lo = base2 ? -1076.0 : -746.0;
-  ins("max.f64 " + xc + ", " + x + ", " + d(lo));
-  ins("min.f64 " + xc + ", " + xc + ", " + d(hi));
+  ins("max.f64 " + xc + ", " + x + ", " + f64Imm(lo));
+  ins("min.f64 " + xc + ", " + xc + ", " + f64Imm(hi));
   if (base2) {
     ins("cvt.rni.f64.f64 " + k + ", " + xc);
     std::string f = reg(RegClass::F64);
     ins("sub.rn.f64 " + f + ", " + xc + ", " + k);
-    ins("mul.rn.f64 " + r + ", " + f + ", " + d(kLn2));
+    ins("mul.rn.f64 " + r + ", " + f + ", " + f64Imm(kLn2));
   } else {
-    ins("mul.rn.f64 " + k + ", " + xc + ", " + d(kLog2e));
+    ins("mul.rn.f64 " + k + ", " + xc + ", " + f64Imm(kLog2e));
     ins("cvt.rni.f64.f64 " + k + ", " + k);
     std::string nk = reg(RegClass::F64);
     ins("neg.f64 " + nk + ", " + k);
-    ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kLn2Hi) + ", " + xc);
-    ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kLn2Lo) + ", " + r);
+    ins("fma.rn.f64 " + r + ", " + nk + ", " + f64Imm(kLn2Hi) + ", " + xc);
+    ins("fma.rn.f64 " + r + ", " + nk + ", " + f64Imm(kLn2Lo) + ", " + r);
   }
   std::string res = expCore(*this, r, k);
   return base2 ? expSpecials(*this, x, res, 1024.0, -1075.0)
@@ -115,12 +107,12 @@ std::string Emitter::trig64(const std::string &x, bool cosine) {
   constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
                    kP3 = 2.0222662487959506e-21, kTwoOverPi = 0.6366197723675814;
   std::string k = reg(RegClass::F64), nk = reg(RegClass::F64), r = reg(RegClass::F64);
-  ins("mul.rn.f64 " + k + ", " + x + ", " + d(kTwoOverPi));
+  ins("mul.rn.f64 " + k + ", " + x + ", " + f64Imm(kTwoOverPi));
   ins("cvt.rni.f64.f64 " + k + ", " + k);
   ins("neg.f64 " + nk + ", " + k);
-  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP1) + ", " + x);
-  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP2) + ", " + r);
-  ins("fma.rn.f64 " + r + ", " + nk + ", " + d(kP3) + ", " + r);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + f64Imm(kP1) + ", " + x);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + f64Imm(kP2) + ", " + r);
+  ins("fma.rn.f64 " + r + ", " + nk + ", " + f64Imm(kP3) + ", " + r);
   std::string z = reg(RegClass::F64), s = reg(RegClass::F64), c = reg(RegClass::F64);
   ins("mul.rn.f64 " + z + ", " + r + ", " + r);
   // sin r = r (1 - z/3! + z^2/5! - ... - z^10/21!); cos r = 1 - z/2! + ... + z^11/22!
@@ -129,13 +121,15 @@ std::string Emitter::trig64(const std::string &x, bool cosine) {
     for (int i = 2; i <= n; ++i) f *= i;
     return f;
   };
-  ins("mov.f64 " + s + ", " + d(1.0 / fact(21)));  // (-1)^10 / 21!
+  ins("mov.f64 " + s + ", " + f64Imm(1.0 / fact(21)));  // (-1)^10 / 21!
   for (int j = 9; j >= 0; --j)
-    ins("fma.rn.f64 " + s + ", " + s + ", " + z + ", " + d((j % 2 ? -1.0 : 1.0) / fact(2 * j + 1)));
+    ins("fma.rn.f64 " + s + ", " + s + ", " + z + ", " +
+        f64Imm((j % 2 ? -1.0 : 1.0) / fact(2 * j + 1)));
   ins("mul.rn.f64 " + s + ", " + s + ", " + r);
-  ins("mov.f64 " + c + ", " + d(-1.0 / fact(22)));  // (-1)^11 / 22!
+  ins("mov.f64 " + c + ", " + f64Imm(-1.0 / fact(22)));  // (-1)^11 / 22!
   for (int j = 10; j >= 0; --j)
-    ins("fma.rn.f64 " + c + ", " + c + ", " + z + ", " + d((j % 2 ? -1.0 : 1.0) / fact(2 * j)));
+    ins("fma.rn.f64 " + c + ", " + c + ", " + z + ", " +
+        f64Imm((j % 2 ? -1.0 : 1.0) / fact(2 * j)));
   // Quadrant q = k mod 4 (cos is sin a quadrant later).
   std::string q = reg(RegClass::B32);
   ins("cvt.rzi.s32.f64 " + q + ", " + k);
@@ -183,7 +177,7 @@ std::string Emitter::erf64(const std::string &x) {
   std::string e = exp64(nx2, false);
   std::string r = reg(RegClass::F64);
   ins("mul.rn.f64 " + r + ", " + sum + ", " + e);
-  ins("mul.rn.f64 " + r + ", " + r + ", " + d(1.1283791670955126));  // 2 / sqrt(pi)
+  ins("mul.rn.f64 " + r + ", " + r + ", " + f64Imm(1.1283791670955126));  // 2 / sqrt(pi)
   ins("min.f64 " + r + ", " + r + ", 0d3FF0000000000000");
   ins("copysign.f64 " + r + ", " + x + ", " + r);
   std::string q = reg(RegClass::Pred);
@@ -195,8 +189,8 @@ std::string Emitter::erf64(const std::string &x) {
 std::string Emitter::log64(const std::string &x, bool base2) {
   // Subnormals: scale by 2^54 first.
   std::string p = reg(RegClass::Pred), xs = reg(RegClass::F64), adj = reg(RegClass::B32);
-  ins("setp.lt.f64 " + p + ", " + x + ", " + d(std::ldexp(1.0, -1022)));
-  ins("mul.rn.f64 " + xs + ", " + x + ", " + d(std::ldexp(1.0, 54)));
+  ins("setp.lt.f64 " + p + ", " + x + ", " + f64Imm(std::ldexp(1.0, -1022)));
+  ins("mul.rn.f64 " + xs + ", " + x + ", " + f64Imm(std::ldexp(1.0, 54)));
   ins("selp.f64 " + xs + ", " + xs + ", " + x + ", " + p);
   ins("selp.b32 " + adj + ", -54, 0, " + p);
   // x = m * 2^e, m in [1, 2).
@@ -213,7 +207,7 @@ std::string Emitter::log64(const std::string &x, bool base2) {
   ins("mov.b64 " + m + ", " + mb);
   // m in [sqrt(1/2), sqrt(2)).
   std::string big = reg(RegClass::Pred), half = reg(RegClass::F64), e1 = reg(RegClass::B32);
-  ins("setp.gt.f64 " + big + ", " + m + ", " + d(std::sqrt(2.0)));
+  ins("setp.gt.f64 " + big + ", " + m + ", " + f64Imm(std::sqrt(2.0)));
   ins("mul.rn.f64 " + half + ", " + m + ", 0d3FE0000000000000");
   ins("selp.f64 " + m + ", " + half + ", " + m + ", " + big);
   ins("selp.b32 " + e1 + ", 1, 0, " + big);
@@ -225,22 +219,22 @@ std::string Emitter::log64(const std::string &x, bool base2) {
   ins("add.rn.f64 " + den + ", " + m + ", 0d3FF0000000000000");
   ins("div.rn.f64 " + s + ", " + num + ", " + den);
   ins("mul.rn.f64 " + z + ", " + s + ", " + s);
-  ins("mov.f64 " + poly + ", " + d(2.0 / 23));
+  ins("mov.f64 " + poly + ", " + f64Imm(2.0 / 23));
   for (int n = 21; n >= 1; n -= 2)
-    ins("fma.rn.f64 " + poly + ", " + poly + ", " + z + ", " + d(2.0 / n));
+    ins("fma.rn.f64 " + poly + ", " + poly + ", " + z + ", " + f64Imm(2.0 / n));
   std::string lm = reg(RegClass::F64), ef = reg(RegClass::F64), res = reg(RegClass::F64);
   ins("mul.rn.f64 " + lm + ", " + poly + ", " + s);
   ins("cvt.rn.f64.s32 " + ef + ", " + e32);
-  ins("fma.rn.f64 " + lm + ", " + ef + ", " + d(kLn2Lo) + ", " + lm);
-  ins("fma.rn.f64 " + res + ", " + ef + ", " + d(kLn2Hi) + ", " + lm);
-  if (base2) ins("mul.rn.f64 " + res + ", " + res + ", " + d(kLog2e));
+  ins("fma.rn.f64 " + lm + ", " + ef + ", " + f64Imm(kLn2Lo) + ", " + lm);
+  ins("fma.rn.f64 " + res + ", " + ef + ", " + f64Imm(kLn2Hi) + ", " + lm);
+  if (base2) ins("mul.rn.f64 " + res + ", " + res + ", " + f64Imm(kLog2e));
   // Specials: 0 -> -inf, < 0 -> NaN, inf -> inf, NaN -> NaN.
   std::string q = reg(RegClass::Pred), o = reg(RegClass::F64);
   ins("setp.eq.f64 " + q + ", " + x + ", 0d0000000000000000");
-  ins("selp.f64 " + o + ", " + d(-INFINITY) + ", " + res + ", " + q);
+  ins("selp.f64 " + o + ", " + f64Imm(-INFINITY) + ", " + res + ", " + q);
   ins("setp.lt.f64 " + q + ", " + x + ", 0d0000000000000000");
-  ins("selp.f64 " + o + ", " + d(NAN) + ", " + o + ", " + q);
-  ins("setp.eq.f64 " + q + ", " + x + ", " + d(INFINITY));
+  ins("selp.f64 " + o + ", " + f64Imm(NAN) + ", " + o + ", " + q);
+  ins("setp.eq.f64 " + q + ", " + x + ", " + f64Imm(INFINITY));
   ins("selp.f64 " + o + ", " + x + ", " + o + ", " + q);
   ins("setp.nan.f64 " + q + ", " + x + ", " + x);
   ins("selp.f64 " + o + ", " + x + ", " + o + ", " + q);

@@ -174,5 +174,8 @@ int sharedElemBytes(DType d);
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 // PTX type suffix of a register class for moves: "pred", "b16", "b32", ...
 const char *movType(RegClass c);
+// PTX immediates with the exact bits of `f`: 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX.
+std::string f32Imm(float f);
+std::string f64Imm(double f);
 
 }  // namespace tessera::ptx
