@@ -378,33 +378,44 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
   classifyResolved(v, out, param, kernel);
 }
 
-std::array<int64_t, 3> parseGrid(PyObject *grid) {
-  std::array<int64_t, 3> g{1, 1, 1};
+GridRead readGrid(PyObject *grid, std::array<int64_t, 3> &g) {
   Py_ssize_t n = -1;
   PyObject **items = nullptr;
   if (PyTuple_Check(grid)) {
     n = PyTuple_GET_SIZE(grid);
-    items = &PyTuple_GET_ITEM(grid, 0);
+    items = n ? &PyTuple_GET_ITEM(grid, 0) : nullptr;
   } else if (PyList_Check(grid)) {
     n = PyList_GET_SIZE(grid);
-    items = &PyList_GET_ITEM(grid, 0);
+    items = n ? &PyList_GET_ITEM(grid, 0) : nullptr;
   }
-  if (n < 1 || n > 3)
-    raise(PyExc_ValueError, std::string("the grid must be a tuple of 1 to 3 ints, got ") +
-                                nb::repr(nb::handle(grid)).c_str());
+  if (n < 1 || n > 3) return {GridRead::kShape, nullptr};
+  g = {1, 1, 1};
   for (Py_ssize_t d = 0; d < n; ++d) {
     PyObject *item = items[d];
     if (!PyLong_Check(item) || item == Py_True || item == Py_False)
-      raise(PyExc_ValueError,
-            std::string("grid entries must be ints, got ") + nb::repr(nb::handle(grid)).c_str());
-    long long x = PyLong_AsLongLong(item);
+      return {GridRead::kNotInt, item};
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow) return {GridRead::kOverflow, item};
     if (x == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (x < 0)
-      raise(PyExc_ValueError,
-            std::string("grid entries must be >= 0, got ") + nb::repr(nb::handle(grid)).c_str());
+    if (x < 0) return {GridRead::kNegative, item};
     g[static_cast<size_t>(d)] = x;
   }
-  return g;
+  return {GridRead::kOk, nullptr};
+}
+
+std::array<int64_t, 3> parseGrid(PyObject *grid) {
+  std::array<int64_t, 3> g;
+  const GridRead r = readGrid(grid, g);
+  if (r.problem == GridRead::kOk) return g;
+  if (r.problem == GridRead::kOverflow) {
+    PyLong_AsLongLong(r.item);  // Python's own OverflowError
+    throw nb::python_error();
+  }
+  const char *what = r.problem == GridRead::kShape    ? "the grid must be a tuple of 1 to 3 ints"
+                     : r.problem == GridRead::kNotInt ? "grid entries must be ints"
+                                                      : "grid entries must be >= 0";
+  raise(PyExc_ValueError, std::string(what) + ", got " + nb::repr(nb::handle(grid)).c_str());
 }
 
 namespace {

@@ -27,29 +27,10 @@ struct LauncherObject {
 
 PyTypeObject *launcherType = nullptr;
 
-// A tuple or list of one to three ints >= 0 (not bools), as three dims.
+// A grid the fast path takes: what parseGrid accepts (else the general
+// path reports the problem).
 bool parseIntGrid(PyObject *grid, std::array<int64_t, 3> &g) {
-  Py_ssize_t n;
-  PyObject **items;
-  if (PyTuple_Check(grid)) {
-    n = PyTuple_GET_SIZE(grid);
-    items = n ? &PyTuple_GET_ITEM(grid, 0) : nullptr;
-  } else if (PyList_Check(grid)) {
-    n = PyList_GET_SIZE(grid);
-    items = n ? &PyList_GET_ITEM(grid, 0) : nullptr;
-  } else {
-    return false;
-  }
-  if (n < 1 || n > 3) return false;
-  g = {1, 1, 1};
-  for (Py_ssize_t d = 0; d < n; ++d) {
-    if (!PyLong_CheckExact(items[d])) return false;
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(items[d], &overflow);
-    if (overflow || x < 0) return false;
-    g[static_cast<size_t>(d)] = x;
-  }
-  return true;
+  return readGrid(grid, g).problem == GridRead::kOk;
 }
 
 // fn.run(*args, **kwargs, grid=grid, warmup=False).

@@ -136,8 +136,14 @@ inline tessera_run_arg toRunArg(const ArgInfo &a) {
   return r;
 }
 
-// Parses a launch grid: a tuple or list of one to three ints >= 0 (missing
-// trailing entries are 1).
+// Reads a launch grid, a tuple or list of one to three ints >= 0 (missing
+// trailing entries are 1), into `g`; says what is wrong otherwise.
+struct GridRead {
+  enum Problem { kOk, kShape, kNotInt, kNegative, kOverflow } problem;
+  PyObject *item;  // the offending entry (borrowed), for kNotInt and later
+};
+GridRead readGrid(PyObject *grid, std::array<int64_t, 3> &g);
+// readGrid, raising ValueError (OverflowError for a huge entry) on a problem.
 std::array<int64_t, 3> parseGrid(PyObject *grid);
 
 // Runs `kernel` with the GIL released; raises the mapped error on failure.
