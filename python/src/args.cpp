@@ -211,7 +211,7 @@ bool cpuBackendForced() {
 // The launch fast path for a PyTorch CUDA tensor: get_device(), dtype and
 // data_ptr() read through the C API, no resolver call. False (nothing
 // consumed) for anything else, which then takes the general path.
-bool classifyTorchCuda(PyObject *v, ArgInfo &out, TorchCache *cache) {
+bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
   if (!isTorchTensorType(Py_TYPE(v))) return false;
   static PyObject *getDevice = PyUnicode_InternFromString("get_device");
   static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
@@ -230,12 +230,8 @@ bool classifyTorchCuda(PyObject *v, ArgInfo &out, TorchCache *cache) {
   }
   long d = PyLong_AsLong(dev.ptr());
   if (d < 0) return false;
-  if (!cache) {
-    if (cpuBackendForced()) return false;
-  } else {
-    if (cache->cpuForced < 0) cache->cpuForced = cpuBackendForced();
-    if (cache->cpuForced) return false;
-  }
+  if (env.cpuForced < 0) env.cpuForced = cpuBackendForced();
+  if (env.cpuForced) return false;
   nb::object p = nb::steal(PyObject_CallMethodNoArgs(v, dataPtr));
   if (!p.is_valid()) {
     PyErr_Clear();
@@ -330,7 +326,7 @@ const char *dtypeName(uint32_t code) {
 }
 
 void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
-                 TorchCache *cache) {
+                 LaunchEnv *env) {
   out = ArgInfo{};
   if (v == Py_None) {
     out.kind = ArgKind::kNone;
@@ -349,7 +345,8 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     out.f = PyFloat_AS_DOUBLE(v);
     return;
   }
-  if (classifyTorchCuda(v, out, cache)) return;
+  LaunchEnv local;
+  if (classifyTorchCuda(v, out, env ? *env : local)) return;
   if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
   if (PyObject_CheckBuffer(v)) {
     Py_buffer view;

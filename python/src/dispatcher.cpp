@@ -247,11 +247,8 @@ PyObject **Dispatcher::argItems(nb::handle args) const {
   return items;
 }
 
-namespace {
-
 // A value compared by type, hash and equality (unhashable: equality only).
-template <typename A>
-void pushObject(PyObject *v, A &a) {
+void Dispatcher::pushObject(PyObject *v, Analysis &a) {
   Py_hash_t h = PyObject_Hash(v);
   if (h == -1 && PyErr_Occurred()) {
     PyErr_Clear();
@@ -262,10 +259,8 @@ void pushObject(PyObject *v, A &a) {
   a.objs[a.nobjs++] = v;
 }
 
-}  // namespace
-
 void Dispatcher::analyze(PyObject *const *items, PyObject *extra, Analysis &a) const {
-  TorchCache torch;  // environment lookups once per launch, not per argument
+  LaunchEnv env;
   for (size_t i = 0; i < names_.size(); ++i) {
     PyObject *v = items[i];
     ArgInfo &x = a.info[i];
@@ -274,7 +269,7 @@ void Dispatcher::analyze(PyObject *const *items, PyObject *extra, Analysis &a) c
       pushObject(v, a);
       continue;
     }
-    classifyArg(v, x, names_[i], kernel_, &torch);
+    classifyArg(v, x, names_[i], kernel_, &env);
     switch (modes_[i]) {
       case kNoSpec:
         x.eq1 = x.div16 = false;
@@ -346,8 +341,6 @@ PyType_Slot dispatcherSlots[] = {{Py_tp_traverse, reinterpret_cast<void *>(dispa
                                  {0, nullptr}};
 
 }  // namespace
-
-PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
 
 void bindDispatcher(nb::module_ &m) {
   nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcherSlots),

@@ -28,6 +28,7 @@ class Dispatcher {
   enum Mode : int { kRuntime = 0, kNoSpec = 1, kNoAlign = 2, kConstexpr = 3 };
   // The launch options the binder keys on, in the order of their tuple.
   static constexpr size_t kNumOptions = 5;  // num_warps num_stages num_ctas maxnreg debug
+  static constexpr size_t kDebugOption = 4;
 
   Dispatcher(std::string kernelName, std::vector<std::string> names, std::vector<int> modes);
   Dispatcher(const Dispatcher &) = delete;
@@ -73,6 +74,7 @@ class Dispatcher {
 
   PyObject **argItems(nb::handle args) const;
   void analyze(PyObject *const *items, PyObject *extra, Analysis &a) const;
+  static void pushObject(PyObject *v, Analysis &a);
   Entry *find(const Analysis &a);
   bool globalsUnchanged() const;
   PyObject *callGrid(PyObject *grid, PyObject *const *bound) const;
@@ -95,6 +97,8 @@ class Dispatcher {
   std::vector<UsedGlobal> globals_;
 };
 
+// A new Launcher for `fn[grid]` over `dispatcher` (launcher.cpp).
+PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
 void bindLauncher(nb::module_ &m);
 
 }  // namespace tessera_py

@@ -158,12 +158,14 @@ PyObject *optionName(size_t i) {
   return names[i];
 }
 
-// Index of keyword `key` among `names` (interned: identity first).
-int keywordIndex(PyObject *key, const nb::object *names, size_t n) {
+// Index of keyword `key` among the n names nameAt(i) (interned: identity
+// first), or -1.
+template <typename NameAt>
+int keywordIndex(PyObject *key, size_t n, NameAt nameAt) {
   for (size_t i = 0; i < n; ++i)
-    if (names[i].ptr() == key) return static_cast<int>(i);
+    if (nameAt(i) == key) return static_cast<int>(i);
   for (size_t i = 0; i < n; ++i)
-    if (PyUnicode_Compare(key, names[i].ptr()) == 0) return static_cast<int>(i);
+    if (PyUnicode_Compare(key, nameAt(i)) == 0) return static_cast<int>(i);
   return -1;
 }
 
@@ -209,16 +211,14 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
     PyObject *value = args[nargs + static_cast<size_t>(k)];
-    int p = keywordIndex(key, nameObjs_.data(), np);
+    int p = keywordIndex(key, np, [&](size_t i) { return nameObjs_[i].ptr(); });
     if (p >= 0) {
       if (bound[p]) return {};  // given twice: the general path says so
       bound[p] = value;
       continue;
     }
-    size_t o = 0;
-    while (o < kNumOptions && optionName(o) != key && PyUnicode_Compare(key, optionName(o)) != 0)
-      ++o;
-    if (o == kNumOptions) return {};  // other options, or a mistake
+    int o = keywordIndex(key, kNumOptions, optionName);
+    if (o < 0) return {};  // other options, or a mistake
     options[o] = value;
   }
   for (size_t i = 0; i < np; ++i)
@@ -229,8 +229,8 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
   if (!globalsUnchanged()) return {};
 
   // The options tuple, as the binder makes it (with @jit's debug default).
-  if ((!options[4] || options[4] == Py_None) && !debugDefault_.is_none())
-    options[4] = debugDefault_.ptr();
+  if ((!options[kDebugOption] || options[kDebugOption] == Py_None) && !debugDefault_.is_none())
+    options[kDebugOption] = debugDefault_.ptr();
   nb::object extra = noOptions_;
   for (size_t o = 0; o < kNumOptions; ++o)
     if (options[o] && options[o] != Py_None) {

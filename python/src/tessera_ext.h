@@ -101,17 +101,19 @@ struct ArgInfo {
   int device = -1;   // kPointer: the CUDA device of the memory, -1 for host memory
 };
 
+// What classifyArg reads from the environment, read once per launch (a
+// Dispatcher passes one for all its arguments) rather than once per argument.
+struct LaunchEnv {
+  int cpuForced = -1;  // TESSERA_BACKEND names the CPU; -1: not read yet
+};
+
 // Classifies one runtime argument `v` of parameter `param` of kernel
 // `kernel`: None, bool, int, float (numpy scalars as their Python
 // counterparts), an object exporting a buffer of a known format, or else
 // whatever the resolver makes of it. Raises TypeError naming the parameter
 // and the kernel for anything else.
-// Facts classifyArg looks up once per launch rather than once per argument.
-struct TorchCache {
-  int cpuForced = -1;  // TESSERA_BACKEND names the CPU; -1: not read yet
-};
 void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
-                 TorchCache *cache = nullptr);
+                 LaunchEnv *env = nullptr);
 
 // The run argument of a classified (non-None) argument.
 inline tessera_run_arg toRunArg(const ArgInfo &a) {

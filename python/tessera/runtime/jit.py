@@ -286,7 +286,7 @@ class JITFunction(KernelInterface):
 
     def _configure_dispatcher(self):
         """What the C++ Launcher needs to bind arguments as the binder does."""
-        d = getattr(self, "_dispatcher", None)
+        d = self._dispatcher
         if d is None:
             return
         defaults = [(_unwrap_constexpr(p.default),) if p.has_default else None
