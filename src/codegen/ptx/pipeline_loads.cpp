@@ -63,9 +63,9 @@ bool collectSlice(Value *v, Operation *loop, Value *iv, std::unordered_set<Opera
   return true;
 }
 
-bool writesMemory(Block &body) {
+bool writesMemory(Block &body) {  // barriers count: they are WritesMem
   for (auto &op : body.ops)
-    if (passes::hasWriteEffects(op.get()) || op->code == OpCode::Barrier) return true;
+    if (passes::hasWriteEffects(op.get())) return true;
   return false;
 }
 
@@ -91,6 +91,7 @@ class Pipeliner {
       return;
     auto step = constantStep(loop_->operand(2));
     if (!step || *step <= 0) return;
+    step_ = *step;
     std::vector<Candidate> cands = candidates();
     if (cands.empty()) return;
     int64_t perIteration = 0;
@@ -98,7 +99,7 @@ class Pipeliner {
       perIteration += registersPerThread(c.load->result()->type, numWarps_);
     int64_t k = std::min<int64_t>(stages_ - 1, kPrefetchRegisterBudget / perIteration);
     if (k < 1) return;
-    pipeline(cands, static_cast<int>(k), *step);
+    pipeline(cands, static_cast<int>(k));
   }
 
  private:
@@ -174,8 +175,7 @@ class Pipeliner {
     return b.op1(OpCode::Load, operands, rt, ld.attrs);
   }
 
-  void pipeline(const std::vector<Candidate> &cands, int k, int64_t step) {
-    step_ = step;
+  void pipeline(const std::vector<Candidate> &cands, int k) {
     // Prologue: iterations 0 .. k-1, before the loop.
     Builder &pre = pre_;
     pre.setInsertionPointBefore(loop_);
@@ -226,15 +226,14 @@ class Pipeliner {
       o->walk([&](Operation *op) {
         for (Value *v : op->operands) ++uses[v];
       });
-    std::vector<Operation *> order;
-    std::unordered_set<Operation *> seen;
-    for (const Candidate &c : cands)
-      for (Operation *op : c.slice)
-        if (seen.insert(op).second) order.push_back(op);
+    std::unordered_set<Operation *> slices;
+    for (const Candidate &c : cands) slices.insert(c.slice.begin(), c.slice.end());
+    std::vector<Operation *> order;  // program order
+    for (auto &o : body_.ops)
+      if (slices.count(o.get())) order.push_back(o.get());
     // Later ops first, so an op's users are gone before it is looked at.
-    std::sort(order.begin(), order.end(),
-              [&](Operation *a, Operation *b) { return position(a) > position(b); });
-    for (Operation *op : order) {
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      Operation *op = *it;
       bool used = false;
       for (auto &r : op->results) used = used || uses[r.get()] > 0;
       if (used) continue;
@@ -243,15 +242,6 @@ class Pipeliner {
     }
   }
 
-  size_t position(Operation *op) {
-    if (positions_.empty()) {
-      size_t i = 0;
-      for (auto &o : body_.ops) positions_[o.get()] = i++;
-    }
-    return positions_.at(op);
-  }
-
-  std::unordered_map<const Operation *, size_t> positions_;
   Builder pre_;       // before the loop
   int64_t step_ = 1;  // the loop's constant step
   Operation *loop_;
