@@ -1,21 +1,19 @@
 """Where the host time of a GPU launch goes (torch tensors, cached kernel):
 the whole `kernel[grid](...)`, the C++ dispatcher alone, argument binding,
-and torch.add for scale. Microseconds per call: the median over batches of
-200 back-to-back calls, the GPU drained (untimed) between batches.
+and torch.add for scale. Microseconds per call, timed as bench/gpu.py times
+a launch (host_us_per_launch: batches of back-to-back calls, the GPU
+drained, untimed, between batches).
 
     python3 bench/launch_breakdown.py
 """
 import pathlib
-import statistics
 import sys
-import timeit
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
-sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from gpu import host_us_per_launch as us  # noqa: E402  (also puts python/, examples/ on the path)
 import vector_add  # noqa: E402
 
 k = vector_add.add_kernel
@@ -26,15 +24,6 @@ k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)
 torch.cuda.synchronize()
 bound, opts, _ = k._binder(x, y, out, 16, BLOCK_SIZE=1024)
 d = k._dispatcher
-
-
-def us(f, batch=200, batches=100):
-    reps = []
-    for _ in range(batches):
-        reps.append(timeit.timeit(f, number=batch) / batch * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(reps[5:])
-
 
 launch = k[(1,)]
 print(f"kernel[grid](...)        {us(lambda: k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
