@@ -71,13 +71,26 @@ def test_do_bench_measures_a_sleep():
     assert 8 <= len(calls) <= 1 + 5 + 5 + 25
 
 
-def test_do_bench_return_modes_and_quantiles():
+def test_do_bench_return_modes_and_quantiles(monkeypatch):
     fn, _ = sleeper(1.0)
     kw = dict(warmup=2, rep=15)
+    # Each call measures afresh, so the statistics of different calls are not
+    # ordered; check each against the times that call measured.
+    measured = []
+    host = testing._bench_host
+
+    def recording(*args):
+        measured.append(host(*args))
+        return measured[-1]
+
+    monkeypatch.setattr(testing, "_cuda_torch", lambda: None)  # the host timer, GPU or not
+    monkeypatch.setattr(testing, "_bench_host", recording)
     lo = testing.do_bench(fn, return_mode="min", **kw)
     hi = testing.do_bench(fn, return_mode="max", **kw)
     med = testing.do_bench(fn, return_mode="median", **kw)
-    assert 0.9 <= lo <= hi and 0.9 <= med <= 10
+    assert lo == min(measured[0]) and hi == max(measured[1])
+    assert min(measured[2]) <= med <= max(measured[2])
+    assert 0.9 <= lo and 0.9 <= med <= 10
     times = testing.do_bench(fn, return_mode="all", **kw)
     assert isinstance(times, list) and len(times) >= 3 and all(0.9 <= x < 50 for x in times)
     qs = testing.do_bench(fn, quantiles=[0.5, 0.2, 0.8], **kw)
