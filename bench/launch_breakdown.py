@@ -28,6 +28,9 @@ d = k._dispatcher
 launch = k[(1,)]
 print(f"kernel[grid](...)        {us(lambda: k[(1,)](x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
 print(f"launcher(...) (cached)   {us(lambda: launch(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
+empty = k[(0,)]
+empty(x, y, out, 16, BLOCK_SIZE=1024)
+print(f"launcher, empty grid     {us(lambda: empty(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us (all but the driver)")
 print(f"dispatcher.run alone     {us(lambda: d.run(bound, (1, 1, 1), opts)):6.2f} us")
 print(f"binder alone             {us(lambda: k._binder(x, y, out, 16, BLOCK_SIZE=1024)):6.2f} us")
 print(f"x.data_ptr() x3          {us(lambda: (x.data_ptr(), y.data_ptr(), out.data_ptr())):6.2f} us")

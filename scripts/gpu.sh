@@ -8,7 +8,7 @@
 #   py SCRIPT [args]: runs one Python script with the GPU build (e.g.
 #   bench/num_stages.py).
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
-#   bench/launch_breakdown.py, build-gpu/bench_launch_cpp).
+#   bench/launch_breakdown.py, build-gpu/bench_launch_cpp, bench/launch_raw.cu).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -50,6 +50,11 @@ if [ "$what" = py ]; then
 fi
 if [ "$what" = launch ]; then
   { python3 bench/gpu.py --only launch; python3 bench/launch_breakdown.py;
-    build-gpu/bench_launch_cpp; } 2>&1 | tee "$out/launch.log"
+    build-gpu/bench_launch_cpp;
+    build-gpu/tesserac compile examples/vector_add.py --kernel add_kernel --emit ptx \
+      --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target sm_90a > build-gpu/add.ptx
+    nvcc -O2 -o build-gpu/launch_raw bench/launch_raw.cu -lcuda &&
+      build-gpu/launch_raw build-gpu/add.ptx add_kernel; } 2>&1 |
+    tee "$out/launch.log"
 fi
 exit $status

@@ -389,10 +389,16 @@ GridRead readGrid(PyObject *grid, std::array<int64_t, 3> &g) {
   g = {1, 1, 1};
   for (Py_ssize_t d = 0; d < n; ++d) {
     PyObject *item = items[d];
-    if (!PyLong_Check(item) || item == Py_True || item == Py_False)
-      return {GridRead::kNotInt, item};
+    if (item == Py_True || item == Py_False) return {GridRead::kNotInt, item};
+    nb::object index;  // a NumPy integer (or any __index__ type) as a Python int
+    if (!PyLong_Check(item)) {
+      PyNumberMethods *nm = Py_TYPE(item)->tp_as_number;
+      if (!nm || !nm->nb_index) return {GridRead::kNotInt, item};
+      index = nb::steal(PyNumber_Index(item));
+      if (!index.is_valid()) throw nb::python_error();
+    }
     int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(item, &overflow);
+    long long x = PyLong_AsLongLongAndOverflow(index.is_valid() ? index.ptr() : item, &overflow);
     if (overflow) return {GridRead::kOverflow, item};
     if (x == -1 && PyErr_Occurred()) throw nb::python_error();
     if (x < 0) return {GridRead::kNegative, item};

@@ -360,7 +360,7 @@ void bindDispatcher(nb::module_ &m) {
           [](nb::pointer_and_handle<Dispatcher> self, nb::handle fn, nb::handle grid) {
             return nb::steal(makeLauncher(self.h, fn, grid));
           },
-          nb::arg("fn"), nb::arg("grid"))
+          nb::arg("fn"), nb::arg("grid").none())
       .def("clear", &Dispatcher::clear)
       .def("__len__", &Dispatcher::size);
 }

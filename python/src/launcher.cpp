@@ -245,8 +245,11 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
   if (fixedGrid) {
     g = *fixedGrid;
   } else if (PyCallable_Check(grid)) {
-    gridOut = nb::steal(callGrid(grid, bound.data()));
-    if (!parseIntGrid(gridOut.ptr(), g)) return {};
+    nb::object result = nb::steal(callGrid(grid, bound.data()));
+    // A result the fast path cannot take is not handed on: the general path
+    // calls the grid again and names it in its message.
+    if (!parseIntGrid(result.ptr(), g)) return {};
+    gridOut = std::move(result);
   } else if (!parseIntGrid(grid, g)) {
     return {};
   }

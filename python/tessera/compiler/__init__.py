@@ -99,7 +99,6 @@ class CompiledKernel:
 
 
 def _grid3(grid) -> tuple[int, int, int]:
-    n = len(grid)
-    if n == 0 or n > 3:
-        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
-    return (int(grid[0]), int(grid[1]) if n > 1 else 1, int(grid[2]) if n > 2 else 1)
+    from ..runtime.jit import _check_grid  # the launch path's grid check and messages
+
+    return _check_grid(grid)

@@ -244,10 +244,11 @@ class JITFunction(KernelInterface):
         if warmup:
             return self._compiled_for(bound, opts, units)
         if callable(grid):
-            grid = grid(dict(zip(self.arg_names, bound)))
-        n = len(grid)
-        g = (grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1)
-        if type(g[0]) is not int or type(g[1]) is not int or type(g[2]) is not int or n > 3:
+            g = _check_grid(grid(dict(zip(self.arg_names, bound))), grid)
+        elif type(grid) is tuple and 0 < len(grid) <= 3 and all(
+                type(x) is int and x >= 0 for x in grid):
+            g = grid + (1,) * (3 - len(grid))  # the common case
+        else:
             g = _check_grid(grid)
         ran = dispatcher.run(bound, g, opts)
         if ran is not None:
@@ -441,18 +442,26 @@ def _env_debug() -> bool:
     return os.environ.get("TESSERA_DEBUG", os.environ.get("TRITON_DEBUG", "0")) not in ("", "0")
 
 
-def _check_grid(grid):
-    n = len(grid)
+def _check_grid(grid, fn=None):
+    """(x, y, z) of a grid given as a sequence of 1 to 3 ints >= 0; `fn` is
+    the grid function that returned it, if any (for the message)."""
+    what = f"the grid function {getattr(fn, '__qualname__', fn)!r} returned {grid!r}" if fn else repr(grid)
+    try:
+        n = len(grid)
+    except TypeError:
+        raise TypeError(f"a grid is a tuple of 1 to 3 ints, or a function of the launch's arguments "
+                        f"that returns one; got {what}"
+                        + (f" (write ({grid},) for a 1-D grid)" if isinstance(grid, int) else "")) from None
     if n == 0 or n > 3:
-        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {what}")
     out = []
     for g in list(grid) + [1] * (3 - n):
         try:
             v = int(g.__index__()) if not isinstance(g, int) else int(g)
         except AttributeError:
-            raise TypeError(f"grid entries must be integers, got {type(g).__name__} in {grid!r}") from None
+            raise TypeError(f"grid entries must be integers, got {type(g).__name__} in {what}") from None
         if v < 0:
-            raise ValueError(f"grid entries must be >= 0, got {grid!r}")
+            raise ValueError(f"grid entries must be >= 0, got {what}")
         out.append(v)
     return tuple(out)
 

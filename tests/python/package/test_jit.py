@@ -195,13 +195,35 @@ def test_compilation_error_points_into_this_file():
     assert "undefined_name" in msg and "^" in msg
 
 
-def test_grid_validation():
+@pytest.mark.parametrize("first_launch", [True, False])
+def test_grid_validation(first_launch):
+    """Every bad grid gets a message naming it, on the first launch (Python)
+    and on later ones (the C++ Launcher hands bad grids to the same check)."""
+    @triton.jit
+    def fill(x_ptr, n, B: tl.constexpr):
+        o = tl.arange(0, B)
+        tl.store(x_ptr + o, 1.0, mask=o < n)
+
     x = np.zeros(4, dtype=np.float32)
-    with pytest.raises(ValueError):
-        add_kernel[(1, 1, 1, 1)](x, x, x, 4)
-    with pytest.raises(TypeError):
-        add_kernel[("a",)](x, x, x, 4)
-    add_kernel[(0,)](x, x, x, 4)  # an empty grid runs nothing
+    if not first_launch:
+        fill[(1,)](x, 4, B=4)
+    bad = [
+        ((1, 1, 1, 1), ValueError, r"1 to 3 dimensions, got \(1, 1, 1, 1\)"),
+        ((), ValueError, r"1 to 3 dimensions, got \(\)"),
+        (("a",), TypeError, r"grid entries must be integers, got str in \('a',\)"),
+        ((-2, 1), ValueError, r"must be >= 0, got \(-2, 1\)"),
+        (4, TypeError, r"a grid is a tuple of 1 to 3 ints.*got 4 \(write \(4,\) for a 1-D grid\)"),
+        (None, TypeError, r"a grid is a tuple of 1 to 3 ints.*got None"),
+        (lambda meta: (), ValueError, r"the grid function '.*<lambda>' returned \(\)"),
+    ]
+    for grid, error, message in bad:
+        with pytest.raises(error, match=message):
+            fill[grid](x, 4, B=4)
+    x[:] = 0
+    fill[(0,)](x, 4, B=4)  # an empty grid runs nothing
+    assert not x.any()
+    fill[[1]](x, 4, B=4)  # any sequence of ints
+    assert (x == 1).all()
 
 
 def test_reinterpret_views(rng):

@@ -105,8 +105,23 @@ def test_general_path_reports_binding_errors(rng):
         axpy_kernel[(-1,)](x, x, x, 64, 1.0)
 
 
-def test_grid_of_numpy_ints(rng):
+def test_grid_of_numpy_ints(rng, general_path_calls):
+    """NumPy integers (anything with __index__) take the fast path, given or
+    returned by a grid function; a grid function that returns a bad grid is
+    named in the message."""
     check_axpy(lambda x, y, o, n, a: axpy_kernel[(np.int64(5),)](x, y, o, n, a), rng)
+    before = len(general_path_calls)
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[(np.int64(5),)](x, y, o, n, a), rng)
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[lambda m: (np.int32(5), np.uint8(1))](x, y, o, n, a),
+               rng)
+    assert len(general_path_calls) == before
+
+    def bad_grid(meta):
+        return (5.0,)
+
+    x = np.zeros(64, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"got float in the grid function '.*bad_grid' returned \(5.0,\)"):
+        axpy_kernel[bad_grid](x, x, x, 64, 1.0)
 
 
 def test_hooks_added_after_first_launch_run(rng):
