@@ -146,7 +146,9 @@ uint8_t toF8E5(double x) {
   const auto [neg, mag] = split(x);
   const uint8_t sign = neg ? 0x80 : 0;
   if (mag == 0) return sign;
-  if (std::isinf(mag)) return sign | 0x7C;
+  // satfinite, as cvt.rn.satfinite on the GPU: inf clamps to 57344 like any
+  // finite value past it, although E5M2 can encode inf.
+  if (std::isinf(mag)) return sign | 0x7B;
   const int64_t m = roundMagnitude(mag, 2, 15);
   return sign | static_cast<uint8_t>(m > 0x7B ? 0x7B : m);
 }

@@ -22,8 +22,8 @@ double fromBF16(uint16_t bits);
 // inf saturates too; NaN -> NaN.
 uint8_t toF8E4NV(double x);
 double fromF8E4NV(uint8_t bits);
-// float8e5 (E5M2: bias 15, has inf and NaN). Out-of-range finite values
-// saturate to +-57344 (satfinite); inf stays inf; NaN -> NaN.
+// float8e5 (E5M2: bias 15, has inf and NaN). Out-of-range values, inf
+// included, saturate to +-57344 (the GPU's cvt.rn.satfinite); NaN -> NaN.
 uint8_t toF8E5(double x);
 double fromF8E5(uint8_t bits);
 // Rounds a double to binary32 (to nearest even).

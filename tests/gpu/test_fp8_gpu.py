@@ -2,7 +2,8 @@
 compiled for the device's own target (sm_89+ hardware `cvt`) and for sm_80
 (software conversion, TESSERA_TARGET=sm_80), compared bit for bit with each
 other and with PyTorch's conversions where PyTorch defines the same result
-(every fp8 code widened; in-range values narrowed, to nearest even)."""
+(every fp8 code widened; in-range values narrowed, to nearest even), and
+with the CPU interpreter."""
 import pytest
 
 from conftest import skip_without_gpu
@@ -72,6 +73,11 @@ def test_narrow_software_matches_hardware_and_torch(gen, monkeypatch, fmt):
     hw, sw = outs[""], outs["sm_80"]
     bad = (hw != sw).nonzero()
     assert bad.numel() == 0, f"{bad.numel()} differ, first x={x[bad[0]].item()!r}"
+    # The CPU interpreter converts as the GPU does, specials included.
+    cpu = torch.full(x.shape, 0x5A, dtype=torch.uint8).view(dt)
+    triton.jit(narrow_fn)[(triton.cdiv(x.numel(), 1024),)](x.cpu(), cpu, x.numel(), BLOCK=1024)
+    bad = (cpu.view(torch.uint8) != hw.cpu()).nonzero()
+    assert bad.numel() == 0, f"{bad.numel()} differ on the CPU, first x={x.cpu()[bad[0]].item()!r}"
     # PyTorch rounds to nearest even too; it does not saturate, so compare in range.
     finite = x.abs() <= biggest
     ref = x[finite].to(dt).view(torch.uint8)

@@ -137,7 +137,9 @@ FP8 = {
 def fp8_round(x: np.ndarray, fmt: str) -> tuple[np.ndarray, np.ndarray]:
     """(value after rounding, byte encoding) of fp32 `x` in fp8 format `fmt`."""
     _, m, bias, vmax = FP8[fmt]
-    a = np.abs(x.astype(np.float64))
+    # Past 4 * max everything saturates alike: clamping there first keeps
+    # the arithmetic below finite for inf.
+    a = np.minimum(np.abs(x.astype(np.float64)), 4 * vmax)
     sign = np.signbit(x)
     with np.errstate(divide="ignore"):
         e = np.floor(np.log2(np.where(a > 0, a, 1.0)))
@@ -180,6 +182,7 @@ def test_fp8_reference_self_check() -> None:
     assert fp8_round(np.array([448.0], np.float32), "fp8e4nv")[1][0] == 0x7E
     assert fp8_round(np.array([57344.0], np.float32), "fp8e5")[1][0] == 0x7B
     assert fp8_round(np.array([-1.0], np.float32), "fp8e4nv")[1][0] == 0xB8
+    assert fp8_round(np.array([-np.inf], np.float32), "fp8e5")[1][0] == 0xFB
 
 
 @pytest.mark.parametrize("fmt", list(FP8))
@@ -187,7 +190,8 @@ def test_fp8_round_to_nearest_even(rng: np.random.Generator, fmt: str) -> None:
     g = fp8_grid(fmt)
     mids = (g[:-1] + g[1:]) / 2  # exact ties: must round to the even neighbour
     rand = np.exp2(rng.uniform(-12 if fmt == "fp8e4nv" else -18, np.log2(g[-1]) + 0.5, 300))
-    x = np.concatenate([g, mids, rand, [g[-1] * 1.3, 1e6]])  # past the max: saturates
+    # Past the max, infinities included, saturates (cvt.rn.satfinite on the GPU).
+    x = np.concatenate([g, mids, rand, [g[-1] * 1.3, 1e6, np.inf]])
     x = np.concatenate([x, -x]).astype(np.float32)
     rng.shuffle(x)
     n = x.size
