@@ -7,7 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "tessera_ext.h"
 
@@ -190,9 +191,10 @@ void classifyNumpyScalar(PyObject *v, uint32_t code, ArgInfo &out, std::string_v
 }
 
 // torch.dtype objects (singletons) of CUDA tensors seen through the resolver,
-// with their dtype codes: the fast path below reads them without Python.
-std::unordered_map<PyObject *, uint32_t> &torchDTypes() {
-  static std::unordered_map<PyObject *, uint32_t> m;
+// with their dtype codes: the fast path below reads them without Python. A
+// handful in practice, so a flat list.
+std::vector<std::pair<PyObject *, uint32_t>> &torchDTypes() {
+  static std::vector<std::pair<PyObject *, uint32_t>> m;
   return m;
 }
 
@@ -208,31 +210,89 @@ bool cpuBackendForced() {
   return s.find("cpu") != std::string::npos || s.find("interpreter") != std::string::npos;
 }
 
-// The launch fast path for a PyTorch CUDA tensor: get_device(), dtype and
-// data_ptr() read through the C API, no resolver call. False (nothing
-// consumed) for anything else, which then takes the general path.
+// A torch tensor type's `dtype` (getset), `get_device` and `data_ptr`
+// (methods): torch's own C descriptors, looked up once per type and called
+// directly, which saves an attribute lookup per read on every launch. A type
+// whose three are not torch's C ones (a subclass that overrides them in
+// Python) gets none and takes the general path.
+struct TorchReaders {
+  PyTypeObject *type = nullptr;  // a strong reference: the address is never reused
+  PyObject *dtype = nullptr;
+  PyObject *getDevice = nullptr;
+  PyObject *dataPtr = nullptr;
+};
+
+const TorchReaders *torchReaders(PyTypeObject *t) {
+  static TorchReaders known[8];
+  for (const TorchReaders &r : known) {
+    if (r.type == t) return r.dtype ? &r : nullptr;
+    if (!r.type) break;
+  }
+  if (!isTorchTensorType(t)) return nullptr;
+  auto descriptor = [t](const char *name, PyTypeObject *kind) -> PyObject * {
+    PyObject *d = PyObject_GetAttrString(reinterpret_cast<PyObject *>(t), name);
+    if (!d) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    if (Py_TYPE(d) == kind) return d;  // kept: torch's descriptors live for the process
+    Py_DECREF(d);
+    return nullptr;
+  };
+  TorchReaders r;
+  r.dtype = descriptor("dtype", &PyGetSetDescr_Type);
+  r.getDevice = descriptor("get_device", &PyMethodDescr_Type);
+  r.dataPtr = descriptor("data_ptr", &PyMethodDescr_Type);
+  if (!r.dtype || !r.getDevice || !r.dataPtr) {
+    Py_XDECREF(r.dtype);
+    Py_XDECREF(r.getDevice);
+    Py_XDECREF(r.dataPtr);
+    r = TorchReaders{};
+  }
+  for (TorchReaders &slot : known)
+    if (!slot.type) {
+      r.type = reinterpret_cast<PyTypeObject *>(Py_NewRef(reinterpret_cast<PyObject *>(t)));
+      slot = r;
+      return slot.dtype ? &slot : nullptr;
+    }
+  return nullptr;  // more tensor types than slots: the general path (never in practice)
+}
+
+// The launch fast path for a PyTorch CUDA tensor: dtype, get_device() and
+// data_ptr() read through torch's C descriptors, no resolver call. False
+// (nothing consumed) for anything else, which then takes the general path.
 bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
-  if (!isTorchTensorType(Py_TYPE(v))) return false;
-  static PyObject *getDevice = PyUnicode_InternFromString("get_device");
-  static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
-  static PyObject *dtypeName = PyUnicode_InternFromString("dtype");
-  nb::object dt = nb::steal(PyObject_GetAttr(v, dtypeName));
+  const TorchReaders *r = torchReaders(Py_TYPE(v));
+  if (!r) return false;
+  PyObject *const self[1] = {v};
+  nb::object dt = nb::steal(
+      Py_TYPE(r->dtype)->tp_descr_get(r->dtype, v, reinterpret_cast<PyObject *>(Py_TYPE(v))));
   if (!dt.is_valid()) {
     PyErr_Clear();
     return false;
   }
-  auto it = torchDTypes().find(dt.ptr());
-  if (it == torchDTypes().end()) return false;
-  nb::object dev = nb::steal(PyObject_CallMethodNoArgs(v, getDevice));
+  uint32_t code = 0;
+  bool known = false;
+  for (const auto &[obj, c] : torchDTypes())
+    if (obj == dt.ptr()) {
+      code = c;
+      known = true;
+      break;
+    }
+  if (!known) return false;
+  nb::object dev = nb::steal(PyObject_Vectorcall(r->getDevice, self, 1, nullptr));
   if (!dev.is_valid()) {
     PyErr_Clear();
     return false;
   }
   long d = PyLong_AsLong(dev.ptr());
-  if (d < 0) return false;
+  if (d < 0) {
+    PyErr_Clear();
+    return false;
+  }
   if (env.cpuForced < 0) env.cpuForced = cpuBackendForced();
   if (env.cpuForced) return false;
-  nb::object p = nb::steal(PyObject_CallMethodNoArgs(v, dataPtr));
+  nb::object p = nb::steal(PyObject_Vectorcall(r->dataPtr, self, 1, nullptr));
   if (!p.is_valid()) {
     PyErr_Clear();
     return false;
@@ -243,7 +303,7 @@ bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
     return false;
   }
   out.kind = ArgKind::kPointer;
-  out.dtype = it->second;
+  out.dtype = code;
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = 0;
   out.device = static_cast<int>(d);
@@ -298,10 +358,16 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
   out.dtype = dtypeCode(std::string_view(name, static_cast<size_t>(len)));
   if (device >= 0 && isTorchTensorType(Py_TYPE(v))) {
     // Remember this torch.dtype for the fast path (dtype objects live forever).
-    if (PyObject *dt = PyObject_GetAttrString(v, "dtype"))
-      torchDTypes().emplace(dt, out.dtype);  // keeps the reference
-    else
+    if (PyObject *dt = PyObject_GetAttrString(v, "dtype")) {
+      bool seen = false;
+      for (const auto &[obj, c] : torchDTypes()) seen |= obj == dt;
+      if (seen)
+        Py_DECREF(dt);
+      else
+        torchDTypes().emplace_back(dt, out.dtype);  // keeps the reference
+    } else {
       PyErr_Clear();
+    }
   }
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = size;

@@ -532,3 +532,26 @@ def test_float_atomic_max_min(gen, dtype):
     out = torch.tensor([-float("inf"), float("inf")], device="cuda", dtype=dtype)
     float_minmax_kernel[(16,)](x, out, BLOCK=256)
     assert out[0].item() == x.max().item() and out[1].item() == x.min().item()
+
+
+def test_torch_launch_fast_path(gen):
+    """Repeated launches through the C++ fast path read every tensor afresh:
+    views at other offsets (other data pointers, other alignments), a
+    Parameter, and dtypes changing between launches (each its own
+    specialisation)."""
+    add = triton.jit(binary_kernel.fn)  # its own dispatcher: nothing cached before
+    n = 1000
+    for dtype in (torch.float32, torch.float16, torch.float32, torch.bfloat16):
+        base = torch.randn(4096, device="cuda", generator=gen).to(dtype)
+        y = torch.randn(4096, device="cuda", generator=gen).to(dtype)
+        for off in (0, 1, 17, 1024, 3):
+            out = poisoned(n, dtype)
+            x = base[off:off + n]
+            add[(2,)](x, y[off:off + n], out, n, OP="add", BLOCK=512)
+            torch.testing.assert_close(out, x + y[off:off + n], rtol=0, atol=0)
+    p = torch.nn.Parameter(torch.randn(n, device="cuda", generator=gen))
+    q = torch.randn(n, device="cuda", generator=gen)
+    for _ in range(2):
+        out = poisoned(n)
+        add[(2,)](p, q, out, n, OP="add", BLOCK=512)
+        torch.testing.assert_close(out, p.detach() + q, rtol=0, atol=0)
