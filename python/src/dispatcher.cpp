@@ -54,6 +54,7 @@ Dispatcher::Dispatcher(std::string kernelName, std::vector<std::string> names,
   if (!none) throw nb::python_error();
   for (size_t i = 0; i < kNumOptions; ++i) PyTuple_SET_ITEM(none, i, Py_NewRef(Py_None));
   noOptions_ = nb::steal(none);
+  noOptionsHash_ = PyObject_Hash(none);
 }
 
 nb::object Dispatcher::runBound(PyObject *const *items, PyObject *extra,
@@ -248,8 +249,10 @@ PyObject **Dispatcher::argItems(nb::handle args) const {
 }
 
 // A value compared by type, hash and equality (unhashable: equality only).
-void Dispatcher::pushObject(PyObject *v, Analysis &a) {
-  Py_hash_t h = PyObject_Hash(v);
+void Dispatcher::pushObject(PyObject *v, Analysis &a) const {
+  // The options of a launch that passed none are always noOptions_: its
+  // hash is worked out once.
+  Py_hash_t h = v == noOptions_.ptr() ? noOptionsHash_ : PyObject_Hash(v);
   if (h == -1 && PyErr_Occurred()) {
     PyErr_Clear();
     h = 0;

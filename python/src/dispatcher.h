@@ -74,7 +74,7 @@ class Dispatcher {
 
   PyObject **argItems(nb::handle args) const;
   void analyze(PyObject *const *items, PyObject *extra, Analysis &a) const;
-  static void pushObject(PyObject *v, Analysis &a);
+  void pushObject(PyObject *v, Analysis &a) const;
   Entry *find(const Analysis &a);
   bool globalsUnchanged() const;
   PyObject *callGrid(PyObject *grid, PyObject *const *bound) const;
@@ -94,6 +94,7 @@ class Dispatcher {
   nb::object hooks_;                  // JITFunction.pre_run_hooks (a list)
   nb::object debugDefault_;           // @jit(debug=...): None or a bool
   nb::object noOptions_;              // (None,) * kNumOptions, shared by entries
+  Py_hash_t noOptionsHash_ = 0;       // its hash
   std::vector<UsedGlobal> globals_;
 };
 

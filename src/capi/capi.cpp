@@ -22,8 +22,11 @@
 #include "support/diagnostics.h"
 
 struct tessera_kernel {
+  // What a launch checks each argument against, worked out once.
+  enum class Param : uint8_t { kPointer, kInt, kFloat };
   std::shared_ptr<tessera::KernelImpl> impl;
   std::vector<std::pair<std::string, std::string>> params;  // (name, type), cached
+  std::vector<Param> kinds;                                 // one per params entry
 };
 
 namespace {
@@ -94,8 +97,10 @@ tessera_status guarded(F &&body) {
   }
 }
 
-void require(bool cond, const std::string &message) {
-  if (!cond) throw InvalidArgument{message};
+// A string_view, so that a literal message costs nothing when `cond` holds
+// (launches check several on every call).
+void require(bool cond, std::string_view message) {
+  if (!cond) throw InvalidArgument{std::string(message)};
 }
 
 const tessera_kernel &kernelRef(const tessera_kernel *k) {
@@ -281,6 +286,13 @@ std::vector<ArgSpec> argSpecs(const tessera_arg_spec *args, size_t num) {
 tessera_kernel *finish(std::shared_ptr<tessera::KernelImpl> impl) {
   auto k = std::make_unique<tessera_kernel>();
   k->params = impl->params();
+  for (const auto &[name, type] : k->params) {
+    const bool isPtr = !type.empty() && type[0] == '*';
+    const auto dt = isPtr ? std::nullopt : tessera::dtypeFromSignatureName(type);
+    k->kinds.push_back(isPtr                         ? tessera_kernel::Param::kPointer
+                       : dt && tessera::isFloat(*dt) ? tessera_kernel::Param::kFloat
+                                                     : tessera_kernel::Param::kInt);
+  }
   k->impl = std::move(impl);
   return k.release();
 }
@@ -427,18 +439,30 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     const tessera_kernel &k = kernelRef(kernel);
     const std::string &kname = k.impl->name();
     require(args != nullptr || num_args == 0, "the run argument array is NULL");
-    require(gx >= 0 && gy >= 0 && gz >= 0, "grid dimensions must not be negative, got (" +
-                                               std::to_string(gx) + ", " + std::to_string(gy) +
-                                               ", " + std::to_string(gz) + ")");
+    if (gx < 0 || gy < 0 || gz < 0)  // the message built only when needed: every launch runs this
+      throw InvalidArgument{"grid dimensions must not be negative, got (" + std::to_string(gx) +
+                            ", " + std::to_string(gy) + ", " + std::to_string(gz) + ")"};
     require(num_threads >= 0, "num_threads must not be negative");
     const auto &params = k.params;
     if (num_args != params.size())
       throw tessera::KernelError("kernel '" + kname + "' takes " + std::to_string(params.size()) +
                                  " runtime arguments but " + std::to_string(num_args) +
                                  " were given");
-    std::vector<tessera::interp::ArgValue> values;
-    std::vector<tessera::interp::HostBuffer> buffers;
-    values.reserve(num_args);
+    // On the stack for up to kInline arguments: this runs on every launch.
+    constexpr size_t kInline = 32;
+    tessera::interp::ArgValue inlineValues[kInline];
+    tessera::interp::HostBuffer inlineBuffers[kInline];
+    std::vector<tessera::interp::ArgValue> manyValues;
+    std::vector<tessera::interp::HostBuffer> manyBuffers;
+    tessera::interp::ArgValue *values = inlineValues;
+    tessera::interp::HostBuffer *buffers = inlineBuffers;
+    if (num_args > kInline) {
+      manyValues.resize(num_args);
+      manyBuffers.resize(num_args);
+      values = manyValues.data();
+      buffers = manyBuffers.data();
+    }
+    size_t numBuffers = 0;
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
       const auto &[pname, ptype] = params[i];
@@ -447,33 +471,32 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
         return "argument " + std::to_string(i) + " ('" + pname + "', " + ptype + ") of kernel '" +
                kname + "'";
       };
-      bool isPtr = !ptype.empty() && ptype[0] == '*';
-      auto dt = isPtr ? std::nullopt : tessera::dtypeFromSignatureName(ptype);
-      bool isFloat = dt && tessera::isFloat(*dt);
+      const bool isPtr = k.kinds[i] == tessera_kernel::Param::kPointer;
+      const bool isFloat = k.kinds[i] == tessera_kernel::Param::kFloat;
       switch (a.kind) {
         case TESSERA_RUN_BUFFER:
           if (!isPtr) throw tessera::KernelError(what() + " must be a number, got a buffer");
           if (a.data == nullptr && a.bytes != 0)
             throw InvalidArgument{what() + ": the buffer is NULL"};
-          values.push_back(tessera::interp::ArgValue::pointer(a.data));
-          buffers.push_back({a.data, a.bytes, a.name ? std::string(a.name) : pname});
+          values[i] = tessera::interp::ArgValue::pointer(a.data);
+          buffers[numBuffers++] = {a.data, a.bytes, a.name ? std::string_view(a.name) : pname};
           break;
         case TESSERA_RUN_INT:
           if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got an integer");
-          values.push_back(isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
-                                   : tessera::interp::ArgValue::integer(a.i));
+          values[i] = isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
+                              : tessera::interp::ArgValue::integer(a.i);
           break;
         case TESSERA_RUN_FLOAT:
           if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got a float");
           if (!isFloat) throw tessera::KernelError(what() + " must be an integer, got a float");
-          values.push_back(tessera::interp::ArgValue::floating(a.f));
+          values[i] = tessera::interp::ArgValue::floating(a.f);
           break;
         default:
           throw InvalidArgument{what() + ": unknown run argument kind " + std::to_string(a.kind)};
       }
     }
     if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid runs nothing
-    k.impl->runInterp(values, buffers, {gx, gy, gz}, num_threads);
+    k.impl->runInterp({values, num_args}, {buffers, numBuffers}, {gx, gy, gz}, num_threads);
   });
 }
 
@@ -583,7 +606,7 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
     }
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
-      bool isPtr = !params[i].second.empty() && params[i].second[0] == '*';
+      const bool isPtr = k.kinds[i] == tessera_kernel::Param::kPointer;
       auto what = [&] {
         return "argument " + std::to_string(i) + " ('" + params[i].first + "') of kernel '" +
                k.impl->name() + "'";

@@ -17,6 +17,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "ir/ir.h"
 #include "support/diagnostics.h"
@@ -27,7 +28,9 @@ namespace tessera::interp {
 struct HostBuffer {
   const void *base = nullptr;
   size_t bytes = 0;
-  std::string name;  // parameter name, for messages
+  // The parameter's name, for messages; it outlives the run (the kernel's
+  // parameters or the caller's argument array), so no copy per launch.
+  std::string_view name;
 };
 
 // One value per argument of the kernel function's body block, in order.

@@ -70,7 +70,7 @@ struct Checker {
     int64_t rel = static_cast<int64_t>(addr - best->lo);
     int64_t es = static_cast<int64_t>(esize);
     int64_t idx = rel >= 0 ? rel / es : -((-rel + es - 1) / es);
-    std::string name = b.name.empty() ? "#" + std::to_string(best->index) : b.name;
+    std::string name = b.name.empty() ? "#" + std::to_string(best->index) : std::string(b.name);
     msg += std::string(" ") + verb + " element " + std::to_string(idx) + " of buffer " + name +
            " (" + std::to_string((best->hi - best->lo) / esize) + " elements)";
   } else {

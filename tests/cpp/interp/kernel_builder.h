@@ -118,8 +118,8 @@ inline void poisonNaN(std::vector<float> &v) {
 }
 
 template <class T>
-interp::HostBuffer buf(const std::vector<T> &v, std::string name) {
-  return {v.data(), v.size() * sizeof(T), std::move(name)};
+interp::HostBuffer buf(const std::vector<T> &v, const char *name) {
+  return {v.data(), v.size() * sizeof(T), name};
 }
 
 }  // namespace tessera::testing
