@@ -158,12 +158,17 @@ PyObject *optionName(size_t i) {
   return names[i];
 }
 
-// Index of keyword `key` among the n names nameAt(i) (interned: identity
-// first), or -1.
+// Index of keyword `key` among the n names nameAt(i), or -1: by identity
+// (interned names), and by value for keywords built at run time.
 template <typename NameAt>
-int keywordIndex(PyObject *key, size_t n, NameAt nameAt) {
+int identityIndex(PyObject *key, size_t n, NameAt nameAt) {
   for (size_t i = 0; i < n; ++i)
     if (nameAt(i) == key) return static_cast<int>(i);
+  return -1;
+}
+
+template <typename NameAt>
+int equalIndex(PyObject *key, size_t n, NameAt nameAt) {
   for (size_t i = 0; i < n; ++i)
     if (PyUnicode_Compare(key, nameAt(i)) == 0) return static_cast<int>(i);
   return -1;
@@ -211,13 +216,20 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
     PyObject *value = args[nargs + static_cast<size_t>(k)];
-    int p = keywordIndex(key, np, [&](size_t i) { return nameObjs_[i].ptr(); });
+    auto param = [&](size_t i) { return nameObjs_[i].ptr(); };
+    // Keywords at a call site are interned: identity finds them in either
+    // table without comparing strings.
+    int p = identityIndex(key, np, param);
+    int o = p < 0 ? identityIndex(key, kNumOptions, optionName) : -1;
+    if (p < 0 && o < 0) {
+      p = equalIndex(key, np, param);
+      if (p < 0) o = equalIndex(key, kNumOptions, optionName);
+    }
     if (p >= 0) {
       if (bound[p]) return {};  // given twice: the general path says so
       bound[p] = value;
       continue;
     }
-    int o = keywordIndex(key, kNumOptions, optionName);
     if (o < 0) return {};  // other options, or a mistake
     options[o] = value;
   }

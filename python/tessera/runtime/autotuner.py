@@ -187,6 +187,8 @@ def _check_names(what: str, names, arg_names, fn_name: str) -> list:
 
 def _key_value(v):
     """A hashable, process-independent form of a tuning-key value."""
+    if type(v) is int:  # the common case first: this runs on every launch
+        return v
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):
@@ -214,10 +216,32 @@ def _key_value(v):
         return repr(v)
 
 
+_ABSENT = object()
+_NO_DTYPE = frozenset((int, float, bool, str, type(None), type(_ABSENT)))
+_DTYPE_NAMES = {}  # dtype object -> str(dtype): NumPy's __str__ is slow Python code
+
+
+def _dtype_name(dtype) -> str:
+    try:
+        return _DTYPE_NAMES[dtype]
+    except KeyError:
+        name = _DTYPE_NAMES[dtype] = str(dtype)
+        return name
+    except TypeError:  # an unhashable dtype
+        return str(dtype)
+
+
+_NUMPY_SCALAR_TYPES = {}  # type -> whether it is a NumPy scalar type (np.generic's)
+
+
 def _is_numpy_scalar(v) -> bool:
     # np.int64(5) has a dtype but is passed as a scalar: key on its value only.
     t = type(v)
-    return t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
+    known = _NUMPY_SCALAR_TYPES.get(t)
+    if known is None:
+        known = t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
+        _NUMPY_SCALAR_TYPES[t] = known
+    return known
 
 
 def _tensor_base(x):
@@ -312,8 +336,9 @@ def _launch(fn, args, kwargs):
     for a @jit function, the C++ launch fast path."""
     if "grid" not in kwargs or not isinstance(fn, JITFunction):
         return fn.run(*args, **kwargs)  # (without a grid: which says so)
-    rest = {k: v for k, v in kwargs.items() if k not in _NOT_ARGS}
-    return fn[kwargs["grid"]](*args, **rest)
+    grid = kwargs.pop("grid")  # kwargs is the caller's own new dict
+    kwargs.pop("warmup", None)
+    return fn[grid](*args, **kwargs)
 
 
 class _Wrapper:
@@ -379,6 +404,7 @@ class Autotuner(_Wrapper):
         self.cache_results = cache_results
         self._defaults = _defaults_of(self.base_fn, self.arg_names)
         self.cache = {}  # tuning key -> Config
+        self._checked = {}  # (id(config), len(args), kwargs names) -> config: no conflicts
         self.best_config = None
         self.configs_timings = None
         self.bench_time = None
@@ -404,9 +430,14 @@ class Autotuner(_Wrapper):
                     config = self._tune(key, args, kwargs, bound)
             else:
                 config = self.configs[0]
-            self._check_conflicts(args, kwargs, config)
-            self.best_config = config
             options = config.all_kwargs()
+            # Conflicts depend only on which parameters were given: checked
+            # once per calling pattern and config.
+            pattern = (id(config), len(args), tuple(kwargs))
+            if pattern not in self._checked:
+                self._check_conflicts(args, kwargs, config)
+                self._checked[pattern] = config  # keeps id(config) from being reused
+            self.best_config = config
             if config.pre_hook is not None:
                 config.pre_hook({**bound, **options})
             return _launch(self.fn, args, {**kwargs, **options})
@@ -431,11 +462,12 @@ class Autotuner(_Wrapper):
         """The values of the `key` arguments, then the dtypes of all arguments."""
         key = [_key_value(bound[k]) for k in self.keys if k in bound]
         for name in self.arg_names:
-            if name in bound:
-                v = bound[name]
-                dtype = getattr(v, "dtype", None)
-                if dtype is not None and not _is_numpy_scalar(v):
-                    key.append(str(dtype))
+            v = bound.get(name, _ABSENT)
+            if type(v) in _NO_DTYPE:  # the common scalars, without a failing getattr
+                continue
+            dtype = getattr(v, "dtype", None)
+            if dtype is not None and not _is_numpy_scalar(v):
+                key.append(_dtype_name(dtype))
         return tuple(key)
 
     def _check_conflicts(self, args, kwargs, config) -> None:

@@ -452,12 +452,16 @@ def test_post_hook_sees_the_exception():
 
 def test_conflicting_meta_parameters():
     k, _ = make_kernel()
+    k[(1,)](None, 1)  # fine: checked once for this calling pattern
+    k[(1,)](None, 1)
     with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
         k[(1,)](None, 1, BLOCK=64)
     with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
         k[(1,)](None, 1, 64)
     with pytest.raises(ValueError, match="Conflicting meta-parameters: num_warps"):
         k[(1,)](None, 1, num_warps=2)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
+        k[(1,)](None, 1, BLOCK=64)  # the same pattern again: still refused
     single = autotune([Config({"BLOCK": 8})], key=["n"])(fake_jit(lambda x, n, BLOCK: None))
     with pytest.raises(ValueError, match="Conflicting meta-parameters"):
         single[(1,)](None, 1, BLOCK=8)

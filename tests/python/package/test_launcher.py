@@ -80,6 +80,16 @@ def test_callable_grid_called_once_with_every_parameter(rng, general_path_calls)
     assert len(general_path_calls) <= 1
 
 
+def test_keywords_built_at_run_time(rng, general_path_calls):
+    """Keyword names that are not interned (built at run time) bind by value,
+    parameters and options alike, on the fast path."""
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[(5,)](x, y, o, n, a, num_warps=2), rng)
+    before = len(general_path_calls)
+    alpha, warps = "".join(["al", "pha"]), "".join(["num_", "warps"])
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[(5,)](x, y, o, n, **{alpha: a, warps: 2}), rng)
+    assert len(general_path_calls) == before
+
+
 def test_options_are_part_of_the_key(rng, general_path_calls):
     check_axpy(lambda x, y, o, n, a: axpy_kernel[(5,)](x, y, o, n, a, num_warps=8), rng)
     before = len(general_path_calls)
