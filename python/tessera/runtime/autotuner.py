@@ -216,8 +216,7 @@ def _key_value(v):
         return repr(v)
 
 
-_ABSENT = object()
-_NO_DTYPE = frozenset((int, float, bool, str, type(None), type(_ABSENT)))
+_SCALAR_TYPES = frozenset((int, float, bool, str, type(None)))  # no dtype to key on
 _DTYPE_NAMES = {}  # dtype object -> str(dtype): NumPy's __str__ is slow Python code
 
 
@@ -461,13 +460,15 @@ class Autotuner(_Wrapper):
     def tuning_key(self, bound: dict) -> tuple:
         """The values of the `key` arguments, then the dtypes of all arguments."""
         key = [_key_value(bound[k]) for k in self.keys if k in bound]
+        scalars, names = _SCALAR_TYPES, _DTYPE_NAMES
         for name in self.arg_names:
-            v = bound.get(name, _ABSENT)
-            if type(v) in _NO_DTYPE:  # the common scalars, without a failing getattr
-                continue
+            v = bound.get(name)
+            t = type(v)
+            if t in scalars or (t.__module__ == "numpy" and _is_numpy_scalar(v)):
+                continue  # keyed on its value only, if at all
             dtype = getattr(v, "dtype", None)
-            if dtype is not None and not _is_numpy_scalar(v):
-                key.append(_dtype_name(dtype))
+            if dtype is not None:
+                key.append(names.get(dtype) or _dtype_name(dtype))
         return tuple(key)
 
     def _check_conflicts(self, args, kwargs, config) -> None:
