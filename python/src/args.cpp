@@ -228,7 +228,9 @@ const TorchReaders *torchReaders(PyTypeObject *t) {
     if (r.type == t) return r.dtype ? &r : nullptr;
     if (!r.type) break;
   }
-  if (!isTorchTensorType(t)) return nullptr;
+  // A type with its own attribute lookup (__getattribute__, __getattr__) may
+  // answer differently from torch's descriptors.
+  if (!isTorchTensorType(t) || t->tp_getattro != PyObject_GenericGetAttr) return nullptr;
   auto descriptor = [t](const char *name, PyTypeObject *kind) -> PyObject * {
     PyObject *d = PyObject_GetAttrString(reinterpret_cast<PyObject *>(t), name);
     if (!d) {
@@ -255,7 +257,10 @@ const TorchReaders *torchReaders(PyTypeObject *t) {
       slot = r;
       return slot.dtype ? &slot : nullptr;
     }
-  return nullptr;  // more tensor types than slots: the general path (never in practice)
+  Py_XDECREF(r.dtype);  // more tensor types than slots: the general path (never in practice)
+  Py_XDECREF(r.getDevice);
+  Py_XDECREF(r.dataPtr);
+  return nullptr;
 }
 
 // The launch fast path for a PyTorch CUDA tensor: dtype, get_device() and
@@ -444,33 +449,39 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
 GridRead readGrid(PyObject *grid, std::array<int64_t, 3> &g) {
   Py_ssize_t n = -1;
   PyObject **items = nullptr;
+  nb::object asTuple;  // a list's items, which __index__ code could change under us
+  if (PyList_Check(grid)) {
+    asTuple = nb::steal(PyList_AsTuple(grid));
+    if (!asTuple.is_valid()) throw nb::python_error();
+    grid = asTuple.ptr();
+  }
   if (PyTuple_Check(grid)) {
     n = PyTuple_GET_SIZE(grid);
     items = n ? &PyTuple_GET_ITEM(grid, 0) : nullptr;
-  } else if (PyList_Check(grid)) {
-    n = PyList_GET_SIZE(grid);
-    items = n ? &PyList_GET_ITEM(grid, 0) : nullptr;
   }
-  if (n < 1 || n > 3) return {GridRead::kShape, nullptr};
+  if (n < 1 || n > 3) return {GridRead::kShape, {}};
   g = {1, 1, 1};
   for (Py_ssize_t d = 0; d < n; ++d) {
     PyObject *item = items[d];
-    if (item == Py_True || item == Py_False) return {GridRead::kNotInt, item};
+    if (item == Py_True || item == Py_False) return {GridRead::kNotInt, nb::borrow(item)};
     nb::object index;  // a NumPy integer (or any __index__ type) as a Python int
     if (!PyLong_Check(item)) {
       PyNumberMethods *nm = Py_TYPE(item)->tp_as_number;
-      if (!nm || !nm->nb_index) return {GridRead::kNotInt, item};
+      if (!nm || !nm->nb_index) return {GridRead::kNotInt, nb::borrow(item)};
       index = nb::steal(PyNumber_Index(item));
-      if (!index.is_valid()) throw nb::python_error();
+      if (!index.is_valid()) {  // the general path reports it
+        PyErr_Clear();
+        return {GridRead::kNotInt, nb::borrow(item)};
+      }
     }
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(index.is_valid() ? index.ptr() : item, &overflow);
-    if (overflow) return {GridRead::kOverflow, item};
+    if (overflow) return {GridRead::kOverflow, nb::borrow(item)};
     if (x == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (x < 0) return {GridRead::kNegative, item};
+    if (x < 0) return {GridRead::kNegative, nb::borrow(item)};
     g[static_cast<size_t>(d)] = x;
   }
-  return {GridRead::kOk, nullptr};
+  return {GridRead::kOk, {}};
 }
 
 std::array<int64_t, 3> parseGrid(PyObject *grid) {
@@ -478,7 +489,7 @@ std::array<int64_t, 3> parseGrid(PyObject *grid) {
   const GridRead r = readGrid(grid, g);
   if (r.problem == GridRead::kOk) return g;
   if (r.problem == GridRead::kOverflow) {
-    PyLong_AsLongLong(r.item);  // Python's own OverflowError
+    PyLong_AsLongLong(r.item.ptr());  // Python's own OverflowError
     throw nb::python_error();
   }
   const char *what = r.problem == GridRead::kShape    ? "the grid must be a tuple of 1 to 3 ints"

@@ -54,8 +54,8 @@ class Dispatcher {
   // The fast path of Launcher.__call__: binds the vectorcall arguments and
   // runs. A null object means "not handled here": the caller takes the
   // general path. `grid` is the launcher's grid; `gridOut` receives the
-  // (valid) grid a callable grid returned, so the general path does not
-  // call it again.
+  // grid a callable grid returned, so the general path does not call it
+  // again.
   nb::object launch(PyObject *const *args, size_t nargs, PyObject *kwnames, PyObject *grid,
                     const std::array<int64_t, 3> *fixedGrid, nb::object &gridOut);
 

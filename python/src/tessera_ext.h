@@ -142,7 +142,7 @@ inline tessera_run_arg toRunArg(const ArgInfo &a) {
 // trailing entries are 1), into `g`; says what is wrong otherwise.
 struct GridRead {
   enum Problem { kOk, kShape, kNotInt, kNegative, kOverflow } problem;
-  PyObject *item;  // the offending entry (borrowed), for kNotInt and later
+  nb::object item;  // the offending entry, for kNotInt and later
 };
 GridRead readGrid(PyObject *grid, std::array<int64_t, 3> &g);
 // readGrid, raising ValueError (OverflowError for a huge entry) on a problem.

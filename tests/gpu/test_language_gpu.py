@@ -534,11 +534,20 @@ def test_float_atomic_max_min(gen, dtype):
     assert out[0].item() == x.max().item() and out[1].item() == x.min().item()
 
 
-def test_torch_launch_fast_path(gen):
+def test_torch_launch_fast_path(gen, monkeypatch):
     """Repeated launches through the C++ fast path read every tensor afresh:
     views at other offsets (other data pointers, other alignments), a
     Parameter, and dtypes changing between launches (each its own
-    specialisation)."""
+    specialisation). Only a new specialisation takes the Python path."""
+    from tessera.runtime.jit import JITFunction
+    python_path = []
+    real_run = JITFunction.run
+
+    def counting(self, *args, **kwargs):
+        python_path.append(1)
+        return real_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(JITFunction, "run", counting)
     add = triton.jit(binary_kernel.fn)  # its own dispatcher: nothing cached before
     n = 1000
     for dtype in (torch.float32, torch.float16, torch.float32, torch.bfloat16):
@@ -555,3 +564,5 @@ def test_torch_launch_fast_path(gen):
         out = poisoned(n)
         add[(2,)](p, q, out, n, OP="add", BLOCK=512)
         torch.testing.assert_close(out, p.detach() + q, rtol=0, atol=0)
+    # 22 launches; 3 dtypes x (16-byte aligned or not) specialisations
+    assert len(python_path) <= 6, len(python_path)

@@ -101,4 +101,4 @@ class CompiledKernel:
 def _grid3(grid) -> tuple[int, int, int]:
     from ..runtime.jit import _check_grid  # the launch path's grid check and messages
 
-    return _check_grid(grid)
+    return _check_grid(grid, grid_functions=False)

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 import types
 
@@ -217,30 +218,45 @@ def _key_value(v):
 
 
 _SCALAR_TYPES = frozenset((int, float, bool, str, type(None)))  # no dtype to key on
-_DTYPE_NAMES = {}  # dtype object -> str(dtype): NumPy's __str__ is slow Python code
+# str() of the dtypes that are singletons in effect (torch.dtype, NumPy's
+# builtin dtypes): NumPy's __str__ is slow Python code. Other dtypes (structured
+# ones, objects of the user's) are printed every time.
+_DTYPE_NAMES = {}
+_NAMED_DTYPE_TYPES = set()  # the types of the dtypes in _DTYPE_NAMES
 
 
 def _dtype_name(dtype) -> str:
-    try:
-        return _DTYPE_NAMES[dtype]
-    except KeyError:
-        name = _DTYPE_NAMES[dtype] = str(dtype)
-        return name
-    except TypeError:  # an unhashable dtype
-        return str(dtype)
+    t = type(dtype)
+    if t in _NAMED_DTYPE_TYPES:
+        name = _DTYPE_NAMES.get(dtype)
+        if name is not None:
+            return name
+    name = str(dtype)
+    if (t.__module__ == "torch" and t.__name__ == "dtype") or (
+            t.__module__.startswith("numpy") and getattr(dtype, "isbuiltin", 0) == 1):
+        _DTYPE_NAMES[dtype] = name
+        _NAMED_DTYPE_TYPES.add(t)
+    return name
 
 
-_NUMPY_SCALAR_TYPES = {}  # type -> whether it is a NumPy scalar type (np.generic's)
+_NUMPY_SCALAR_TYPES = {}  # type -> whether its objects are NumPy scalars (np.generic's)
 
 
 def _is_numpy_scalar(v) -> bool:
     # np.int64(5) has a dtype but is passed as a scalar: key on its value only.
     t = type(v)
     known = _NUMPY_SCALAR_TYPES.get(t)
-    if known is None:
-        known = t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
-        _NUMPY_SCALAR_TYPES[t] = known
-    return known
+    if known is not None:
+        return known
+    scalar = t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(t, type):
+        if issubclass(t, numpy.generic):  # always scalars
+            _NUMPY_SCALAR_TYPES[t] = scalar
+        elif issubclass(t, numpy.ndarray):  # a 0-d memmap is one, a 1-d one not: per object
+            return scalar
+    _NUMPY_SCALAR_TYPES[t] = scalar
+    return scalar
 
 
 def _tensor_base(x):
@@ -460,7 +476,7 @@ class Autotuner(_Wrapper):
     def tuning_key(self, bound: dict) -> tuple:
         """The values of the `key` arguments, then the dtypes of all arguments."""
         key = [_key_value(bound[k]) for k in self.keys if k in bound]
-        scalars, names = _SCALAR_TYPES, _DTYPE_NAMES
+        scalars = _SCALAR_TYPES
         for name in self.arg_names:
             v = bound.get(name)
             t = type(v)
@@ -468,7 +484,7 @@ class Autotuner(_Wrapper):
                 continue  # keyed on its value only, if at all
             dtype = getattr(v, "dtype", None)
             if dtype is not None:
-                key.append(names.get(dtype) or _dtype_name(dtype))
+                key.append(_dtype_name(dtype))
         return tuple(key)
 
     def _check_conflicts(self, args, kwargs, config) -> None:

@@ -230,6 +230,8 @@ class JITFunction(KernelInterface):
     # ---- launching -----------------------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
+        # The C++ Launcher passes a grid function's result with the function.
+        grid_fn = kwargs.pop("_grid_fn", None) if "_grid_fn" in kwargs else None
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
         bound, opts, other = self._binder(*args, **kwargs)
@@ -249,7 +251,7 @@ class JITFunction(KernelInterface):
                 type(x) is int and x >= 0 for x in grid):
             g = grid + (1,) * (3 - len(grid))  # the common case
         else:
-            g = _check_grid(grid)
+            g = _check_grid(grid, grid_fn)
         ran = dispatcher.run(bound, g, opts)
         if ran is not None:
             return ran
@@ -442,26 +444,28 @@ def _env_debug() -> bool:
     return os.environ.get("TESSERA_DEBUG", os.environ.get("TRITON_DEBUG", "0")) not in ("", "0")
 
 
-def _check_grid(grid, fn=None):
+def _check_grid(grid, fn=None, grid_functions=True):
     """(x, y, z) of a grid given as a sequence of 1 to 3 ints >= 0; `fn` is
     the grid function that returned it, if any (for the message)."""
-    what = f"the grid function {getattr(fn, '__qualname__', fn)!r} returned {grid!r}" if fn else repr(grid)
+    def what():
+        return f"the grid function {getattr(fn, '__qualname__', fn)!r} returned {grid!r}" if fn else repr(grid)
+
     try:
         n = len(grid)
     except TypeError:
-        raise TypeError(f"a grid is a tuple of 1 to 3 ints, or a function of the launch's arguments "
-                        f"that returns one; got {what}"
-                        + (f" (write ({grid},) for a 1-D grid)" if isinstance(grid, int) else "")) from None
+        hint = " (write ({},) for a 1-D grid)".format(grid) if isinstance(grid, int) else ""
+        alternative = ", or a function of the launch's arguments that returns one" if grid_functions else ""
+        raise TypeError(f"a grid is a tuple of 1 to 3 ints{alternative}; got {what()}{hint}") from None
     if n == 0 or n > 3:
-        raise ValueError(f"a grid has 1 to 3 dimensions, got {what}")
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {what()}")
     out = []
     for g in list(grid) + [1] * (3 - n):
         try:
             v = int(g.__index__()) if not isinstance(g, int) else int(g)
-        except AttributeError:
-            raise TypeError(f"grid entries must be integers, got {type(g).__name__} in {what}") from None
+        except (AttributeError, TypeError):  # no __index__, or one that refuses
+            raise TypeError(f"grid entries must be integers, got {type(g).__name__} in {what()}") from None
         if v < 0:
-            raise ValueError(f"grid entries must be >= 0, got {what}")
+            raise ValueError(f"grid entries must be >= 0, got {what()}")
         out.append(v)
     return tuple(out)
 

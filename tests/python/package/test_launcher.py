@@ -126,12 +126,24 @@ def test_grid_of_numpy_ints(rng, general_path_calls):
                rng)
     assert len(general_path_calls) == before
 
+    calls = []
+
+    def array_grid(meta):  # not a tuple: the general path takes the result, no second call
+        calls.append(1)
+        return np.array([5])
+
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[array_grid](x, y, o, n, a), rng)
+    check_axpy(lambda x, y, o, n, a: axpy_kernel[array_grid](x, y, o, n, a), rng)
+    assert len(calls) == 2
+
     def bad_grid(meta):
         return (5.0,)
 
     x = np.zeros(64, dtype=np.float32)
     with pytest.raises(TypeError, match=r"got float in the grid function '.*bad_grid' returned \(5.0,\)"):
         axpy_kernel[bad_grid](x, x, x, 64, 1.0)
+    with pytest.raises(TypeError, match=r"grid entries must be integers, got ndarray in \(array"):
+        axpy_kernel[(np.array([1, 2]),)](x, x, x, 64, 1.0)
 
 
 def test_hooks_added_after_first_launch_run(rng):
