@@ -306,7 +306,10 @@ class JITFunction(KernelInterface):
         signature = {}
         runtime = []
         device = -1
+        places = {}  # pointer argument -> "host" or "cuda:N", where its memory is
         for p, s in zip(self.params, raw):
+            if s[0] == "ptr":
+                places[p.name] = f"cuda:{s[3]}" if len(s) == 4 else "host"
             if s[0] == "ptr" and len(s) == 4:
                 device = max(device, s[3])
                 s = s[:3]
@@ -320,6 +323,12 @@ class JITFunction(KernelInterface):
                 runtime.append(p.num)
                 signature[p.name] = ("*" + s[1]) if s[0] == "ptr" else s[1]
         units, _, source_hash = units_entry
+        if len(set(places.values())) > 1:
+            where = ", ".join(f"'{n}' in {w} memory" if w == "host" else f"'{n}' on {w}"
+                              for n, w in places.items())
+            raise ValueError(f"{self.__name__}: the arguments live in different places ({where}); "
+                             "a kernel runs on one device, so move them to the same one "
+                             "(tensor.to(device), cupy.asarray)")
         if device < 0 and arrays.backend_override() in ("gpu", "cuda"):
             raise TypeError(f"{self.__name__}: TESSERA_BACKEND=gpu, but the arguments are in host "
                             "memory; move them to the GPU (tensor.cuda(), cupy.asarray) or unset "
