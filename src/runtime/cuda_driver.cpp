@@ -272,6 +272,30 @@ const Driver &withContext() {
   return d;
 }
 
+// Makes `ctx` current on this thread for its lifetime, then makes current
+// again the context that was: a launch or a module load on another device
+// leaves the caller's current device (what the CUDA runtime and PyTorch call
+// current) as it was. A thread that had no context keeps `ctx`.
+class ScopedContext {
+ public:
+  ScopedContext(const Driver &d, CUcontext ctx, const std::string &kernel) : d_(d) {
+    check(d.cuCtxGetCurrent(&previous_), "cuCtxGetCurrent", kernel);
+    if (previous_ == ctx) return;
+    check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", kernel);
+    restore_ = previous_ != nullptr;
+  }
+  ~ScopedContext() {
+    if (restore_) d_.cuCtxSetCurrent(previous_);  // nothing useful to do on failure
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+ private:
+  const Driver &d_;
+  CUcontext previous_ = nullptr;
+  bool restore_ = false;
+};
+
 std::string gridText(const int64_t grid[3]) {
   return "(" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
          std::to_string(grid[2]) + ")";
@@ -360,11 +384,11 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   if (dynamicSharedBytes < 0)
     throw Error("kernel '" + kernelName + "': negative dynamic shared memory size " +
                 std::to_string(dynamicSharedBytes));
-  useDevice(device);
   std::unique_ptr<LoadedKernel> k(new LoadedKernel);
   k->device_ = device;
   k->name_ = kernelName;
   k->context_ = primaryContext(device);
+  ScopedContext inContext(d, k->context_, kernelName);
 
   // The driver reads the image up to its NUL; a string_view need not have one.
   std::string image(ptx);
@@ -454,9 +478,7 @@ void LoadedKernel::launch(const int64_t grid[3], int blockThreads, int dynamicSh
   if (dynamicSharedBytes < 0)
     throw Error("kernel '" + name_ + "': negative dynamic shared memory size " +
                 std::to_string(dynamicSharedBytes));
-  CUcontext current = nullptr;
-  check(d.cuCtxGetCurrent(&current), "cuCtxGetCurrent", name_);
-  if (current != context_) check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent", name_);
+  ScopedContext inContext(d, context_, name_);
   if (dynamicSharedBytes > dynamicSharedLimit_.load(std::memory_order_relaxed))
     enableDynamicShared(dynamicSharedBytes);
   check(d.cuLaunchKernel(function_, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),

@@ -103,8 +103,9 @@ class LoadedKernel {
   const std::string &name() const { return name_; }
 
   // cuLaunchKernel with kernelParams = params (one pointer per PTX parameter,
-  // pointing at its value). Makes the kernel's context current on this thread
-  // when another one is. An empty grid (a zero dimension) launches nothing, as
+  // pointing at its value), in the kernel's context; the context current
+  // before (the caller's current device) is current again after, as after
+  // load(). An empty grid (a zero dimension) launches nothing, as
   // in Triton; a grid beyond the hardware limits (x < 2^31, y and z < 65536) or
   // a block the function cannot run throws an Error naming them. Dynamic shared
   // memory above what load() enabled is enabled here first.

@@ -491,9 +491,13 @@ def math64_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 def test_math_float64(gen, op):
     n = 4096
     if op == "erf":
+        # random values, a dense sweep over the whole curve, and the two
+        # methods' border at |x| = 2 (series below, continued fraction above)
+        n = 1 << 16
         x = torch.randn(n, device="cuda", generator=gen, dtype=torch.float64) * 3
+        x[n // 2:] = torch.linspace(-6.5, 6.5, n // 2, device="cuda", dtype=torch.float64)
         special = [0.0, -0.0, 1e-300, 5.9, 6.0, 7.0, -30.0, float("inf"), float("-inf"),
-                   float("nan")]
+                   float("nan"), 2.0, -2.0, 1.9999999999999998, 2.0000000000000004, 5.4728]
     elif op in ("sin", "cos"):
         x = (torch.rand(n, device="cuda", generator=gen, dtype=torch.float64) - 0.5) * 2e5
         x[:2048] /= 1e4  # and many near zero
