@@ -58,12 +58,11 @@ int main(int argc, char **argv) {
   std::printf("raw cuLaunchKernel default     %6.2f us\n", medianUs([&] {
                 cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
               }));
-  std::printf("raw cuLaunchKernel own stream  %6.2f us\n", medianUs([&] {
-                cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, own, params, nullptr);
-              }));
-  std::printf("raw cuLaunchKernel, batches of 20 %6.2f us\n", medianUs([&] {
-                cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
-              }, 20));
+  std::printf("raw cuLaunchKernel own stream  %6.2f us\n",
+              medianUs([&] { cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, own, params, nullptr); }));
+  std::printf(
+      "raw cuLaunchKernel, batches of 20 %6.2f us\n",
+      medianUs([&] { cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr); }, 20));
   if (argc == 3) {
     std::ifstream in(argv[1]);
     std::stringstream ptx;
@@ -78,9 +77,9 @@ int main(int argc, char **argv) {
     std::printf("cuLaunchKernel of %s        %6.2f us\n", argv[2], medianUs([&] {
                   cuLaunchKernel(g, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
                 }));
-    std::printf("  batches of 20                %6.2f us\n", medianUs([&] {
-                  cuLaunchKernel(g, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
-                }, 20));
+    std::printf(
+        "  batches of 20                %6.2f us\n",
+        medianUs([&] { cuLaunchKernel(g, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr); }, 20));
   }
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
