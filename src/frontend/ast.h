@@ -22,7 +22,21 @@ using ExprPtr = std::unique_ptr<Expr>;
 using StmtPtr = std::unique_ptr<Stmt>;
 using Body = std::vector<StmtPtr>;
 
-enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, LShift, RShift, BitAnd, BitOr, BitXor };
+enum class BinOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  LShift,
+  RShift,
+  BitAnd,
+  BitOr,
+  BitXor
+};
 enum class UnaryOp { Neg, Pos, Invert, Not };
 enum class CmpOp { Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn };
 enum class BoolOp { And, Or };
@@ -32,11 +46,11 @@ const char *spelling(UnaryOp op);  // "-", "~", "not", ...
 const char *spelling(CmpOp op);    // "==", "is not", ...
 
 enum class ExprKind {
-  Name,            // str = identifier
-  Int,             // ival (a literal that does not fit in uint64 is a parse error)
-  Float,           // fval
-  Str,             // str = decoded value (adjacent literals concatenated)
-  Bool,            // ival = 0 / 1
+  Name,   // str = identifier
+  Int,    // ival (a literal that does not fit in uint64 is a parse error)
+  Float,  // fval
+  Str,    // str = decoded value (adjacent literals concatenated)
+  Bool,   // ival = 0 / 1
   None,
   Ellipsis,
   Attribute,       // a.str            (a = object)
@@ -79,7 +93,7 @@ struct Expr {
 
 struct Param {
   std::string name;
-  ExprPtr annotation;  // may be null
+  ExprPtr annotation;    // may be null
   ExprPtr defaultValue;  // may be null
   SourceLoc loc;
   enum class Kind { Normal, VarArgs, KwOnly, VarKw } kind = Kind::Normal;
@@ -118,15 +132,15 @@ struct Stmt {
   StmtKind kind;
   SourceLoc loc;
   std::string name;  // FunctionDef / ClassDef name; ImportFrom module; Unsupported construct
-  std::vector<Param> params;       // FunctionDef
-  std::vector<ExprPtr> decorators; // FunctionDef / ClassDef
-  std::vector<ExprPtr> targets;    // Assign / AugAssign / AnnAssign / For / With
+  std::vector<Param> params;        // FunctionDef
+  std::vector<ExprPtr> decorators;  // FunctionDef / ClassDef
+  std::vector<ExprPtr> targets;     // Assign / AugAssign / AnnAssign / For / With
   ExprPtr a, b;
-  BinOp binop = BinOp::Add;        // AugAssign
+  BinOp binop = BinOp::Add;  // AugAssign
   Body body, orelse;
-  std::vector<ImportName> names;   // Import / ImportFrom / Global / Nonlocal
-  int importLevel = 0;             // ImportFrom: number of leading dots
-  SourceLoc endLoc;                // FunctionDef: location after its last line
+  std::vector<ImportName> names;  // Import / ImportFrom / Global / Nonlocal
+  int importLevel = 0;            // ImportFrom: number of leading dots
+  SourceLoc endLoc;               // FunctionDef: location after its last line
 };
 
 // A parsed .py file. Top-level statements that are not valid Python are
