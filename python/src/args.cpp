@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -198,6 +199,13 @@ std::vector<std::pair<PyObject *, uint32_t>> &torchDTypes() {
   return m;
 }
 
+// The dtype code of torch.dtype `dt`, if the fast path has seen it.
+std::optional<uint32_t> knownTorchDType(PyObject *dt) {
+  for (const auto &[obj, code] : torchDTypes())
+    if (obj == dt) return code;
+  return std::nullopt;
+}
+
 bool isTorchTensorType(PyTypeObject *t) {
   return std::strcmp(t->tp_name, "Tensor") == 0 || std::strcmp(t->tp_name, "Parameter") == 0;
 }
@@ -224,13 +232,18 @@ struct TorchReaders {
 
 const TorchReaders *torchReaders(PyTypeObject *t) {
   static TorchReaders known[8];
-  for (const TorchReaders &r : known) {
+  TorchReaders *slot = nullptr;  // the first free one
+  for (TorchReaders &r : known) {
     if (r.type == t) return r.dtype ? &r : nullptr;
-    if (!r.type) break;
+    if (!r.type) {
+      slot = &r;
+      break;
+    }
   }
   // A type with its own attribute lookup (__getattribute__, __getattr__) may
-  // answer differently from torch's descriptors.
-  if (!isTorchTensorType(t) || t->tp_getattro != PyObject_GenericGetAttr) return nullptr;
+  // answer differently from torch's descriptors. More tensor types than
+  // slots (never in practice) take the general path.
+  if (!slot || !isTorchTensorType(t) || t->tp_getattro != PyObject_GenericGetAttr) return nullptr;
   auto descriptor = [t](const char *name, PyTypeObject *kind) -> PyObject * {
     PyObject *d = PyObject_GetAttrString(reinterpret_cast<PyObject *>(t), name);
     if (!d) {
@@ -251,16 +264,9 @@ const TorchReaders *torchReaders(PyTypeObject *t) {
     Py_XDECREF(r.dataPtr);
     r = TorchReaders{};
   }
-  for (TorchReaders &slot : known)
-    if (!slot.type) {
-      r.type = reinterpret_cast<PyTypeObject *>(Py_NewRef(reinterpret_cast<PyObject *>(t)));
-      slot = r;
-      return slot.dtype ? &slot : nullptr;
-    }
-  Py_XDECREF(r.dtype);  // more tensor types than slots: the general path (never in practice)
-  Py_XDECREF(r.getDevice);
-  Py_XDECREF(r.dataPtr);
-  return nullptr;
+  r.type = reinterpret_cast<PyTypeObject *>(Py_NewRef(reinterpret_cast<PyObject *>(t)));
+  *slot = r;
+  return slot->dtype ? slot : nullptr;
 }
 
 // The launch fast path for a PyTorch CUDA tensor: dtype, get_device() and
@@ -276,15 +282,8 @@ bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
     PyErr_Clear();
     return false;
   }
-  uint32_t code = 0;
-  bool known = false;
-  for (const auto &[obj, c] : torchDTypes())
-    if (obj == dt.ptr()) {
-      code = c;
-      known = true;
-      break;
-    }
-  if (!known) return false;
+  const std::optional<uint32_t> code = knownTorchDType(dt.ptr());
+  if (!code) return false;
   nb::object dev = nb::steal(PyObject_Vectorcall(r->getDevice, self, 1, nullptr));
   if (!dev.is_valid()) {
     PyErr_Clear();
@@ -308,7 +307,7 @@ bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
     return false;
   }
   out.kind = ArgKind::kPointer;
-  out.dtype = code;
+  out.dtype = *code;
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = 0;
   out.device = static_cast<int>(d);
@@ -364,9 +363,7 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
   if (device >= 0 && isTorchTensorType(Py_TYPE(v))) {
     // Remember this torch.dtype for the fast path (dtype objects live forever).
     if (PyObject *dt = PyObject_GetAttrString(v, "dtype")) {
-      bool seen = false;
-      for (const auto &[obj, c] : torchDTypes()) seen |= obj == dt;
-      if (seen)
+      if (knownTorchDType(dt))
         Py_DECREF(dt);
       else
         torchDTypes().emplace_back(dt, out.dtype);  // keeps the reference

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "capi/capi.h"
+#include "support/scratch.h"
 
 namespace tessera_py {
 
@@ -165,23 +166,7 @@ void launchCuda(const tessera_kernel *kernel, const tessera_run_arg *args, size_
                 const std::array<int64_t, 3> &grid, int device);
 void setStreamGetter(nb::handle getter);
 
-// A buffer of `N` elements on the stack, or on the heap when more are needed.
-template <typename T, size_t N>
-class Scratch {
- public:
-  explicit Scratch(size_t n) : data_(n <= N ? inline_.data() : (heap_.resize(n), heap_.data())) {}
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  T *data() { return data_; }
-  const T *data() const { return data_; }
-  T &operator[](size_t i) { return data_[i]; }
-  const T &operator[](size_t i) const { return data_[i]; }
-
- private:
-  std::array<T, N> inline_;
-  std::vector<T> heap_;
-  T *data_;
-};
+using tessera::Scratch;  // per-call arrays on the stack (support/scratch.h)
 
 }  // namespace tessera_py
 

@@ -20,6 +20,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/serialize.h"
 #include "support/diagnostics.h"
+#include "support/scratch.h"
 
 struct tessera_kernel {
   // What a launch checks each argument against, worked out once.
@@ -448,20 +449,8 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
       throw tessera::KernelError("kernel '" + kname + "' takes " + std::to_string(params.size()) +
                                  " runtime arguments but " + std::to_string(num_args) +
                                  " were given");
-    // On the stack for up to kInline arguments: this runs on every launch.
-    constexpr size_t kInline = 32;
-    tessera::interp::ArgValue inlineValues[kInline];
-    tessera::interp::HostBuffer inlineBuffers[kInline];
-    std::vector<tessera::interp::ArgValue> manyValues;
-    std::vector<tessera::interp::HostBuffer> manyBuffers;
-    tessera::interp::ArgValue *values = inlineValues;
-    tessera::interp::HostBuffer *buffers = inlineBuffers;
-    if (num_args > kInline) {
-      manyValues.resize(num_args);
-      manyBuffers.resize(num_args);
-      values = manyValues.data();
-      buffers = manyBuffers.data();
-    }
+    tessera::Scratch<tessera::interp::ArgValue, 32> values(num_args);  // no allocation per launch
+    tessera::Scratch<tessera::interp::HostBuffer, 32> buffers(num_args);
     size_t numBuffers = 0;
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
@@ -496,7 +485,8 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
       }
     }
     if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid runs nothing
-    k.impl->runInterp({values, num_args}, {buffers, numBuffers}, {gx, gy, gz}, num_threads);
+    k.impl->runInterp({values.data(), num_args}, {buffers.data(), numBuffers}, {gx, gy, gz},
+                      num_threads);
   });
 }
 
@@ -596,14 +586,7 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
       throw tessera::KernelError("kernel '" + k.impl->name() + "' takes " +
                                  std::to_string(params.size()) + " runtime arguments but " +
                                  std::to_string(num_args) + " were given");
-    constexpr size_t kInline = 32;
-    tessera::interp::ArgValue inlineValues[kInline];
-    std::vector<tessera::interp::ArgValue> many;
-    tessera::interp::ArgValue *values = inlineValues;
-    if (num_args > kInline) {
-      many.resize(num_args);
-      values = many.data();
-    }
+    tessera::Scratch<tessera::interp::ArgValue, 32> values(num_args);
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
       const bool isPtr = k.kinds[i] == tessera_kernel::Param::kPointer;
@@ -629,7 +612,7 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
       }
     }
     if (gx == 0 || gy == 0 || gz == 0) return;
-    k.impl->launchCuda({values, num_args}, {gx, gy, gz}, stream, device);
+    k.impl->launchCuda({values.data(), num_args}, {gx, gy, gz}, stream, device);
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include "runtime/compiler.h"
 #include "runtime/cuda_driver.h"
+#include "support/scratch.h"
 
 namespace tessera {
 
@@ -61,19 +62,8 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   // One 8-byte slot per parameter, filled as the PTX declares it (emit.cpp:
   // pointers and 64-bit integers .u64, other integers .u32, f64 .f64, other
   // floats .f32).
-  constexpr size_t kInline = 32;
-  uint64_t storage[kInline];
-  void *params[kInline];
-  std::vector<uint64_t> bigStorage;
-  std::vector<void *> bigParams;
-  uint64_t *slots = storage;
-  void **ptrs = params;
-  if (args.size() > kInline) {
-    bigStorage.resize(args.size());
-    bigParams.resize(args.size());
-    slots = bigStorage.data();
-    ptrs = bigParams.data();
-  }
+  Scratch<uint64_t, 32> slots(args.size());
+  Scratch<void *, 32> ptrs(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const Type &t = fn.body.args[i]->type;
     const interp::ArgValue &a = args[i];
@@ -97,7 +87,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[i] = &slots[i];
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
-  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs);
+  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
 }
 
 }  // namespace tessera

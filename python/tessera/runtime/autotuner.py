@@ -250,11 +250,8 @@ def _is_numpy_scalar(v) -> bool:
         return known
     scalar = t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
     numpy = sys.modules.get("numpy")
-    if numpy is not None and isinstance(t, type):
-        if issubclass(t, numpy.generic):  # always scalars
-            _NUMPY_SCALAR_TYPES[t] = scalar
-        elif issubclass(t, numpy.ndarray):  # a 0-d memmap is one, a 1-d one not: per object
-            return scalar
+    if numpy is not None and issubclass(t, numpy.ndarray):  # a 0-d memmap is one, a 1-d one not
+        return scalar  # decided per object
     _NUMPY_SCALAR_TYPES[t] = scalar
     return scalar
 

@@ -231,7 +231,7 @@ class JITFunction(KernelInterface):
 
     def run(self, *args, grid, warmup=False, **kwargs):
         # The C++ Launcher passes a grid function's result with the function.
-        grid_fn = kwargs.pop("_grid_fn", None) if "_grid_fn" in kwargs else None
+        grid_fn = kwargs.pop("_grid_fn", None)
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
         bound, opts, other = self._binder(*args, **kwargs)
@@ -308,11 +308,12 @@ class JITFunction(KernelInterface):
         device = -1
         places = {}  # pointer argument -> "host" or "cuda:N", where its memory is
         for p, s in zip(self.params, raw):
-            if s[0] == "ptr":
-                places[p.name] = f"cuda:{s[3]}" if len(s) == 4 else "host"
             if s[0] == "ptr" and len(s) == 4:
+                places[p.name] = f"cuda:{s[3]}"
                 device = max(device, s[3])
                 s = s[:3]
+            elif s[0] == "ptr":
+                places[p.name] = "host"
             if s[0] == "constexpr":
                 value = _unwrap_constexpr(s[1])
                 specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))

@@ -155,6 +155,7 @@ std::string Emitter::erf64(const std::string &x) {
   ins("mul.rn.f64 " + x2 + ", " + ax + ", " + ax);
   std::string nx2 = reg(RegClass::F64);
   ins("neg.f64 " + nx2 + ", " + x2);
+  std::string e = exp64(nx2, false);  // e^(-round(x^2)), for both methods
   std::string small = reg(RegClass::Pred), tail = newLabel(), done = newLabel();
   ins("setp.lt.f64 " + small + ", " + ax + ", 0d4000000000000000");  // 2
   ins("@!" + small + " bra " + tail);
@@ -186,7 +187,6 @@ std::string Emitter::erf64(const std::string &x) {
     ins("setp.lt.f64 " + p + ", " + n + ", 0d4059000000000000");  // at most 100 terms
     ins("@" + p + " bra " + head);
     label(summed);
-    std::string e = exp64(nx2, false);
     ins("mul.rn.f64 " + r + ", " + sum + ", " + e);
     ins("mul.rn.f64 " + r + ", " + r + ", " + f64Imm(1.1283791670955126));  // 2 / sqrt(pi)
     ins("bra " + done);
@@ -209,11 +209,11 @@ std::string Emitter::erf64(const std::string &x) {
     ins("sub.rn.f64 " + k + ", " + k + ", 0d3FE0000000000000");  // 0.5
     ins("setp.gt.f64 " + p + ", " + k + ", 0d0000000000000000");
     ins("@" + p + " bra " + head);
-    std::string lo = reg(RegClass::F64), e = exp64(nx2, false), erfc = reg(RegClass::F64);
+    std::string lo = reg(RegClass::F64), ex = reg(RegClass::F64), erfc = reg(RegClass::F64);
     ins("fma.rn.f64 " + lo + ", " + ax + ", " + ax + ", " + nx2);  // x^2 - round(x^2)
     ins("mul.rn.f64 " + lo + ", " + lo + ", " + e);
-    ins("sub.rn.f64 " + e + ", " + e + ", " + lo);  // e^(-x^2) = e^(-round(x^2)) (1 - lo)
-    ins("div.rn.f64 " + erfc + ", " + e + ", " + t);
+    ins("sub.rn.f64 " + ex + ", " + e + ", " + lo);  // e^(-x^2) = e^(-round(x^2)) (1 - lo)
+    ins("div.rn.f64 " + erfc + ", " + ex + ", " + t);
     ins("mul.rn.f64 " + erfc + ", " + erfc + ", " + f64Imm(0.5641895835477563));  // 1 / sqrt(pi)
     ins("sub.rn.f64 " + r + ", 0d3FF0000000000000, " + erfc);
   }
