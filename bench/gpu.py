@@ -13,6 +13,11 @@ device-to-device copy as the bandwidth ceiling.
   launch        host time per launch of a cached kernel with torch tensors
                 (batches of 200 launches, the GPU drained untimed between
                 batches), Tessera vs Triton vs torch.add.
+  matmul        the autotuned example matmul (examples/matmul.py, the same
+                source for Tessera and Triton) against torch.matmul (cuBLAS;
+                torch._scaled_mm for fp8): 4096^3 and 8192^3 in fp16, bf16
+                and fp8 e4m3 (B transposed, as cuBLAS wants), a skinny case
+                (M = 16, N = K = 8192) and a ragged one (4000^3), TFLOP/s.
 
     python3 bench/gpu.py [--quick] [--out FILE]
 """
@@ -325,16 +330,71 @@ def launch_overhead():
         f"{m['tessera, grid lambda'] / m['triton, grid lambda']:5.2f}")
 
 
+MATMUL_CASES = [("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
+                ("bf16", 4096, 4096, 4096), ("bf16", 8192, 8192, 8192),
+                ("fp8", 4096, 4096, 4096), ("fp8", 8192, 8192, 8192),
+                ("fp16", 16, 8192, 8192), ("fp16", 4000, 4000, 4000)]
+
+
+def matmul(quick):
+    import matmul as t_mm
+    tr_mm = triton_module("matmul")
+    dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": torch.float8_e4m3fn}
+    cases = MATMUL_CASES[:1] if quick else MATMUL_CASES
+    for name, M, N, K in cases:
+        dt = dtypes[name]
+        a = torch.randn(M, K, device="cuda").to(dt)
+        if dt == torch.float8_e4m3fn:
+            b = torch.randn(N, K, device="cuda").to(dt).t()
+            one = torch.tensor(1.0, device="cuda")
+            ref_fn = lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.float16)  # noqa: E731
+            out_dt = torch.float16
+        else:
+            b = torch.randn(K, N, device="cuda").to(dt)
+            ref_fn = lambda: a @ b  # noqa: E731
+            out_dt = dt
+        ref = ref_fn().double()
+        flops = 2 * M * N * K
+        res = {"cublas": flops / bench(ref_fn) / 1e9}
+        for impl, mod in (("tessera", t_mm), ("triton", tr_mm)):
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dt)
+            grid = lambda meta: (triton_cdiv(M, meta["BLOCK_SIZE_M"]) *  # noqa: E731
+                                 triton_cdiv(N, meta["BLOCK_SIZE_N"]),)
+
+            def run(mod=mod, c=c, grid=grid):
+                mod.matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                        b.stride(1), c.stride(0), c.stride(1))
+            try:
+                run()  # the first call autotunes
+                torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001
+                say(f"  {impl} {name} {M}x{N}x{K} failed: {str(e).splitlines()[0][:200]}")
+                res[impl] = None
+                continue
+            err = ((c.double() - ref).norm() / ref.norm()).item()
+            if not err <= 2e-2:
+                say(f"  {impl} {name} {M}x{N}x{K}: relative error {err:.2e} against cuBLAS")
+            res[impl] = flops / bench(run) / 1e9
+        t, tr, cb = res.get("tessera"), res.get("triton"), res["cublas"]
+        fmt = lambda v: f"{v:6.1f}" if v else "   n/a"  # noqa: E731
+        say(f"matmul {name:4s} {M:5d}x{N:5d}x{K:5d}  tessera {fmt(t)} | triton {fmt(tr)} | "
+            f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton "
+            f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
+            f"{t / cb if t else float('nan'):5.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out")
-    ap.add_argument("--only", default="memory,cold,launch")
+    ap.add_argument("--only", default="memory,matmul,cold,launch")
     args = ap.parse_args()
     parts = args.only.split(",")
     try:
         if "memory" in parts:
             memory_bound(args.quick)
+        if "matmul" in parts:
+            matmul(args.quick)
         if "launch" in parts:
             launch_overhead()
         if "cold" in parts:

@@ -12,11 +12,14 @@ import tessera.language as tl
 
 
 def configs():
-    out = []
-    for bm, bn, bk in [(32, 32, 32), (64, 64, 32), (32, 64, 64), (64, 32, 16)]:
-        out.append(triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
-                                  "GROUP_SIZE_M": 8}, num_warps=4, num_stages=3))
-    return out
+    # Tensor-core-sized tiles (those Triton's matmul tutorial tunes over) for
+    # large matrices, small ones for small matrices: (BM, BN, BK, warps, stages).
+    sizes = [(128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 64, 4, 4),
+             (128, 128, 32, 4, 4), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4),
+             (64, 64, 32, 4, 3), (32, 64, 64, 4, 3), (32, 32, 32, 4, 3)]
+    return [triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
+                           "GROUP_SIZE_M": 8}, num_warps=w, num_stages=s)
+            for bm, bn, bk, w, s in sizes]
 
 
 @triton.autotune(configs=configs(), key=["M", "N", "K"])

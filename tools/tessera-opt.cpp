@@ -45,12 +45,13 @@ struct Options {
   bool listPasses = false;
   int numWarps = 4;   // GPU passes: warps per program
   int numStages = 3;  // GPU passes: software pipelining depth
+  int targetSm = 80;  // GPU passes: the tensor-core instructions a dot may use
 };
 
 constexpr const char *kUsage =
     "usage: tessera-opt FILE.tir [--pass=a,b,c] [--print-after=PASS] [--print-after-all]\n"
     "                   [--split-input-file] [--verify-diagnostics] [--print-locations]\n"
-    "                   [--list-passes] [--num-warps=N] [--num-stages=N]\n"
+    "                   [--list-passes] [--num-warps=N] [--num-stages=N] [--target=sm_NN]\n"
     "FILE '-' reads standard input.\n";
 
 std::vector<std::string> splitCommas(const std::string &s) {
@@ -86,6 +87,11 @@ std::string parseArgs(int argc, char **argv, Options &opts) {
     } else if (arg.rfind("--num-stages=", 0) == 0) {
       opts.numStages = std::atoi(value("--num-stages=").c_str());
       if (opts.numStages < 1 || opts.numStages > 16) return "--num-stages must be from 1 to 16";
+    } else if (arg.rfind("--target=", 0) == 0) {
+      ptx::Target t;
+      if (!ptx::parseTarget(value("--target="), t))
+        return "--target must be sm_80, sm_90, sm_90a, ...";
+      opts.targetSm = t.sm;
     } else if (arg == "--list-passes") {
       opts.listPasses = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -217,6 +223,7 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
   try {
     module->numWarps = opts.numWarps;
     module->numStages = opts.numStages;
+    module->targetSm = opts.targetSm;
     runPasses(*module, opts.passes, pipeline);
   } catch (const CompileError &e) {
     return {e.diag};

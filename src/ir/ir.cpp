@@ -199,6 +199,8 @@ Operation *cloneOp(const Operation &op, Builder &b,
 std::unique_ptr<Module> cloneModule(const Module &m) {
   auto out = std::make_unique<Module>();
   out->numWarps = m.numWarps;
+  out->numStages = m.numStages;
+  out->targetSm = m.targetSm;
   for (const auto &f : m.functions) {
     auto g = std::make_unique<Function>();
     g->name = f->name;

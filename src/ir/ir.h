@@ -139,6 +139,9 @@ class Module {
   // Software pipelining depth of loops (pipeline-loads); a compile option
   // like numWarps (tessera-opt takes --num-stages).
   int numStages = 3;
+  // The GPU's compute capability (80, 89, 90, ...) for the GPU stages: which
+  // tensor-core instructions a dot may use (tessera-opt takes --target).
+  int targetSm = 80;
   Function *lookup(std::string_view name) const;
 };
 

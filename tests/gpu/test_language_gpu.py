@@ -327,7 +327,8 @@ def test_dot(gen, dtype, mnk):
     b = torch.randn(k, n, device="cuda", generator=gen).to(dtype)
     c = poisoned((m, n))
     dot_kernel[(1,)](a, b, c, M=m, N=n, K=k)
-    assert rel_err(c, a.double() @ b.double()) <= (1e-5 if dtype == torch.float32 else 1e-2)
+    # fp32 operands multiply as tf32 by default (Triton's input_precision).
+    assert rel_err(c, a.double() @ b.double()) <= (2e-3 if dtype == torch.float32 else 1e-2)
 
 
 @triton.jit

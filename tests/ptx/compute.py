@@ -4,7 +4,7 @@
 # RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ptx | FileCheck %s --check-prefix=SOFTMAX
 # RUN: tesserac compile %s --kernel math --signature "*fp32:16, 256" --emit ptx | FileCheck %s --check-prefix=MATH
 # RUN: tesserac compile %s --kernel counts --signature "*i32:16, *i32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=ATOMIC
-# RUN: tesserac compile %s --kernel small_dot --signature "*fp16:16, *fp16:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=DOT
+# RUN: tesserac compile %s --kernel small_dot --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=DOT
 # RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ttgir | FileCheck %s --check-prefix=TTGIR
 import triton
 import triton.language as tl
@@ -66,13 +66,14 @@ def small_dot(a_ptr, b_ptr, c_ptr):
     r = tl.arange(0, 16)
     a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
     b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
-    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b, input_precision="ieee"))
 
-# DOT: st.shared.b16
+# fp32 "ieee" stays exact on FMAs (tests/ptx/dot_mma.py has the tensor cores).
+# DOT: st.shared.f32
 # DOT: bar.sync 0
-# DOT: ld.shared.b16
-# DOT: cvt.f32.f16
+# DOT: ld.shared.f32
 # DOT: fma.rn.f32
+# DOT-NOT: mma.sync
 
 
 # RUN: tesserac compile %s --kernel sort_hist --signature "*fp32:16, *fp32:16, *i32:16, 256" --emit ptx | FileCheck %s --check-prefix=SORT

@@ -13,7 +13,13 @@
 //   - reduce with a tile result: result == operand.sliced(axis); scan: the
 //     results share the operands' layout;
 //   - other shape ops, dot operands: any layouts (the emitter moves data
-//     through shared memory).
+//     through shared memory);
+//   - a dot that runs on tensor cores (mma.h's selectMma for
+//     Module::targetSm): its result has mmaAccumulatorLayout, and so does
+//     everything sharing its layout (the loop-carried accumulator, the
+//     epilogue's arithmetic, stores of it), since moving the accumulator out
+//     of the fragments the instruction writes would cost a trip through
+//     shared memory per iteration.
 // convert_layout ops are inserted where these constraints would disagree.
 // Preserves: what the program computes (convert_layout is an identity).
 //
@@ -23,15 +29,18 @@
 // bytes per thread when contiguity and alignment allow); layouts then flow
 // between classes across expand_dims (both ways), broadcast (result to
 // operand) and reduce (operand to result); a class still unset gets the
-// default layout of its shape, and flow resumes. Constants, splats and
+// default layout of its shape, and flow resumes. Tensor-core dots pin their
+// class first; anchors then set only unpinned classes. Constants, splats and
 // aranges used by several ops are first duplicated per use, so unrelated
 // users do not end up in one class.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
+#include "codegen/ptx/mma.h"
 #include "passes/axis_info.h"
 #include "support/diagnostics.h"
 
@@ -61,7 +70,8 @@ bool sharesLayout(OpCode c) {
 
 class Assigner {
  public:
-  Assigner(Function &fn, int numWarps) : fn_(fn), numWarps_(numWarps) {}
+  Assigner(Function &fn, int numWarps, int targetSm)
+      : fn_(fn), numWarps_(numWarps), targetSm_(targetSm) {}
 
   void run() {
     duplicateLeaves();
@@ -177,6 +187,7 @@ class Assigner {
       }
       case OpCode::Dot:
         unite(op->operand(2), op->result());
+        dots_.push_back(op);
         break;
       case OpCode::Reduce:
         for (size_t i = 1; i < op->operands.size(); ++i) unite(op->operand(0), op->operand(i));
@@ -267,10 +278,17 @@ class Assigner {
   }
 
   void resolve() {
+    for (Operation *op : dots_) {
+      if (!selectMma(*op, targetSm_)) continue;
+      const auto &s = op->result()->type.shape;
+      if (setIfUnset(op->result(), mmaAccumulatorLayout(s[0], s[1], numWarps_)))
+        pinned_.insert(find(op->result()));
+    }
     // Anchors: per class, the access that vectorises widest (first wins ties).
     for (Operation *op : anchors_) {
       LinearLayout l = preferred(op);
       Value *r = find(op->operand(0));
+      if (pinned_.count(r)) continue;
       auto it = layouts_.find(r);
       if (it == layouts_.end())
         layouts_.emplace(r, l);
@@ -352,11 +370,12 @@ class Assigner {
   }
 
   Function &fn_;
-  int numWarps_;
+  int numWarps_, targetSm_;
   AxisInfoMap info_;
   std::unordered_map<Value *, Value *> parent_;
   std::vector<Value *> order_;  // every tile value, in program order
-  std::vector<Operation *> anchors_, relations_;
+  std::vector<Operation *> anchors_, relations_, dots_;
+  std::unordered_set<Value *> pinned_;                 // class roots with a tensor-core layout
   std::unordered_map<Value *, LinearLayout> layouts_;  // class root -> layout
 };
 
@@ -365,7 +384,7 @@ class Assigner {
 void assignLayouts(Module &m) {
   if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)
     internalError("assign-layouts", "num_warps must be a power of two");
-  for (auto &fn : m.functions) Assigner(*fn, m.numWarps).run();
+  for (auto &fn : m.functions) Assigner(*fn, m.numWarps, m.targetSm).run();
 }
 
 }  // namespace tessera::ptx

@@ -37,6 +37,7 @@ PtxKernel emitPtx(Module &m, const PtxOptions &opts) {
                                   std::to_string(m.functions.size()) + " functions");
   m.numWarps = opts.numWarps;
   m.numStages = opts.numStages;
+  m.targetSm = opts.target.sm;
   for (const PassInfo &p : gpuPasses()) p.run(m);
   Function &fn = *m.functions.front();
   std::string ttgir = printModule(m);

@@ -1,6 +1,7 @@
 // Tile ops that depend on layouts: arange, broadcast, data movement through
 // shared memory (layout conversion, reshape, permute, join, split, cat,
-// flip, gather), reductions, scans, dot (FMA lowering) and Philox.
+// flip, gather), reductions, scans, dot (FMA lowering; emit_mma.cpp has the tensor-core
+// one) and Philox.
 //
 // Shared-memory protocol of every op here: barrier, write, barrier, read.
 // The first barrier keeps the previous user's readers from seeing this op's
@@ -11,6 +12,7 @@
 #include <set>
 
 #include "codegen/ptx/emitter.h"
+#include "codegen/ptx/mma.h"
 #include "support/diagnostics.h"
 #include "support/numerics.h"
 
@@ -445,6 +447,8 @@ void Emitter::emitDot(Operation &op) {
   const Value *res = op.result();
   if (a->type.rank() != 2) unsupported(op, "a batched tl.dot (rank 3)");
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  if (auto mi = selectMma(op, opts_.target.sm))
+    if (layoutOf(res) == mmaAccumulatorLayout(M, N, opts_.numWarps)) return emitMmaDot(op, *mi);
   DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
   int64_t ba = sharedElemBytes(da), bb = sharedElemBytes(db);
   // Operands to shared memory, row-major.

@@ -17,6 +17,7 @@
 // across ops, so the buffer is as large as the largest single use.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,8 @@
 #include "passes/axis_info.h"
 
 namespace tessera::ptx {
+
+struct MmaInstr;
 
 enum class RegClass { Pred, B16, B32, B64, F32, F64 };
 
@@ -82,6 +85,9 @@ class Emitter {
   // The shared-memory scratch base address (u32) and a request for bytes.
   const std::string &smemBase() const { return smem_; }
   void needShared(int64_t bytes);
+  // The module's PTX ISA version is the newest any instruction needs
+  // (80 = 8.0; fp8 mma.sync needs 8.4).
+  void needPtxVersion(int v) { ptxVersion_ = std::max(ptxVersion_, v); }
   void barrier() { ins("bar.sync 0"); }
 
   // ---- scalar arithmetic (emit_arith.cpp) ----
@@ -115,6 +121,7 @@ class Emitter {
   void emitReduce(Operation &op);
   void emitScan(Operation &op);
   void emitDot(Operation &op);
+  void emitMmaDot(Operation &op, const MmaInstr &mi);  // emit_mma.cpp
   void emitPhilox(Operation &op);
   void emitSort(Operation &op);       // emit_sort.cpp
   void emitHistogram(Operation &op);  // emit_sort.cpp
@@ -130,6 +137,11 @@ class Emitter {
   // element strides `strides` (per dim); replicas write the same values.
   void storeTileShared(const Regs &r, const LinearLayout &l, DType d,
                        const std::vector<int64_t> &strides, int64_t base);
+  // The same for a tile stored with stride 1 along one dim: registers that
+  // run along it go out in stores of up to 16 bytes, elements packed at
+  // their memory width (byteSize; int8 and fp8 as single bytes).
+  void storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType d,
+                             const std::vector<int64_t> &strides, int64_t base);
   Regs loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
                       int64_t base, int64_t constOffsetElems = 0);
   // Shared-memory load/store of one element.
@@ -157,6 +169,7 @@ class Emitter {
   int counts_[6] = {};
   int labels_ = 0;
   int64_t sharedBytes_ = 0;
+  int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;

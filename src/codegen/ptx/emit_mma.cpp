@@ -1,0 +1,273 @@
+// tl.dot on tensor cores: mma.sync (sm_80+) fed by ldmatrix.
+//
+// Requires: a dot that selectMma accepts, whose result has
+// mmaAccumulatorLayout (assign-layouts gives it that). Its operands may have
+// any layout.
+// Emits: the operands written from registers to shared memory, each in the
+// orientation its registers are contiguous in (16-byte vector stores), rows
+// padded by 16 bytes so the eight row addresses of every ldmatrix fall in
+// distinct banks; then, per K step of the instruction, ldmatrix.x4 for each
+// warp's A and B fragments (.trans where the operand is stored M- or
+// N-contiguous) and one mma.sync per 16 x 8 accumulator tile. Shared memory
+// follows the file's protocol (barrier, write, barrier, read), so the
+// operands need not outlive the op.
+#include <algorithm>
+#include <bit>
+
+#include "codegen/ptx/emitter.h"
+#include "codegen/ptx/mma.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+// The dim a layout's registers (then lanes) run along fastest.
+int fastDim(const LinearLayout &l) {
+  if (!l.reg.empty()) return l.reg[0].dim;
+  for (const Basis &b : l.lane)
+    if (!b.isZero()) return b.dim;
+  return static_cast<int>(l.shape.size()) - 1;
+}
+
+std::string addr(const std::string &base, int64_t off) {
+  if (off == 0) return "[" + base + "]";
+  return "[" + base + "+" + std::to_string(off) + "]";
+}
+
+std::string join(const Regs &r) {
+  std::string s = "{";
+  for (size_t i = 0; i < r.size(); ++i) s += (i ? ", " : "") + r[i];
+  return s + "}";
+}
+
+// One operand as stored in shared memory: rows of `rowBytes`, `pitch` bytes
+// apart, the contiguous dim `contig` of the tile along each row.
+struct Staged {
+  bool trans = false;  // rows are K (stored M- or N-contiguous)
+  int64_t base = 0, pitch = 0, bytes = 0;
+  std::vector<int64_t> strides;  // per tile dim, in elements
+};
+
+Staged stage(const std::vector<int64_t> &shape, int kDim, bool trans, int eb, int64_t base) {
+  Staged s;
+  s.trans = trans;
+  s.base = base;
+  int contig = trans ? 1 - kDim : kDim;
+  s.pitch = shape[contig] * eb + 16;
+  s.bytes = shape[1 - contig] * s.pitch;
+  s.strides.assign(2, 0);
+  s.strides[contig] = 1;
+  s.strides[1 - contig] = s.pitch / eb;
+  return s;
+}
+
+}  // namespace
+
+void Emitter::storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType d,
+                                    const std::vector<int64_t> &strides, int64_t base) {
+  int eb = byteSize(d);
+  int cd = static_cast<int>(std::find(strides.begin(), strides.end(), 1) - strides.begin());
+  // Elements per store: the registers that run consecutively along the
+  // contiguous dim, at most 16 bytes. Every other basis along that dim is a
+  // larger power of two (bases never share bits), so each thread's start is
+  // aligned to the store's width.
+  int64_t chunk = std::min<int64_t>(l.contiguousRegs(cd), 16 / eb);
+  std::string a = threadSharedAddress(l, strides, eb);
+  auto offsetOf = [&](int i) {
+    auto c = l.regCoord(i);
+    int64_t o = 0;
+    for (size_t k = 0; k < c.size(); ++k) o += c[k] * strides[k];
+    return base + o * eb;
+  };
+  for (int i = 0; i < l.numRegs(); i += static_cast<int>(chunk)) {
+    int64_t off = offsetOf(i);
+    if (chunk * eb < 4) {
+      for (int j = 0; j < chunk; ++j)
+        ins(std::string("st.shared.") + (eb == 1 ? "b8 " : "b16 ") + addr(a, off + j * eb) + ", " +
+            r[i + j]);
+      continue;
+    }
+    Regs words;
+    int per = 4 / eb;
+    for (int w = 0; w < chunk / per; ++w) {
+      int f = i + w * per;
+      std::string word = reg(RegClass::B32);
+      if (eb == 4) {
+        ins("mov.b32 " + word + ", " + r[f]);
+      } else if (eb == 2) {
+        ins("mov.b32 " + word + ", {" + r[f] + ", " + r[f + 1] + "}");
+      } else {
+        // Bytes from 32-bit (int8) or 16-bit (fp8) registers: low byte of each.
+        Regs b32;
+        for (int j = 0; j < 4; ++j) {
+          if (regClassOf(Type::scalar(d)) == RegClass::B32) {
+            b32.push_back(r[f + j]);
+          } else {
+            std::string t = reg(RegClass::B32);
+            ins("cvt.u32.u16 " + t + ", " + r[f + j]);
+            b32.push_back(t);
+          }
+        }
+        std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32);
+        ins("prmt.b32 " + lo + ", " + b32[0] + ", " + b32[1] + ", 0x0040");
+        ins("prmt.b32 " + hi + ", " + b32[2] + ", " + b32[3] + ", 0x0040");
+        ins("prmt.b32 " + word + ", " + lo + ", " + hi + ", 0x5410");
+      }
+      words.push_back(word);
+    }
+    const char *v = words.size() == 4   ? "st.shared.v4.b32 "
+                    : words.size() == 2 ? "st.shared.v2.b32 "
+                                        : "st.shared.b32 ";
+    ins(v + addr(a, off) + ", " + (words.size() == 1 ? words[0] : join(words)));
+  }
+}
+
+void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
+  const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
+  const Value *res = op.result();
+  int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  int eb = mi.elemBytes;
+  LinearLayout la = layoutOf(a), lb = layoutOf(b), lr = layoutOf(res);
+  WarpSplit split = mmaWarpSplit(M, N, opts_.numWarps);
+  int64_t Mw = M / split.m, Nw = N / split.n;
+  int64_t tilesM = Mw / 16, tilesN = Nw / 8, kSteps = K / mi.k;
+
+  // Operands to shared memory, each in the order its registers run (16-bit
+  // types; ldmatrix.trans reads those) or K-contiguous (other widths).
+  bool aTrans = eb == 2 && fastDim(la) == 0;
+  bool bTrans = eb == 2 && fastDim(lb) == 1;
+  Staged sa = stage(a->type.shape, 1, aTrans, eb, 0);
+  Staged sb = stage(b->type.shape, 0, bTrans, eb, (sa.bytes + 15) / 16 * 16);
+  needShared(sb.base + sb.bytes);
+  barrier();
+  storeTileSharedPacked(get(a), la, a->type.dtype, sa.strides, sa.base);
+  storeTileSharedPacked(get(b), lb, b->type.dtype, sb.strides, sb.base);
+  barrier();
+
+  // This thread's ldmatrix row address in each operand, computed once: the
+  // warp's tile origin plus the lane's row of the instruction tile.
+  LinearLayout warpOnly = lr;
+  for (Basis &bs : warpOnly.lane) bs = {};
+  std::string warpM = threadCoord(warpOnly, 0), warpN = threadCoord(warpOnly, 1);
+  auto laneAddress = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
+    LdmatrixRow r0 = rowOf(0, s.trans), r8 = rowOf(8, s.trans), r16 = rowOf(16, s.trans);
+    std::string key = "ldm|" + std::to_string(s.base) + "|" + std::to_string(s.pitch) + "|" +
+                      std::to_string(s.trans) + "|" + wo;
+    if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+    // row = lane % 8 + bit3 * (r8.row) + bit4 * (r16.row); likewise the column.
+    std::string b3 = reg(RegClass::B32), b4 = reg(RegClass::B32), row = reg(RegClass::B32),
+                col = reg(RegClass::B32), t = reg(RegClass::B32), out = reg(RegClass::B32);
+    prologueIns("bfe.u32 " + b3 + ", " + lane_ + ", 3, 1");
+    prologueIns("bfe.u32 " + b4 + ", " + lane_ + ", 4, 1");
+    prologueIns("and.b32 " + row + ", " + lane_ + ", 7");
+    prologueIns("mad.lo.s32 " + row + ", " + b3 + ", " + std::to_string(r8.row - r0.row) + ", " +
+                row);
+    prologueIns("mad.lo.s32 " + row + ", " + b4 + ", " + std::to_string(r16.row - r0.row) + ", " +
+                row);
+    prologueIns("mul.lo.s32 " + col + ", " + b3 + ", " + std::to_string(r8.colBytes));
+    prologueIns("mad.lo.s32 " + col + ", " + b4 + ", " + std::to_string(r16.colBytes) + ", " + col);
+    // The warp's origin: along the rows when they are M/N, else along the row.
+    if (s.trans)
+      prologueIns("mad.lo.s32 " + col + ", " + wo + ", " + std::to_string(eb) + ", " + col);
+    else
+      prologueIns("add.s32 " + row + ", " + row + ", " + wo);
+    prologueIns("mad.lo.s32 " + t + ", " + row + ", " + std::to_string(s.pitch) + ", " + col);
+    prologueIns("add.s32 " + t + ", " + t + ", " + std::to_string(s.base));
+    prologueIns("add.s32 " + out + ", " + t + ", " + smemBase());
+    return cached_[key] = out;
+  };
+  std::string pa = laneAddress(sa, ldmatrixRowA, warpM);
+  std::string pb = laneAddress(sb, ldmatrixRowB, warpN);
+  auto ldmatrix = [&](int n, bool trans, const std::string &p, int64_t off) {
+    Regs r;
+    for (int i = 0; i < n; ++i) r.push_back(reg(RegClass::B32));
+    ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
+        ".shared.b16 " + join(r) + ", " + addr(p, off));
+    return r;
+  };
+
+  // Accumulators: 4 per 16 x 8 tile, register index = element + 4 * tile.
+  int numAcc = lr.numRegs();
+  Regs cin = spread(c, numAcc), acc;
+  RegClass accClass = regClassOf(Type::scalar(mi.accType));
+  for (int r = 0; r < numAcc; ++r) {
+    std::string v = convert(cin[r], c->type.dtype, mi.accType);
+    std::string t = reg(accClass);
+    ins(std::string("mov.") + movType(accClass) + " " + t + ", " + v);
+    acc.push_back(t);
+  }
+  // fp16 accumulators travel two to a 32-bit register.
+  Regs packed;
+  if (mi.packedF16Acc)
+    for (int r = 0; r < numAcc; r += 2) {
+      std::string w = reg(RegClass::B32);
+      ins("mov.b32 " + w + ", {" + acc[r] + ", " + acc[r + 1] + "}");
+      packed.push_back(w);
+    }
+
+  // tf32x3: each fragment register split into its tf32 head and the tf32
+  // head of the remainder, as the interpreter does.
+  auto splitTf32 = [&](const Regs &x, Regs &head, Regs &tail) {
+    for (const std::string &v : x) {
+      std::string h = reg(RegClass::B32), fx = reg(RegClass::F32), fh = reg(RegClass::F32),
+                  fl = reg(RegClass::F32), t = reg(RegClass::B32);
+      ins("and.b32 " + h + ", " + v + ", -8192");
+      ins("mov.b32 " + fx + ", " + v);
+      ins("mov.b32 " + fh + ", " + h);
+      ins("sub.f32 " + fl + ", " + fx + ", " + fh);
+      ins("mov.b32 " + t + ", " + fl);
+      ins("and.b32 " + t + ", " + t + ", -8192");
+      head.push_back(h);
+      tail.push_back(t);
+    }
+  };
+  std::string shape = "m16n8k" + std::to_string(mi.k);
+  if (mi.types.find("e4m3") != std::string::npos || mi.types.find("e5m2") != std::string::npos)
+    needPtxVersion(84);
+  auto mma = [&](int64_t tile, const Regs &fa, const Regs &fb) {
+    Regs d;
+    if (mi.packedF16Acc)
+      d = {packed[2 * tile], packed[2 * tile + 1]};
+    else
+      d = Regs(acc.begin() + 4 * tile, acc.begin() + 4 * tile + 4);
+    ins("mma.sync.aligned." + shape + ".row.col." + mi.types + " " + join(d) + ", " + join(fa) +
+        ", " + join(fb) + ", " + join(d));
+  };
+  int64_t kBytes = mi.k * eb;  // 32: one instruction's K in bytes
+  for (int64_t kk = 0; kk < kSteps; ++kk) {
+    std::vector<Regs> fa(tilesM), fb(tilesN);
+    for (int64_t m = 0; m < tilesM; ++m) {
+      int64_t off = sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * kBytes;
+      fa[m] = ldmatrix(4, sa.trans, pa, off);
+    }
+    for (int64_t n = 0; n < tilesN; n += 2) {
+      bool pair = n + 1 < tilesN;
+      int64_t off = sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * kBytes;
+      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, off);
+      fb[n] = {r[0], r[1]};
+      if (pair) fb[n + 1] = {r[2], r[3]};
+    }
+    if (!mi.tf32x3) {
+      for (int64_t m = 0; m < tilesM; ++m)
+        for (int64_t n = 0; n < tilesN; ++n) mma(n + tilesN * m, fa[m], fb[n]);
+      continue;
+    }
+    std::vector<Regs> ah(tilesM), al(tilesM), bh(tilesN), bl(tilesN);
+    for (int64_t m = 0; m < tilesM; ++m) splitTf32(fa[m], ah[m], al[m]);
+    for (int64_t n = 0; n < tilesN; ++n) splitTf32(fb[n], bh[n], bl[n]);
+    for (int64_t m = 0; m < tilesM; ++m)
+      for (int64_t n = 0; n < tilesN; ++n) {
+        mma(n + tilesN * m, al[m], bh[n]);
+        mma(n + tilesN * m, ah[m], bl[n]);
+        mma(n + tilesN * m, ah[m], bh[n]);
+      }
+  }
+  if (mi.packedF16Acc)
+    for (int r = 0; r < numAcc; r += 2)
+      ins("mov.b32 {" + acc[r] + ", " + acc[r + 1] + "}, " + packed[r / 2]);
+  Regs out;
+  for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], mi.accType, res->type.dtype));
+  set(res, out);
+}
+
+}  // namespace tessera::ptx

@@ -1,0 +1,130 @@
+#include "codegen/ptx/mma.h"
+
+#include <bit>
+
+namespace tessera::ptx {
+namespace {
+
+int log2i(int64_t v) {
+  return std::countr_zero(static_cast<uint64_t>(v));
+}
+
+const char *fp8Name(DType d) {
+  return d == DType::F8E4NV ? "e4m3" : "e5m2";
+}
+
+bool isFp8(DType d) {
+  return d == DType::F8E4NV || d == DType::F8E5;
+}
+
+}  // namespace
+
+std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
+  const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
+  if (a.rank() != 2 || !b.isTile() || !r.isTile()) return std::nullopt;
+  DType da = a.dtype, db = b.dtype, dr = r.dtype;
+  MmaInstr mi;
+  if (da == DType::F16 && db == DType::F16 && (dr == DType::F32 || dr == DType::F16)) {
+    mi.k = 16;
+    mi.elemBytes = 2;
+    mi.packedF16Acc = dr == DType::F16;
+    mi.accType = dr;
+    mi.types = dr == DType::F16 ? "f16.f16.f16.f16" : "f32.f16.f16.f32";
+  } else if (da == DType::BF16 && db == DType::BF16 && dr == DType::F32) {
+    mi.k = 16;
+    mi.elemBytes = 2;
+    mi.types = "f32.bf16.bf16.f32";
+  } else if (da == DType::F32 && db == DType::F32 && dr == DType::F32) {
+    std::string p = op.strAttr("input_precision", "ieee");
+    if (p != "tf32" && p != "tf32x3") return std::nullopt;
+    mi.k = 8;
+    mi.elemBytes = 4;
+    mi.types = "f32.tf32.tf32.f32";
+    mi.tf32x3 = p == "tf32x3";
+  } else if ((da == DType::I8 || da == DType::U8) && (db == DType::I8 || db == DType::U8) &&
+             dr == DType::I32) {
+    mi.k = 32;
+    mi.elemBytes = 1;
+    mi.accType = DType::I32;
+    mi.types = std::string("s32.") + (da == DType::I8 ? "s8." : "u8.") +
+               (db == DType::I8 ? "s8" : "u8") + ".s32";
+  } else if (isFp8(da) && isFp8(db) && dr == DType::F32 && targetSm >= 89) {
+    mi.k = 32;
+    mi.elemBytes = 1;
+    mi.types = std::string("f32.") + fp8Name(da) + "." + fp8Name(db) + ".f32";
+  } else {
+    return std::nullopt;
+  }
+  int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  if (M % 16 != 0 || N % 8 != 0 || K % mi.k != 0) return std::nullopt;
+  return mi;
+}
+
+WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps) {
+  WarpSplit s;
+  while (s.m * s.n < numWarps) {
+    int64_t tilesM = M / (16 * s.m), tilesN = N / (8 * s.n);
+    if (tilesM >= 2 && tilesM >= tilesN)
+      s.m *= 2;
+    else if (tilesN >= 2)
+      s.n *= 2;
+    else if (tilesM >= 2)
+      s.m *= 2;
+    else
+      break;
+  }
+  return s;
+}
+
+LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps) {
+  WarpSplit s = mmaWarpSplit(M, N, numWarps);
+  int64_t Mw = M / s.m, Nw = N / s.n;
+  LinearLayout l;
+  l.shape = {M, N};
+  l.reg = {{1, 1}, {0, 8}};
+  for (int64_t v = 8; v < Nw; v *= 2) l.reg.push_back({1, v});
+  for (int64_t v = 16; v < Mw; v *= 2) l.reg.push_back({0, v});
+  l.lane = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
+  for (int64_t v = Nw; v < N; v *= 2) l.warp.push_back({1, v});
+  for (int64_t v = Mw; v < M; v *= 2) l.warp.push_back({0, v});
+  for (int i = log2i(s.m * s.n); i < log2i(numWarps); ++i) l.warp.push_back({});
+  return l;
+}
+
+LinearLayout mmaFragmentLayout(int operand, int elemBytes) {
+  int64_t e = 4 / elemBytes;  // elements per 32-bit register
+  LinearLayout l;
+  if (operand == 2) {
+    l.shape = {16, 8};
+    l.reg = {{1, 1}, {0, 8}};
+    l.lane = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
+    return l;
+  }
+  // K is dim 1 of A and dim 0 of B; the rows (M) or columns (N) the other.
+  int kd = operand == 0 ? 1 : 0, md = 1 - kd;
+  l.shape = operand == 0 ? std::vector<int64_t>{16, 8 * e} : std::vector<int64_t>{8 * e, 8};
+  for (int64_t v = 1; v < e; v *= 2) l.reg.push_back({kd, v});
+  if (operand == 0) l.reg.push_back({0, 8});
+  l.reg.push_back({kd, 4 * e});
+  l.lane = {{kd, e}, {kd, 2 * e}, {md, 1}, {md, 2}, {md, 4}};
+  return l;
+}
+
+LdmatrixRow ldmatrixRowA(int lane, bool trans) {
+  int j = lane / 8, r = lane % 8;
+  // Matrices 0..3 are the fragment registers a0..a3: (rows 0-7, k 0-15 bytes),
+  // (rows 8-15, same k), (rows 0-7, k 16-31 bytes), (rows 8-15, k 16-31).
+  if (!trans) return {r + 8 * (j % 2), 16 * (j / 2)};
+  // Stored K x M: matrix j holds k rows 8*(j/2).., m columns 8*(j%2)..
+  return {r + 8 * (j / 2), 16 * (j % 2)};
+}
+
+LdmatrixRow ldmatrixRowB(int lane, bool trans) {
+  int j = lane / 8, r = lane % 8;
+  // Matrices 0..3 are b0, b1 of n-tile 0 and b0, b1 of n-tile 1.
+  if (!trans) return {r + 8 * (j / 2), 16 * (j % 2)};
+  // Stored K x N: matrix j holds k rows 8*(j%2).., n columns 8*(j/2)..
+  return {r + 8 * (j % 2), 16 * (j / 2)};
+}
+
+}  // namespace tessera::ptx

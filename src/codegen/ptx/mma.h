@@ -1,0 +1,68 @@
+// Tensor-core facts for `mma.sync` (sm_80+): which instruction a tl.dot
+// uses, the fragment layouts the PTX ISA defines for it, and how `ldmatrix`
+// fills those fragments from shared memory. Pure functions, so the layout
+// unit tests check them against the ISA's fragment tables without a GPU.
+//
+// Every mma.sync shape used here is m16n8kK with 32-bit fragment registers:
+// a register holds `4 / elemBytes` consecutive K elements of A or B
+// (k = 16 for 16-bit types, 8 for tf32, 32 for 8-bit types), so in bytes the
+// fragments of all types have one shape: A is 16 rows x 32 bytes, B is
+// 8 columns x 32 bytes, and the accumulator is 16 x 8 elements.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "codegen/ptx/layout.h"
+#include "ir/ir.h"
+
+namespace tessera::ptx {
+
+struct MmaInstr {
+  int k = 16;                  // K of one instruction
+  int elemBytes = 2;           // bytes of one A/B element (1, 2 or 4)
+  std::string types;           // PTX type suffix: "f32.f16.f16.f32", ...
+  bool packedF16Acc = false;   // fp16 accumulators: two per 32-bit register
+  bool tf32x3 = false;         // three tf32 products (input_precision="tf32x3")
+  DType accType = DType::F32;  // register type of the accumulators
+};
+
+// The mma.sync instruction for dot `op` on sm `targetSm`, or nullopt when
+// the dot stays on FMAs (fp32 "ieee", fp64, other integer widths, fp8 below
+// sm_89, shapes that are not multiples of the instruction's tile).
+std::optional<MmaInstr> selectMma(const Operation &op, int targetSm);
+
+// Warps along M and N for an M x N accumulator: the product is at most
+// numWarps (leftover warps hold replicas), each warp's tile a whole number of
+// 16 x 8 instruction tiles, the split growing whichever side is longer.
+struct WarpSplit {
+  int64_t m = 1, n = 1;
+};
+WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps);
+
+// The accumulator layout of an M x N dot on mma.sync: per warp a
+// (M / split.m) x (N / split.n) tile of 16 x 8 instruction tiles.
+// Register r of a thread is element (r & 3) of instruction tile
+// (r >> 2) = ni + nTiles * mi, so the emitter walks tiles by register index.
+LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps);
+
+// The fragment layouts of one instruction, for one warp (the ISA's tables):
+// operand 0 is A (16 x k), 1 is B (k x 8), 2 the accumulator (16 x 8). The
+// layout's registers are elements, so a 32-bit fragment register is
+// 4 / elemBytes consecutive registers.
+LinearLayout mmaFragmentLayout(int operand, int elemBytes);
+
+// ldmatrix.x4: lane `lane` supplies the address of row (lane % 8) of matrix
+// (lane / 8); each matrix is 8 rows of 16 bytes. These give the row and the
+// byte column of that address inside one instruction tile of an operand
+// stored in shared memory either K-contiguous (rows are M or N, `trans`
+// false) or M/N-contiguous (rows are K, 16-bit types only, `trans` true).
+// For B, one x4 covers two adjacent n-tiles (16 columns).
+struct LdmatrixRow {
+  int64_t row = 0;       // the stored row (M/N index, or K index when trans)
+  int64_t colBytes = 0;  // byte offset within the stored row
+};
+LdmatrixRow ldmatrixRowA(int lane, bool trans);
+LdmatrixRow ldmatrixRowB(int lane, bool trans);
+
+}  // namespace tessera::ptx

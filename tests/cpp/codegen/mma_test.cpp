@@ -1,0 +1,153 @@
+// Tensor-core layouts against the PTX ISA's fragment tables for mma.sync
+// m16n8k16 (.f16/.bf16), m16n8k8 (.tf32) and m16n8k32 (.s8/.u8/.e4m3/.e5m2),
+// written here as the manual states them (groupID = lane >> 2,
+// threadID_in_group = lane % 4), and the ldmatrix addressing that fills
+// those fragments; the instruction choice and the accumulator layout of a
+// whole program.
+#include "codegen/ptx/mma.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace tessera::ptx;
+
+namespace {
+
+struct Elem {
+  int64_t row, col;
+};
+
+// The ISA's table: element i (0-based, in fragment order) of lane `lane`.
+// Fragment order is the order of the .b32 registers' elements, low half first.
+Elem isaA(int elemBytes, int lane, int i) {
+  int64_t g = lane >> 2, t = lane % 4;
+  if (elemBytes == 2) {  // a0..a7, m16n8k16 .f16/.bf16
+    int64_t row = (i < 2 || (i >= 4 && i < 6)) ? g : g + 8;
+    int64_t col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+    return {row, col};
+  }
+  if (elemBytes == 4) {  // a0..a3, m16n8k8 .tf32
+    int64_t row = (i % 2 == 0) ? g : g + 8;
+    int64_t col = (i < 2) ? t : t + 4;
+    return {row, col};
+  }
+  // a0..a15, m16n8k32 .s8/.u8/.e4m3/.e5m2
+  int64_t row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+  int64_t col = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
+  return {row, col};
+}
+
+Elem isaB(int elemBytes, int lane, int i) {
+  int64_t g = lane >> 2, t = lane % 4;
+  if (elemBytes == 2) return {t * 2 + (i & 1) + (i >= 2 ? 8 : 0), g};  // b0..b3
+  if (elemBytes == 4) return {i == 0 ? t : t + 4, g};                  // b0..b1
+  return {t * 4 + (i & 3) + (i >= 4 ? 16 : 0), g};                     // b0..b7
+}
+
+Elem isaC(int lane, int i) {  // c0..c3, every shape here
+  int64_t g = lane >> 2, t = lane % 4;
+  return {i < 2 ? g : g + 8, t * 2 + (i & 1)};
+}
+
+TEST(MmaLayouts, FragmentsMatchTheIsaTables) {
+  for (int eb : {1, 2, 4}) {
+    LinearLayout a = mmaFragmentLayout(0, eb), b = mmaFragmentLayout(1, eb);
+    LinearLayout c = mmaFragmentLayout(2, eb);
+    ASSERT_EQ(a.numRegs(), 16 / eb);
+    ASSERT_EQ(b.numRegs(), 8 / eb);
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int i = 0; i < a.numRegs(); ++i) {
+        Elem e = isaA(eb, lane, i);
+        EXPECT_EQ(a.coord(i, lane, 0), (std::vector<int64_t>{e.row, e.col}))
+            << "A, " << eb << "-byte elements, lane " << lane << " element " << i;
+      }
+      for (int i = 0; i < b.numRegs(); ++i) {
+        Elem e = isaB(eb, lane, i);
+        EXPECT_EQ(b.coord(i, lane, 0), (std::vector<int64_t>{e.row, e.col}))
+            << "B, " << eb << "-byte elements, lane " << lane << " element " << i;
+      }
+      for (int i = 0; i < 4; ++i) {
+        Elem e = isaC(lane, i);
+        EXPECT_EQ(c.coord(i, lane, 0), (std::vector<int64_t>{e.row, e.col}));
+      }
+    }
+  }
+}
+
+// ldmatrix (ISA: "each thread receives a row fragment"): of the 8x8 matrix
+// of 16-bit elements whose rows come from lanes 8j..8j+7, lane l receives in
+// register j row l / 4, half-words 2 (l % 4) and 2 (l % 4) + 1; with .trans,
+// column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1. This models the
+// instruction byte by byte on an operand tile stored as emit_mma.cpp stores
+// it, with the addresses mma.h gives each lane, and checks that every byte of
+// every register is the byte of the element the ISA's fragment table puts
+// there, for every element width.
+TEST(MmaLayouts, LdmatrixAddressesDeliverTheFragments) {
+  for (int eb : {1, 2, 4})
+    for (int operand : {0, 1})
+      for (bool trans : {false, true}) {
+        if (trans && eb != 2) continue;  // .trans moves 16-bit elements only
+        for (int lane = 0; lane < 32; ++lane)
+          for (int j = 0; j < 4; ++j)
+            for (int p = 0; p < 4; ++p) {
+              // Where ldmatrix takes byte p of register j from.
+              int src = trans ? 8 * j + 2 * (lane % 4) + p / 2 : 8 * j + lane / 4;
+              LdmatrixRow r = operand == 0 ? ldmatrixRowA(src, trans) : ldmatrixRowB(src, trans);
+              int64_t gotRow = r.row;
+              int64_t gotByte = r.colBytes + (trans ? 2 * (lane / 4) + p % 2 : 4 * (lane % 4) + p);
+              // The element the ISA puts there, and where it is stored:
+              // K-contiguous rows of M (A) or N (B), or rows of K when trans.
+              int per = 4 / eb;
+              int fragReg = operand == 1 ? j % 2 : j, nTile = operand == 1 ? j / 2 : 0;
+              int fi = fragReg * per + p / eb;
+              Elem e = operand == 0 ? isaA(eb, lane, fi) : isaB(eb, lane, fi);
+              int64_t mn = operand == 0 ? e.row : e.col + 8 * nTile;
+              int64_t k = operand == 0 ? e.col : e.row;
+              int64_t wantRow = trans ? k : mn;
+              int64_t wantByte = (trans ? mn : k) * eb + p % eb;
+              EXPECT_EQ(gotRow, wantRow)
+                  << "operand " << operand << ", " << eb << "-byte elements, trans " << trans
+                  << ", lane " << lane << ", register " << j << ", byte " << p;
+              EXPECT_EQ(gotByte, wantByte)
+                  << "operand " << operand << ", " << eb << "-byte elements, trans " << trans
+                  << ", lane " << lane << ", register " << j << ", byte " << p;
+            }
+      }
+}
+
+// The accumulator layout of a program: every element held once, each warp a
+// rectangle of 16x8 instruction tiles whose register order is
+// element + 4 * (n-tile + tilesN * m-tile), and each 16x8 block's lanes
+// and registers exactly the ISA's accumulator fragment.
+TEST(MmaLayouts, AccumulatorTilesTheProgram) {
+  struct Case {
+    int64_t M, N;
+    int warps;
+    int64_t wm, wn;
+  };
+  for (Case c : {Case{128, 256, 8, 2, 4}, Case{128, 128, 4, 2, 2}, Case{64, 64, 4, 2, 2},
+                 Case{16, 8, 4, 1, 1}, Case{16, 64, 4, 1, 4}, Case{256, 16, 8, 8, 1}}) {
+    WarpSplit s = mmaWarpSplit(c.M, c.N, c.warps);
+    EXPECT_EQ(s.m, c.wm) << c.M << "x" << c.N;
+    EXPECT_EQ(s.n, c.wn) << c.M << "x" << c.N;
+    LinearLayout l = mmaAccumulatorLayout(c.M, c.N, c.warps);
+    int64_t Mw = c.M / s.m, Nw = c.N / s.n, tilesN = Nw / 8;
+    std::set<std::vector<int64_t>> seen;
+    for (int w = 0; w < c.warps; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < l.numRegs(); ++r) {
+          auto co = l.coord(r, lane, w);
+          int64_t tile = r >> 2, mt = tile / tilesN, nt = tile % tilesN;
+          int64_t wm = (w / s.n) % s.m, wn = w % s.n;
+          Elem e = isaC(lane, r & 3);
+          EXPECT_EQ(co,
+                    (std::vector<int64_t>{wm * Mw + mt * 16 + e.row, wn * Nw + nt * 8 + e.col}));
+          if (!(w & l.replicatedWarpMask())) seen.insert(co);
+        }
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), c.M * c.N);
+    EXPECT_TRUE(LinearLayout::parse(l.str(), l.shape).has_value());
+  }
+}
+
+}  // namespace

@@ -1,0 +1,175 @@
+"""tl.dot on the GPU against PyTorch: every dtype pair and input precision,
+shapes from 16 to 256 (ragged ones masked, K not a multiple of the block),
+transposed and strided operands, accumulator chaining, fp16 accumulation,
+an epilogue on the accumulator, several warp counts. Fresh random inputs,
+outputs poisoned before each launch, float64 references.
+
+Run it on the Hopper path and, with TESSERA_TARGET=sm_80, on the mma.sync
+path of the same GPU."""
+import os
+
+import pytest
+
+from conftest import skip_without_gpu, torch
+
+skip_without_gpu()
+
+import tessera as triton  # noqa: E402
+import tessera.language as tl  # noqa: E402
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :] * sak
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, tl.cdiv(K, BK)):
+        left = K - k * BK
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < left), other=0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < left) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PREC, out_dtype=c_ptr.dtype.element_ty)
+        a_ptrs += BK * sak
+        b_ptrs += BK * sbk
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def capability():
+    return torch.cuda.get_device_capability()
+
+
+def target_sm():
+    forced = os.environ.get("TESSERA_TARGET", "")
+    if forced:
+        return int(forced.removeprefix("sm_").rstrip("a"))
+    major, minor = capability()
+    return 10 * major + minor
+
+
+def random_operand(shape, dtype, gen):
+    if dtype in (torch.int8, torch.uint8):
+        lo, hi = (-128, 128) if dtype == torch.int8 else (0, 256)
+        return torch.randint(lo, hi, shape, device="cuda", generator=gen, dtype=torch.int32).to(dtype)
+    return torch.randn(shape, device="cuda", generator=gen).to(dtype)
+
+
+def poisoned(shape, dtype):
+    if dtype == torch.int32:
+        return torch.full(shape, -12345, dtype=dtype, device="cuda")
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+def rel_err(out, ref):
+    out = out.double()
+    assert not torch.isnan(out).any(), "an output element was not written (NaN poison left)"
+    return ((out - ref).norm() / ref.norm()).item()
+
+
+# (input dtype, accumulator/output dtype, input_precision, relative tolerance)
+CASES = {
+    "fp16": (torch.float16, torch.float32, "ieee", 1e-3),
+    "fp16-acc16": (torch.float16, torch.float16, "ieee", 2e-2),
+    "bf16": (torch.bfloat16, torch.float32, "ieee", 1e-3),
+    "tf32": (torch.float32, torch.float32, "tf32", 2e-3),
+    "tf32x3": (torch.float32, torch.float32, "tf32x3", 1e-5),
+    "ieee": (torch.float32, torch.float32, "ieee", 1e-5),
+    "int8": (torch.int8, torch.int32, "ieee", 0),
+    "uint8": (torch.uint8, torch.int32, "ieee", 0),
+    "fp8e4m3": (torch.float8_e4m3fn, torch.float32, "ieee", 1e-2),
+    "fp8e5m2": (torch.float8_e5m2, torch.float32, "ieee", 1e-2),
+}
+
+
+def run_case(name, M, N, K, block, gen, num_warps=4, a_t=False, b_t=False):
+    dt, acc_dt, prec, tol = CASES[name]
+    if dt in (torch.float8_e4m3fn, torch.float8_e5m2) and capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    a = random_operand((K, M) if a_t else (M, K), dt, gen)
+    b = random_operand((N, K) if b_t else (K, N), dt, gen)
+    a = a.t() if a_t else a
+    b = b.t() if b_t else b
+    c = poisoned((M, N), acc_dt)
+    BM, BN, BK = block
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                        c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, PREC=prec,
+                        num_warps=num_warps)
+    ref = a.double() @ b.double()  # exact for the integer cases (|sums| < 2^53)
+    if tol == 0:
+        assert torch.equal(c.long(), ref.long()), "integer dot differs from the exact product"
+    else:
+        err = rel_err(c, ref.double())
+        assert err <= tol, f"{name} {M}x{N}x{K} block {block}: relative error {err:.3g} > {tol}"
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("mnk,block", [
+    ((16, 16, 32), (16, 16, 32)),
+    ((64, 64, 64), (64, 64, 32)),
+    ((128, 256, 64), (128, 128, 64)),
+    ((256, 128, 256), (64, 128, 64)),
+])
+def test_dot_dtypes_and_shapes(gen, name, mnk, block):
+    run_case(name, *mnk, block, gen)
+
+
+@pytest.mark.parametrize("name", ["fp16", "bf16", "tf32", "int8", "fp8e4m3"])
+@pytest.mark.parametrize("mnk", [(100, 72, 40), (33, 129, 250), (4000 // 16, 17, 65)])
+def test_dot_ragged(gen, name, mnk):
+    """Edges masked, K not a multiple of the block."""
+    run_case(name, *mnk, (64, 64, 32), gen)
+
+
+@pytest.mark.parametrize("name", ["fp16", "bf16", "tf32", "int8"])
+@pytest.mark.parametrize("a_t,b_t", [(True, False), (False, True), (True, True)])
+def test_dot_transposed_operands(gen, name, a_t, b_t):
+    run_case(name, 96, 80, 96, (32, 64, 32), gen, a_t=a_t, b_t=b_t)
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 8])
+@pytest.mark.parametrize("block", [(16, 64, 16), (64, 16, 64), (128, 64, 32)])
+def test_dot_warps(gen, num_warps, block):
+    run_case("fp16", 160, 96, 80, block, gen, num_warps=num_warps)
+
+
+@triton.jit
+def epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_in_ptr, out_ptr, M: tl.constexpr,
+                    N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    # The accumulator starts from a loaded tile; two dots chain into it.
+    acc = tl.load(c_in_ptr + rm[:, None] * N + rn[None, :])
+    acc = tl.dot(a, b, acc)
+    acc = tl.dot(a, b, acc)
+    acc = acc + tl.load(bias_ptr + rn)[None, :]
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], tl.maximum(acc, 0.0).to(tl.float16))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dot_chain_and_epilogue(gen, dtype):
+    M, N, K = 64, 128, 32
+    a = random_operand((M, K), dtype, gen)
+    b = random_operand((K, N), dtype, gen)
+    bias = torch.randn(N, device="cuda", generator=gen)
+    c_in = torch.randn(M, N, device="cuda", generator=gen)
+    out = poisoned((M, N), torch.float16)
+    epilogue_kernel[(1,)](a, b, bias, c_in, out, M=M, N=N, K=K)
+    ref = torch.relu(c_in.double() + 2 * (a.double() @ b.double()) + bias.double()[None, :])
+    assert rel_err(out, ref) <= 2e-3
+
+
+def test_target_is_the_one_asked_for():
+    """The suite runs on the path TESSERA_TARGET names (sm_80: mma.sync)."""
+    a = torch.randn(64, 64, device="cuda").half()
+    c = torch.empty(64, 64, device="cuda")
+    k = matmul_kernel[(1, 1)](a, a, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, BM=64, BN=64, BK=32,
+                              PREC="ieee")
+    assert f".target sm_{target_sm()}" in k.asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in k.asm["ptx"]

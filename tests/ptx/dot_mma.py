@@ -1,0 +1,97 @@
+# tl.dot on tensor cores (mma.sync, sm_80+): the matmul example and small
+# dots of every dtype the instruction takes. Operands go from registers to
+# padded shared memory in 16-byte stores, fragments come back by ldmatrix
+# (.trans for an operand stored M- or N-contiguous), one mma.sync per 16x8
+# accumulator tile; fp32 "ieee" and fp8 below sm_89 stay on FMAs.
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
+# RUN: tesserac compile %s --kernel small --signature "*bf16:16, *bf16:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=BF16
+# RUN: tesserac compile %s --kernel small --signature "*fp16:16, *fp16:16, *fp16:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=F16ACC
+# RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TF32
+# RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 1" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TF32X3
+# RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 2" --emit ptx --target sm_80 | FileCheck %s --check-prefix=IEEE
+# RUN: tesserac compile %s --kernel rows --signature "*i8:16, *i8:16, *i32:16" --emit ptx --target sm_80 | FileCheck %s --check-prefix=INT8
+# RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=FP8
+# RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=FP8-SM80
+# RUN: tesserac compile %s --kernel transposed --signature "*fp16:16, *fp16:16, *fp32:16" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TRANS
+import triton
+import triton.language as tl
+
+# The example (examples/matmul.py) with 128x128x32 blocks and 8 warps: each
+# warp a 64x32 accumulator tile (4x4 instruction tiles), K loop of two steps.
+# EXAMPLE: .version 8.0
+# EXAMPLE: bar.sync 0
+# EXAMPLE: st.shared.v4.b32
+# EXAMPLE: bar.sync 0
+# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}
+# EXAMPLE-NOT: fma.rn.f32
+# EXAMPLE: st.global
+
+# The accumulator (and the store of it) in the mma layout: element pairs
+# along N per thread, lanes 4 x 8, warps 2 along N then 4 along M.
+# LAYOUT: dot {{.*}}#"linear<reg=[1:1,0:8,1:8,1:16,0:16,0:32], lane=[1:2,1:4,0:1,0:2,0:4], warp=[1:32,1:64,0:64]>">
+
+
+@triton.jit
+def small(a_ptr, b_ptr, c_ptr, PREC: tl.constexpr):
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+    prec = "tf32" if PREC == 0 else ("tf32x3" if PREC == 1 else "ieee")
+    acc = tl.zeros((32, 32), dtype=c_ptr.dtype.element_ty)
+    acc = tl.dot(a, b, acc, input_precision=prec, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], acc)
+
+# BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# F16ACC: mov.b32 %r{{[0-9]+}}, {%h{{[0-9]+}}, %h{{[0-9]+}}}
+# F16ACC: mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}
+# F16ACC: mov.b32 {%h{{[0-9]+}}, %h{{[0-9]+}}}, %r{{[0-9]+}}
+# fp32 operands are stored K-contiguous (ldmatrix.trans moves 16-bit elements only).
+# TF32-NOT: .trans
+# TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# TF32X3: and.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, -8192
+# TF32X3: sub.f32
+# TF32X3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# TF32X3-NEXT: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# TF32X3-NEXT: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# IEEE-NOT: mma.sync
+# IEEE: fma.rn.f32
+# FP8: .version 8.4
+# FP8: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32
+# FP8-SM80-NOT: mma.sync
+# FP8-SM80: fma.rn.f32
+
+
+@triton.jit
+def transposed(a_ptr, b_ptr, c_ptr):
+    # A read M-contiguous, B read K-contiguous: ldmatrix.trans for A only.
+    r = tl.arange(0, 64)
+    k = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] + k[None, :] * 64)
+    b = tl.load(b_ptr + k[:, None] + r[None, :] * 32)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], tl.dot(a, b))
+
+# TRANS-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%r[[A:[0-9]+]]]
+# TRANS-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, [%r[[B:[0-9]+]]]
+# TRANS-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%r[[A]]+
+# TRANS-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, [%r[[B]]+
+# TRANS: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+
+@triton.jit
+def rows(a_ptr, b_ptr, c_ptr):
+    m = tl.arange(0, 64)
+    k = tl.arange(0, 32)
+    a = tl.load(a_ptr + m[:, None] * 32 + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * 64 + m[None, :])
+    tl.store(c_ptr + m[:, None] * 64 + m[None, :], tl.dot(a, b))
+
+# Bytes packed four to a word (B, N-contiguous in registers, is stored
+# K-contiguous since ldmatrix.trans moves 16-bit elements only).
+# INT8: prmt.b32
+# INT8: st.shared.v4.b32
+# INT8: st.shared.b8
+# INT8-NOT: .trans
+# INT8: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
