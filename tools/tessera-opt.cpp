@@ -106,10 +106,10 @@ std::string parseArgs(int argc, char **argv, Options &opts) {
     }
   }
   if (opts.input.empty() && !opts.listPasses) return "no input file (use '-' for stdin)";
-  for (const auto &p : opts.passes)
-    if (!findPass(p)) return "unknown pass '" + p + "' (see --list-passes)";
-  for (const auto &p : opts.printAfter)
-    if (!findPass(p)) return "unknown pass '" + p + "' in --print-after (see --list-passes)";
+  if (std::string bad = checkPassNames(opts.passes); !bad.empty()) return bad;
+  if (std::string bad = checkPassNames({opts.printAfter.begin(), opts.printAfter.end()});
+      !bad.empty())
+    return "--print-after: " + bad;
   return {};
 }
 
@@ -211,14 +211,10 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
   if (!errors.empty()) return errors;
   PrintOptions printOpts{opts.printLocations, &sm};
   PassPipelineOptions pipeline;
-  // Verified here rather than by runPasses, so the error keeps its location.
-  pipeline.verifyEach = false;
-  pipeline.afterPass = [&](const std::string &pass, Module &m) {
-    std::vector<Diagnostic> broken = collectVerifierErrors(m, 1);
-    if (!broken.empty())
-      internalError(pass, "the pass produced invalid IR: " + broken[0].message, broken[0].loc);
-    if (opts.printAfterAll || opts.printAfter.count(pass))
-      output += "// IR after pass '" + pass + "'\n" + printModule(m, printOpts) + "\n";
+  pipeline.printAfter.insert(opts.printAfter.begin(), opts.printAfter.end());
+  pipeline.printAfterAll = opts.printAfterAll;
+  pipeline.print = [&](const std::string &pass, const Module &m) {
+    output += "// IR after pass '" + pass + "'\n" + printModule(m, printOpts) + "\n";
   };
   try {
     module->numWarps = opts.numWarps;

@@ -3,7 +3,12 @@
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
 //            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_80|sm_90|sm_90a] [--num-warps N]
 //            [--num-stages N] [--debug] [--passes a,b,c] [--no-opt]
+//            [--print-after a,b] [--print-after-all] [--time-passes]
 //            [--split-input-file]
+//
+// --passes replaces the Tile IR pipeline (the GPU passes always follow it for
+// a GPU target); --print-after / --print-after-all print the IR after those
+// passes (Tile IR or GPU) on stderr, --time-passes a table of pass times.
 //
 // --split-input-file compiles each part of FILE between lines `# -----`
 // separately (same kernel name and signature; line numbers stay those of
@@ -25,7 +30,8 @@ int usage(const char *msg) {
   std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
                "                [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target "
                "sm_80|sm_90|sm_90a] [--num-warps N] [--num-stages N] [--debug]\n"
-               "                [--passes a,b,c] [--no-opt]\n"
+               "                [--passes a,b,c] [--no-opt] [--print-after a,b] "
+               "[--print-after-all] [--time-passes]\n"
                "                [--split-input-file]\n";
   return 2;
 }
@@ -100,6 +106,12 @@ int main(int argc, char **argv) {
       req.numStages = std::atoi(value("--num-stages").c_str());
     else if (a == "--debug")
       req.lower.debug = true;
+    else if (a == "--print-after" || a.rfind("--print-after=", 0) == 0)
+      req.printAfter = splitComma(value("--print-after"));
+    else if (a == "--print-after-all")
+      req.printAfterAll = true;
+    else if (a == "--time-passes")
+      req.timePasses = true;
     else if (a == "--no-opt")
       req.optimize = false;
     else if (a == "--split-input-file")
@@ -138,7 +150,13 @@ int main(int argc, char **argv) {
       if (split && i) std::cout << "# -----\n";
       std::cout << k->ir(emit);
     } catch (const tessera::CompilationError &e) {
-      std::cerr << e.what();
+      // Diagnostics come rendered (file:line:col, caret, newline); messages
+      // about the request itself (a pass name, a target) are one sentence.
+      std::string_view what = e.what();
+      if (what.empty() || what.back() != '\n')
+        std::cerr << "tesserac: error: " << what << "\n";
+      else
+        std::cerr << what;
       status = 1;
     } catch (const tessera::CompileError &e) {
       tessera::SourceManager none;

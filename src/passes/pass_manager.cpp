@@ -1,6 +1,9 @@
 #include "passes/pass_manager.h"
 
-#include "ir/verifier.h"
+#include <chrono>
+#include <mutex>
+
+#include "ir/verifier_diagnostics.h"
 #include "support/diagnostics.h"
 
 namespace tessera {
@@ -8,7 +11,11 @@ namespace tessera {
 #define PASS(fn, name, desc) void fn(Module &);
 #include "passes/passes.def"
 
-static std::vector<PassInfo> &registry() {
+namespace {
+
+std::mutex registryMutex;
+
+std::vector<PassInfo> &registry() {
   static std::vector<PassInfo> passes = {
 #define PASS(fn, name, desc) {name, desc, &fn},
 #include "passes/passes.def"
@@ -16,11 +23,16 @@ static std::vector<PassInfo> &registry() {
   return passes;
 }
 
+}  // namespace
+
 const std::vector<PassInfo> &allPasses() {
   return registry();
 }
 
+// Registration happens once per component before any compile uses the names
+// (compileKernel and the tools call it first), so readers need no lock.
 void registerPasses(const std::vector<PassInfo> &more) {
+  std::lock_guard<std::mutex> lock(registryMutex);
   for (const PassInfo &p : more)
     if (!findPass(p.name)) registry().push_back(p);
 }
@@ -31,16 +43,32 @@ const PassInfo *findPass(std::string_view name) {
   return nullptr;
 }
 
+std::string checkPassNames(const std::vector<std::string> &names) {
+  for (const auto &n : names) {
+    if (findPass(n)) continue;
+    std::string known;
+    for (const auto &p : allPasses()) known += std::string(known.empty() ? "" : ", ") + p.name;
+    return "unknown pass '" + n + "'; the passes are: " + known;
+  }
+  return {};
+}
+
 void runPasses(Module &m, const std::vector<std::string> &names, const PassPipelineOptions &opts) {
+  using Clock = std::chrono::steady_clock;
   for (const auto &n : names) {
     const PassInfo *p = findPass(n);
     if (!p) internalError("pass manager", "unknown pass '" + n + "'");
+    Clock::time_point start = Clock::now();
     p->run(m);
+    if (opts.timings)
+      opts.timings->push_back(
+          {n, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
     if (opts.verifyEach) {
-      std::string err = verify(m);
-      if (!err.empty()) internalError(n, "IR invalid after pass: " + err);
+      std::vector<Diagnostic> broken = collectVerifierErrors(m, 1);
+      if (!broken.empty())
+        internalError(n, "the pass produced invalid IR: " + broken[0].message, broken[0].loc);
     }
-    if (opts.afterPass) opts.afterPass(n, m);
+    if (opts.print && (opts.printAfterAll || opts.printAfter.count(n))) opts.print(n, m);
   }
 }
 

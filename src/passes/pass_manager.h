@@ -1,10 +1,17 @@
 // Passes over Tile IR. Each pass is a free function in its own file with a
 // contract comment (what it requires, what it guarantees, what it preserves);
-// passes.def lists them once, so tessera-opt and the compile pipeline find
-// them by name.
+// passes.def lists the Tile IR passes once and the GPU code generator adds
+// its own (registerPasses), so the compile pipeline and tessera-opt find
+// every pass by name.
+//
+// runPasses is the one place passes run: the compile pipeline (Tile IR passes
+// on the kernel, then the GPU passes on a copy of it) and tessera-opt both go
+// through it, so the verifier, the --print-after hooks and the timings apply
+// to every pass, GPU ones included.
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,21 +27,37 @@ struct PassInfo {
   PassFn run;
 };
 
-// Every registered pass, in passes.def order.
+// Every registered pass, in passes.def order, then the registered extras.
 const std::vector<PassInfo> &allPasses();
 const PassInfo *findPass(std::string_view name);
 // Adds the passes of another component (the GPU code generator's table) to
-// the registry, so tools find them by name. Call before running passes.
+// the registry, so tools find them by name. Idempotent and thread-safe.
 void registerPasses(const std::vector<PassInfo> &more);
 
-struct PassPipelineOptions {
-  bool verifyEach = true;  // run the verifier after every pass
-  // Called after each pass with its name (for --print-after / IR snapshots).
-  std::function<void(const std::string &pass, Module &)> afterPass;
+// "" when every name is a registered pass; otherwise a message naming the
+// first unknown one and listing the known ones, for the user who typed it.
+std::string checkPassNames(const std::vector<std::string> &names);
+
+struct PassTiming {
+  std::string pass;
+  double ms = 0;
 };
 
-// Runs the named passes in order. A verifier failure after a pass is reported
-// as an internal error naming that pass.
+struct PassPipelineOptions {
+  // Run the verifier after every pass; a failure is an internal error that
+  // names the pass and the op's location.
+  bool verifyEach = true;
+  // IR snapshots: after the passes named here (or every pass), `print` is
+  // called with the pass's name and the module.
+  std::set<std::string, std::less<>> printAfter;
+  bool printAfterAll = false;
+  std::function<void(const std::string &pass, const Module &)> print;
+  // When set, each pass's wall time is appended here.
+  std::vector<PassTiming> *timings = nullptr;
+};
+
+// Runs the named passes in order. Unknown names are an internal error here:
+// callers that take names from users check them with checkPassNames first.
 void runPasses(Module &m, const std::vector<std::string> &names, const PassPipelineOptions &opts);
 
 }  // namespace tessera

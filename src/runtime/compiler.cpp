@@ -1,5 +1,11 @@
 #include "runtime/compiler.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "codegen/ptx/gpu_passes.h"
@@ -12,16 +18,122 @@
 namespace tessera {
 
 const std::vector<std::string> &defaultPipeline() {
-  static const std::vector<std::string> pipeline = [] {
-    std::vector<std::string> wanted = {"inline",       "canonicalize", "cse", "licm",
-                                       "canonicalize", "cse",          "dce"};
-    std::vector<std::string> out;
-    for (const auto &p : wanted)
-      if (findPass(p)) out.push_back(p);
-    return out;
-  }();
+  static const std::vector<std::string> pipeline = {"inline",       "canonicalize", "cse", "licm",
+                                                    "canonicalize", "cse",          "dce"};
   return pipeline;
 }
+
+namespace {
+
+// The GPU passes join the registry before the first compile looks a name up.
+void registerGpuPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerPasses(ptx::gpuPasses()); });
+}
+
+std::vector<std::string> splitNames(std::string_view text) {
+  std::vector<std::string> out;
+  std::stringstream in{std::string(text)};
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// The pass options of one compile: verifier after every pass, the requested
+// IR snapshots (request and environment) on stderr, and timings.
+PassPipelineOptions pipelineOptions(const CompileRequest &req, std::vector<PassTiming> *timings) {
+  PassPipelineOptions opts;
+  std::vector<std::string> printAfter = req.printAfter;
+  bool all = req.printAfterAll;
+  if (const char *env = std::getenv("TESSERA_PRINT_AFTER")) {
+    for (const std::string &n : splitNames(env)) {
+      if (n == "all")
+        all = true;
+      else
+        printAfter.push_back(n);
+    }
+  }
+  if (std::string bad = checkPassNames(printAfter); !bad.empty())
+    throw CompilationError("print-after: " + bad);
+  opts.printAfter.insert(printAfter.begin(), printAfter.end());
+  opts.printAfterAll = all;
+  std::string kernel = req.kernel;
+  opts.print = [kernel](const std::string &pass, const Module &m) {
+    std::cerr << "// IR of kernel '" << kernel << "' after pass '" << pass << "'\n"
+              << printModule(m) << std::flush;
+  };
+  opts.timings = timings;
+  return opts;
+}
+
+bool timingRequested(const CompileRequest &req) {
+  const char *env = std::getenv("TESSERA_TIME_PASSES");
+  return req.timePasses || (env && *env && std::string_view(env) != "0");
+}
+
+void printTimings(const std::string &kernel, const std::vector<PassTiming> &timings) {
+  double total = 0;
+  for (const PassTiming &t : timings) total += t.ms;
+  std::string out = "// pass timings of kernel '" + kernel + "' (ms)\n";
+  char line[128];
+  for (const PassTiming &t : timings) {
+    std::snprintf(line, sizeof line, "%10.3f  %s\n", t.ms, t.pass.c_str());
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "%10.3f  total\n", total);
+  std::cerr << out << line << std::flush;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The whole pipeline after lowering: the Tile IR passes on the kernel (what
+// the interpreter runs), then, for a GPU target, the GPU passes on a copy and
+// PTX emission. Every pass goes through runPasses, with the same options.
+void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &req,
+                 std::vector<std::pair<std::string, std::string>> &stages,
+                 std::vector<PassTiming> *timings) {
+  const std::vector<std::string> &tilePasses = req.passes.empty() ? defaultPipeline() : req.passes;
+  if (std::string bad = checkPassNames(tilePasses); !bad.empty()) throw CompilationError(bad);
+  for (const std::string &n : tilePasses)
+    for (const std::string &gpu : ptx::gpuPipeline())
+      if (n == gpu)
+        throw CompilationError("'" + n +
+                               "' is a GPU pass: it runs after the Tile IR passes when a GPU "
+                               "target is given; leave it out of the pass list");
+  PassPipelineOptions opts = pipelineOptions(req, timings);
+  PrintOptions po;
+  if (req.optimize) runPasses(tile, tilePasses, opts);
+  stages.emplace_back("ttir", printModule(tile, po));
+  if (req.target.empty()) return;
+  ptx::PtxOptions gpu;
+  if (!ptx::parseTarget(req.target, gpu.target))
+    throw CompilationError("unknown GPU target '" + req.target +
+                           "': use sm_80, sm_90 or sm_90a (or a newer sm_NN)");
+  if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
+    throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
+                           std::to_string(req.numWarps));
+  if (req.numStages < 1 || req.numStages > 16)
+    throw CompilationError("num_stages must be from 1 to 16, got " + std::to_string(req.numStages));
+  gpu.numWarps = req.numWarps;
+  gpu.numStages = req.numStages;
+  gpu.debug = req.lower.debug;
+  gpu.sources = &sm;
+  auto copy = cloneModule(tile);
+  ptx::prepareModule(*copy, gpu);
+  runPasses(*copy, ptx::gpuPipeline(), opts);
+  stages.emplace_back("ttgir", printModule(*copy, po));
+  Clock::time_point start = Clock::now();
+  ptx::PtxKernel p = ptx::emitPtx(*copy, gpu);
+  if (timings) timings->push_back({"emit-ptx", msSince(start)});
+  stages.emplace_back("ptx", std::move(p.ptx));
+}
+
+}  // namespace
 
 std::string KernelImpl::ir(std::string_view stage) const {
   for (const auto &[name, text] : stages_)
@@ -107,6 +219,10 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
   std::vector<uint32_t> files;
   for (const SourceUnit &u : units)
     files.push_back(sm.addFile(u.fileName, u.source, u.firstLine, u.colOffset));
+  registerGpuPasses();
+  std::vector<PassTiming> timingStore;
+  std::vector<PassTiming> *timings = timingRequested(req) ? &timingStore : nullptr;
+  Clock::time_point start = Clock::now();
   try {
     std::vector<ast::Module> mods;
     mods.reserve(units.size());
@@ -118,34 +234,12 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
     k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));
     std::string err = verify(*k->module_);
     if (!err.empty()) internalError("frontend lowering", "produced invalid IR: " + err);
-    if (req.optimize) {
-      PassPipelineOptions opts;
-      runPasses(*k->module_, req.passes.empty() ? defaultPipeline() : req.passes, opts);
-    }
-    k->stages_.emplace_back("ttir", printModule(*k->module_, po));
-    if (!req.target.empty()) {
-      ptx::PtxOptions gpu;
-      if (!ptx::parseTarget(req.target, gpu.target))
-        throw CompilationError("unknown GPU target '" + req.target +
-                               "': use sm_80, sm_90 or sm_90a (or a newer sm_NN)");
-      if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
-        throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
-                               std::to_string(req.numWarps));
-      if (req.numStages < 1 || req.numStages > 16)
-        throw CompilationError("num_stages must be from 1 to 16, got " +
-                               std::to_string(req.numStages));
-      gpu.numWarps = req.numWarps;
-      gpu.numStages = req.numStages;
-      gpu.debug = req.lower.debug;
-      gpu.sources = &sm;
-      auto copy = cloneModule(*k->module_);
-      ptx::PtxKernel p = ptx::emitPtx(*copy, gpu);
-      k->stages_.emplace_back("ttgir", std::move(p.ttgir));
-      k->stages_.emplace_back("ptx", std::move(p.ptx));
-    }
+    if (timings) timings->push_back({"parse and lower", msSince(start)});
+    runPipeline(*k->module_, sm, req, k->stages_, timings);
   } catch (const CompileError &e) {
     throw CompilationError(render(sm, e.diag));
   }
+  if (timings) printTimings(req.kernel, *timings);
   return k;
 }
 

@@ -45,9 +45,15 @@ struct CompileRequest {
   std::string kernel;
   std::vector<frontend::ArgSpec> args;
   frontend::LowerOptions lower;
-  // Passes after lowering; the default pipeline when empty.
+  // Tile IR passes after lowering; the default pipeline when empty.
   std::vector<std::string> passes;
   bool optimize = true;
+  // IR between passes, on stderr: after the named passes (Tile IR or GPU),
+  // or after all. The environment adds TESSERA_PRINT_AFTER=a,b (or "all").
+  std::vector<std::string> printAfter;
+  bool printAfterAll = false;
+  // A table of each pass's time on stderr (also TESSERA_TIME_PASSES=1).
+  bool timePasses = false;
   // GPU code generation: a target ("sm_80", "sm_90", "sm_90a") adds the
   // stages "ttgir" (Tile IR with layouts) and "ptx"; empty: CPU only.
   std::string target;
@@ -55,7 +61,8 @@ struct CompileRequest {
   int numStages = 3;  // software pipelining depth of loops (1: none)
 };
 
-// The default optimisation pipeline (registered passes only).
+// The default Tile IR pipeline. The GPU passes follow it for a GPU target
+// (ptx::gpuPipeline()).
 const std::vector<std::string> &defaultPipeline();
 
 class KernelImpl : public CompiledKernel {

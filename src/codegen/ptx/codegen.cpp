@@ -1,6 +1,7 @@
-// The GPU pipeline: pipeline-loads, assign-layouts, then PTX emission.
+// The GPU passes by name and in order, the target parser, and PTX emission
+// of a module the GPU passes have run on. The compile pipeline
+// (runtime/compiler.cpp) runs the passes through runPasses.
 #include "codegen/ptx/emitter.h"
-#include "ir/printer.h"
 #include "ir/verifier.h"
 #include "support/diagnostics.h"
 
@@ -13,6 +14,24 @@ const std::vector<PassInfo> &gpuPasses() {
        &assignLayouts},
   };
   return passes;
+}
+
+const std::vector<std::string> &gpuPipeline() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const PassInfo &p : gpuPasses()) out.push_back(p.name);
+    return out;
+  }();
+  return names;
+}
+
+void prepareModule(Module &m, const PtxOptions &opts) {
+  if (m.functions.size() != 1)
+    internalError("emit-ptx", "expected one kernel after inlining, found " +
+                                  std::to_string(m.functions.size()) + " functions");
+  m.numWarps = opts.numWarps;
+  m.numStages = opts.numStages;
+  m.targetSm = opts.target.sm;
 }
 
 bool parseTarget(const std::string &s, Target &out) {
@@ -32,20 +51,12 @@ bool parseTarget(const std::string &s, Target &out) {
 }
 
 PtxKernel emitPtx(Module &m, const PtxOptions &opts) {
-  if (m.functions.size() != 1)
-    internalError("emit-ptx", "expected one kernel after inlining, found " +
-                                  std::to_string(m.functions.size()) + " functions");
-  m.numWarps = opts.numWarps;
-  m.numStages = opts.numStages;
-  m.targetSm = opts.target.sm;
-  for (const PassInfo &p : gpuPasses()) p.run(m);
+  if (m.functions.size() != 1 || m.numWarps != opts.numWarps || m.targetSm != opts.target.sm)
+    internalError("emit-ptx", "the module was not prepared for this target (prepareModule)");
   Function &fn = *m.functions.front();
-  std::string ttgir = printModule(m);
   Emitter e(fn, opts);
   e.axis = analyzeAxisInfo(fn);
-  PtxKernel k = e.run();
-  k.ttgir = std::move(ttgir);
-  return k;
+  return e.run();
 }
 
 }  // namespace tessera::ptx

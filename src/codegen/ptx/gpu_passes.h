@@ -16,8 +16,10 @@ void pipelineLoads(Module &m);
 // assign_layouts.cpp
 void assignLayouts(Module &m);
 
-// The GPU passes by name (for tessera-opt), in pipeline order.
+// The GPU passes (registered with the pass manager by their users), and
+// their names in pipeline order.
 const std::vector<PassInfo> &gpuPasses();
+const std::vector<std::string> &gpuPipeline();
 
 // A PTX target: sm_80, sm_90 or sm_90a.
 struct Target {
@@ -41,12 +43,14 @@ struct PtxKernel {
   std::string entry;  // the .entry name
   int numWarps = 4;
   int sharedBytes = 0;  // dynamic shared memory the launch must provide
-  std::string ttgir;    // the Tile IR with layouts, as emitted
 };
 
-// Runs the GPU passes on a copy-free, optimised module and emits PTX for its
-// kernel. User-visible problems (an op the GPU back end does not support yet)
-// throw CompileError at the op's location.
+// Tells an optimised, inlined module (one kernel) the target the GPU passes
+// compile for: warps, pipelining depth, SM version.
+void prepareModule(Module &m, const PtxOptions &opts);
+// Emits PTX for a prepared module that gpuPipeline() has run on.
+// User-visible problems (an op the GPU back end does not support yet) throw
+// CompileError at the op's location.
 PtxKernel emitPtx(Module &m, const PtxOptions &opts);
 
 }  // namespace tessera::ptx
