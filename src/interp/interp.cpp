@@ -337,6 +337,13 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::Barrier:
       case OpCode::Assume:
         break;  // one program runs as one thread: nothing to wait for
+      case OpCode::LocalAlloc:
+      case OpCode::LocalDealloc:
+      case OpCode::MemDescIndex:
+      case OpCode::AsyncCopy:
+      case OpCode::AsyncCommit:
+      case OpCode::AsyncWait:
+        break;  // refused when the program was compiled (interp_compile.cpp)
       case OpCode::For:
         if (execFor(f, in) == Flow::Return) return Flow::Return;
         break;

@@ -608,6 +608,15 @@ class Compiler {
         return false;
       case OpCode::Barrier:
         return false;
+      case OpCode::LocalAlloc:
+      case OpCode::LocalDealloc:
+      case OpCode::MemDescIndex:
+      case OpCode::AsyncCopy:
+      case OpCode::AsyncCommit:
+      case OpCode::AsyncWait:
+        bad(&op,
+            "it is a GPU code generator op (shared memory, asynchronous copies); the "
+            "interpreter runs Tile IR from before the GPU passes");
       case OpCode::For: {
         if (nIn < 3) bad(&op, "takes (lb, ub, step, inits...)");
         for (int i = 0; i < 3; ++i) {

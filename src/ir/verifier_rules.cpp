@@ -169,6 +169,7 @@ class Rules {
   void atomicRmw();
   void atomicCas();
   void dot();
+  void sharedMemory();
   void reduceOrScan(bool isScan);
   void philox();
   void hint();
@@ -304,6 +305,13 @@ void Rules::check() {
       return;
     case OpCode::Barrier:
       return;
+    case OpCode::LocalAlloc:
+    case OpCode::LocalDealloc:
+    case OpCode::MemDescIndex:
+    case OpCode::AsyncCopy:
+    case OpCode::AsyncCommit:
+    case OpCode::AsyncWait:
+      return sharedMemory();
     case OpCode::Hint:
       return hint();
     case OpCode::ConvertLayout:
@@ -573,10 +581,13 @@ void Rules::atomicCas() {
 
 void Rules::dot() {
   const Type &a = in(0), &b = in(1), &acc = in(2);
-  for (size_t i = 0; i < 3; ++i)
+  for (size_t i = 0; i < 3; ++i) {
+    // The GPU reads 2-D operands straight from shared memory (memdesc).
+    if (i < 2 && in(i).isMemDesc() && in(i).rank() == 2) continue;
     if (!in(i).isTile() || (in(i).rank() != 2 && in(i).rank() != 3) || in(i).elemIsPtr)
       return (void)fail(ordinal(i) + " must be a 2-D or 3-D (batched) numeric tile, got " +
                         ty(in(i)));
+  }
   if (a.rank() != b.rank() || a.rank() != acc.rank())
     return (void)fail("operands must all be 2-D or all 3-D, got " + ty(a) + ", " + ty(b) + ", " +
                       ty(acc));
@@ -800,6 +811,55 @@ void Rules::call() {
       return;
 }
 
+// Shared-memory rings and asynchronous copies (GPU passes only): a ring is a
+// memdesc of rank 3 (slot, rows, columns); an index of it one 2-D buffer.
+void Rules::sharedMemory() {
+  auto ring = [&](const Type &t, const std::string &what) {
+    return (t.isMemDesc() && t.rank() == 3) ||
+           fail(what + " must be a ring (memdesc of rank 3), got " + ty(t));
+  };
+  switch (op_.code) {
+    case OpCode::LocalAlloc:
+      ring(out(), "result");
+      return;
+    case OpCode::LocalDealloc:
+      ring(in(0), "operand");
+      return;
+    case OpCode::MemDescIndex: {
+      if (!ring(in(0), "operand")) return;
+      if (!(in(1) == Type::scalar(DType::I32)))
+        return (void)fail("slot must be i32, got " + ty(in(1)));
+      std::vector<int64_t> want(in(0).shape.begin() + 1, in(0).shape.end());
+      if (!out().isMemDesc() || out().shape != want || out().dtype != in(0).dtype)
+        fail("result must be one buffer of the ring, memdesc<" + shapeStr(want) + ">, got " +
+             ty(out()));
+      return;
+    }
+    case OpCode::AsyncCopy: {
+      if (op_.operands.size() < 2 || op_.operands.size() > 3)
+        return (void)fail("takes (destination, pointers[, mask])");
+      const Type &dst = in(0), &ptr = in(1);
+      if (!dst.isMemDesc() || dst.rank() != 2)
+        return (void)fail("destination must be a 2-D memdesc, got " + ty(dst));
+      if (!ptr.isTile() || !ptr.elemIsPtr || ptr.shape != dst.shape || ptr.dtype != dst.dtype)
+        return (void)fail("pointers must be a tile of pointers to the destination's elements " +
+                          std::string("with its shape, got ") + ty(ptr));
+      if (op_.operands.size() == 3) requireMask(2, ptr);
+      return;
+    }
+    case OpCode::AsyncCommit:
+      return;
+    case OpCode::AsyncWait: {
+      int64_t pending = 0;
+      if (requireIntAttr("pending", pending) && pending < 0)
+        fail("pending must be at least 0, got " + std::to_string(pending));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
 }  // namespace
 
 void checkOpTypes(const Operation &op, const Module *module, OpErrorSink &sink) {
@@ -817,8 +877,12 @@ std::string checkValueType(const Type &t) {
     case Type::Kind::MemDesc: {
       if (t.shape.empty()) return "a tile needs at least one dimension, got " + printType(t);
       int64_t numel = 1;
-      for (int64_t d : t.shape) {
-        if (!isPowerOfTwo(d)) return "tile dimensions must be powers of two, got " + printType(t);
+      for (size_t i = 0; i < t.shape.size(); ++i) {
+        int64_t d = t.shape[i];
+        // A ring's slot count (the leading dim of a rank-3 memdesc) is num_stages.
+        bool slots = t.isMemDesc() && t.rank() == 3 && i == 0 && d >= 1;
+        if (!isPowerOfTwo(d) && !slots)
+          return "tile dimensions must be powers of two, got " + printType(t);
         // Saturating, so that huge dimensions cannot overflow.
         numel =
             (d > kMaxTileElements || numel > kMaxTileElements) ? kMaxTileElements + 1 : numel * d;

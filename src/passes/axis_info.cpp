@@ -761,6 +761,12 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Dot:
     case OpCode::Philox:
     case OpCode::Call:
+    case OpCode::LocalAlloc:
+    case OpCode::LocalDealloc:
+    case OpCode::MemDescIndex:
+    case OpCode::AsyncCopy:
+    case OpCode::AsyncCommit:
+    case OpCode::AsyncWait:
       return unknownResults(op);
     // No results.
     case OpCode::Store:

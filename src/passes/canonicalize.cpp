@@ -280,6 +280,12 @@ class Canonicalizer {
       case OpCode::Print:
       case OpCode::Assert:
       case OpCode::Barrier:
+      case OpCode::LocalAlloc:
+      case OpCode::LocalDealloc:
+      case OpCode::MemDescIndex:
+      case OpCode::AsyncCopy:
+      case OpCode::AsyncCommit:
+      case OpCode::AsyncWait:
       case OpCode::Hint:
       case OpCode::ConvertLayout:
       case OpCode::Assume:

@@ -374,6 +374,12 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::Print:
     case OpCode::Assert:
     case OpCode::Barrier:
+    case OpCode::LocalAlloc:
+    case OpCode::LocalDealloc:
+    case OpCode::MemDescIndex:
+    case OpCode::AsyncCopy:
+    case OpCode::AsyncCommit:
+    case OpCode::AsyncWait:
     case OpCode::Hint:
     case OpCode::ConvertLayout:
     case OpCode::Assume:

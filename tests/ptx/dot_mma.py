@@ -1,9 +1,13 @@
 # tl.dot on tensor cores (mma.sync, sm_80+): the matmul example and small
-# dots of every dtype the instruction takes. Operands go from registers to
-# padded shared memory in 16-byte stores, fragments come back by ldmatrix
+# dots of every dtype the instruction takes. In a loop (num_stages >= 2) the
+# operands travel global -> shared by cp.async into a ring of num_stages
+# buffers (pipeline-dot-operands); otherwise they go from registers to
+# padded shared memory in 16-byte stores. Fragments come back by ldmatrix
 # (.trans for an operand stored M- or N-contiguous), one mma.sync per 16x8
 # accumulator tile; fp32 "ieee" and fp8 below sm_89 stay on FMAs.
-# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=REGS
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=REGS
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
 # RUN: tesserac compile %s --kernel small --signature "*bf16:16, *bf16:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=BF16
 # RUN: tesserac compile %s --kernel small --signature "*fp16:16, *fp16:16, *fp16:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=F16ACC
@@ -19,15 +23,38 @@ import triton.language as tl
 
 # The example (examples/matmul.py) with 128x128x32 blocks and 8 warps: each
 # warp a 64x32 accumulator tile (4x4 instruction tiles), K loop of two steps.
+# Three stages: two iterations' copies (16 bytes each, zero-filled where
+# masked) before the loop; at its top, wait for this iteration's group, copy
+# for two iterations ahead; nothing in flight after it.
 # EXAMPLE: .version 8.0
-# EXAMPLE: bar.sync 0
-# EXAMPLE: st.shared.v4.b32
-# EXAMPLE: bar.sync 0
+# EXAMPLE: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
+# EXAMPLE: cp.async.commit_group
+# EXAMPLE: cp.async.cg.shared.global
+# EXAMPLE: cp.async.commit_group
+# EXAMPLE: [[HEAD:\$L[0-9]+]]:
+# EXAMPLE: cp.async.wait_group 1
+# EXAMPLE-NEXT: bar.sync 0
+# EXAMPLE: cp.async.cg.shared.global
+# EXAMPLE: cp.async.commit_group
+# EXAMPLE-NOT: st.shared
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}
 # EXAMPLE-NOT: fma.rn.f32
+# EXAMPLE: bra [[HEAD]]
+# EXAMPLE: cp.async.wait_group 0
 # EXAMPLE: st.global
+
+# One stage, or a K that axis info cannot prove a multiple of 16 (the K
+# mask then changes every element, and cp.async copies at least 4 bytes):
+# operands through registers, no asynchronous copies.
+# REGS-NOT: cp.async
+# REGS: bar.sync 0
+# REGS: st.shared.v4.b32
+# REGS: bar.sync 0
+# REGS: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# REGS: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# REGS-NOT: cp.async
 
 # The accumulator (and the store of it) in the mma layout: element pairs
 # along N per thread, lanes 4 x 8, warps 2 along N then 4 along M.

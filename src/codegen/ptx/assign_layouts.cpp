@@ -5,7 +5,7 @@
 // Guarantees: every tile-typed op result and block argument carries a layout
 // attribute (LinearLayout::str()), and
 //   - the tile operands and results of an elementwise op, load, store,
-//     atomic, hint and philox share one layout; so do the values a for, if
+//     atomic, async_copy, hint and philox share one layout; so do the values a for, if
 //     or while carries (init, block argument, yielded value, result), and the
 //     accumulator and result of a dot;
 //   - expand_dims: result == operand.expanded(axis);
@@ -62,6 +62,7 @@ bool sharesLayout(OpCode c) {
     case OpCode::Hint:
     case OpCode::Philox:
     case OpCode::Scan:
+    case OpCode::AsyncCopy:  // its pointers and mask (the destination is a memdesc)
       return true;
     default:
       return false;
@@ -200,13 +201,18 @@ class Assigner {
       default:
         break;
     }
-    if (c == OpCode::Load || c == OpCode::Store || c == OpCode::AtomicRmw || c == OpCode::AtomicCas)
-      if (isTile(op->operand(0))) anchors_.push_back(op);
+    if (c == OpCode::Load || c == OpCode::Store || c == OpCode::AtomicRmw ||
+        c == OpCode::AtomicCas || c == OpCode::AsyncCopy)
+      if (isTile(pointerOf(op))) anchors_.push_back(op);
+  }
+
+  static Value *pointerOf(Operation *op) {
+    return op->operand(op->code == OpCode::AsyncCopy ? 1 : 0);
   }
 
   // The layout a global access prefers: Triton's coalescing rule.
   LinearLayout preferred(Operation *op) {
-    const Value *ptr = op->operand(0);
+    const Value *ptr = pointerOf(op);
     const auto &shape = ptr->type.shape;
     AxisInfo ai = info_.get(ptr);
     int rank = static_cast<int>(shape.size());
@@ -287,7 +293,7 @@ class Assigner {
     // Anchors: per class, the access that vectorises widest (first wins ties).
     for (Operation *op : anchors_) {
       LinearLayout l = preferred(op);
-      Value *r = find(op->operand(0));
+      Value *r = find(pointerOf(op));
       if (pinned_.count(r)) continue;
       auto it = layouts_.find(r);
       if (it == layouts_.end())

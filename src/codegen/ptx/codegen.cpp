@@ -9,6 +9,9 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"pipeline-dot-operands",
+       "stage tensor-core dot operands through a ring of cp.async copies (num_stages)",
+       &pipelineDotOperands},
       {"pipeline-loads", "prefetch loads of later loop iterations (num_stages)", &pipelineLoads},
       {"assign-layouts", "give every tile a distributed layout; coalesce global accesses",
        &assignLayouts},

@@ -121,6 +121,12 @@ void Emitter::unsupported(const Operation &op, const std::string &what) const {
 
 void Emitter::needShared(int64_t bytes) {
   sharedBytes_ = std::max(sharedBytes_, bytes);
+  if (ringsLive_ > 0) scratchWhileRings_ = std::max(scratchWhileRings_, bytes);
+}
+
+const std::string &Emitter::ringArea() {
+  if (ringArea_.empty()) ringArea_ = reg(RegClass::B32);
+  return ringArea_;
 }
 
 std::string Emitter::threadCoord(const LinearLayout &l, int dim) {
@@ -453,6 +459,13 @@ void Emitter::emitOp(Operation &op) {
       return;
     case OpCode::Barrier:
       return barrier();
+    case OpCode::LocalAlloc:
+    case OpCode::LocalDealloc:
+    case OpCode::MemDescIndex:
+    case OpCode::AsyncCopy:
+    case OpCode::AsyncCommit:
+    case OpCode::AsyncWait:
+      return emitSharedMemoryOp(op);
     case OpCode::Assume:
       return;
     case OpCode::For:
@@ -538,6 +551,11 @@ PtxKernel Emitter::run() {
     set(a, {r});
   }
   emitBlock(fn_.body);
+  if (!ringArea_.empty()) {
+    int64_t offset = (scratchWhileRings_ + 127) / 128 * 128;
+    prologueIns("add.u32 " + ringArea_ + ", " + smem_ + ", " + std::to_string(offset));
+    needShared(offset + ringBytes_);
+  }
 
   std::ostringstream out;
   // The launch parameters travel with the PTX (the runtime reads them back).

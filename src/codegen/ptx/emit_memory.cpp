@@ -45,8 +45,7 @@ std::string Emitter::firstThreadPred() {
   return cached_["first"] = p;
 }
 
-// Vector width (elements) for accessing a tile through `ptr` with `mask`.
-static int vectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l) {
+int accessVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l) {
   int rank = ptr->type.rank();
   if (l.reg.empty()) return 1;
   int dim = l.reg[0].dim;
@@ -111,8 +110,7 @@ static std::string packWord(Emitter &e, const std::vector<std::string> &vals, DT
   return w;
 }
 
-// PTX type for moving one element of `d` between memory and its register.
-static std::string scalarMemType(DType d) {
+std::string scalarMemType(DType d) {
   switch (regClassOf(Type::scalar(d))) {
     case RegClass::Pred:
       return "u8";
@@ -145,7 +143,7 @@ void Emitter::emitLoad(Operation &op) {
   Regs ptrs = spread(ptr, n);
   Regs masks = mask ? spread(mask, n) : Regs(n, "");
   Regs others = other ? spread(other, n) : Regs();
-  int vec = res->type.isTile() ? vectorWidth(*this, ptr, mask, layoutOf(res)) : 1;
+  int vec = res->type.isTile() ? accessVectorWidth(*this, ptr, mask, layoutOf(res)) : 1;
   int bytes = memBytes(d);
   Regs out(n);
   for (size_t i = 0; i < n; i += vec) {
@@ -229,7 +227,7 @@ void Emitter::emitStore(Operation &op) {
   Regs ptrs = spread(ptr, n), vals = spread(val, n);
   Regs masks = mask ? spread(mask, n) : Regs(n, "");
   std::string own = tile ? ownerPred(layoutOf(ptr)) : firstThreadPred();
-  int vec = tile ? vectorWidth(*this, ptr, mask, layoutOf(ptr)) : 1;
+  int vec = tile ? accessVectorWidth(*this, ptr, mask, layoutOf(ptr)) : 1;
   int bytes = memBytes(d);
   for (size_t i = 0; i < n; i += vec) {
     std::string p;

@@ -13,6 +13,7 @@
 // operands need not outlive the op.
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
@@ -127,36 +128,53 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   const Value *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
   int eb = mi.elemBytes;
-  LinearLayout la = layoutOf(a), lb = layoutOf(b), lr = layoutOf(res);
+  LinearLayout lr = layoutOf(res);
   WarpSplit split = mmaWarpSplit(M, N, opts_.numWarps);
   int64_t Mw = M / split.m, Nw = N / split.n;
   int64_t tilesM = Mw / 16, tilesN = Nw / 8, kSteps = K / mi.k;
 
-  // Operands to shared memory, each in the order its registers run (16-bit
-  // types; ldmatrix.trans reads those) or K-contiguous (other widths).
-  bool aTrans = eb == 2 && fastDim(la) == 0;
-  bool bTrans = eb == 2 && fastDim(lb) == 1;
-  Staged sa = stage(a->type.shape, 1, aTrans, eb, 0);
-  Staged sb = stage(b->type.shape, 0, bTrans, eb, (sa.bytes + 15) / 16 * 16);
-  needShared(sb.base + sb.bytes);
-  barrier();
-  storeTileSharedPacked(get(a), la, a->type.dtype, sa.strides, sa.base);
-  storeTileSharedPacked(get(b), lb, b->type.dtype, sb.strides, sb.base);
-  barrier();
+  // Each operand in shared memory: a memdesc is there already (its layout
+  // says how); a tile is written there from registers, in the order its
+  // registers run (16-bit types; ldmatrix.trans reads those) or
+  // K-contiguous (other widths).
+  auto place = [&](const Value *v, int kDim, int64_t scratchBase) {
+    if (v->type.isMemDesc()) {
+      auto sl = SharedLayout::parse(v->type.layout);
+      if (!sl) internalError("emit-ptx", "dot operand without a shared layout");
+      Staged s;
+      s.trans = sl->contig != kDim;
+      s.pitch = sl->pitch;
+      return s;
+    }
+    bool trans = eb == 2 && fastDim(layoutOf(v)) != kDim;
+    return stage(v->type.shape, kDim, trans, eb, scratchBase);
+  };
+  Staged sa = place(a, 1, 0);
+  Staged sb = place(b, 0, a->type.isTile() ? (sa.bytes + 15) / 16 * 16 : 0);
+  if (a->type.isTile() || b->type.isTile()) {
+    needShared(std::max(sa.base + sa.bytes, sb.base + sb.bytes));
+    barrier();
+    if (a->type.isTile())
+      storeTileSharedPacked(get(a), layoutOf(a), a->type.dtype, sa.strides, sa.base);
+    if (b->type.isTile())
+      storeTileSharedPacked(get(b), layoutOf(b), b->type.dtype, sb.strides, sb.base);
+    barrier();
+  }
 
-  // This thread's ldmatrix row address in each operand, computed once: the
-  // warp's tile origin plus the lane's row of the instruction tile.
+  // This thread's ldmatrix row offset in each operand, computed once: the
+  // warp's tile origin plus the lane's row of the instruction tile; then
+  // the operand's address (scratch, or the memdesc's buffer) is added.
   LinearLayout warpOnly = lr;
   for (Basis &bs : warpOnly.lane) bs = {};
   std::string warpM = threadCoord(warpOnly, 0), warpN = threadCoord(warpOnly, 1);
-  auto laneAddress = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
+  auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
     LdmatrixRow r0 = rowOf(0, s.trans), r8 = rowOf(8, s.trans), r16 = rowOf(16, s.trans);
-    std::string key = "ldm|" + std::to_string(s.base) + "|" + std::to_string(s.pitch) + "|" +
-                      std::to_string(s.trans) + "|" + wo;
+    std::string key = "ldm|" + std::to_string(s.pitch) + "|" + std::to_string(s.trans) + "|" +
+                      std::to_string(reinterpret_cast<uintptr_t>(rowOf)) + "|" + wo;
     if (auto it = cached_.find(key); it != cached_.end()) return it->second;
     // row = lane % 8 + bit3 * (r8.row) + bit4 * (r16.row); likewise the column.
     std::string b3 = reg(RegClass::B32), b4 = reg(RegClass::B32), row = reg(RegClass::B32),
-                col = reg(RegClass::B32), t = reg(RegClass::B32), out = reg(RegClass::B32);
+                col = reg(RegClass::B32), t = reg(RegClass::B32);
     prologueIns("bfe.u32 " + b3 + ", " + lane_ + ", 3, 1");
     prologueIns("bfe.u32 " + b4 + ", " + lane_ + ", 4, 1");
     prologueIns("and.b32 " + row + ", " + lane_ + ", 7");
@@ -172,12 +190,25 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     else
       prologueIns("add.s32 " + row + ", " + row + ", " + wo);
     prologueIns("mad.lo.s32 " + t + ", " + row + ", " + std::to_string(s.pitch) + ", " + col);
-    prologueIns("add.s32 " + t + ", " + t + ", " + std::to_string(s.base));
+    return cached_[key] = t;
+  };
+  auto laneAddress = [&](const Value *v, const Staged &s, LdmatrixRow (*rowOf)(int, bool),
+                         const std::string &wo) {
+    std::string off = laneOffset(s, rowOf, wo);
+    std::string out = reg(RegClass::B32);
+    if (v->type.isMemDesc()) {
+      ins("add.u32 " + out + ", " + off + ", " + get(v)[0]);
+      return out;
+    }
+    std::string key = "ldma|" + off + "|" + std::to_string(s.base);
+    if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+    std::string t = reg(RegClass::B32);
+    prologueIns("add.s32 " + t + ", " + off + ", " + std::to_string(s.base));
     prologueIns("add.s32 " + out + ", " + t + ", " + smemBase());
     return cached_[key] = out;
   };
-  std::string pa = laneAddress(sa, ldmatrixRowA, warpM);
-  std::string pb = laneAddress(sb, ldmatrixRowB, warpN);
+  std::string pa = laneAddress(a, sa, ldmatrixRowA, warpM);
+  std::string pb = laneAddress(b, sb, ldmatrixRowB, warpN);
   auto ldmatrix = [&](int n, bool trans, const std::string &p, int64_t off) {
     Regs r;
     for (int i = 0; i < n; ++i) r.push_back(reg(RegClass::B32));

@@ -449,6 +449,8 @@ void Emitter::emitDot(Operation &op) {
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
   if (auto mi = selectMma(op, opts_.target.sm))
     if (layoutOf(res) == mmaAccumulatorLayout(M, N, opts_.numWarps)) return emitMmaDot(op, *mi);
+  if (a->type.isMemDesc() || b->type.isMemDesc())
+    internalError("emit-ptx", "a dot reads shared memory but does not run on tensor cores");
   DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
   int64_t ba = sharedElemBytes(da), bb = sharedElemBytes(db);
   // Operands to shared memory, row-major.

@@ -85,6 +85,10 @@ class Emitter {
   // The shared-memory scratch base address (u32) and a request for bytes.
   const std::string &smemBase() const { return smem_; }
   void needShared(int64_t bytes);
+  // The base address (u32) of the ring area: the shared memory of every ring
+  // (local_alloc), placed after the scratch that ops use while a ring is
+  // live; its offset is known when the kernel has been emitted.
+  const std::string &ringArea();
   // The module's PTX ISA version is the newest any instruction needs
   // (80 = 8.0; fp8 mma.sync needs 8.4).
   void needPtxVersion(int v) { ptxVersion_ = std::max(ptxVersion_, v); }
@@ -122,6 +126,8 @@ class Emitter {
   void emitScan(Operation &op);
   void emitDot(Operation &op);
   void emitMmaDot(Operation &op, const MmaInstr &mi);  // emit_mma.cpp
+  // Shared-memory rings and cp.async (emit_async.cpp).
+  void emitSharedMemoryOp(Operation &op);
   void emitPhilox(Operation &op);
   void emitSort(Operation &op);       // emit_sort.cpp
   void emitHistogram(Operation &op);  // emit_sort.cpp
@@ -169,6 +175,10 @@ class Emitter {
   int counts_[6] = {};
   int labels_ = 0;
   int64_t sharedBytes_ = 0;
+  std::string ringArea_;
+  int ringsLive_ = 0;              // local_alloc'd and not yet local_dealloc'd
+  int64_t ringBytes_ = 0;          // the ring area's size
+  int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
@@ -180,6 +190,12 @@ class Emitter {
   SourceLoc lastLoc_;
 };
 
+// Elements per global access of a tile through `ptr` (with `mask`) in layout
+// `l`: registers consecutive along the layout's fastest dim that axis info
+// proves contiguous, aligned and equally masked, at most 16 bytes.
+int accessVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l);
+// PTX type for moving one element of `d` between memory and its register.
+std::string scalarMemType(DType d);
 // Bytes one element of `d` takes in shared memory (its register's width;
 // i1 as one byte).
 int sharedElemBytes(DType d);

@@ -11,6 +11,8 @@
 
 namespace tessera::ptx {
 
+// pipeline_dot_operands.cpp
+void pipelineDotOperands(Module &m);
 // pipeline_loads.cpp
 void pipelineLoads(Module &m);
 // assign_layouts.cpp

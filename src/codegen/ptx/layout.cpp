@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cctype>
+#include <cstdio>
 
 namespace tessera::ptx {
 
@@ -230,6 +231,33 @@ std::optional<LinearLayout> LinearLayout::parse(std::string_view s,
     if (seen[d] != shape[d] - 1) return std::nullopt;
   for (const Basis &b : l.reg)
     if (b.isZero()) return std::nullopt;
+  return l;
+}
+
+SharedLayout SharedLayout::padded(const std::vector<int64_t> &shape, int contig, int elemBytes) {
+  return {contig, shape[contig] * elemBytes + 16};
+}
+
+int64_t SharedLayout::slotBytes(const std::vector<int64_t> &shape) const {
+  int64_t rows = shape[shape.size() - 2 + (1 - contig)];
+  return (rows * pitch + 127) / 128 * 128;
+}
+
+std::string SharedLayout::str() const {
+  return "shared<contig=" + std::to_string(contig) + ", pitch=" + std::to_string(pitch) + ">";
+}
+
+std::optional<SharedLayout> SharedLayout::parse(std::string_view s) {
+  SharedLayout l;
+  int contig = -1;
+  long long pitch = -1;
+  std::string text(s);
+  if (std::sscanf(text.c_str(), "shared<contig=%d, pitch=%lld>", &contig, &pitch) != 2 ||
+      (contig != 0 && contig != 1) || pitch <= 0 || pitch % 16 != 0)
+    return std::nullopt;
+  if (text != SharedLayout{contig, pitch}.str()) return std::nullopt;
+  l.contig = contig;
+  l.pitch = pitch;
   return l;
 }
 

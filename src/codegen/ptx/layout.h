@@ -87,4 +87,20 @@ struct LinearLayout {
   static std::optional<LinearLayout> parse(std::string_view s, const std::vector<int64_t> &shape);
 };
 
+// How a 2-D tile sits in shared memory (the layout of a memdesc; a ring of
+// such tiles repeats it per slot): the tile's dim `contig` runs along each
+// row, rows are `pitch` bytes apart. The pitch is the row's bytes plus 16,
+// so the eight 16-byte rows that one ldmatrix reads fall in distinct banks.
+struct SharedLayout {
+  int contig = 1;
+  int64_t pitch = 0;
+  // For a tile of `shape` (2-D) with `elemBytes`-byte elements.
+  static SharedLayout padded(const std::vector<int64_t> &shape, int contig, int elemBytes);
+  // Bytes one tile takes, rounded up to 128 so every slot of a ring starts
+  // 128-byte aligned.
+  int64_t slotBytes(const std::vector<int64_t> &shape) const;
+  std::string str() const;  // shared<contig=1, pitch=144>
+  static std::optional<SharedLayout> parse(std::string_view s);
+};
+
 }  // namespace tessera::ptx

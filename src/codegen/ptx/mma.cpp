@@ -21,7 +21,7 @@ bool isFp8(DType d) {
 
 std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
-  if (a.rank() != 2 || !b.isTile() || !r.isTile()) return std::nullopt;
+  if (a.rank() != 2 || b.rank() != 2 || !r.isTile()) return std::nullopt;
   DType da = a.dtype, db = b.dtype, dr = r.dtype;
   MmaInstr mi;
   if (da == DType::F16 && db == DType::F16 && (dr == DType::F32 || dr == DType::F16)) {

@@ -1,0 +1,132 @@
+// Shared-memory rings and asynchronous copies: the ops pipeline-dot-operands
+// makes (local_alloc, memdesc_index, async_copy, async_commit, async_wait,
+// local_dealloc).
+//
+// Requires: memdesc values whose layout is a SharedLayout; async_copy's
+// pointer tile (and mask) in a distributed layout.
+// Emits: a memdesc value is one u32 register, the shared address of its
+// first byte. Rings live in the ring area (Emitter::ringArea), one after the
+// other, each slot 128-byte aligned; local_alloc starts with a barrier, so
+// that threads still reading scratch that overlaps the ring area are done
+// before any copy lands there. async_copy issues one `cp.async` per run of
+// registers that are contiguous and aligned in both memories (16 bytes: the
+// L2-only `.cg` form; 4 or 8 bytes: `.ca`), with a source size of 0 where the
+// mask is off, which fills the destination with zeros and reads nothing.
+// Runs narrower than 4 bytes (2-byte elements that axis info cannot pair)
+// are loaded and stored synchronously, element by element. Replicas of an
+// element (layouts with fewer elements than threads) issue nothing.
+// async_wait is `cp.async.wait_group N` and a barrier: a thread's wait covers
+// only its own copies, and the barrier makes everybody's visible.
+#include "codegen/ptx/emitter.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+SharedLayout sharedLayoutOf(const Value *v) {
+  auto l = SharedLayout::parse(v->type.layout);
+  if (!l) internalError("emit-ptx", "memdesc without a shared layout: " + v->type.str());
+  return *l;
+}
+
+std::vector<int64_t> tileShape(const Type &memdesc) {
+  return {memdesc.shape.end() - 2, memdesc.shape.end()};
+}
+
+}  // namespace
+
+void Emitter::emitSharedMemoryOp(Operation &op) {
+  switch (op.code) {
+    case OpCode::LocalAlloc: {
+      const Type &t = op.result()->type;
+      int64_t bytes = t.shape[0] * sharedLayoutOf(op.result()).slotBytes(tileShape(t));
+      barrier();
+      ++ringsLive_;
+      std::string r = reg(RegClass::B32);
+      ins("add.u32 " + r + ", " + ringArea() + ", " + std::to_string(ringBytes_));
+      ringBytes_ += bytes;
+      set(op.result(), {r});
+      return;
+    }
+    case OpCode::LocalDealloc:
+      --ringsLive_;
+      return;
+    case OpCode::MemDescIndex: {
+      const Value *ring = op.operand(0);
+      int64_t slot = sharedLayoutOf(ring).slotBytes(tileShape(ring->type));
+      std::string r = reg(RegClass::B32);
+      ins("mad.lo.s32 " + r + ", " + get(op.operand(1))[0] + ", " + std::to_string(slot) + ", " +
+          get(ring)[0]);
+      set(op.result(), {r});
+      return;
+    }
+    case OpCode::AsyncCommit:
+      ins("cp.async.commit_group");
+      return;
+    case OpCode::AsyncWait:
+      ins("cp.async.wait_group " + std::to_string(op.intAttr("pending")));
+      barrier();
+      return;
+    case OpCode::AsyncCopy:
+      break;
+    default:
+      internalError("emit-ptx", std::string("not a shared-memory op: ") + op.info().mnemonic);
+  }
+
+  const Value *dst = op.operand(0), *ptr = op.operand(1);
+  const Value *mask = op.operands.size() > 2 ? op.operand(2) : nullptr;
+  SharedLayout sl = sharedLayoutOf(dst);
+  DType d = dst->type.dtype;
+  int eb = byteSize(d);
+  LinearLayout l = layoutOf(ptr);
+  std::vector<int64_t> strides(2);
+  strides[sl.contig] = 1;
+  strides[1 - sl.contig] = sl.pitch / eb;
+  // Registers run along the layout's fastest dim; a run is one copy only
+  // when that dim is also contiguous in shared memory.
+  int vec =
+      !l.reg.empty() && l.reg[0].dim == sl.contig ? accessVectorWidth(*this, ptr, mask, l) : 1;
+  if (vec * eb < 4) vec = 1;
+  const Regs &ptrs = get(ptr);
+  Regs masks = mask ? spread(mask, ptrs.size()) : Regs{};
+  std::string base = reg(RegClass::B32);
+  ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
+  std::string owner = ownerPred(l);
+  std::string guard = owner.empty() ? "" : "@" + owner + " ";
+  auto offsetOf = [&](int i) {
+    auto c = l.regCoord(i);
+    return (c[0] * strides[0] + c[1] * strides[1]) * eb;
+  };
+  auto at = [](const std::string &a, int64_t off) {
+    return "[" + a + (off ? "+" + std::to_string(off) : "") + "]";
+  };
+  for (int i = 0; i < l.numRegs(); i += vec) {
+    int64_t off = offsetOf(i);
+    int bytes = vec * eb;
+    if (bytes >= 4) {
+      std::string kind = bytes == 16 ? "cp.async.cg.shared.global " : "cp.async.ca.shared.global ";
+      std::string copy = kind + at(base, off) + ", [" + ptrs[i] + "], " + std::to_string(bytes);
+      if (mask) {
+        std::string size = reg(RegClass::B32);
+        ins("selp.u32 " + size + ", " + std::to_string(bytes) + ", 0, " + masks[i]);
+        copy += ", " + size;
+      }
+      ins(guard + copy);
+      continue;
+    }
+    // One element: a masked-off one is 0, as the zero-filling copy makes it.
+    std::string mt = scalarMemType(d);
+    RegClass rc = regClassOf(Type::scalar(d));
+    std::string v = reg(rc);
+    ins(std::string("mov.") + movType(rc) + " " + v + ", 0");
+    std::string p = mask ? masks[i] : owner;
+    if (mask && !owner.empty()) {
+      p = reg(RegClass::Pred);
+      ins("and.pred " + p + ", " + masks[i] + ", " + owner);
+    }
+    ins((p.empty() ? "" : "@" + p + " ") + "ld.global." + mt + " " + v + ", [" + ptrs[i] + "]");
+    ins(guard + "st.shared." + mt + " " + at(base, off) + ", " + v);
+  }
+}
+
+}  // namespace tessera::ptx

@@ -1,0 +1,425 @@
+// pipeline-dot-operands: the operands of tensor-core dots in a `for` loop
+// travel from global to shared memory by asynchronous copies (cp.async), in a
+// ring of num_stages buffers, so that the copies for iteration i+S-1 are in
+// flight while iteration i multiplies, and no operand passes through
+// registers on its way to ldmatrix.
+//
+// Requires: verified Tile IR with calls inlined, before pipeline-loads and
+// assign-layouts; Module::numStages and Module::targetSm set (a loop's own
+// `num_stages` attribute overrides the first).
+// Guarantees: for a loop run with S >= 2 stages, each candidate load L (an
+// operand of a dot that selectMma accepts) is replaced by
+//   - before the loop: `local_alloc` of a ring of S buffers, and the copies
+//     of iterations 0 .. S-2 into slots 0 .. S-2, one `async_commit` per
+//     iteration;
+//   - at the top of the body: `async_wait {pending = S-2}` (the current
+//     slot has landed, for every thread), then the copy of iteration i+S-1
+//     into the slot that iteration i-1 read, and a commit;
+//   - the dot reads `memdesc_index ring, slot` instead of L's value;
+//   - after the loop: `async_wait {pending = 0}` and `local_dealloc`.
+// Every copy is L's own access masked with "its iteration runs" (the
+// iteration's index below the loop's bound, the look-ahead off where that
+// index could wrap around), so no address is read that the program would
+// not read; masked-off elements are zero, as L's `other` must be.
+// Candidates: non-volatile loads directly in the body whose one use is the
+// dot; `other` absent or +0; pointer and mask computed by pure body ops from
+// the induction variable, values defined before the loop, and loop-carried
+// values that only advance themselves (`p = p + inc`: the matmul's pointer
+// increments), are used by nothing else and are unused after the loop.
+// Those carried values then run S-1 iterations ahead: their initial value is
+// advanced S-1 times before the loop. 16-bit operands are stored in shared
+// memory in whichever orientation is contiguous in global memory (ldmatrix
+// .trans reads either); other widths only when K is contiguous. Either way
+// axis info must prove runs of at least 4 bytes contiguous and equally
+// masked (K a multiple of 16 does, for the matmul's K mask).
+// Preserves: what the program computes. Loops that write memory are left
+// alone, as pipeline-loads leaves them.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/layout.h"
+#include "codegen/ptx/mma.h"
+#include "passes/axis_info.h"
+#include "passes/pass_utils.h"
+
+namespace tessera::ptx {
+namespace {
+
+struct Candidate {
+  Operation *load;
+  Operation *dot;
+  unsigned operand;                // 0: a, 1: b
+  std::vector<Operation *> slice;  // body ops the pointer and mask depend on, in program order
+  SharedLayout shared;
+};
+
+// A loop-carried value that advances itself: arg = yield(update(arg)).
+struct Advancing {
+  Value *arg;
+  unsigned index;                   // among the carried values (yield operand, loop result)
+  std::vector<Operation *> update;  // body ops from arg to the yielded value, in program order
+};
+
+class Pipeliner {
+ public:
+  Pipeliner(Function &fn, Operation *loop, int stages, int targetSm)
+      : fn_(fn), loop_(loop), body_(*loop->regions[0]), stages_(stages), targetSm_(targetSm) {}
+
+  void run() {
+    if (stages_ < 2 || writesMemory()) return;
+    Value *lb = loop_->operand(0);
+    if (lb->type.isTile() || !isSigned(lb->type.dtype) ||
+        (bitWidth(lb->type.dtype) != 32 && bitWidth(lb->type.dtype) != 64))
+      return;
+    auto step = passes::constantOf(loop_->operand(2));
+    if (!step || step->isFloat || step->i <= 0) return;
+    step_ = step->i;
+    uses_ = countUses(fn_);
+    info_ = analyzeAxisInfo(fn_);
+    std::vector<Candidate> cands = candidates();
+    if (cands.empty()) return;
+    transform(cands);
+  }
+
+ private:
+  bool writesMemory() {
+    for (auto &op : body_.ops)
+      if (passes::hasWriteEffects(op.get())) return true;
+    return false;
+  }
+
+  Value *iv() { return body_.args[0].get(); }
+
+  // Collects the pure body ops `v` depends on, which must lead only to the
+  // induction variable, values from before the loop, and carried values
+  // (recorded in `carried`).
+  bool collect(Value *v, std::unordered_set<Operation *> &seen,
+               std::unordered_set<Value *> &carried) {
+    if (v == iv() || !passes::isDefinedInside(v, loop_)) return true;
+    Operation *def = v->def;
+    if (!def) {  // a block argument: the loop's own carried values only
+      for (size_t i = 1; i < body_.args.size(); ++i)
+        if (body_.args[i].get() == v) {
+          carried.insert(v);
+          return true;
+        }
+      return false;
+    }
+    if (def->parent != &body_) return false;
+    if (seen.count(def)) return true;
+    if (!hasFlag(def->code, opflags::Pure) || !def->regions.empty()) return false;
+    seen.insert(def);
+    for (Value *o : def->operands)
+      if (!collect(o, seen, carried)) return false;
+    return true;
+  }
+
+  std::vector<Operation *> inProgramOrder(const std::unordered_set<Operation *> &set) {
+    std::vector<Operation *> out;
+    for (auto &o : body_.ops)
+      if (set.count(o.get())) out.push_back(o.get());
+    return out;
+  }
+
+  static bool isPositiveZero(const Value *v) {
+    auto c = passes::constantOf(v);
+    return c && (c->isFloat ? c->f == 0 && !std::signbit(c->f) : c->i == 0);
+  }
+
+  // How the operand sits in shared memory, or nullopt when cp.async cannot
+  // put it there in a form the dot reads.
+  std::optional<SharedLayout> sharedLayoutFor(const Operation &load, unsigned operand) {
+    const Value *ptr = load.operand(0);
+    AxisInfo ai = info_.get(ptr);
+    int contig = ai.contiguity[0] > ai.contiguity[1] ? 0 : 1;  // ties: the last dim, as coalescing
+    int eb = byteSize(ptr->type.dtype);
+    int kDim = operand == 0 ? 1 : 0;
+    if (eb != 2 && contig != kDim) return std::nullopt;
+    // cp.async moves 4, 8 or 16 bytes, all or nothing under the mask.
+    int64_t run = ai.contiguity[contig];
+    if (load.operands.size() > 1) run = std::min(run, info_.get(load.operand(1)).constancy[contig]);
+    if (run * eb < 4) return std::nullopt;
+    return SharedLayout::padded(ptr->type.shape, contig, eb);
+  }
+
+  std::vector<Candidate> candidates() {
+    std::vector<Candidate> out;
+    std::unordered_set<Value *> carried;
+    for (auto &o : body_.ops) {
+      Operation *dot = o.get();
+      if (dot->code != OpCode::Dot || !selectMma(*dot, targetSm_)) continue;
+      for (unsigned i = 0; i < 2; ++i) {
+        Value *v = dot->operand(i);
+        Operation *ld = v->def;
+        if (!ld || ld->code != OpCode::Load || ld->parent != &body_ ||
+            ld->intAttr("volatile") != 0 || uses_[v] != 1 || !v->type.isTile() ||
+            v->type.rank() != 2)
+          continue;
+        if (ld->operands.size() > 2 && !isPositiveZero(ld->operand(2))) continue;
+        std::unordered_set<Operation *> seen;
+        std::unordered_set<Value *> mine;
+        bool ok = collect(ld->operand(0), seen, mine);
+        if (ld->operands.size() > 1) ok = ok && collect(ld->operand(1), seen, mine);
+        auto shared = sharedLayoutFor(*ld, i);
+        if (!ok || !shared) continue;
+        carried.insert(mine.begin(), mine.end());
+        out.push_back({ld, dot, i, inProgramOrder(seen), *shared});
+      }
+    }
+    if (out.empty()) return out;
+    // The carried values must advance themselves and serve only the copies.
+    std::unordered_set<Operation *> allowed;
+    for (const Candidate &c : out) {
+      allowed.insert(c.slice.begin(), c.slice.end());
+      loads_.insert(c.load);
+    }
+    for (auto &arg : body_.args) {  // in argument order, so the output is deterministic
+      Value *c = arg.get();
+      if (!carried.count(c)) continue;
+      auto a = advancing(c);
+      if (!a) return {};
+      allowed.insert(a->update.begin(), a->update.end());
+      advancing_.push_back(*a);
+    }
+    for (const Advancing &a : advancing_)
+      if (!onlyUsedBy(a, allowed)) return {};
+    return out;
+  }
+
+  std::optional<Advancing> advancing(Value *arg) {
+    unsigned index = 0;
+    for (size_t i = 1; i < body_.args.size(); ++i)
+      if (body_.args[i].get() == arg) index = static_cast<unsigned>(i - 1);
+    if (uses_[loop_->result(index)] != 0) return std::nullopt;
+    Value *next = body_.terminator()->operand(index);
+    std::unordered_set<Operation *> seen;
+    std::unordered_set<Value *> carried;
+    if (!collect(next, seen, carried)) return std::nullopt;
+    if (carried.size() != 1 || !carried.count(arg)) return std::nullopt;
+    return Advancing{arg, index, inProgramOrder(seen)};
+  }
+
+  // Whether every body op that depends on `a.arg` is in `allowed` or is a
+  // candidate load (whose value the copies replace), and the yield passes it
+  // on only as its own next value.
+  bool onlyUsedBy(const Advancing &a, const std::unordered_set<Operation *> &allowed) {
+    std::unordered_set<const Value *> tainted = {a.arg};
+    for (auto &o : body_.ops) {
+      Operation *op = o.get();
+      bool depends = false;
+      op->walk([&](Operation *inner) {
+        for (Value *v : inner->operands) depends = depends || tainted.count(v);
+      });
+      if (!depends) continue;
+      if (op == body_.terminator()) {
+        for (size_t i = 0; i < op->operands.size(); ++i)
+          if (tainted.count(op->operand(i)) && i != a.index) return false;
+        continue;
+      }
+      if (loads_.count(op)) continue;
+      if (!allowed.count(op)) return false;
+      for (auto &r : op->results) tainted.insert(r.get());
+    }
+    return true;
+  }
+
+  // An iteration to copy for: its induction value and the bound it must be
+  // below, computed before the loop: ub where base + offset cannot wrap
+  // around for any base < ub, else the type's minimum (look-ahead off).
+  struct Iteration {
+    Value *at;
+    Value *bound;
+  };
+  Iteration iteration(Builder &b, Value *base, int64_t times) {
+    Value *ub = loop_->operand(1);
+    if (times == 0) return {base, ub};
+    const int64_t offset = times * step_;
+    const Type &t = ub->type;
+    const bool wide = bitWidth(t.dtype) == 64;
+    const int64_t max = wide ? std::numeric_limits<int64_t>::max() : INT32_MAX;
+    const int64_t min = wide ? std::numeric_limits<int64_t>::min() : INT32_MIN;
+    Value *noWrap = pre_.op1(OpCode::Cmp, {ub, pre_.constInt(max - offset, t)},
+                             Type::scalar(DType::I1), {{"pred", std::string("le")}});
+    Value *bound = pre_.op1(OpCode::Select, {noWrap, ub, pre_.constInt(min, t)}, t);
+    return {b.op1(OpCode::Add, {base, b.constInt(offset, t)}, t), bound};
+  }
+
+  using Map = std::unordered_map<const Value *, Value *>;
+  static Value *mapped(const Map &m, Value *v) {
+    auto it = m.find(v);
+    return it == m.end() ? v : it->second;
+  }
+
+  // At b's point: the copy of candidate `c` for iteration `it` into `slot`.
+  void copyAt(Builder &b, const Candidate &c, const Iteration &it, Map map, Value *ring,
+              Value *slot) {
+    for (Operation *op : c.slice) cloneOp(*op, b, map);
+    const Operation &ld = *c.load;
+    const Type &rt = ld.result()->type;
+    b.setLoc(ld.loc);
+    Type maskType = Type::tile(rt.shape, Type::scalar(DType::I1));
+    Value *runs = b.op1(OpCode::Cmp, {it.at, it.bound}, Type::scalar(DType::I1),
+                        {{"pred", std::string("lt")}});
+    runs = b.op1(OpCode::Splat, {runs}, maskType);
+    Value *mask = ld.operands.size() > 1
+                      ? b.op1(OpCode::And, {mapped(map, ld.operand(1)), runs}, maskType)
+                      : runs;
+    Type bufType = Type::memdesc(rt.shape, rt.dtype, c.shared.str());
+    Value *buf = b.op1(OpCode::MemDescIndex, {ring, slot}, bufType);
+    b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask}, {});
+  }
+
+  // Appends a carried value to the loop; returns its block argument.
+  Value *addCarried(Value *init) {
+    loop_->operands.push_back(init);
+    Value *arg = body_.addArg(init->type);
+    auto r = std::make_unique<Value>();
+    r->type = init->type;
+    r->def = loop_;
+    r->index = static_cast<unsigned>(loop_->results.size());
+    loop_->results.push_back(std::move(r));
+    return arg;
+  }
+
+  void transform(const std::vector<Candidate> &cands) {
+    const int lookAhead = stages_ - 1;
+    const Type i32 = Type::scalar(DType::I32);
+    pre_.setInsertionPointBefore(loop_);
+    pre_.setLoc(loop_->loc);
+    std::vector<Value *> rings;
+    for (const Candidate &c : cands) {
+      const Type &t = c.load->result()->type;
+      Type ringType = Type::memdesc({stages_, t.shape[0], t.shape[1]}, t.dtype, c.shared.str());
+      rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
+    }
+    // Prologue: iterations 0 .. S-2, the advancing values stepping along.
+    std::vector<Value *> current;
+    for (const Advancing &a : advancing_) current.push_back(loop_->operand(3 + a.index));
+    for (int j = 0; j < lookAhead; ++j) {
+      Iteration it = iteration(pre_, loop_->operand(0), j);
+      Map map{{iv(), it.at}};
+      for (size_t k = 0; k < advancing_.size(); ++k) map[advancing_[k].arg] = current[k];
+      for (size_t c = 0; c < cands.size(); ++c)
+        copyAt(pre_, cands[c], it, map, rings[c], pre_.constInt(j, i32));
+      pre_.create(OpCode::AsyncCommit, {}, {});
+      for (size_t k = 0; k < advancing_.size(); ++k) {
+        Map step = map;
+        for (Operation *op : advancing_[k].update) cloneOp(*op, pre_, step);
+        current[k] = mapped(step, body_.terminator()->operand(advancing_[k].index));
+      }
+    }
+    for (size_t k = 0; k < advancing_.size(); ++k)
+      loop_->operands[3 + advancing_[k].index] = current[k];
+    Value *readSlot = addCarried(pre_.constInt(0, i32));
+    Value *writeSlot = addCarried(pre_.constInt(lookAhead, i32));
+
+    // The top of the body: wait for this iteration's slot, then copy for
+    // iteration i+S-1 into the slot iteration i-1 read.
+    Builder head;
+    head.setInsertionPoint(&body_, body_.ops.begin());
+    head.setLoc(loop_->loc);
+    head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
+    Iteration ahead = iteration(head, iv(), lookAhead);
+    Map map{{iv(), ahead.at}};
+    for (size_t c = 0; c < cands.size(); ++c)
+      copyAt(head, cands[c], ahead, map, rings[c], writeSlot);
+    head.create(OpCode::AsyncCommit, {}, {});
+    Operation *yield = body_.terminator();
+    for (const Advancing &a : advancing_) {
+      Map step = map;
+      for (Operation *op : a.update) cloneOp(*op, head, step);
+      yield->operands[a.index] = mapped(step, yield->operand(a.index));
+    }
+    // The dots read the current slot.
+    for (size_t c = 0; c < cands.size(); ++c) {
+      Builder b;
+      b.setInsertionPointBefore(cands[c].dot);
+      b.setLoc(cands[c].dot->loc);
+      const Type &t = cands[c].load->result()->type;
+      Type bufType = Type::memdesc(t.shape, t.dtype, cands[c].shared.str());
+      cands[c].dot->operands[cands[c].operand] =
+          b.op1(OpCode::MemDescIndex, {rings[c], readSlot}, bufType);
+    }
+    // Both slots step around the ring.
+    Builder tail;
+    tail.setInsertionPointBefore(yield);
+    tail.setLoc(loop_->loc);
+    for (Value *slot : {readSlot, writeSlot}) {
+      Value *next = tail.op1(OpCode::Add, {slot, tail.constInt(1, i32)}, i32);
+      Value *wraps = tail.op1(OpCode::Cmp, {next, tail.constInt(stages_, i32)},
+                              Type::scalar(DType::I1), {{"pred", std::string("eq")}});
+      yield->operands.push_back(
+          tail.op1(OpCode::Select, {wraps, tail.constInt(0, i32), next}, i32));
+    }
+    // After the loop: nothing in flight, then the rings are free.
+    Builder after;
+    auto pos = std::next(passes::iteratorOf(loop_));
+    after.setInsertionPoint(loop_->parent, pos);
+    after.setLoc(loop_->loc);
+    after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
+    for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
+    for (const Candidate &c : cands) eraseOp(c.load);
+    eraseDeadPureOps();
+  }
+
+  // The original address computations and pointer updates are now unused
+  // (the GPU pipeline runs no DCE after this pass).
+  void eraseDeadPureOps() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::unordered_map<const Value *, int> uses;
+      for (auto &o : body_.ops)
+        o->walk([&](Operation *op) {
+          for (Value *v : op->operands) ++uses[v];
+        });
+      std::vector<Operation *> dead;
+      for (auto &o : body_.ops) {
+        Operation *op = o.get();
+        if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
+        bool used = false;
+        for (auto &r : op->results) used = used || uses[r.get()] > 0;
+        if (!used) dead.push_back(op);
+      }
+      for (auto it = dead.rbegin(); it != dead.rend(); ++it) eraseOp(*it);
+      changed = !dead.empty();
+    }
+  }
+
+  Function &fn_;
+  Operation *loop_;
+  Block &body_;
+  int64_t stages_;
+  int targetSm_;
+  int64_t step_ = 1;
+  Builder pre_;  // before the loop
+  std::unordered_map<const Value *, int> uses_;
+  AxisInfoMap info_;
+  std::vector<Advancing> advancing_;
+  std::unordered_set<Operation *> loads_;  // the candidates'
+};
+
+void visit(Function &fn, Block &b, int defaultStages, int targetSm) {
+  std::vector<Operation *> ops;
+  for (auto &o : b.ops) ops.push_back(o.get());
+  for (Operation *op : ops) {
+    for (auto &r : op->regions) visit(fn, *r, defaultStages, targetSm);  // inner loops first
+    if (op->code == OpCode::For) {
+      int stages = static_cast<int>(op->intAttr("num_stages", defaultStages));
+      Pipeliner(fn, op, stages, targetSm).run();
+    }
+  }
+}
+
+}  // namespace
+
+void pipelineDotOperands(Module &m) {
+  for (auto &fn : m.functions) visit(*fn, fn->body, m.numStages, m.targetSm);
+}
+
+}  // namespace tessera::ptx
