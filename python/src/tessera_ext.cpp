@@ -406,6 +406,36 @@ NB_MODULE(_C, m) {
         return cc;
       },
       nb::arg("device"));
+  m.def("cuda_device_count", [] {
+    int n = tessera_cuda_device_count();
+    if (n < 0) raiseLastError(tessera_last_status());
+    return n;
+  });
+  m.def(
+      "cuda_device_properties",
+      [](int device) {
+        tessera_cuda_device_props p;
+        tessera_status st = tessera_cuda_device_properties(device, &p);
+        if (st != TESSERA_OK) raiseLastError(st);
+        nb::dict d;
+        d["name"] = nb::str(p.name);
+        d["major"] = p.major;
+        d["minor"] = p.minor;
+        d["multiprocessor_count"] = p.multiprocessor_count;
+        d["max_threads_per_block"] = p.max_threads_per_block;
+        d["warpSize"] = p.warp_size;
+        d["max_num_regs"] = p.max_regs_per_block;
+        d["max_shared_mem_default"] = p.max_shared_per_block;
+        d["max_shared_mem"] = p.max_shared_optin;
+        d["l2_bytes"] = p.l2_bytes;
+        d["total_memory"] = p.total_memory;
+        d["sm_clock_rate"] = p.sm_clock_khz;
+        d["mem_clock_rate"] = p.mem_clock_khz;
+        d["mem_bus_width"] = p.mem_bus_width_bits;
+        return d;
+      },
+      nb::arg("device"),
+      "The driver's facts about a device, under Triton's key names (clocks in kHz, bus width in bits).");
   m.def("builtin_names", [] {
     nb::list out;
     size_t n = tessera_builtin_count();

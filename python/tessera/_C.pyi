@@ -164,3 +164,23 @@ def interp_runs() -> int: ...
 
 
 def interp_reset() -> None: ...
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, "") when the CUDA driver loads and initialises, else (False, why)."""
+
+
+def cuda_capability(device: int) -> int:
+    """Compute capability of `device` as major * 10 + minor (90 on an H100)."""
+
+
+def cuda_device_count() -> int:
+    """Number of CUDA devices; raises when there is no driver."""
+
+
+def cuda_device_properties(device: int) -> dict[str, Any]:
+    """The driver's facts about `device` under Triton's key names: name,
+    major, minor, multiprocessor_count, max_threads_per_block, warpSize,
+    max_num_regs, max_shared_mem (the opt-in maximum), max_shared_mem_default,
+    l2_bytes, total_memory, sm_clock_rate and mem_clock_rate (kHz),
+    mem_bus_width (bits)."""

@@ -647,4 +647,32 @@ int32_t tessera_cuda_capability(int32_t device) {
   return out;
 }
 
+int32_t tessera_cuda_device_count(void) {
+  int32_t out = -1;
+  guarded([&] { out = tessera::cuda::deviceCount(); });
+  return out;
+}
+
+tessera_status tessera_cuda_device_properties(int32_t device, tessera_cuda_device_props *out) {
+  return guarded([&] {
+    require(out != nullptr, "the output struct is NULL");
+    const auto &info = tessera::cuda::deviceInfo(device);
+    *out = {};
+    info.name.copy(out->name, sizeof out->name - 1);
+    out->major = info.major;
+    out->minor = info.minor;
+    out->multiprocessor_count = info.smCount;
+    out->max_threads_per_block = info.maxThreadsPerBlock;
+    out->warp_size = info.warpSize;
+    out->max_regs_per_block = info.maxRegsPerBlock;
+    out->max_shared_per_block = info.sharedPerBlock;
+    out->max_shared_optin = info.sharedPerBlockOptin;
+    out->l2_bytes = info.l2Bytes;
+    out->total_memory = info.totalMem;
+    out->sm_clock_khz = info.clockKHz;
+    out->mem_clock_khz = info.memClockKHz;
+    out->mem_bus_width_bits = info.memBusWidth;
+  });
+}
+
 }  // extern "C"

@@ -322,6 +322,25 @@ TESSERA_CAPI_EXPORT tessera_status tessera_kernel_cuda_info(const tessera_kernel
 TESSERA_CAPI_EXPORT int32_t tessera_cuda_available(const char **why);
 /* Compute capability (major * 10 + minor) of `device`, or -1 with the error set. */
 TESSERA_CAPI_EXPORT int32_t tessera_cuda_capability(int32_t device);
+/* Number of CUDA devices, or -1 with the error set (no driver). */
+TESSERA_CAPI_EXPORT int32_t tessera_cuda_device_count(void);
+
+/* What the driver reports about a device (queried once, then cached). */
+typedef struct tessera_cuda_device_props {
+  char name[256];
+  int32_t major, minor;            /* compute capability */
+  int32_t multiprocessor_count;
+  int32_t max_threads_per_block;
+  int32_t warp_size;
+  int32_t max_regs_per_block;
+  int32_t max_shared_per_block;    /* the default limit */
+  int32_t max_shared_optin;        /* the opt-in maximum a kernel may request */
+  int32_t l2_bytes;
+  int64_t total_memory;            /* bytes */
+  int32_t sm_clock_khz, mem_clock_khz, mem_bus_width_bits;
+} tessera_cuda_device_props;
+TESSERA_CAPI_EXPORT tessera_status tessera_cuda_device_properties(int32_t device,
+                                                                  tessera_cuda_device_props *out);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,7 @@ constexpr CUresult kErrorUnsupportedPtxVersion = 222;
 constexpr int kDevMaxThreadsPerBlock = 1;
 constexpr int kDevMaxSharedPerBlock = 8;
 constexpr int kDevWarpSize = 10;
+constexpr int kDevMaxRegistersPerBlock = 12;
 constexpr int kDevClockRate = 13;
 constexpr int kDevMultiprocessorCount = 16;
 constexpr int kDevMemoryClockRate = 36;
@@ -332,6 +333,7 @@ const DeviceInfo &deviceInfo(int ordinal) {
     info.smCount = attr(kDevMultiprocessorCount);
     info.maxThreadsPerBlock = attr(kDevMaxThreadsPerBlock);
     info.warpSize = attr(kDevWarpSize);
+    info.maxRegsPerBlock = attr(kDevMaxRegistersPerBlock);
     info.sharedPerBlock = attr(kDevMaxSharedPerBlock);
     info.sharedPerBlockOptin = attr(kDevMaxSharedPerBlockOptin);
     info.l2Bytes = attr(kDevL2CacheSize);
