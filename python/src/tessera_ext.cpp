@@ -435,7 +435,8 @@ NB_MODULE(_C, m) {
         return d;
       },
       nb::arg("device"),
-      "The driver's facts about a device, under Triton's key names (clocks in kHz, bus width in bits).");
+      "The driver's facts about a device, under Triton's key names (clocks in kHz, bus width in "
+      "bits).");
   m.def("builtin_names", [] {
     nb::list out;
     size_t n = tessera_builtin_count();

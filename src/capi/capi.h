@@ -328,15 +328,15 @@ TESSERA_CAPI_EXPORT int32_t tessera_cuda_device_count(void);
 /* What the driver reports about a device (queried once, then cached). */
 typedef struct tessera_cuda_device_props {
   char name[256];
-  int32_t major, minor;            /* compute capability */
+  int32_t major, minor; /* compute capability */
   int32_t multiprocessor_count;
   int32_t max_threads_per_block;
   int32_t warp_size;
   int32_t max_regs_per_block;
-  int32_t max_shared_per_block;    /* the default limit */
-  int32_t max_shared_optin;        /* the opt-in maximum a kernel may request */
+  int32_t max_shared_per_block; /* the default limit */
+  int32_t max_shared_optin;     /* the opt-in maximum a kernel may request */
   int32_t l2_bytes;
-  int64_t total_memory;            /* bytes */
+  int64_t total_memory; /* bytes */
   int32_t sm_clock_khz, mem_clock_khz, mem_bus_width_bits;
 } tessera_cuda_device_props;
 TESSERA_CAPI_EXPORT tessera_status tessera_cuda_device_properties(int32_t device,

@@ -61,6 +61,8 @@ SVal sum(Lowerer &l, A &a) {
     d = DType::I32;
   else if (isUnsigned(d) && bitWidth(d) < 32)
     d = DType::U32;
+  else if (d == DType::BF16)
+    d = DType::F32;  // as Triton: bfloat16 sums accumulate (and return) in float32
   x = l.castTo(x, d, a.loc);
   Reduced r = prepare(l, {x}, a["axis"], a["keep_dims"], a.loc, a.name);
   Value *out = buildReduce(l, r.inputs, r.axis, simpleCombine(OpCode::Add), a.loc)[0];
@@ -90,11 +92,9 @@ CombineBuilder argCombine(bool isMax, bool tieBreakLeft) {
       Value *tie = l.emit(OpCode::And, {eq, lower}, i1, loc);
       better = l.emit(OpCode::Or, {better, tie}, i1, loc);
     }
-    if (isFloat(lhs[0]->type.dtype)) {
-      // NaN wins, like torch.argmax: lhs is chosen when it is NaN.
-      Value *nan = l.emit(OpCode::Cmp, {lhs[0], lhs[0]}, i1, loc, {{"pred", std::string("ne")}});
-      better = l.emit(OpCode::Or, {better, nan}, i1, loc);
-    }
+    // NaN follows Triton's combine: it compares neither greater nor equal,
+    // so the pair on the right wins any comparison with a NaN. [nan, 6, 8, 1]
+    // gives argmax 2, as in Triton (torch and NumPy would answer 0).
     Value *v = l.emit(OpCode::Select, {better, lhs[0], rhs[0]}, lhs[0]->type, loc);
     Value *i = l.emit(OpCode::Select, {better, lhs[1], rhs[1]}, lhs[1]->type, loc);
     return std::vector<Value *>{v, i};
@@ -108,6 +108,11 @@ SVal minMaxReduce(Lowerer &l, A &a, bool isMax, bool indicesOnly) {
   bool tieLeft = l.constBool(a[indicesOnly ? "tie_break_left" : "return_indices_tie_break_left"],
                              a.loc, "tie_break_left");
   if (x->type.dtype == DType::I1) x = l.castTo(x, DType::I32, a.loc);
+  // As Triton: bfloat16 is reduced in float32, and a plain max/min of a
+  // narrower-than-32-bit input returns float32 / int32.
+  if (x->type.dtype == DType::BF16) x = l.castTo(x, DType::F32, a.loc);
+  if (!withIndices && bitWidth(x->type.dtype) < 32)
+    x = l.castTo(x, isFloat(x->type.dtype) ? DType::F32 : DType::I32, a.loc);
   if (!withIndices) {
     Reduced r = prepare(l, {x}, a["axis"], a["keep_dims"], a.loc, a.name);
     Value *out = buildReduce(

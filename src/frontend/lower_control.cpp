@@ -3,6 +3,7 @@
 // (if) or loop-carried values (for/while), exactly as Triton's code generator
 // does; a compile-time `if` lowers only the taken branch.
 #include <set>
+#include <utility>
 
 #include "frontend/lowering.h"
 
@@ -79,10 +80,20 @@ bool containsBreak(const ast::Body &body) {
   return false;
 }
 
+// A loop body: one level deeper, and nothing after it is its continuation
+// (a return cannot sit in a loop; break and continue move only the rest of
+// the body).
 struct LoopDepthGuard {
   Lowerer &l;
-  explicit LoopDepthGuard(Lowerer &l) : l(l) { ++l.loopDepth(); }
-  ~LoopDepthGuard() { --l.loopDepth(); }
+  std::vector<Lowerer::Segment> savedContinuation;
+  explicit LoopDepthGuard(Lowerer &l) : l(l), savedContinuation(std::move(l.continuation())) {
+    l.continuation().clear();
+    ++l.loopDepth();
+  }
+  ~LoopDepthGuard() {
+    --l.loopDepth();
+    l.continuation() = std::move(savedContinuation);
+  }
 };
 
 void collectAssigned(const ast::Expr &t, std::set<std::string> &out) {
@@ -114,20 +125,52 @@ bool convertLike(Lowerer &l, SVal &v, const SVal &like, SourceLoc loc) {
   return false;
 }
 
-// A region's lowering: statements `segments` (each a body and a start index)
-// in a copy of the environment.
-struct Segment {
-  const ast::Body *body;
-  size_t from;
+using Segment = Lowerer::Segment;
+
+// Whether a `return` of this function may run in `body` (loops cannot hold
+// one; nested defs are not statements here).
+bool mayReturn(const ast::Body &body) {
+  for (const auto &s : body) {
+    if (s->kind == ast::StmtKind::Return) return true;
+    if (s->kind == ast::StmtKind::If && (mayReturn(s->body) || mayReturn(s->orelse))) return true;
+  }
+  return false;
+}
+
+// Sets the lowerer's continuation for a scope and restores it on exit.
+class ContinuationScope {
+ public:
+  ContinuationScope(Lowerer &l, std::vector<Segment> next)
+      : l_(l), saved_(std::exchange(l.continuation(), std::move(next))) {}
+  ~ContinuationScope() { l_.continuation() = std::move(saved_); }
+  ContinuationScope(const ContinuationScope &) = delete;
+  ContinuationScope &operator=(const ContinuationScope &) = delete;
+
+ private:
+  Lowerer &l_;
+  std::vector<Segment> saved_;
 };
 
+// A region's lowering: statements `segments` (each a body and a start index)
+// in a copy of the environment; each segment's continuation is the segments
+// after it.
 Lowerer::FlowResult lowerSegments(Lowerer &l, const std::vector<Segment> &segments) {
   Lowerer::FlowResult flow;
-  for (const Segment &seg : segments) {
-    Lowerer::FlowResult f = l.lowerBody(*seg.body, seg.from);
+  for (size_t k = 0; k < segments.size(); ++k) {
+    ContinuationScope next(l, {segments.begin() + static_cast<ptrdiff_t>(k + 1), segments.end()});
+    Lowerer::FlowResult f = l.lowerBody(*segments[k].body, segments[k].from);
     if (f.returned || f.exited) return f;
   }
   return flow;
+}
+
+// What runs after statement `index` of `body`: the rest of `body`, then the
+// lowerer's continuation.
+std::vector<Segment> restAfter(Lowerer &l, const ast::Body &body, size_t index) {
+  std::vector<Segment> rest;
+  if (index + 1 < body.size()) rest.push_back({&body, index + 1});
+  rest.insert(rest.end(), l.continuation().begin(), l.continuation().end());
+  return rest;
 }
 
 }  // namespace
@@ -137,6 +180,7 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
   SVal cond = l.expr(*s.a);
   if (cond.isConst()) {
     bool truth = l.unary(ast::UnaryOp::Not, cond, s.loc).i == 0;
+    ContinuationScope next(l, restAfter(l, body, index));
     Lowerer::FlowResult f = l.lowerBody(truth ? s.body : s.orelse);
     if (f.returned || f.exited) {
       flow = f;
@@ -153,9 +197,18 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
   bool thenRet = alwaysEnds(s.body), elseRet = alwaysEnds(s.orelse);
   bool restFollows = index + 1 < body.size();
   std::vector<Segment> thenSegs{{&s.body, 0}}, elseSegs{{&s.orelse, 0}};
-  // `if c: return` moves the statements after the if into the other branch,
-  // so early returns stay structured.
-  if (thenRet != elseRet && restFollows) {
+  std::vector<Segment> rest = restAfter(l, body, index);
+  if ((mayReturn(s.body) || mayReturn(s.orelse)) && !rest.empty()) {
+    // A return in a branch (at any depth): everything after the if, up to
+    // the end of the function, moves into each branch that can fall
+    // through, so the code after it runs only on the paths that did not
+    // return. The branches then end the function on every path.
+    if (!thenRet) thenSegs.insert(thenSegs.end(), rest.begin(), rest.end());
+    if (!elseRet) elseSegs.insert(elseSegs.end(), rest.begin(), rest.end());
+    consumedRest = true;
+  } else if (thenRet != elseRet && restFollows) {
+    // `if c: break` (or continue) moves the rest of the loop body into the
+    // other branch.
     (thenRet ? elseSegs : thenSegs).push_back({&body, index + 1});
     consumedRest = true;
   }

@@ -411,9 +411,7 @@ SVal Lowerer::expr(const ast::Expr &e) {
     case K::Name:
       return lookupName(e.str, e.loc);
     case K::Int:
-      if (e.ival > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        error(e.loc, "integer literal does not fit in 64 bits");
-      return SVal::integer(static_cast<int64_t>(e.ival));
+      return SVal::wideInteger(static_cast<__int128>(e.ival));
     case K::Float:
       return SVal::floating(e.fval);
     case K::Str:

@@ -14,16 +14,18 @@ using ast::UnaryOp;
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t floorMod(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+// The signed (or unsigned) integer type as wide as `d`.
+DType counterpartOfWidth(DType d, bool wantSigned) {
+  switch (bitWidth(d)) {
+    case 8:
+      return wantSigned ? DType::I8 : DType::U8;
+    case 16:
+      return wantSigned ? DType::I16 : DType::U16;
+    case 32:
+      return wantSigned ? DType::I32 : DType::U32;
+    default:
+      return wantSigned ? DType::I64 : DType::U64;
+  }
 }
 
 bool isBitwise(BinOp op) {
@@ -71,45 +73,60 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
         l.error(loc, "unsupported operand types for " + opname + ": float");
     }
   }
-  int64_t x = a.i, y = b.i;
-  auto wrap = [](__int128 v) { return static_cast<int64_t>(v); };
+  // Exact in 128 bits, as Python computes; the result wraps to 64 bits only
+  // outside [-2^63, 2^64) (see SVal::wideInteger).
+  __int128 x = a.wide(), y = b.wide();
+  auto exact = [&](__int128 v, bool overflowed) {
+    if (overflowed) return SVal::integer(static_cast<int64_t>(static_cast<uint64_t>(v)));
+    return SVal::wideInteger(v);
+  };
+  __int128 r = 0;
   switch (op) {
     case BinOp::Add:
-      return SVal::integer(wrap(static_cast<__int128>(x) + y));
+      return exact(r, __builtin_add_overflow(x, y, &r));
     case BinOp::Sub:
-      return SVal::integer(wrap(static_cast<__int128>(x) - y));
+      return exact(r, __builtin_sub_overflow(x, y, &r));
     case BinOp::Mul:
-      return SVal::integer(wrap(static_cast<__int128>(x) * y));
+      return exact(r, __builtin_mul_overflow(x, y, &r));
     case BinOp::Div:
       if (y == 0) l.error(loc, "division by zero in a compile-time expression");
       return SVal::floating(static_cast<double>(x) / static_cast<double>(y));
-    case BinOp::FloorDiv:
+    case BinOp::FloorDiv: {
       if (y == 0) l.error(loc, "division by zero in a compile-time expression");
-      return SVal::integer(floorDiv(x, y));
-    case BinOp::Mod:
+      __int128 q = x / y;
+      if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+      return SVal::wideInteger(q);
+    }
+    case BinOp::Mod: {
       if (y == 0) l.error(loc, "modulo by zero in a compile-time expression");
-      return SVal::integer(floorMod(x, y));
+      __int128 m = x % y;
+      if (m != 0 && ((m < 0) != (y < 0))) m += y;
+      return SVal::wideInteger(m);
+    }
     case BinOp::Pow: {
       if (y < 0) return SVal::floating(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      int64_t r = 1;
-      for (int64_t k = 0; k < y && k < 128; ++k) r = wrap(static_cast<__int128>(r) * x);
-      return SVal::integer(r);
+      __int128 p = 1;
+      bool over = false;
+      for (__int128 k = 0; k < y && k < 128 && !over; ++k) over = __builtin_mul_overflow(p, x, &p);
+      return exact(p, over);
     }
     case BinOp::LShift:
       if (y < 0) l.error(loc, "negative shift count");
-      return SVal::integer(y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+      if (y >= 64) return SVal::integer(0);
+      return exact(static_cast<__int128>(static_cast<unsigned __int128>(x) << y),
+                   (x << y >> y) != x);
     case BinOp::RShift:
       if (y < 0) l.error(loc, "negative shift count");
-      return SVal::integer(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+      return SVal::wideInteger(y >= 127 ? (x < 0 ? -1 : 0) : x >> y);
     case BinOp::BitAnd:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x & y)
-                                                                      : SVal::integer(x & y);
+                                                                      : SVal::wideInteger(x & y);
     case BinOp::BitOr:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x | y)
-                                                                      : SVal::integer(x | y);
+                                                                      : SVal::wideInteger(x | y);
     case BinOp::BitXor:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x ^ y)
-                                                                      : SVal::integer(x ^ y);
+                                                                      : SVal::wideInteger(x ^ y);
     case BinOp::MatMul:
       break;
   }
@@ -210,6 +227,21 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
     case BinOp::MatMul:
       break;
   }
+  if (op == BinOp::RShift && isInt(d) && d != DType::I1) {
+    // Triton picks the shift by the left operand's signedness before the
+    // operands are promoted: int8 >> uint8 promotes to uint8 but shifts
+    // arithmetically. Shr follows its type's signedness, so shift in the
+    // counterpart type of the same width and reinterpret back.
+    DType left = dtypeOf(a);
+    bool wantArith = a.isTensor() ? isSigned(left) : !isUnsigned(left);
+    if (wantArith != isSigned(d)) {
+      DType twin = counterpartOfWidth(d, wantArith);
+      Value *xs = emit(OpCode::Bitcast, {x}, x->type.withElement(Type::scalar(twin)), loc);
+      Value *ys = emit(OpCode::Bitcast, {y}, y->type.withElement(Type::scalar(twin)), loc);
+      Value *r = emit(OpCode::Shr, {xs, ys}, xs->type, loc);
+      return SVal::tensor(emit(OpCode::Bitcast, {r}, x->type, loc));
+    }
+  }
   return SVal::tensor(emit(code, {x, y}, x->type, loc));
 }
 
@@ -254,7 +286,7 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
             return false;
         }
       };
-      return SVal::boolean(anyF ? cmp3(a.asDouble(), b.asDouble()) : cmp3(a.i, b.i));
+      return SVal::boolean(anyF ? cmp3(a.asDouble(), b.asDouble()) : cmp3(a.wide(), b.wide()));
     }
     if (op != CmpOp::Eq && op != CmpOp::NotEq)
       error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " +
@@ -329,13 +361,13 @@ SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
         return SVal::boolean(false);
       case UnaryOp::Neg:
         if (a.kind == SVal::Kind::Float) return SVal::floating(-a.f);
-        if (a.isIntLike()) return SVal::integer(-a.i);
+        if (a.isIntLike()) return SVal::wideInteger(-a.wide());
         break;
       case UnaryOp::Pos:
         if (a.isNumber()) return a.kind == SVal::Kind::Bool ? SVal::integer(a.i) : a;
         break;
       case UnaryOp::Invert:
-        if (a.isIntLike()) return SVal::integer(~a.i);
+        if (a.isIntLike()) return SVal::wideInteger(~a.wide());
         break;
     }
     error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " + describe(a));

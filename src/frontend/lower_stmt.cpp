@@ -1,5 +1,6 @@
 // Statements, kernels and @jit function inlining.
 #include <algorithm>
+#include <utility>
 
 #include "frontend/lowering.h"
 
@@ -170,16 +171,20 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   ++inlineDepth_;
   int savedLoopDepth = loopDepth_;
   loopDepth_ = 0;
+  // The callee's returns end the callee, not the caller.
+  std::vector<Segment> savedContinuation = std::exchange(continuation_, {});
   FlowResult flow;
   try {
     flow = lowerBody(def->body);
   } catch (...) {
+    continuation_ = std::move(savedContinuation);
     --inlineDepth_;
     loopDepth_ = savedLoopDepth;
     env_ = savedEnv;
     scope_ = savedScope;
     throw;
   }
+  continuation_ = std::move(savedContinuation);
   loopDepth_ = savedLoopDepth;
   --inlineDepth_;
   env_ = savedEnv;

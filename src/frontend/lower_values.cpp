@@ -130,7 +130,7 @@ DType Lowerer::dtypeOf(const SVal &v) const {
     case SVal::Kind::Bool:
       return DType::I1;
     case SVal::Kind::Int:
-      return literalIntType(v.i);
+      return v.u64 ? DType::U64 : literalIntType(v.i);
     case SVal::Kind::Float:
       return DType::F32;
     case SVal::Kind::Tensor:

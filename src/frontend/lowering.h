@@ -53,6 +53,10 @@ struct SVal {
   const ast::Stmt *fn = nullptr;
   const ModuleScope *scope = nullptr;  // Function, host Module: where its globals resolve
   bool knownJit = false;               // Function: reached through a JitFunction global
+  // Int: the value is static_cast<uint64_t>(i), in [2^63, 2^64). Python ints
+  // are unbounded and Triton types such a constant uint64 (1 << 63,
+  // 0xFFFFFFFFFFFFFFFF), so it must not read as a negative int64.
+  bool u64 = false;
 
   static SVal none() { return {}; }
   static SVal boolean(bool b) {
@@ -65,6 +69,14 @@ struct SVal {
     SVal r;
     r.kind = Kind::Int;
     r.i = i;
+    return r;
+  }
+  // An integer computed exactly: values in [2^63, 2^64) keep their sign as
+  // u64; anything outside [-2^63, 2^64) wraps to 64 bits, as the constant
+  // would in the kernel.
+  static SVal wideInteger(__int128 v) {
+    SVal r = integer(static_cast<int64_t>(static_cast<uint64_t>(v)));
+    r.u64 = v > static_cast<__int128>(INT64_MAX) && v <= static_cast<__int128>(UINT64_MAX);
     return r;
   }
   static SVal floating(double f) {
@@ -116,7 +128,14 @@ struct SVal {
   bool isIntLike() const { return kind == Kind::Bool || kind == Kind::Int; }
   // A compile-time value (no runtime part anywhere inside).
   bool isConst() const;
-  double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
+  double asDouble() const {
+    if (kind == Kind::Float) return f;
+    return u64 ? static_cast<double>(static_cast<uint64_t>(i)) : static_cast<double>(i);
+  }
+  // The exact value of a Bool or Int.
+  __int128 wide() const {
+    return u64 ? static_cast<__int128>(static_cast<uint64_t>(i)) : static_cast<__int128>(i);
+  }
 };
 
 // A Module SVal whose name starts with this is a host module bound to the
@@ -265,6 +284,21 @@ class Lowerer {
     std::vector<SVal> returnValues;
   };
   FlowResult lowerBody(const ast::Body &body, size_t from = 0);
+  // Statements body[from..] still to run.
+  struct Segment {
+    const ast::Body *body;
+    size_t from;
+  };
+  // What runs after the body being lowered, up to the end of the function
+  // (empty inside loop bodies and at the top of an inlined callee). A run-time
+  // `if` whose branches may return moves it into its branches, so returns
+  // nested in ifs stay structured (lower_control.cpp).
+  std::vector<Segment> &continuation() { return continuation_; }
+
+ private:
+  std::vector<Segment> continuation_;
+
+ public:
   void lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index, FlowResult &flow,
                  bool &consumedRest);
   SVal lookupName(const std::string &name, SourceLoc loc);

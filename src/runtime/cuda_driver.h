@@ -49,7 +49,7 @@ struct DeviceInfo {
   int smCount = 0;
   int maxThreadsPerBlock = 0;
   int warpSize = 0;
-  int maxRegsPerBlock = 0;  // 32-bit registers a block may use
+  int maxRegsPerBlock = 0;      // 32-bit registers a block may use
   int sharedPerBlock = 0;       // the default limit (48 KiB)
   int sharedPerBlockOptin = 0;  // the opt-in maximum (227 KiB on H100)
   int l2Bytes = 0;

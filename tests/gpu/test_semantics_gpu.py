@@ -1,0 +1,89 @@
+"""The cases of tests/python/package/test_triton_semantics.py on the GPU:
+the same kernels (loaded from that file), CUDA tensors, the same answers."""
+import importlib.util
+
+import pytest
+
+from conftest import ROOT, skip_without_gpu
+
+skip_without_gpu()
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "triton_semantics_cases", ROOT / "tests/python/package/test_triton_semantics.py")
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+
+
+def cuda(values, dtype):
+    return torch.tensor(values, dtype=dtype, device="cuda")
+
+
+@pytest.mark.parametrize("c", [-3, 0, 4])
+def test_return_nested_in_ifs(c):
+    out = cuda([-99, -99], torch.int32)
+    cases.nested_return_kernel[(1,)](c, out)
+    assert out.tolist() == ([-99, -99] if c > 0 else [1, 7 if c == 0 else -99])
+
+
+@pytest.mark.parametrize("c", [0, 3, 7])
+def test_return_in_an_inner_else(c):
+    out = cuda([-99, -99], torch.int32)
+    cases.return_in_else_kernel[(1,)](c, out)
+    assert out.tolist() == {0: [1, 2], 3: [-99, -99], 7: [1, 3]}[c]
+
+
+@pytest.mark.parametrize("xt,yt", [(torch.int8, torch.uint8), (torch.int16, torch.uint16),
+                                   (torch.int32, torch.uint32), (torch.uint8, torch.int8)])
+def test_shift_right_follows_the_left_operand(gen, xt, yt):
+    n, bits = 256, torch.iinfo(xt).bits
+    info = torch.iinfo(xt)
+    x = torch.randint(info.min, info.max, (n,), generator=gen, device="cuda", dtype=torch.int64)
+    y = torch.randint(0, bits, (n,), generator=gen, device="cuda", dtype=torch.int64)
+    out_t = xt if not xt.is_signed else yt
+    out = torch.full((n,), 0x55, dtype=out_t, device="cuda")
+    cases.shr_kernel[(1,)](x.to(xt), y.to(yt), out, N=n)
+    mask = (1 << bits) - 1
+    ref = [(a >> b) & mask for a, b in zip(x.tolist(), y.tolist())]
+    assert [v & mask for v in out.to(torch.int64).tolist()] == ref
+
+
+def test_bfloat16_sum_accumulates_in_float32(gen):
+    out = torch.full((1,), -1.0, device="cuda")
+    cases.sum_kernel[(1,)](torch.ones(1024, dtype=torch.bfloat16, device="cuda"), out, N=1024)
+    assert out.item() == 1024
+    x = torch.randn(2048, generator=gen, device="cuda").to(torch.bfloat16)
+    cases.sum_kernel[(1,)](x, out, N=2048)
+    assert abs(out.item() - x.double().sum().item()) <= 1e-4 * x.double().abs().sum().item()
+
+
+@pytest.mark.parametrize("dt", [torch.bfloat16, torch.float16])
+def test_max_of_16_bit_floats_is_float32(gen, dt):
+    x = torch.randn(256, generator=gen, device="cuda").to(dt)
+    out = torch.full((1,), float("nan"), device="cuda")
+    cases.max_kernel[(1,)](x, out, N=256)
+    assert out.item() == x.float().max().item()
+
+
+def test_argmax_argmin_nan_rule():
+    out = cuda([-1, -1], torch.int32)
+    cases.arg_kernel[(1,)](cuda([float("nan"), 6, 8, 1], torch.float32), out, N=4)
+    assert out.tolist() == [2, 3]
+
+
+def test_argmax_argmin_without_nan_match_torch(gen):
+    x = torch.randint(-5, 5, (128,), generator=gen, device="cuda").float()
+    out = cuda([-1, -1], torch.int32)
+    cases.arg_kernel[(1,)](x, out, N=128)
+    # Ties go to the lowest index, as NumPy's argmax.
+    xs = np.array(x.tolist())
+    assert out.tolist() == [int(np.argmax(xs)), int(np.argmin(xs))]
+
+
+def test_uint64_constant_past_int64(gen):
+    x = torch.randint(0, 1 << 62, (16,), generator=gen, device="cuda", dtype=torch.int64)
+    out = torch.zeros(16, dtype=torch.uint64, device="cuda")
+    cases.add_const_kernel[(1,)](x.to(torch.uint64), out, N=16)
+    assert [v & (2**64 - 1) for v in out.view(torch.int64).tolist()] == [
+        v + (1 << 63) for v in x.tolist()]

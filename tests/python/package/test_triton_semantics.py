@@ -1,0 +1,199 @@
+"""Triton's semantics where a plainer reading gives another answer: each case
+was once a silent wrong result (early returns in nested ifs, the signedness
+of >>, bfloat16 accumulation, NaN in argmax/argmin, uint64 constants past
+2^63). The same cases run on the GPU in tests/gpu/test_semantics_gpu.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+
+try:
+    import ml_dtypes
+
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    BF16 = None
+
+
+@triton.jit
+def nested_return_kernel(c, out):
+    if c >= 0:
+        if c > 0:
+            return
+        tl.store(out + 1, 7)
+    tl.store(out, 1)
+
+
+@triton.jit
+def nested_return_constexpr_kernel(c, out, OUTER: tl.constexpr):
+    if OUTER:
+        if c > 0:
+            return
+    tl.store(out, 1)
+
+
+@triton.jit
+def return_in_else_kernel(c, out):
+    if c < 5:
+        if c < 2:
+            tl.store(out + 1, 2)
+        else:
+            return
+    else:
+        tl.store(out + 1, 3)
+    tl.store(out, 1)
+
+
+@pytest.mark.parametrize("c", [-3, 0, 4])
+def test_return_nested_in_ifs_keeps_what_follows(c):
+    out = np.full(2, -99, np.int32)
+    nested_return_kernel[(1,)](c, out)
+    # c > 0 returns before anything is stored; otherwise the store after the
+    # outer if runs (and the one inside it when c == 0).
+    expect = [-99, -99] if c > 0 else [1, 7 if c == 0 else -99]
+    assert out.tolist() == expect
+
+
+@pytest.mark.parametrize("c,outer", [(0, True), (1, True), (1, False)])
+def test_return_nested_under_constexpr_if(c, outer):
+    out = np.full(1, -99, np.int32)
+    nested_return_constexpr_kernel[(1,)](c, out, OUTER=outer)
+    assert out[0] == (-99 if (outer and c > 0) else 1)
+
+
+@pytest.mark.parametrize("c", [0, 3, 7])
+def test_return_in_an_inner_else(c):
+    out = np.full(2, -99, np.int32)
+    return_in_else_kernel[(1,)](c, out)
+    expect = {0: [1, 2], 3: [-99, -99], 7: [1, 3]}[c]
+    assert out.tolist() == expect
+
+
+@triton.jit
+def shr_kernel(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) >> tl.load(y_ptr + i))
+
+
+@pytest.mark.parametrize("xt,yt", [(np.int8, np.uint8), (np.int16, np.uint16), (np.int32, np.uint32),
+                                   (np.uint8, np.int8), (np.uint32, np.int32), (np.int64, np.uint64)])
+def test_shift_right_follows_the_left_operand(rng, xt, yt):
+    # Triton promotes int8 >> uint8 to uint8 but shifts arithmetically
+    # because the left operand is signed (and logically when it is unsigned).
+    n = 64
+    bits = np.dtype(xt).itemsize * 8
+    x = rng.integers(np.iinfo(xt).min, np.iinfo(xt).max, n, dtype=xt, endpoint=True)
+    y = rng.integers(0, bits, n).astype(yt)
+    # Same widths: the promoted type is the unsigned one.
+    out_t = xt if np.issubdtype(xt, np.unsignedinteger) else yt
+    out = np.full(n, 0x55, out_t)
+    shr_kernel[(1,)](x, y, out, N=n)
+    # Python's >> on the left operand's value is arithmetic for negative
+    # values and logical for unsigned ones; compare the bits.
+    ref = [int(a) >> int(b) for a, b in zip(x.astype(object), y.astype(object))]
+    mask = (1 << bits) - 1
+    got = [int(v) & mask for v in out.astype(object)]
+    assert got == [r & mask for r in ref]
+
+
+@triton.jit
+def sum_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr, tl.sum(tl.load(x_ptr + i)))
+
+
+@triton.jit
+def max_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    m = tl.max(tl.load(x_ptr + i), axis=0)
+    tl.static_assert(m.dtype == tl.float32)
+    tl.store(out_ptr, m)
+
+
+@pytest.mark.skipif(BF16 is None, reason="needs ml_dtypes for bfloat16 arrays")
+def test_bfloat16_sum_accumulates_in_float32(rng):
+    # 1,024 ones: a bfloat16 accumulator stops at 256.
+    x = np.ones(1024, BF16)
+    out = np.full(1, -1, np.float32)
+    sum_kernel[(1,)](x, out, N=1024)
+    assert out[0] == 1024
+    x = rng.standard_normal(2048).astype(BF16)
+    sum_kernel[(1,)](x, out, N=2048)
+    ref = x.astype(np.float64).sum()
+    assert abs(out[0] - ref) <= 1e-4 * np.abs(x.astype(np.float64)).sum()
+
+
+@pytest.mark.skipif(BF16 is None, reason="needs ml_dtypes for bfloat16 arrays")
+@pytest.mark.parametrize("dt", ["bf16", np.float16])
+def test_max_of_16_bit_floats_is_float32(rng, dt):
+    dt = BF16 if dt == "bf16" else np.dtype(dt)
+    x = rng.standard_normal(256).astype(dt)
+    out = np.full(1, np.nan, np.float32)
+    max_kernel[(1,)](x, out, N=256)
+    assert out[0] == x.astype(np.float32).max()
+
+
+@triton.jit
+def arg_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    v = tl.load(x_ptr + i)
+    tl.store(out_ptr, tl.argmax(v, 0))
+    tl.store(out_ptr + 1, tl.argmin(v, 0))
+
+
+def triton_arg(values, better):
+    """Triton's combine applied left to right: the running pair keeps its
+    place only when it compares strictly better or ties with a lower index;
+    any comparison with NaN is false, so the right-hand pair wins it."""
+    best_v, best_i = values[0], 0
+    for i in range(1, len(values)):
+        v = values[i]
+        if not (better(best_v, v) or (best_v == v)):
+            best_v, best_i = v, i
+    return best_i
+
+
+def test_argmax_argmin_nan_rule():
+    x = np.array([np.nan, 6, 8, 1], np.float32)
+    out = np.full(2, -1, np.int32)
+    arg_kernel[(1,)](x, out, N=4)
+    # Triton: NaN never compares greater or smaller, so it loses to what
+    # follows it: argmax 2, argmin 3 (torch.argmax would say 0).
+    assert out.tolist() == [2, 3]
+    assert out.tolist() == [triton_arg(x, lambda a, b: a > b), triton_arg(x, lambda a, b: a < b)]
+
+
+def test_argmax_argmin_without_nan_match_numpy(rng):
+    x = rng.integers(-5, 5, 128).astype(np.float32)  # many ties: the lowest index wins
+    out = np.full(2, -1, np.int32)
+    arg_kernel[(1,)](x, out, N=128)
+    assert out.tolist() == [int(np.argmax(x)), int(np.argmin(x))]
+
+
+@triton.jit
+def add_const_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) + (1 << 63))
+
+
+@triton.jit
+def const_types_kernel(out_ptr):
+    a = 0xFFFFFFFFFFFFFFFF
+    tl.static_assert((1 << 63) > 0)
+    tl.static_assert(a - 1 == 2**63 + (2**63 - 2))
+    tl.static_assert(a // 2 == (1 << 63) - 1)
+    tl.store(out_ptr + tl.arange(0, 1), tl.full((1,), a, tl.uint64))
+
+
+def test_uint64_constant_past_int64(rng):
+    x = rng.integers(0, 1 << 62, 16, dtype=np.uint64)
+    out = np.zeros(16, np.uint64)
+    add_const_kernel[(1,)](x, out, N=16)
+    assert (out == x + np.uint64(1 << 63)).all()
+    one = np.zeros(1, np.uint64)
+    const_types_kernel[(1,)](one)
+    assert int(one[0]) == 2**64 - 1
