@@ -87,3 +87,24 @@ def test_uint64_constant_past_int64(gen):
     cases.add_const_kernel[(1,)](x.to(torch.uint64), out, N=16)
     assert [v & (2**64 - 1) for v in out.view(torch.int64).tolist()] == [
         v + (1 << 63) for v in x.tolist()]
+
+
+@pytest.mark.parametrize("op,dt", [("add", torch.int32), ("add", torch.float16), ("cas", torch.int32)])
+@pytest.mark.parametrize("n", [1, 4, 32, 64])
+def test_atomic_result_reaches_every_copy(gen, op, dt, n):
+    x = torch.randint(0, 2, (n,), generator=gen, device="cuda").to(dt)
+    before = x.clone()
+    out = torch.full((n, n), -7, dtype=dt, device="cuda")
+    cases.atomic_use_result_kernel[(1,)](x, out, N=n, OP=op)
+    assert (out == before[:, None]).all()
+    expect = before + 1 if op == "add" else torch.where(before == 0, 2, before)
+    assert (x == expect).all()
+
+
+@pytest.mark.parametrize("m,n", [(256, 512), (2048, 2), (1024, 128), (32, 512), (8, 2)])
+def test_histogram_mask(gen, m, n):
+    half = torch.randint(0, n, (m,), generator=gen, device="cuda", dtype=torch.int32)
+    x = torch.cat([half, torch.randint(0, n, (m,), generator=gen, device="cuda", dtype=torch.int32)])
+    z = torch.full((n,), -1, dtype=torch.int32, device="cuda")
+    cases.histogram_mask_kernel[(1,)](x, z, M=m, N=n)
+    assert (z == torch.bincount(half, minlength=n).to(torch.int32)).all()

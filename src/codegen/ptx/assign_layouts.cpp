@@ -194,6 +194,10 @@ class Assigner {
         for (size_t i = 1; i < op->operands.size(); ++i) unite(op->operand(0), op->operand(i));
         relate(op);
         break;
+      case OpCode::Histogram:
+        // The values and their mask are read register by register together.
+        if (op->operands.size() > 1) unite(op->operand(0), op->operand(1));
+        break;
       case OpCode::ExpandDims:
       case OpCode::Broadcast:
         relate(op);

@@ -198,6 +198,12 @@ std::string Emitter::ownerPred(const LinearLayout &l) {
   return cached_[key] = p;
 }
 
+bool Emitter::resultUsed(const Value *v) {
+  if (!uses_) uses_ = countUses(fn_);
+  auto it = uses_->find(v);
+  return it != uses_->end() && it->second > 0;
+}
+
 void Emitter::setLoc(const SourceLoc &loc) {
   if (!loc.known() || loc == lastLoc_) return;
   lastLoc_ = loc;

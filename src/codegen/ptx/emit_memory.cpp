@@ -395,6 +395,25 @@ void Emitter::emitAtomic(Operation &op) {
     if (dst != r) ins(std::string("mov.b") + std::to_string(bits) + " " + r + ", " + dst);
     out.push_back(r);
   }
+  if (tile && !own.empty() && resultUsed(res)) {
+    // Only the owner of each element ran its atomic; the threads holding
+    // copies of it (a replicated layout: an Nx1 tile, a 1-element tile) get
+    // the owner's old value through shared memory.
+    LinearLayout l = layoutOf(res);
+    std::vector<int64_t> strides = rowMajorStrides(res->type.shape);
+    int64_t bytes = sharedElemBytes(d);
+    needShared(res->type.numel() * bytes);
+    barrier();
+    std::string a = threadSharedAddress(l, strides, bytes);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t off = 0;
+      std::vector<int64_t> c = l.regCoord(static_cast<int>(i));
+      for (size_t k = 0; k < c.size(); ++k) off += c[k] * strides[k];
+      stShared(a, off * bytes, d, out[i], own);
+    }
+    barrier();
+    out = loadTileShared(l, d, strides, 0);
+  }
   if (!tile) {
     // Every thread sees thread 0's result.
     needShared(8);

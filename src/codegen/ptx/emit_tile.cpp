@@ -37,15 +37,17 @@ int64_t dotCoord(const std::vector<int64_t> &c, const std::vector<int64_t> &stri
 
 }  // namespace
 
-void Emitter::stShared(const std::string &a, int64_t off, DType d, const std::string &r) {
+void Emitter::stShared(const std::string &a, int64_t off, DType d, const std::string &r,
+                       const std::string &pred) {
   RegClass c = regClassOf(Type::scalar(d));
+  std::string guard = pred.empty() ? "" : "@" + pred + " ";
   if (c == RegClass::Pred) {
     std::string t = reg(RegClass::B16);
     ins("selp.u16 " + t + ", 1, 0, " + r);
-    ins("st.shared.u8 " + addr(a, off) + ", " + t);
+    ins(guard + "st.shared.u8 " + addr(a, off) + ", " + t);
     return;
   }
-  ins(std::string("st.shared.") + movType(c) + " " + addr(a, off) + ", " + r);
+  ins(guard + "st.shared." + movType(c) + " " + addr(a, off) + ", " + r);
 }
 
 std::string Emitter::ldShared(const std::string &a, int64_t off, DType d) {
@@ -61,7 +63,7 @@ std::string Emitter::ldShared(const std::string &a, int64_t off, DType d) {
   return r;
 }
 
-// smem base + this thread's part of the linear offset, computed once.
+// Bytes of one element of type `d` in shared memory (its register's size).
 int sharedElemBytes(DType d) {
   switch (regClassOf(Type::scalar(d))) {
     case RegClass::Pred:

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -151,7 +152,9 @@ class Emitter {
   Regs loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
                       int64_t base, int64_t constOffsetElems = 0);
   // Shared-memory load/store of one element.
-  void stShared(const std::string &addr, int64_t off, DType d, const std::string &r);
+  // st.shared of `r`, guarded by predicate `pred` when it is not empty.
+  void stShared(const std::string &addr, int64_t off, DType d, const std::string &r,
+                const std::string &pred = {});
   std::string ldShared(const std::string &addr, int64_t off, DType d);
 
   // Emits the ops of `b` (a reduce/scan region) on scalar registers:
@@ -168,6 +171,8 @@ class Emitter {
   void emitWhile(Operation &op);
   void copyInto(const Regs &dst, const Regs &src, const Type &t);
   void setLoc(const SourceLoc &loc);
+  // Whether anything reads `v` (use counts of fn_, counted on first call).
+  bool resultUsed(const Value *v);
 
   Function &fn_;
   PtxOptions opts_;
@@ -181,6 +186,7 @@ class Emitter {
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
+  std::optional<std::unordered_map<const Value *, int>> uses_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index

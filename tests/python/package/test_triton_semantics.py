@@ -197,3 +197,43 @@ def test_uint64_constant_past_int64(rng):
     one = np.zeros(1, np.uint64)
     const_types_kernel[(1,)](one)
     assert int(one[0]) == 2**64 - 1
+
+
+@triton.jit
+def atomic_use_result_kernel(x_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr):
+    # An Nx1 tile of pointers: most threads hold copies of its elements, and
+    # each element must be updated once with every copy seeing the old value.
+    rows = tl.arange(0, N)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    if OP == "add":
+        old = tl.atomic_add(x_ptr + rows, 1)
+    else:
+        old = tl.atomic_cas(x_ptr + rows, 0, 2)
+    tl.store(out_ptr + rows * N + cols, tl.broadcast_to(old, (N, N)))
+
+
+@pytest.mark.parametrize("op,dt", [("add", np.int32), ("add", np.float16), ("cas", np.int32)])
+@pytest.mark.parametrize("n", [1, 4, 32])
+def test_atomic_result_reaches_every_copy(rng, op, dt, n):
+    x = rng.integers(0, 2, n).astype(dt)
+    before = x.copy()
+    out = np.full((n, n), -7, dt)
+    atomic_use_result_kernel[(1,)](x, out, N=n, OP=op)
+    assert (out == before[:, None]).all()
+    assert (x == (before + 1 if op == "add" else np.where(before == 0, 2, before))).all()
+
+
+@triton.jit
+def histogram_mask_kernel(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, 2 * M)
+    x = tl.load(x_ptr + offs)
+    tl.store(z_ptr + tl.arange(0, N), tl.histogram(x, N, offs < M))
+
+
+@pytest.mark.parametrize("m,n", [(256, 512), (8, 2), (64, 16)])
+def test_histogram_mask(rng, m, n):
+    half = rng.integers(0, n, m).astype(np.int32)
+    x = np.concatenate([half, rng.integers(0, n, m).astype(np.int32)])
+    z = np.full(n, -1, np.int32)
+    histogram_mask_kernel[(1,)](x, z, M=m, N=n)
+    assert (z == np.bincount(half, minlength=n)).all()
