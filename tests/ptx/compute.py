@@ -4,6 +4,8 @@
 # RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ptx | FileCheck %s --check-prefix=SOFTMAX
 # RUN: tesserac compile %s --kernel math --signature "*fp32:16, 256" --emit ptx | FileCheck %s --check-prefix=MATH
 # RUN: tesserac compile %s --kernel counts --signature "*i32:16, *i32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=ATOMIC
+# RUN: tesserac compile %s --kernel atomic_copies --signature "*i32:16, *i32:16" --emit ptx | FileCheck %s --check-prefix=COPIES
+# RUN: tesserac compile %s --kernel shift_signed --signature "*i8:16, *u8:16, *u8:16" --emit ptx | FileCheck %s --check-prefix=SHIFT
 # RUN: tesserac compile %s --kernel small_dot --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=DOT
 # RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ttgir | FileCheck %s --check-prefix=TTGIR
 import triton
@@ -59,6 +61,33 @@ def counts(hist_ptr, total_ptr, x_ptr):
 # ATOMIC: atom.relaxed.cta.global.max.s32
 # ATOMIC: st.shared
 # ATOMIC: atom.acq_rel.gpu.global.add.f32
+
+
+@triton.jit
+def atomic_copies(x_ptr, out_ptr):
+    # A 32x1 tile over 128 threads: one owner per element runs the atomic,
+    # and its old value reaches the copies through shared memory.
+    rows = tl.arange(0, 32)[:, None]
+    old = tl.atomic_add(x_ptr + rows, 1)
+    tl.store(out_ptr + rows * 32 + tl.arange(0, 32)[None, :], tl.broadcast_to(old, (32, 32)))
+
+# COPIES: @[[OWN:%p[0-9]+]] atom.acq_rel.gpu.global.add.u32 [[OLD:%r[0-9]+]]
+# COPIES: bar.sync 0;
+# COPIES: @[[OWN]] st.shared.b32 [{{.*}}], [[OLD]];
+# COPIES: bar.sync 0;
+# COPIES: ld.shared.b32
+
+
+@triton.jit
+def shift_signed(x_ptr, y_ptr, out_ptr):
+    # int8 >> uint8: promoted to uint8, shifted arithmetically (Triton's
+    # rule): the uint8 bits are sign-extended again before shr.s32.
+    offs = tl.arange(0, 128)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) >> tl.load(y_ptr + offs))
+
+# SHIFT: and.b32 [[U:%r[0-9]+]], {{%r[0-9]+}}, 255;
+# SHIFT: bfe.s32 [[S:%r[0-9]+]], [[U]], 0, 8;
+# SHIFT: shr.s32 {{%r[0-9]+}}, [[S]],
 
 
 @triton.jit

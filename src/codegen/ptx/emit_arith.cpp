@@ -285,7 +285,9 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     case OpCode::Bitcast: {
       const Type st = op.operand(0)->type.element();
       RegClass sc = regClassOf(st), dc = regClassOf(rt);
-      if (sc == dc) return in[0];
+      // Narrow ints live sign- or zero-extended in 32-bit registers: int8
+      // <-> uint8 keeps the bits but re-extends for the new signedness.
+      if (sc == dc) return sc == RegClass::B32 ? normalizeInt(*this, in[0], rd) : in[0];
       std::string d = out(dc);
       if (sc == RegClass::B16 && dc == RegClass::B32) {
         ins("cvt.u32.u16 " + d + ", " + in[0]);
