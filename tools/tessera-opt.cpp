@@ -43,9 +43,10 @@ struct Options {
   bool verifyDiagnostics = false;
   bool printLocations = false;
   bool listPasses = false;
-  int numWarps = 4;   // GPU passes: warps per program
-  int numStages = 3;  // GPU passes: software pipelining depth
-  int targetSm = 80;  // GPU passes: the tensor-core instructions a dot may use
+  int numWarps = 4;           // GPU passes: warps per program
+  int numStages = 3;          // GPU passes: software pipelining depth
+  int targetSm = 80;          // GPU passes: the tensor-core instructions a dot may use
+  bool archSpecific = false;  // sm_90a
 };
 
 constexpr const char *kUsage =
@@ -92,6 +93,7 @@ std::string parseArgs(int argc, char **argv, Options &opts) {
       if (!ptx::parseTarget(value("--target="), t))
         return "--target must be sm_80, sm_90, sm_90a, ...";
       opts.targetSm = t.sm;
+      opts.archSpecific = t.archSpecific;
     } else if (arg == "--list-passes") {
       opts.listPasses = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -220,6 +222,7 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
     module->numWarps = opts.numWarps;
     module->numStages = opts.numStages;
     module->targetSm = opts.targetSm;
+    module->archSpecific = opts.archSpecific;
     runPasses(*module, opts.passes, pipeline);
   } catch (const CompileError &e) {
     return {e.diag};

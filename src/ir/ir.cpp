@@ -201,6 +201,7 @@ std::unique_ptr<Module> cloneModule(const Module &m) {
   out->numWarps = m.numWarps;
   out->numStages = m.numStages;
   out->targetSm = m.targetSm;
+  out->archSpecific = m.archSpecific;
   for (const auto &f : m.functions) {
     auto g = std::make_unique<Function>();
     g->name = f->name;

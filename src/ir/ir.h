@@ -142,6 +142,8 @@ class Module {
   // The GPU's compute capability (80, 89, 90, ...) for the GPU stages: which
   // tensor-core instructions a dot may use (tessera-opt takes --target).
   int targetSm = 80;
+  // The architecture-specific target (sm_90a): Hopper's wgmma may be used.
+  bool archSpecific = false;
   Function *lookup(std::string_view name) const;
 };
 

@@ -14,8 +14,9 @@
 //     results share the operands' layout;
 //   - other shape ops, dot operands: any layouts (the emitter moves data
 //     through shared memory);
-//   - a dot that runs on tensor cores (mma.h's selectMma for
-//     Module::targetSm): its result has mmaAccumulatorLayout, and so does
+//   - a dot that runs on tensor cores (mma.h's selectWgmma on sm_90a, else
+//     selectMma for Module::targetSm): its result has the instruction's
+//     accumulator layout (wgmma's or mma.sync's), and so does
 //     everything sharing its layout (the loop-carried accumulator, the
 //     epilogue's arithmetic, stores of it), since moving the accumulator out
 //     of the fragments the instruction writes would cost a trip through
@@ -71,8 +72,8 @@ bool sharesLayout(OpCode c) {
 
 class Assigner {
  public:
-  Assigner(Function &fn, int numWarps, int targetSm)
-      : fn_(fn), numWarps_(numWarps), targetSm_(targetSm) {}
+  Assigner(Function &fn, int numWarps, int targetSm, bool archSpecific)
+      : fn_(fn), numWarps_(numWarps), targetSm_(targetSm), archSpecific_(archSpecific) {}
 
   void run() {
     duplicateLeaves();
@@ -289,8 +290,13 @@ class Assigner {
 
   void resolve() {
     for (Operation *op : dots_) {
-      if (!selectMma(*op, targetSm_)) continue;
       const auto &s = op->result()->type.shape;
+      if (auto p = selectWgmma(*op, numWarps_, targetSm_, archSpecific_)) {
+        if (setIfUnset(op->result(), wgmmaAccumulatorLayout(s[0], s[1], *p, numWarps_)))
+          pinned_.insert(find(op->result()));
+        continue;
+      }
+      if (!selectMma(*op, targetSm_)) continue;
       if (setIfUnset(op->result(), mmaAccumulatorLayout(s[0], s[1], numWarps_)))
         pinned_.insert(find(op->result()));
     }
@@ -381,6 +387,7 @@ class Assigner {
 
   Function &fn_;
   int numWarps_, targetSm_;
+  bool archSpecific_;
   AxisInfoMap info_;
   std::unordered_map<Value *, Value *> parent_;
   std::vector<Value *> order_;  // every tile value, in program order
@@ -394,7 +401,7 @@ class Assigner {
 void assignLayouts(Module &m) {
   if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)
     internalError("assign-layouts", "num_warps must be a power of two");
-  for (auto &fn : m.functions) Assigner(*fn, m.numWarps, m.targetSm).run();
+  for (auto &fn : m.functions) Assigner(*fn, m.numWarps, m.targetSm, m.archSpecific).run();
 }
 
 }  // namespace tessera::ptx

@@ -35,6 +35,7 @@ void prepareModule(Module &m, const PtxOptions &opts) {
   m.numWarps = opts.numWarps;
   m.numStages = opts.numStages;
   m.targetSm = opts.target.sm;
+  m.archSpecific = opts.target.archSpecific;
 }
 
 bool parseTarget(const std::string &s, Target &out) {

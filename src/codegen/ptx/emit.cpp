@@ -558,7 +558,9 @@ PtxKernel Emitter::run() {
   }
   emitBlock(fn_.body);
   if (!ringArea_.empty()) {
-    int64_t offset = (scratchWhileRings_ + 127) / 128 * 128;
+    // 1024-byte aligned: the 128-byte swizzle of wgmma's operands is a
+    // function of the address bits.
+    int64_t offset = (scratchWhileRings_ + 1023) / 1024 * 1024;
     prologueIns("add.u32 " + ringArea_ + ", " + smem_ + ", " + std::to_string(offset));
     needShared(offset + ringBytes_);
   }
@@ -580,7 +582,7 @@ PtxKernel Emitter::run() {
     }
     out << ".file " << idx << " \"" << esc << "\"\n";
   }
-  out << ".extern .shared .align 16 .b8 tessera_smem[];\n" << debugDeclarations() << "\n";
+  out << ".extern .shared .align 1024 .b8 tessera_smem[];\n" << debugDeclarations() << "\n";
   out << ".visible .entry " << entry << "(\n"
       << params << "\n)\n.maxntid " << numThreads() << ", 1, 1\n{\n";
   static const RegClass classes[] = {RegClass::Pred, RegClass::B16, RegClass::B32,

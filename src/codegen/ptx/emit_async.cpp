@@ -35,11 +35,39 @@ std::vector<int64_t> tileShape(const Type &memdesc) {
 
 }  // namespace
 
+std::string Emitter::swizzledThreadOffset(const LinearLayout &l, const SharedLayout &sl,
+                                          const std::vector<int64_t> &shape, int eb) {
+  std::string key = "swz|" + l.str() + "|" + sl.str() + "|" + std::to_string(shape[0]) + "x" +
+                    std::to_string(shape[1]) + "|" + std::to_string(eb);
+  if (auto it = cached_.find(key); it != cached_.end()) return it->second;
+  // Each lane or warp bit moves the thread by one basis vector: its offset
+  // (the swizzle of a row basis included) is XORed in when the bit is set.
+  std::string acc = reg(RegClass::B32);
+  prologueIns("mov.u32 " + acc + ", 0");
+  auto addBits = [&](const std::vector<Basis> &bases, const std::string &id) {
+    for (size_t i = 0; i < bases.size(); ++i) {
+      const Basis &b = bases[i];
+      if (b.isZero()) continue;
+      int64_t row = b.dim == sl.contig ? 0 : b.value, col = b.dim == sl.contig ? b.value : 0;
+      int64_t c = sl.offset(shape, row, col, eb);
+      std::string t = reg(RegClass::B32);
+      prologueIns("bfe.u32 " + t + ", " + id + ", " + std::to_string(i) + ", 1");
+      prologueIns("mul.lo.u32 " + t + ", " + t + ", " + std::to_string(c));
+      prologueIns("xor.b32 " + acc + ", " + acc + ", " + t);
+    }
+  };
+  addBits(l.lane, lane_);
+  addBits(l.warp, warp_);
+  return cached_[key] = acc;
+}
+
 void Emitter::emitSharedMemoryOp(Operation &op) {
   switch (op.code) {
     case OpCode::LocalAlloc: {
       const Type &t = op.result()->type;
-      int64_t bytes = t.shape[0] * sharedLayoutOf(op.result()).slotBytes(tileShape(t));
+      SharedLayout sl = sharedLayoutOf(op.result());
+      int64_t bytes = t.shape[0] * sl.slotBytes(tileShape(t), byteSize(t.dtype));
+      if (sl.swizzle) ringBytes_ = (ringBytes_ + 1023) / 1024 * 1024;
       barrier();
       ++ringsLive_;
       std::string r = reg(RegClass::B32);
@@ -53,7 +81,8 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       return;
     case OpCode::MemDescIndex: {
       const Value *ring = op.operand(0);
-      int64_t slot = sharedLayoutOf(ring).slotBytes(tileShape(ring->type));
+      int64_t slot =
+          sharedLayoutOf(ring).slotBytes(tileShape(ring->type), byteSize(ring->type.dtype));
       std::string r = reg(RegClass::B32);
       ins("mad.lo.s32 " + r + ", " + get(op.operand(1))[0] + ", " + std::to_string(slot) + ", " +
           get(ring)[0]);
@@ -65,6 +94,9 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       return;
     case OpCode::AsyncWait:
       ins("cp.async.wait_group " + std::to_string(op.intAttr("pending")));
+      // wgmma reads shared memory through the async proxy: make this
+      // thread's copies visible to it before the barrier publishes them.
+      if (opts_.target.sm >= 90) ins("fence.proxy.async.shared::cta");
       barrier();
       return;
     case OpCode::AsyncCopy:
@@ -89,23 +121,36 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   if (vec * eb < 4) vec = 1;
   const Regs &ptrs = get(ptr);
   Regs masks = mask ? spread(mask, ptrs.size()) : Regs{};
-  std::string base = reg(RegClass::B32);
-  ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
-  auto offsetOf = [&](int i) {
-    auto c = l.regCoord(i);
-    return (c[0] * strides[0] + c[1] * strides[1]) * eb;
-  };
   auto at = [](const std::string &a, int64_t off) {
     return "[" + a + (off ? "+" + std::to_string(off) : "") + "]";
   };
+  // Padded: the thread's base plus a constant per register. Swizzled: the
+  // thread's offset XOR a constant per register (their linear parts have
+  // disjoint bits, and the swizzle is an XOR of row bits into chunk bits).
+  std::vector<int64_t> shape = tileShape(dst->type);
+  std::string base = reg(RegClass::B32);
+  if (sl.swizzle)
+    ins("mov.u32 " + base + ", " + get(dst)[0]);
+  else
+    ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
+  std::string thread = sl.swizzle ? swizzledThreadOffset(l, sl, shape, eb) : "";
+  auto destination = [&](int i) {
+    auto c = l.regCoord(i);
+    int64_t row = c[1 - sl.contig], col = c[sl.contig];
+    if (!sl.swizzle) return at(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
+    std::string t = reg(RegClass::B32), a = reg(RegClass::B32);
+    ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(sl.offset(shape, row, col, eb)));
+    ins("add.u32 " + a + ", " + t + ", " + base);
+    return at(a, 0);
+  };
   for (int i = 0; i < l.numRegs(); i += vec) {
-    int64_t off = offsetOf(i);
+    std::string where = destination(i);
     int bytes = vec * eb;
     if (bytes >= 4) {
       std::string kind = bytes == 16 ? "cp.async.cg.shared.global " : "cp.async.ca.shared.global ";
-      std::string copy = kind + at(base, off) + ", [" + ptrs[i] + "], " + std::to_string(bytes);
+      std::string copy = kind + where + ", [" + ptrs[i] + "], " + std::to_string(bytes);
       if (mask) {
         std::string size = reg(RegClass::B32);
         ins("selp.u32 " + size + ", " + std::to_string(bytes) + ", 0, " + masks[i]);
@@ -125,7 +170,7 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       ins("and.pred " + p + ", " + masks[i] + ", " + owner);
     }
     ins((p.empty() ? "" : "@" + p + " ") + "ld.global." + mt + " " + v + ", [" + ptrs[i] + "]");
-    ins(guard + "st.shared." + mt + " " + at(base, off) + ", " + v);
+    ins(guard + "st.shared." + mt + " " + where + ", " + v);
   }
 }
 

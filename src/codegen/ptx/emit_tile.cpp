@@ -449,6 +449,8 @@ void Emitter::emitDot(Operation &op) {
   const Value *res = op.result();
   if (a->type.rank() != 2) unsupported(op, "a batched tl.dot (rank 3)");
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  if (auto p = selectWgmma(op, opts_.numWarps, opts_.target.sm, opts_.target.archSpecific))
+    return emitWgmmaDot(op, *p);
   if (auto mi = selectMma(op, opts_.target.sm))
     if (layoutOf(res) == mmaAccumulatorLayout(M, N, opts_.numWarps)) return emitMmaDot(op, *mi);
   if (a->type.isMemDesc() || b->type.isMemDesc())

@@ -32,6 +32,7 @@
 namespace tessera::ptx {
 
 struct MmaInstr;
+struct WgmmaPlan;
 
 enum class RegClass { Pred, B16, B32, B64, F32, F64 };
 
@@ -79,6 +80,10 @@ class Emitter {
                            int64_t scale);
   // The shared-memory address (u32) of this thread's part of a tile stored
   // with `strides` (elements) and `bytes` per element; computed once.
+  // This thread's byte offset in a swizzled shared tile of `shape` for the
+  // elements `l` gives its register 0 (emit_async.cpp; computed once).
+  std::string swizzledThreadOffset(const LinearLayout &l, const SharedLayout &sl,
+                                   const std::vector<int64_t> &shape, int eb);
   std::string threadSharedAddress(const LinearLayout &l, const std::vector<int64_t> &strides,
                                   int64_t bytes);
   // Predicate: this thread owns its elements (it is not a replica).
@@ -126,7 +131,8 @@ class Emitter {
   void emitReduce(Operation &op);
   void emitScan(Operation &op);
   void emitDot(Operation &op);
-  void emitMmaDot(Operation &op, const MmaInstr &mi);  // emit_mma.cpp
+  void emitMmaDot(Operation &op, const MmaInstr &mi);    // emit_mma.cpp
+  void emitWgmmaDot(Operation &op, const WgmmaPlan &p);  // emit_wgmma.cpp
   // Shared-memory rings and cp.async (emit_async.cpp).
   void emitSharedMemoryOp(Operation &op);
   void emitPhilox(Operation &op);

@@ -238,12 +238,34 @@ SharedLayout SharedLayout::padded(const std::vector<int64_t> &shape, int contig,
   return {contig, shape[contig] * elemBytes + 16};
 }
 
-int64_t SharedLayout::slotBytes(const std::vector<int64_t> &shape) const {
-  int64_t rows = shape[shape.size() - 2 + (1 - contig)];
-  return (rows * pitch + 127) / 128 * 128;
+SharedLayout SharedLayout::swizzled128(int contig) {
+  return {contig, 128, 128};
+}
+
+int64_t SharedLayout::slotBytes(const std::vector<int64_t> &shape, int elemBytes) const {
+  if (swizzle) {
+    int64_t columns = (shape[shape.size() - 2 + contig] * elemBytes + 127) / 128;
+    return (columns * rows(shape) * 128 + 1023) / 1024 * 1024;
+  }
+  return (rows(shape) * pitch + 127) / 128 * 128;
+}
+
+int64_t SharedLayout::linearOffset(const std::vector<int64_t> &shape, int64_t row, int64_t col,
+                                   int elemBytes) const {
+  int64_t cb = col * elemBytes;
+  if (!swizzle) return row * pitch + cb;
+  return cb / 128 * (rows(shape) * 128) + row * 128 + cb % 128;
+}
+
+int64_t SharedLayout::offset(const std::vector<int64_t> &shape, int64_t row, int64_t col,
+                             int elemBytes) const {
+  int64_t lin = linearOffset(shape, row, col, elemBytes);
+  return swizzle ? lin ^ ((row % 8) << 4) : lin;
 }
 
 std::string SharedLayout::str() const {
+  if (swizzle)
+    return "shared<contig=" + std::to_string(contig) + ", swizzle=" + std::to_string(swizzle) + ">";
   return "shared<contig=" + std::to_string(contig) + ", pitch=" + std::to_string(pitch) + ">";
 }
 
@@ -252,6 +274,12 @@ std::optional<SharedLayout> SharedLayout::parse(std::string_view s) {
   int contig = -1;
   long long pitch = -1;
   std::string text(s);
+  int swizzle = 0;
+  if (std::sscanf(text.c_str(), "shared<contig=%d, swizzle=%d>", &contig, &swizzle) == 2) {
+    if ((contig != 0 && contig != 1) || swizzle != 128) return std::nullopt;
+    if (text != swizzled128(contig).str()) return std::nullopt;
+    return swizzled128(contig);
+  }
   if (std::sscanf(text.c_str(), "shared<contig=%d, pitch=%lld>", &contig, &pitch) != 2 ||
       (contig != 0 && contig != 1) || pitch <= 0 || pitch % 16 != 0)
     return std::nullopt;

@@ -89,17 +89,34 @@ struct LinearLayout {
 
 // How a 2-D tile sits in shared memory (the layout of a memdesc; a ring of
 // such tiles repeats it per slot): the tile's dim `contig` runs along each
-// row, rows are `pitch` bytes apart. The pitch is the row's bytes plus 16,
-// so the eight 16-byte rows that one ldmatrix reads fall in distinct banks.
+// row. Two forms:
+//   padded      rows are `pitch` bytes apart: the row's bytes plus 16, so
+//               the eight 16-byte rows that one ldmatrix reads fall in
+//               distinct banks (mma.sync);
+//   swizzled    the 128-byte swizzle wgmma reads: the contiguous dim is cut
+//               into 128-byte columns, each a block of all the rows (128
+//               bytes apart); in every 1024-byte group of 8 rows the 16-byte
+//               chunk index is XORed with the row's index mod 8. A slot is
+//               1024-byte aligned, which the swizzle assumes.
 struct SharedLayout {
   int contig = 1;
-  int64_t pitch = 0;
+  int64_t pitch = 0;  // padded: bytes between rows; swizzled: 128
+  int swizzle = 0;    // 0 (padded) or 128
   // For a tile of `shape` (2-D) with `elemBytes`-byte elements.
   static SharedLayout padded(const std::vector<int64_t> &shape, int contig, int elemBytes);
-  // Bytes one tile takes, rounded up to 128 so every slot of a ring starts
-  // 128-byte aligned.
-  int64_t slotBytes(const std::vector<int64_t> &shape) const;
-  std::string str() const;  // shared<contig=1, pitch=144>
+  static SharedLayout swizzled128(int contig);
+  // Bytes one tile takes, rounded up to 128 (padded) or 1024 (swizzled) so
+  // every slot of a ring starts aligned.
+  int64_t slotBytes(const std::vector<int64_t> &shape, int elemBytes) const;
+  // Byte offset of the element at (row, col) of a tile of `shape`, where
+  // `col` runs along `contig` and `row` along the other dim.
+  int64_t offset(const std::vector<int64_t> &shape, int64_t row, int64_t col, int elemBytes) const;
+  // Offset of (row, col) before the swizzle's XOR (swizzled form), or the
+  // offset itself (padded): the part that adds up over disjoint bits.
+  int64_t linearOffset(const std::vector<int64_t> &shape, int64_t row, int64_t col,
+                       int elemBytes) const;
+  int64_t rows(const std::vector<int64_t> &shape) const { return shape[shape.size() - 1 - contig]; }
+  std::string str() const;  // shared<contig=1, pitch=144> or shared<contig=1, swizzle=128>
   static std::optional<SharedLayout> parse(std::string_view s);
 };
 

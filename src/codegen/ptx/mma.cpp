@@ -110,6 +110,56 @@ LinearLayout mmaFragmentLayout(int operand, int elemBytes) {
   return l;
 }
 
+std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
+                                   int contigA, int contigB, int numWarps, int targetSm,
+                                   bool archSpecific) {
+  if (targetSm != 90 || !archSpecific || numWarps % 4 != 0 || r != DType::F32 || a != b)
+    return std::nullopt;
+  if (a != DType::F16 && a != DType::BF16) return std::nullopt;
+  // 128-byte swizzle: each operand's contiguous extent is whole 128-byte
+  // rows (64 elements), its other extent whole 8-row groups.
+  auto fits = [](int64_t contiguous, int64_t other) {
+    return contiguous % 64 == 0 && other % 8 == 0;
+  };
+  if (!fits(contigA == 1 ? K : M, contigA == 1 ? M : K)) return std::nullopt;
+  if (!fits(contigB == 0 ? K : N, contigB == 0 ? N : K)) return std::nullopt;
+  if (M % 64 != 0 || K % 16 != 0) return std::nullopt;
+  WgmmaPlan p;
+  int64_t groups = numWarps / 4;
+  p.wgM = std::min<int64_t>(groups, M / 64);
+  p.wgN = groups / p.wgM;
+  if (p.wgM * p.wgN != groups || N % (8 * p.wgN) != 0) return std::nullopt;
+  p.mTiles = M / 64 / p.wgM;
+  p.n = N / p.wgN;
+  if (p.n > 256 || p.n % 8 != 0) return std::nullopt;
+  p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
+  return p;
+}
+
+std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
+                                     bool archSpecific) {
+  const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
+  if (!a.isMemDesc() || !b.isMemDesc() || !r.isTile() || r.rank() != 2) return std::nullopt;
+  auto la = SharedLayout::parse(a.layout), lb = SharedLayout::parse(b.layout);
+  if (!la || !lb || la->swizzle != 128 || lb->swizzle != 128) return std::nullopt;
+  return planWgmma(r.shape[0], r.shape[1], a.shape[a.rank() - 1], a.dtype, b.dtype, r.dtype,
+                   la->contig, lb->contig, numWarps, targetSm, archSpecific);
+}
+
+LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, int numWarps) {
+  LinearLayout l;
+  l.shape = {M, N};
+  l.reg = {{1, 1}, {0, 8}};
+  for (int64_t v = 8; v < p.n; v *= 2) l.reg.push_back({1, v});
+  for (int64_t v = 64; v < 64 * p.mTiles; v *= 2) l.reg.push_back({0, v});
+  l.lane = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
+  l.warp = {{0, 16}, {0, 32}};
+  for (int64_t v = 64 * p.mTiles; v < M; v *= 2) l.warp.push_back({0, v});
+  for (int64_t v = p.n; v < N; v *= 2) l.warp.push_back({1, v});
+  while (static_cast<int>(l.warp.size()) < log2i(numWarps)) l.warp.push_back({});
+  return l;
+}
+
 LdmatrixRow ldmatrixRowA(int lane, bool trans) {
   int j = lane / 8, r = lane % 8;
   // Matrices 0..3 are the fragment registers a0..a3: (rows 0-7, k 0-15 bytes),

@@ -65,4 +65,31 @@ struct LdmatrixRow {
 LdmatrixRow ldmatrixRowA(int lane, bool trans);
 LdmatrixRow ldmatrixRowB(int lane, bool trans);
 
+// Hopper's wgmma (sm_90a): a warpgroup of 4 warps computes an m64nNk16
+// product from two operands in shared memory (128-byte swizzle, either
+// orientation for 16-bit types), accumulating in registers asynchronously.
+// Warpgroups split the M x N tile: along M first (64-row tiles), then N.
+struct WgmmaPlan {
+  int64_t wgM = 1, wgN = 1;  // warpgroups along M and N
+  int64_t mTiles = 1;        // 64-row tiles per warpgroup
+  int64_t n = 8;             // columns per warpgroup: N of one instruction
+  std::string types;         // "f32.f16.f16" or "f32.bf16.bf16"
+};
+// The plan for an M x N x K dot of these types with `numWarps` warps, or
+// nullopt when wgmma does not apply (not sm_90a; not fp16/bf16 into fp32;
+// shapes that do not split into 64-row, 8..256-column warpgroup tiles;
+// a contiguous operand extent that is not whole 128-byte rows).
+std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
+                                   int contigA, int contigB, int numWarps, int targetSm,
+                                   bool archSpecific);
+// planWgmma for dot `op` whose two operands are memdescs in the swizzled
+// shared layout (what pipeline-dot-operands makes for such a dot).
+std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
+                                     bool archSpecific);
+// The accumulator layout: per warpgroup mTiles x 64 rows by n columns; in
+// each 64-row tile warp w of the group holds rows 16w..16w+15 as mma.sync's
+// 16 x 8 fragments. Register r is element r % (n / 2) of the instruction's
+// register list for 64-row tile r / (n / 2).
+LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, int numWarps);
+
 }  // namespace tessera::ptx

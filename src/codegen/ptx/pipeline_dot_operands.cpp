@@ -31,7 +31,10 @@
 // memory in whichever orientation is contiguous in global memory (ldmatrix
 // .trans reads either); other widths only when K is contiguous. Either way
 // axis info must prove runs of at least 4 bytes contiguous and equally
-// masked (K a multiple of 16 does, for the matmul's K mask).
+// masked (K a multiple of 16 does, for the matmul's K mask). When both
+// operands of a dot are candidates and the dot fits wgmma (mma.h's
+// planWgmma: sm_90a, 16-bit types, 128-byte rows), both rings use the
+// 128-byte swizzled layout wgmma reads instead of padded rows.
 // Preserves: what the program computes. Loops that write memory are left
 // alone, as pipeline-loads leaves them.
 #include <algorithm>
@@ -68,8 +71,14 @@ struct Advancing {
 
 class Pipeliner {
  public:
-  Pipeliner(Function &fn, Operation *loop, int stages, int targetSm)
-      : fn_(fn), loop_(loop), body_(*loop->regions[0]), stages_(stages), targetSm_(targetSm) {}
+  Pipeliner(Function &fn, Operation *loop, int stages, const Module &m)
+      : fn_(fn),
+        loop_(loop),
+        body_(*loop->regions[0]),
+        stages_(stages),
+        targetSm_(m.targetSm),
+        numWarps_(m.numWarps),
+        archSpecific_(m.archSpecific) {}
 
   void run() {
     if (stages_ < 2 || writesMemory()) return;
@@ -154,6 +163,7 @@ class Pipeliner {
     for (auto &o : body_.ops) {
       Operation *dot = o.get();
       if (dot->code != OpCode::Dot || !selectMma(*dot, targetSm_)) continue;
+      size_t first = out.size();
       for (unsigned i = 0; i < 2; ++i) {
         Value *v = dot->operand(i);
         Operation *ld = v->def;
@@ -170,6 +180,17 @@ class Pipeliner {
         if (!ok || !shared) continue;
         carried.insert(mine.begin(), mine.end());
         out.push_back({ld, dot, i, inProgramOrder(seen), *shared});
+      }
+      // Both operands in shared memory and a shape wgmma takes (sm_90a):
+      // they get its 128-byte swizzle instead of the padded rows.
+      if (out.size() - first == 2) {
+        const Type &a = dot->operand(0)->type, &b = dot->operand(1)->type;
+        if (planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype,
+                      dot->result()->type.dtype, out[first].shared.contig,
+                      out[first + 1].shared.contig, numWarps_, targetSm_, archSpecific_)) {
+          out[first].shared = SharedLayout::swizzled128(out[first].shared.contig);
+          out[first + 1].shared = SharedLayout::swizzled128(out[first + 1].shared.contig);
+        }
       }
     }
     if (out.empty()) return out;
@@ -396,6 +417,8 @@ class Pipeliner {
   Block &body_;
   int64_t stages_;
   int targetSm_;
+  int numWarps_;
+  bool archSpecific_;
   int64_t step_ = 1;
   Builder pre_;  // before the loop
   std::unordered_map<const Value *, int> uses_;
@@ -404,14 +427,14 @@ class Pipeliner {
   std::unordered_set<Operation *> loads_;  // the candidates'
 };
 
-void visit(Function &fn, Block &b, int defaultStages, int targetSm) {
+void visit(Function &fn, Block &b, const Module &m) {
   std::vector<Operation *> ops;
   for (auto &o : b.ops) ops.push_back(o.get());
   for (Operation *op : ops) {
-    for (auto &r : op->regions) visit(fn, *r, defaultStages, targetSm);  // inner loops first
+    for (auto &r : op->regions) visit(fn, *r, m);  // inner loops first
     if (op->code == OpCode::For) {
-      int stages = static_cast<int>(op->intAttr("num_stages", defaultStages));
-      Pipeliner(fn, op, stages, targetSm).run();
+      int stages = static_cast<int>(op->intAttr("num_stages", m.numStages));
+      Pipeliner(fn, op, stages, m).run();
     }
   }
 }
@@ -419,7 +442,7 @@ void visit(Function &fn, Block &b, int defaultStages, int targetSm) {
 }  // namespace
 
 void pipelineDotOperands(Module &m) {
-  for (auto &fn : m.functions) visit(*fn, fn->body, m.numStages, m.targetSm);
+  for (auto &fn : m.functions) visit(*fn, fn->body, m);
 }
 
 }  // namespace tessera::ptx

@@ -1,0 +1,119 @@
+// tl.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
+//
+// Requires: a dot that selectWgmma accepts (both operands memdescs in the
+// 128-byte swizzled shared layout that pipeline-dot-operands writes), whose
+// result has wgmmaAccumulatorLayout (assign-layouts gives it that).
+// Emits: per K step of 16 and per 64-row tile of the warpgroup, one
+// wgmma.mma_async m64nNk16 reading both operands straight from shared
+// memory through 64-bit matrix descriptors, between wgmma.fence and
+// commit_group / wait_group 0: the dot is complete when the op ends.
+//
+// A descriptor holds the operand's start address (>> 4), the byte distance
+// between 128-byte columns of the swizzled tile (LBO, used when the
+// instruction's contiguous extent spans several: an MN-major operand), the
+// distance between 8-row groups (SBO: 1024) and the swizzle mode (128 B).
+// The start address is the unswizzled position of the instruction's first
+// element; the hardware applies the XOR, which is why slots are
+// 1024-byte aligned.
+#include "codegen/ptx/emitter.h"
+#include "codegen/ptx/mma.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+std::string join(const Regs &r, size_t from, size_t n) {
+  std::string s = "{";
+  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + r[from + i];
+  return s + "}";
+}
+
+}  // namespace
+
+void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
+  const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
+  const Value *res = op.result();
+  int64_t M = res->type.shape[0], N = res->type.shape[1], K = a->type.shape[a->type.rank() - 1];
+  LinearLayout lr = layoutOf(res);
+  if (!(lr == wgmmaAccumulatorLayout(M, N, p, opts_.numWarps)))
+    internalError("emit-ptx", "a wgmma dot whose result is not in the wgmma accumulator layout");
+  auto la = SharedLayout::parse(a->type.layout), lb = SharedLayout::parse(b->type.layout);
+  if (!la || !lb) internalError("emit-ptx", "wgmma operand without a shared layout");
+  std::vector<int64_t> shapeA = {M, K}, shapeB = {K, N};
+  const int eb = 2;
+  needPtxVersion(80);
+
+  // Where the warpgroup's tile starts in each operand: its M (N) origin
+  // moves the start along rows (K-major) or 128-byte columns (MN-major).
+  std::string group = reg(RegClass::B32), gm = reg(RegClass::B32), gn = reg(RegClass::B32);
+  prologueIns("shr.u32 " + group + ", " + warp_ + ", 2");
+  prologueIns("rem.u32 " + gm + ", " + group + ", " + std::to_string(p.wgM));
+  prologueIns("div.u32 " + gn + ", " + group + ", " + std::to_string(p.wgM));
+  // Byte offset of (mn, k) in operand `l` of `shape`, where `kDim` is K's dim.
+  auto at = [&](const SharedLayout &l, const std::vector<int64_t> &shape, int kDim, int64_t mn,
+                int64_t k) {
+    bool kMajor = l.contig == kDim;
+    return kMajor ? l.linearOffset(shape, mn, k, eb) : l.linearOffset(shape, k, mn, eb);
+  };
+  struct Operand {
+    std::string lo, hi;  // descriptor words at the warpgroup's origin
+    bool trans;          // MN-major
+  };
+  auto describe = [&](const Value *v, const SharedLayout &l, const std::vector<int64_t> &shape,
+                      int kDim, const std::string &g, int64_t perGroup) {
+    Operand o;
+    o.trans = l.contig != kDim;
+    int64_t lbo = o.trans ? l.rows(shape) * 128 : 16, sbo = 1024;
+    int64_t step = at(l, shape, kDim, perGroup, 0) - at(l, shape, kDim, 0, 0);
+    std::string addr = reg(RegClass::B32);
+    ins("mad.lo.s32 " + addr + ", " + g + ", " + std::to_string(step) + ", " + get(v)[0]);
+    o.lo = reg(RegClass::B32);
+    ins("bfe.u32 " + o.lo + ", " + addr + ", 4, 14");
+    ins("or.b32 " + o.lo + ", " + o.lo + ", " + std::to_string((lbo >> 4) << 16));
+    o.hi = reg(RegClass::B32);
+    ins("mov.u32 " + o.hi + ", " + std::to_string((sbo >> 4) | (1u << 30)));
+    return o;
+  };
+  Operand da = describe(a, *la, shapeA, 1, gm, 64 * p.mTiles);
+  Operand db = describe(b, *lb, shapeB, 0, gn, p.n);
+  auto descriptor = [&](const Operand &o, int64_t off) {
+    std::string lo = o.lo;
+    if (off) {
+      lo = reg(RegClass::B32);
+      ins("add.u32 " + lo + ", " + o.lo + ", " + std::to_string(off >> 4));
+    }
+    std::string d = reg(RegClass::B64);
+    ins("mov.b64 " + d + ", {" + lo + ", " + o.hi + "}");
+    return d;
+  };
+
+  // Accumulators: fp32 registers in the instruction's order.
+  int numAcc = lr.numRegs();
+  Regs cin = spread(c, numAcc), acc;
+  for (int r = 0; r < numAcc; ++r) {
+    std::string t = reg(RegClass::F32);
+    ins("mov.f32 " + t + ", " + convert(cin[r], c->type.dtype, DType::F32));
+    acc.push_back(t);
+  }
+  std::string accumulate = reg(RegClass::Pred);
+  ins("setp.eq.u32 " + accumulate + ", 0, 0");
+  int64_t perTile = p.n / 2;
+  std::string shape = "m64n" + std::to_string(p.n) + "k16";
+  ins("wgmma.fence.sync.aligned");
+  for (int64_t kk = 0; kk < K / 16; ++kk)
+    for (int64_t mt = 0; mt < p.mTiles; ++mt) {
+      std::string descA = descriptor(da, at(*la, shapeA, 1, mt * 64, kk * 16));
+      std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * 16));
+      ins("wgmma.mma_async.sync.aligned." + shape + "." + p.types + " " +
+          join(acc, static_cast<size_t>(mt * perTile), static_cast<size_t>(perTile)) + ", " +
+          descA + ", " + descB + ", " + accumulate + ", 1, 1, " + (da.trans ? "1" : "0") + ", " +
+          (db.trans ? "1" : "0"));
+    }
+  ins("wgmma.commit_group.sync.aligned");
+  ins("wgmma.wait_group.sync.aligned 0");
+  Regs out;
+  for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], DType::F32, res->type.dtype));
+  set(res, out);
+}
+
+}  // namespace tessera::ptx
