@@ -166,10 +166,16 @@ def test_dot_chain_and_epilogue(gen, dtype):
 
 
 def test_target_is_the_one_asked_for():
-    """The suite runs on the path TESSERA_TARGET names (sm_80: mma.sync)."""
+    """The suite runs on the path TESSERA_TARGET names: sm_90a's pipelined
+    matmul on wgmma (fp16 operands both ways round), sm_80 on mma.sync."""
     a = torch.randn(64, 64, device="cuda").half()
     c = torch.empty(64, 64, device="cuda")
     k = matmul_kernel[(1, 1)](a, a, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, BM=64, BN=64, BK=32,
                               PREC="ieee")
-    assert f".target sm_{target_sm()}" in k.asm["ptx"]
-    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in k.asm["ptx"]
+    ptx = k.asm["ptx"]
+    assert f".target sm_{target_sm()}" in ptx
+    if ".target sm_90a" in ptx:
+        assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx

@@ -3,15 +3,16 @@
 // Requires: a dot that selectWgmma accepts (both operands memdescs in the
 // 128-byte swizzled shared layout that pipeline-dot-operands writes), whose
 // result has wgmmaAccumulatorLayout (assign-layouts gives it that).
-// Emits: per K step of 16 and per 64-row tile of the warpgroup, one
-// wgmma.mma_async m64nNk16 reading both operands straight from shared
+// Emits: per K step (16 for 16-bit types, 32 for fp8) and per 64-row tile
+// of the warpgroup, one wgmma.mma_async reading both operands straight from shared
 // memory through 64-bit matrix descriptors, between wgmma.fence and
 // commit_group / wait_group 0: the dot is complete when the op ends.
 //
 // A descriptor holds the operand's start address (>> 4), the byte distance
-// between 128-byte columns of the swizzled tile (LBO, used when the
+// between S-byte columns of the swizzled tile (LBO, used when the
 // instruction's contiguous extent spans several: an MN-major operand), the
-// distance between 8-row groups (SBO: 1024) and the swizzle mode (128 B).
+// distance between 8-row groups (SBO: 8 S) and the swizzle mode (S = 128,
+// 64 or 32 bytes).
 // The start address is the unswizzled position of the instruction's first
 // element; the hardware applies the XOR, which is why slots are
 // 1024-byte aligned.
@@ -40,8 +41,8 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   auto la = SharedLayout::parse(a->type.layout), lb = SharedLayout::parse(b->type.layout);
   if (!la || !lb) internalError("emit-ptx", "wgmma operand without a shared layout");
   std::vector<int64_t> shapeA = {M, K}, shapeB = {K, N};
-  const int eb = 2;
-  needPtxVersion(80);
+  const int eb = p.elemBytes;
+  needPtxVersion(eb == 1 ? 84 : 80);
 
   // Where the warpgroup's tile starts in each operand: its M (N) origin
   // moves the start along rows (K-major) or 128-byte columns (MN-major).
@@ -63,7 +64,9 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
                       int kDim, const std::string &g, int64_t perGroup) {
     Operand o;
     o.trans = l.contig != kDim;
-    int64_t lbo = o.trans ? l.rows(shape) * 128 : 16, sbo = 1024;
+    int64_t s = l.swizzle;
+    int64_t lbo = o.trans ? l.rows(shape) * s : 16, sbo = 8 * s;
+    uint32_t mode = s == 128 ? 1 : s == 64 ? 2 : 3;
     int64_t step = at(l, shape, kDim, perGroup, 0) - at(l, shape, kDim, 0, 0);
     std::string addr = reg(RegClass::B32);
     ins("mad.lo.s32 " + addr + ", " + g + ", " + std::to_string(step) + ", " + get(v)[0]);
@@ -71,7 +74,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     ins("bfe.u32 " + o.lo + ", " + addr + ", 4, 14");
     ins("or.b32 " + o.lo + ", " + o.lo + ", " + std::to_string((lbo >> 4) << 16));
     o.hi = reg(RegClass::B32);
-    ins("mov.u32 " + o.hi + ", " + std::to_string((sbo >> 4) | (1u << 30)));
+    ins("mov.u32 " + o.hi + ", " + std::to_string((sbo >> 4) | (mode << 30)));
     return o;
   };
   Operand da = describe(a, *la, shapeA, 1, gm, 64 * p.mTiles);
@@ -98,16 +101,18 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   std::string accumulate = reg(RegClass::Pred);
   ins("setp.eq.u32 " + accumulate + ", 0, 0");
   int64_t perTile = p.n / 2;
-  std::string shape = "m64n" + std::to_string(p.n) + "k16";
+  std::string shape = "m64n" + std::to_string(p.n) + "k" + std::to_string(p.k);
+  // 16-bit operands say whether they are MN-major; 8-bit ones are K-major.
+  std::string trans =
+      eb == 2 ? std::string(", ") + (da.trans ? "1" : "0") + ", " + (db.trans ? "1" : "0") : "";
   ins("wgmma.fence.sync.aligned");
-  for (int64_t kk = 0; kk < K / 16; ++kk)
+  for (int64_t kk = 0; kk < K / p.k; ++kk)
     for (int64_t mt = 0; mt < p.mTiles; ++mt) {
-      std::string descA = descriptor(da, at(*la, shapeA, 1, mt * 64, kk * 16));
-      std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * 16));
+      std::string descA = descriptor(da, at(*la, shapeA, 1, mt * 64, kk * p.k));
+      std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * p.k));
       ins("wgmma.mma_async.sync.aligned." + shape + "." + p.types + " " +
           join(acc, static_cast<size_t>(mt * perTile), static_cast<size_t>(perTile)) + ", " +
-          descA + ", " + descB + ", " + accumulate + ", 1, 1, " + (da.trans ? "1" : "0") + ", " +
-          (db.trans ? "1" : "0"));
+          descA + ", " + descB + ", " + accumulate + ", 1, 1" + trans);
     }
   ins("wgmma.commit_group.sync.aligned");
   ins("wgmma.wait_group.sync.aligned 0");

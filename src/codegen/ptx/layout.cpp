@@ -238,14 +238,18 @@ SharedLayout SharedLayout::padded(const std::vector<int64_t> &shape, int contig,
   return {contig, shape[contig] * elemBytes + 16};
 }
 
-SharedLayout SharedLayout::swizzled128(int contig) {
-  return {contig, 128, 128};
+SharedLayout SharedLayout::swizzled(int contig, int bytes) {
+  return {contig, bytes, bytes};
+}
+
+int SharedLayout::swizzleFor(int64_t contiguousBytes) {
+  return contiguousBytes >= 128 ? 128 : contiguousBytes >= 64 ? 64 : contiguousBytes >= 32 ? 32 : 0;
 }
 
 int64_t SharedLayout::slotBytes(const std::vector<int64_t> &shape, int elemBytes) const {
   if (swizzle) {
-    int64_t columns = (shape[shape.size() - 2 + contig] * elemBytes + 127) / 128;
-    return (columns * rows(shape) * 128 + 1023) / 1024 * 1024;
+    int64_t columns = (shape[shape.size() - 2 + contig] * elemBytes + swizzle - 1) / swizzle;
+    return (columns * rows(shape) * swizzle + 1023) / 1024 * 1024;
   }
   return (rows(shape) * pitch + 127) / 128 * 128;
 }
@@ -254,13 +258,18 @@ int64_t SharedLayout::linearOffset(const std::vector<int64_t> &shape, int64_t ro
                                    int elemBytes) const {
   int64_t cb = col * elemBytes;
   if (!swizzle) return row * pitch + cb;
-  return cb / 128 * (rows(shape) * 128) + row * 128 + cb % 128;
+  return cb / swizzle * (rows(shape) * swizzle) + row * swizzle + cb % swizzle;
 }
 
 int64_t SharedLayout::offset(const std::vector<int64_t> &shape, int64_t row, int64_t col,
                              int elemBytes) const {
   int64_t lin = linearOffset(shape, row, col, elemBytes);
-  return swizzle ? lin ^ ((row % 8) << 4) : lin;
+  if (!swizzle) return lin;
+  // The hardware's swizzle on address bits: the 16-byte chunk index (bits
+  // 4 and up, one bit per doubling of the swizzle width past 16 bytes) XOR
+  // the same number of bits from bit 7 up.
+  int64_t chunks = swizzle / 16 - 1;
+  return lin ^ (((lin >> 7) & chunks) << 4);
 }
 
 std::string SharedLayout::str() const {
@@ -276,9 +285,10 @@ std::optional<SharedLayout> SharedLayout::parse(std::string_view s) {
   std::string text(s);
   int swizzle = 0;
   if (std::sscanf(text.c_str(), "shared<contig=%d, swizzle=%d>", &contig, &swizzle) == 2) {
-    if ((contig != 0 && contig != 1) || swizzle != 128) return std::nullopt;
-    if (text != swizzled128(contig).str()) return std::nullopt;
-    return swizzled128(contig);
+    if ((contig != 0 && contig != 1) || (swizzle != 32 && swizzle != 64 && swizzle != 128))
+      return std::nullopt;
+    if (text != swizzled(contig, swizzle).str()) return std::nullopt;
+    return swizzled(contig, swizzle);
   }
   if (std::sscanf(text.c_str(), "shared<contig=%d, pitch=%lld>", &contig, &pitch) != 2 ||
       (contig != 0 && contig != 1) || pitch <= 0 || pitch % 16 != 0)

@@ -93,18 +93,22 @@ struct LinearLayout {
 //   padded      rows are `pitch` bytes apart: the row's bytes plus 16, so
 //               the eight 16-byte rows that one ldmatrix reads fall in
 //               distinct banks (mma.sync);
-//   swizzled    the 128-byte swizzle wgmma reads: the contiguous dim is cut
-//               into 128-byte columns, each a block of all the rows (128
-//               bytes apart); in every 1024-byte group of 8 rows the 16-byte
-//               chunk index is XORed with the row's index mod 8. A slot is
-//               1024-byte aligned, which the swizzle assumes.
+//   swizzled    the swizzle wgmma reads, S = 32, 64 or 128 bytes wide: the
+//               contiguous dim is cut into S-byte columns, each a block of
+//               all the rows (S bytes apart); the 16-byte chunk index within
+//               S is XORed with address bits from bit 7 up (for S = 128: the
+//               row's index mod 8). A slot is 1024-byte aligned, which the
+//               swizzle (a function of address bits) assumes.
 struct SharedLayout {
   int contig = 1;
-  int64_t pitch = 0;  // padded: bytes between rows; swizzled: 128
-  int swizzle = 0;    // 0 (padded) or 128
+  int64_t pitch = 0;  // padded: bytes between rows; swizzled: S
+  int swizzle = 0;    // 0 (padded) or S
   // For a tile of `shape` (2-D) with `elemBytes`-byte elements.
   static SharedLayout padded(const std::vector<int64_t> &shape, int contig, int elemBytes);
-  static SharedLayout swizzled128(int contig);
+  static SharedLayout swizzled(int contig, int bytes);
+  // The widest swizzle (128, 64, 32) a contiguous extent of this many bytes
+  // fills; 0 when it is narrower than 32.
+  static int swizzleFor(int64_t contiguousBytes);
   // Bytes one tile takes, rounded up to 128 (padded) or 1024 (swizzled) so
   // every slot of a ring starts aligned.
   int64_t slotBytes(const std::vector<int64_t> &shape, int elemBytes) const;
@@ -117,6 +121,7 @@ struct SharedLayout {
                        int elemBytes) const;
   int64_t rows(const std::vector<int64_t> &shape) const { return shape[shape.size() - 1 - contig]; }
   std::string str() const;  // shared<contig=1, pitch=144> or shared<contig=1, swizzle=128>
+  bool operator==(const SharedLayout &) const = default;
   static std::optional<SharedLayout> parse(std::string_view s);
 };
 

@@ -113,18 +113,27 @@ LinearLayout mmaFragmentLayout(int operand, int elemBytes) {
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
                                    bool archSpecific) {
-  if (targetSm != 90 || !archSpecific || numWarps % 4 != 0 || r != DType::F32 || a != b)
+  if (targetSm != 90 || !archSpecific || numWarps % 4 != 0 || r != DType::F32) return std::nullopt;
+  WgmmaPlan p;
+  if ((a == DType::F16 || a == DType::BF16) && b == a) {
+    p.k = 16;
+    p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
+  } else if (isFp8(a) && isFp8(b) && contigA == 1 && contigB == 0) {
+    // 8-bit operands must be K-major: wgmma cannot transpose them.
+    p.k = 32;
+    p.types = std::string("f32.") + fp8Name(a) + "." + fp8Name(b);
+  } else {
     return std::nullopt;
-  if (a != DType::F16 && a != DType::BF16) return std::nullopt;
-  // 128-byte swizzle: each operand's contiguous extent is whole 128-byte
-  // rows (64 elements), its other extent whole 8-row groups.
-  auto fits = [](int64_t contiguous, int64_t other) {
-    return contiguous % 64 == 0 && other % 8 == 0;
+  }
+  p.elemBytes = 32 / p.k;
+  // Each operand's contiguous extent fills a 32-, 64- or 128-byte swizzle,
+  // its other extent whole 8-row groups.
+  auto fits = [&](int64_t contiguous, int64_t other) {
+    return SharedLayout::swizzleFor(contiguous * p.elemBytes) != 0 && other % 8 == 0;
   };
   if (!fits(contigA == 1 ? K : M, contigA == 1 ? M : K)) return std::nullopt;
   if (!fits(contigB == 0 ? K : N, contigB == 0 ? N : K)) return std::nullopt;
-  if (M % 64 != 0 || K % 16 != 0) return std::nullopt;
-  WgmmaPlan p;
+  if (M % 64 != 0 || K % p.k != 0) return std::nullopt;
   int64_t groups = numWarps / 4;
   p.wgM = std::min<int64_t>(groups, M / 64);
   p.wgN = groups / p.wgM;
@@ -132,7 +141,6 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
   p.mTiles = M / 64 / p.wgM;
   p.n = N / p.wgN;
   if (p.n > 256 || p.n % 8 != 0) return std::nullopt;
-  p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
   return p;
 }
 
@@ -141,7 +149,7 @@ std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targ
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
   if (!a.isMemDesc() || !b.isMemDesc() || !r.isTile() || r.rank() != 2) return std::nullopt;
   auto la = SharedLayout::parse(a.layout), lb = SharedLayout::parse(b.layout);
-  if (!la || !lb || la->swizzle != 128 || lb->swizzle != 128) return std::nullopt;
+  if (!la || !lb || !la->swizzle || !lb->swizzle) return std::nullopt;
   return planWgmma(r.shape[0], r.shape[1], a.shape[a.rank() - 1], a.dtype, b.dtype, r.dtype,
                    la->contig, lb->contig, numWarps, targetSm, archSpecific);
 }

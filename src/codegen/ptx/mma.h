@@ -67,22 +67,25 @@ LdmatrixRow ldmatrixRowB(int lane, bool trans);
 
 // Hopper's wgmma (sm_90a): a warpgroup of 4 warps computes an m64nNk16
 // product from two operands in shared memory (128-byte swizzle, either
-// orientation for 16-bit types), accumulating in registers asynchronously.
+// orientation for 16-bit types, K-major for fp8), accumulating in registers
+// asynchronously.
 // Warpgroups split the M x N tile: along M first (64-row tiles), then N.
 struct WgmmaPlan {
   int64_t wgM = 1, wgN = 1;  // warpgroups along M and N
   int64_t mTiles = 1;        // 64-row tiles per warpgroup
   int64_t n = 8;             // columns per warpgroup: N of one instruction
-  std::string types;         // "f32.f16.f16" or "f32.bf16.bf16"
+  int k = 16;                // K of one instruction: 32 bytes of each operand
+  int elemBytes = 2;         // 2 (fp16, bf16) or 1 (fp8)
+  std::string types;         // "f32.f16.f16", "f32.bf16.bf16", "f32.e4m3.e5m2", ...
 };
 // The plan for an M x N x K dot of these types with `numWarps` warps, or
-// nullopt when wgmma does not apply (not sm_90a; not fp16/bf16 into fp32;
-// shapes that do not split into 64-row, 8..256-column warpgroup tiles;
-// a contiguous operand extent that is not whole 128-byte rows).
+// nullopt when wgmma does not apply (not sm_90a; not fp16/bf16/fp8 into
+// fp32; fp8 not K-major; shapes that do not split into 64-row,
+// 8..256-column warpgroup tiles; a contiguous extent under 32 bytes).
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
                                    bool archSpecific);
-// planWgmma for dot `op` whose two operands are memdescs in the swizzled
+// planWgmma for dot `op` whose two operands are memdescs in a swizzled
 // shared layout (what pipeline-dot-operands makes for such a dot).
 std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
                                      bool archSpecific);

@@ -33,8 +33,9 @@
 // axis info must prove runs of at least 4 bytes contiguous and equally
 // masked (K a multiple of 16 does, for the matmul's K mask). When both
 // operands of a dot are candidates and the dot fits wgmma (mma.h's
-// planWgmma: sm_90a, 16-bit types, 128-byte rows), both rings use the
-// 128-byte swizzled layout wgmma reads instead of padded rows.
+// planWgmma: sm_90a, 16-bit types or K-major fp8), both rings use the
+// swizzled layout wgmma reads (the widest of 128, 64, 32 bytes the
+// contiguous extent fills) instead of padded rows.
 // Preserves: what the program computes. Loops that write memory are left
 // alone, as pipeline-loads leaves them.
 #include <algorithm>
@@ -188,8 +189,12 @@ class Pipeliner {
         if (planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype,
                       dot->result()->type.dtype, out[first].shared.contig,
                       out[first + 1].shared.contig, numWarps_, targetSm_, archSpecific_)) {
-          out[first].shared = SharedLayout::swizzled128(out[first].shared.contig);
-          out[first + 1].shared = SharedLayout::swizzled128(out[first + 1].shared.contig);
+          for (size_t k = first; k < first + 2; ++k) {
+            const Type &t = dot->operand(static_cast<unsigned>(k - first))->type;
+            int contig = out[k].shared.contig;
+            out[k].shared = SharedLayout::swizzled(
+                contig, SharedLayout::swizzleFor(t.shape[contig] * byteSize(t.dtype)));
+          }
         }
       }
     }

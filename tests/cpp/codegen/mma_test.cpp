@@ -150,4 +150,85 @@ TEST(MmaLayouts, AccumulatorTilesTheProgram) {
   }
 }
 
+// wgmma's accumulator (the ISA's m64nNk16 D fragment, .f32): register i of
+// lane `lane` in warp w of the warpgroup holds row 16w + lane / 4 + 8 *
+// ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2.
+TEST(WgmmaLayouts, AccumulatorMatchesTheIsaFragment) {
+  struct Case {
+    int64_t M, N;
+    int warps;
+    int64_t wgM, wgN, mTiles, n;
+  };
+  for (Case c : {Case{128, 256, 8, 2, 1, 1, 256}, Case{128, 128, 4, 1, 1, 2, 128},
+                 Case{64, 256, 8, 1, 2, 1, 128}, Case{64, 64, 4, 1, 1, 1, 64},
+                 Case{256, 128, 8, 2, 1, 2, 128}}) {
+    auto p = planWgmma(c.M, c.N, 64, tessera::DType::F16, tessera::DType::F16, tessera::DType::F32,
+                       1, 1, c.warps, 90, true);
+    ASSERT_TRUE(p.has_value()) << c.M << "x" << c.N;
+    EXPECT_EQ(p->wgM, c.wgM);
+    EXPECT_EQ(p->wgN, c.wgN);
+    EXPECT_EQ(p->mTiles, c.mTiles);
+    EXPECT_EQ(p->n, c.n);
+    LinearLayout l = wgmmaAccumulatorLayout(c.M, c.N, *p, c.warps);
+    int64_t perTile = p->n / 2;
+    std::set<std::vector<int64_t>> seen;
+    for (int w = 0; w < c.warps; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < l.numRegs(); ++r) {
+          int64_t i = r % perTile, mt = r / perTile;
+          int64_t g = w / 4, gm = g % p->wgM, gn = g / p->wgM;
+          int64_t row = (gm * p->mTiles + mt) * 64 + 16 * (w % 4) + lane / 4 + 8 * ((i / 2) % 2);
+          int64_t col = gn * p->n + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+          EXPECT_EQ(l.coord(r, lane, w), (std::vector<int64_t>{row, col}));
+          seen.insert(l.coord(r, lane, w));
+        }
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), c.M * c.N);
+  }
+  // Not on wgmma: plain sm_90, 32 rows, fp8 with B N-contiguous, fp32.
+  EXPECT_FALSE(planWgmma(128, 128, 64, tessera::DType::F16, tessera::DType::F16,
+                         tessera::DType::F32, 1, 1, 4, 90, false));
+  EXPECT_FALSE(planWgmma(32, 128, 64, tessera::DType::F16, tessera::DType::F16, tessera::DType::F32,
+                         1, 1, 4, 90, true));
+  EXPECT_FALSE(planWgmma(128, 128, 64, tessera::DType::F8E4NV, tessera::DType::F8E4NV,
+                         tessera::DType::F32, 1, 1, 4, 90, true));
+  EXPECT_TRUE(planWgmma(128, 128, 64, tessera::DType::F8E4NV, tessera::DType::F8E4NV,
+                        tessera::DType::F32, 1, 0, 4, 90, true));
+  EXPECT_FALSE(planWgmma(128, 128, 64, tessera::DType::F32, tessera::DType::F32,
+                         tessera::DType::F32, 1, 1, 4, 90, true));
+}
+
+// The swizzled shared layouts: a bijection onto the slot, every 16-byte
+// chunk kept whole, and for S = 128 the chunk index XOR the row mod 8 within
+// each 8-row group (the pattern CUDA's documentation draws).
+TEST(WgmmaLayouts, SwizzleIsAPermutationOfChunks) {
+  for (int s : {32, 64, 128}) {
+    for (int contig : {0, 1}) {
+      std::vector<int64_t> shape =
+          contig == 1 ? std::vector<int64_t>{64, 128} : std::vector<int64_t>{128, 64};
+      SharedLayout l = SharedLayout::swizzled(contig, s);
+      EXPECT_EQ(SharedLayout::parse(l.str()), std::optional<SharedLayout>(l));
+      int64_t bytes = l.slotBytes(shape, 2);
+      EXPECT_EQ(bytes, 64 * 128 * 2);
+      std::set<int64_t> seen;
+      for (int64_t row = 0; row < l.rows(shape); ++row)
+        for (int64_t col = 0; col < 128; ++col) {
+          int64_t off = l.offset(shape, row, col, 2);
+          EXPECT_GE(off, 0);
+          EXPECT_LT(off, bytes);
+          seen.insert(off);
+          // Elements 16 bytes apart in a row stay in their chunk.
+          EXPECT_EQ(off % 16, (col * 2) % 16);
+          if (s == 128 && col < 64) {
+            EXPECT_EQ(off, row * 128 + ((((col * 2) / 16) ^ (row % 8)) * 16) + (col * 2) % 16);
+          }
+        }
+      EXPECT_EQ(static_cast<int64_t>(seen.size()), 64 * 128);
+    }
+  }
+  EXPECT_EQ(SharedLayout::swizzleFor(256), 128);
+  EXPECT_EQ(SharedLayout::swizzleFor(64), 64);
+  EXPECT_EQ(SharedLayout::swizzleFor(16), 0);
+  EXPECT_FALSE(SharedLayout::parse("shared<contig=1, swizzle=96>"));
+}
+
 }  // namespace

@@ -1,0 +1,50 @@
+# wgmma on sm_90a: the example matmul whose operands both travel by
+# cp.async runs on wgmma.mma_async from swizzled shared memory
+# (tests/python/test_wgmma_ptx.py assembles a matrix of such configurations
+# with ptxas).
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8-MN
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=SM90
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
+
+# fp16, 128x128x32 blocks, 8 warps: two warpgroups along M, each one
+# m64n128k16 per K step of 16, two K steps. The swizzled rings are 1024-byte
+# aligned; a copy's destination is the thread's offset XOR a constant; the
+# ring wait makes the copies visible to the async proxy before the barrier.
+# F16: .extern .shared .align 1024 .b8 tessera_smem[];
+# F16: xor.b32
+# F16: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
+# F16: cp.async.wait_group 1
+# F16-NEXT: fence.proxy.async.shared::cta
+# F16-NEXT: bar.sync 0
+# F16: wgmma.fence.sync.aligned
+# F16: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%f{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 0, 1;
+# F16: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# F16-NOT: wgmma.mma_async
+# F16: wgmma.commit_group.sync.aligned
+# F16-NEXT: wgmma.wait_group.sync.aligned 0
+# F16-NOT: mma.sync
+# F16-NOT: ldmatrix
+
+# fp8 with B stored K-major (column-major B): m64n128k32, no transposes.
+# FP8: .version 8.4
+# FP8: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%f{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
+# FP8-NOT: mma.sync
+
+# fp8 with B row-major (N contiguous): wgmma cannot transpose 8-bit
+# operands, so the dot stays on mma.sync.
+# FP8-MN-NOT: wgmma
+# FP8-MN: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+
+# Plain sm_90 (no `a`): no wgmma.
+# SM90-NOT: wgmma
+# SM90: mma.sync.aligned.m16n8k16
+
+# The operands' rings: A 128 x 32 with 64-byte rows (64-byte swizzle), B
+# 32 x 128 N-contiguous (128-byte swizzle); the accumulator in the wgmma
+# layout: per warp 16 rows of 16 x 8 fragments, warps 16 and 32 rows apart,
+# the second warpgroup 64 rows down.
+# LAYOUT: local_alloc : memdesc<3x128x32xf16, #"shared<contig=1, swizzle=64>">
+# LAYOUT: local_alloc : memdesc<3x32x128xf16, #"shared<contig=1, swizzle=128>">
+# LAYOUT: dot {{.*}} : tile<128x128xf32, #"linear<reg=[1:1,0:8,1:8,1:16,1:32,1:64], lane=[1:2,1:4,0:1,0:2,0:4], warp=[0:16,0:32,0:64]>">
