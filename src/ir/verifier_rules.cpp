@@ -616,6 +616,7 @@ void Rules::dot() {
     return (void)fail("integer inputs accumulate in i32, got " + ty(acc.element()));
   if (!requireSameType(out(), acc, "result", "the accumulator type")) return;
   optionalStringAttr("input_precision", {});
+  optionalFlagAttr("overlap");
 }
 
 // The region's terminator yields values of types `want`.

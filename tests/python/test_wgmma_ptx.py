@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import pathlib
 import subprocess
+import tempfile
 
 import pytest
 
@@ -57,3 +58,12 @@ def test_matmul_on_wgmma(case):
         assert "mma.sync" not in ptx and "ldmatrix" not in ptx
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+        # ptxas serializes wgmma (a large slowdown, with only a note) when
+        # anything reads an accumulator while a group may still write it.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "k.ptx")
+            with open(path, "w") as f:
+                f.write(ptx)
+            r = subprocess.run([_ptxas(), "-arch=sm_90a", "-v", path, "-o", os.devnull],
+                               capture_output=True, text=True)
+        assert "serialized" not in r.stderr, r.stderr

@@ -198,10 +198,14 @@ std::string Emitter::ownerPred(const LinearLayout &l) {
   return cached_[key] = p;
 }
 
-bool Emitter::resultUsed(const Value *v) {
+int Emitter::useCount(const Value *v) {
   if (!uses_) uses_ = countUses(fn_);
   auto it = uses_->find(v);
-  return it != uses_->end() && it->second > 0;
+  return it == uses_->end() ? 0 : it->second;
+}
+
+bool Emitter::resultUsed(const Value *v) {
+  return useCount(v) > 0;
 }
 
 void Emitter::setLoc(const SourceLoc &loc) {
@@ -230,7 +234,24 @@ void Emitter::emitBlock(Block &b) {
   for (auto &op : b.ops) {
     if (op->code == OpCode::Yield || op->code == OpCode::Condition) continue;
     setLoc(op->loc);
+    waitForWgmmaReaders(*op);
     emitOp(*op);
+  }
+}
+
+void Emitter::waitForWgmmaReaders(const Operation &op) {
+  if (wgmmaInFlight_.empty()) return;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    // The next wgmma of the chain reads its accumulator in the async proxy.
+    if (op.code == OpCode::Dot && i == 2 && op.intAttr("overlap", 0)) continue;
+    auto it = regs_.find(op.operand(i));
+    if (it == regs_.end()) continue;
+    for (const std::string &r : it->second)
+      if (wgmmaInFlight_.count(r)) {
+        ins("wgmma.wait_group.sync.aligned 0");
+        wgmmaInFlight_.clear();
+        return;
+      }
   }
 }
 
@@ -244,6 +265,10 @@ static void parallelCopy(Emitter &e, const std::vector<Regs> &targets,
   for (const Regs &t : targets) targetNames.insert(t.begin(), t.end());
   for (size_t i = 0; i < targets.size(); ++i) {
     Regs src = e.spread(sources[i], targets[i].size());
+    if (src == targets[i]) {  // updated in place (a wgmma accumulator): nothing to copy
+      from.push_back(src);
+      continue;
+    }
     bool clash = false;
     for (const std::string &s : src) clash |= targetNames.count(s) > 0;
     if (clash) {
@@ -288,6 +313,12 @@ void Emitter::emitFor(Operation &op) {
   ins("add." + it + " " + iv + ", " + iv + ", " + get(step)[0]);
   ins("bra " + head);
   label(exit);
+  // A wgmma group the body left running ends with the loop (ptxas
+  // serializes wgmma when its accumulators stay in flight any further).
+  if (!wgmmaInFlight_.empty()) {
+    ins("wgmma.wait_group.sync.aligned 0");
+    wgmmaInFlight_.clear();
+  }
   for (size_t i = 0; i < carried.size(); ++i) set(op.result(i), carried[i]);
 }
 

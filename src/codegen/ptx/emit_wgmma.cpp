@@ -6,7 +6,10 @@
 // Emits: per K step (16 for 16-bit types, 32 for fp8) and per 64-row tile
 // of the warpgroup, one wgmma.mma_async reading both operands straight from shared
 // memory through 64-bit matrix descriptors, between wgmma.fence and
-// commit_group / wait_group 0: the dot is complete when the op ends.
+// commit_group / wait_group 0: the dot is complete when the op ends; or,
+// for a loop's accumulator chain marked overlap = 1 by
+// pipeline-dot-operands, wait_group 1: the dot finishes while the next
+// iteration waits for its operands.
 //
 // A descriptor holds the operand's start address (>> 4), the byte distance
 // between S-byte columns of the swizzled tile (LBO, used when the
@@ -90,14 +93,32 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     return d;
   };
 
-  // Accumulators: fp32 registers in the instruction's order.
+  // Accumulators: fp32 registers in the instruction's order. The loop's
+  // accumulator chain (the carried value feeds only this dot, whose result
+  // is only yielded back to it) is updated in place, so the last group may
+  // stay in flight across the back edge when pipeline-dot-operands marked
+  // the dot overlap = 1; whatever reads the registers next waits for it
+  // (Emitter::waitForWgmmaReaders).
   int numAcc = lr.numRegs();
   Regs cin = spread(c, numAcc), acc;
-  for (int r = 0; r < numAcc; ++r) {
-    std::string t = reg(RegClass::F32);
-    ins("mov.f32 " + t + ", " + convert(cin[r], c->type.dtype, DType::F32));
-    acc.push_back(t);
+  bool chained = false;
+  if (c->type.dtype == DType::F32 && !c->def && c->owner && c->owner->parentOp &&
+      c->owner->parentOp->code == OpCode::For && c->owner == op.parent && useCount(c) == 1 &&
+      useCount(res) == 1) {
+    Operation *y = op.parent->terminator();
+    unsigned j = c->index - 1;  // argument 0 is the induction variable
+    chained = y && c->index >= 1 && j < y->operands.size() && y->operand(j) == res;
   }
+  if (chained) {
+    acc = cin;
+  } else {
+    for (int r = 0; r < numAcc; ++r) {
+      std::string t = reg(RegClass::F32);
+      ins("mov.f32 " + t + ", " + convert(cin[r], c->type.dtype, DType::F32));
+      acc.push_back(t);
+    }
+  }
+  bool overlap = chained && op.intAttr("overlap", 0) == 1;
   std::string accumulate = reg(RegClass::Pred);
   ins("setp.eq.u32 " + accumulate + ", 0, 0");
   int64_t perTile = p.n / 2;
@@ -115,7 +136,20 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
           descA + ", " + descB + ", " + accumulate + ", 1, 1" + trans);
     }
   ins("wgmma.commit_group.sync.aligned");
+  if (overlap) {
+    // This group may run on; the previous one (and every wgmma before it)
+    // is done, so its slots can be refilled.
+    ins("wgmma.wait_group.sync.aligned 1");
+    wgmmaInFlight_.insert(acc.begin(), acc.end());
+    set(res, acc);
+    return;
+  }
   ins("wgmma.wait_group.sync.aligned 0");
+  wgmmaInFlight_.clear();
+  if (chained) {
+    set(res, acc);
+    return;
+  }
   Regs out;
   for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], DType::F32, res->type.dtype));
   set(res, out);

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -179,6 +180,11 @@ class Emitter {
   void setLoc(const SourceLoc &loc);
   // Whether anything reads `v` (use counts of fn_, counted on first call).
   bool resultUsed(const Value *v);
+  int useCount(const Value *v);
+  // Emits wgmma.wait_group 0 before `op` when it reads an accumulator that a
+  // wgmma may still be writing (emit_wgmma.cpp leaves the last group of an
+  // overlapping dot running).
+  void waitForWgmmaReaders(const Operation &op);
 
   Function &fn_;
   PtxOptions opts_;
@@ -193,6 +199,7 @@ class Emitter {
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
   std::optional<std::unordered_map<const Value *, int>> uses_;
+  std::set<std::string> wgmmaInFlight_;        // accumulator registers of running wgmma groups
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index

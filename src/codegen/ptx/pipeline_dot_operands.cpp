@@ -55,6 +55,11 @@
 namespace tessera::ptx {
 namespace {
 
+// Shared memory the extra ring slot of overlapping wgmma dots may bring the
+// rings to: Hopper's 227 KiB per block less room for the scratch that
+// layout conversions use while the rings live.
+constexpr int64_t kRingBudget = 200 * 1024;
+
 struct Candidate {
   Operation *load;
   Operation *dot;
@@ -314,14 +319,38 @@ class Pipeliner {
   }
 
   void transform(const std::vector<Candidate> &cands) {
-    const int lookAhead = stages_ - 1;
+    // wgmma dots (swizzled operands) may still be reading their slots when
+    // the next iteration starts, so with overlap the copies go into the
+    // slot two iterations back, which every warpgroup's dot has finished
+    // (each waits for all but its latest wgmma group, and the ring wait's
+    // barrier follows). The ring gets one slot more than the stages, so the
+    // copies still run S-1 iterations ahead, where shared memory allows;
+    // else they run S-2 ahead (3 stages or more). The dots are marked
+    // overlap = 1.
+    bool overlap = stages_ >= 2;
+    int64_t bytes = 0;
+    for (const Candidate &c : cands) {
+      overlap = overlap && c.shared.swizzle != 0;
+      const Type &t = c.load->result()->type;
+      bytes += c.shared.slotBytes(t.shape, byteSize(t.dtype));
+    }
+    int64_t slots = stages_;
+    int lookAhead = static_cast<int>(stages_) - 1;
+    if (overlap && (stages_ + 1) * bytes <= kRingBudget)
+      slots = stages_ + 1;
+    else if (overlap && stages_ >= 3)
+      lookAhead = static_cast<int>(stages_) - 2;
+    else
+      overlap = false;
+    if (overlap)
+      for (const Candidate &c : cands) c.dot->setAttr("overlap", int64_t{1});
     const Type i32 = Type::scalar(DType::I32);
     pre_.setInsertionPointBefore(loop_);
     pre_.setLoc(loop_->loc);
     std::vector<Value *> rings;
     for (const Candidate &c : cands) {
       const Type &t = c.load->result()->type;
-      Type ringType = Type::memdesc({stages_, t.shape[0], t.shape[1]}, t.dtype, c.shared.str());
+      Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c.shared.str());
       rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
     }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
@@ -346,7 +375,8 @@ class Pipeliner {
     Value *writeSlot = addCarried(pre_.constInt(lookAhead, i32));
 
     // The top of the body: wait for this iteration's slot, then copy for
-    // iteration i+S-1 into the slot iteration i-1 read.
+    // iteration i+S-1 into the slot iteration i-1 read (i+S-2 and i-2 with
+    // overlapping dots).
     Builder head;
     head.setInsertionPoint(&body_, body_.ops.begin());
     head.setLoc(loop_->loc);
@@ -378,7 +408,7 @@ class Pipeliner {
     tail.setLoc(loop_->loc);
     for (Value *slot : {readSlot, writeSlot}) {
       Value *next = tail.op1(OpCode::Add, {slot, tail.constInt(1, i32)}, i32);
-      Value *wraps = tail.op1(OpCode::Cmp, {next, tail.constInt(stages_, i32)},
+      Value *wraps = tail.op1(OpCode::Cmp, {next, tail.constInt(slots, i32)},
                               Type::scalar(DType::I1), {{"pred", std::string("eq")}});
       yield->operands.push_back(
           tail.op1(OpCode::Select, {wraps, tail.constInt(0, i32), next}, i32));
