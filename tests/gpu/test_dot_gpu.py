@@ -179,3 +179,26 @@ def test_target_is_the_one_asked_for():
         assert "mma.sync" not in ptx
     else:
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+
+
+@triton.jit
+def batched_kernel(a_ptr, b_ptr, out_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                   K: tl.constexpr, PREC: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    a = tl.load(a_ptr + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(b_ptr + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
+    tl.store(out_ptr + rb * M * N + rm * N + rn, tl.dot(a, b, input_precision=PREC))
+
+
+@pytest.mark.parametrize("bmnk", [(2, 16, 16, 16), (4, 32, 16, 64), (8, 16, 32, 16), (2, 64, 64, 32)])
+@pytest.mark.parametrize("dtype,prec", [(torch.float32, "ieee"), (torch.float16, "ieee")])
+def test_batched_dot(gen, bmnk, dtype, prec):
+    """Rank-3 tl.dot (one product per batch entry) on the GPU."""
+    bs, m, n, k = bmnk
+    a = random_operand((bs, m, k), dtype, gen)
+    b = random_operand((bs, k, n), dtype, gen)
+    out = poisoned((bs, m, n), torch.float32)
+    batched_kernel[(1,)](a, b, out, B=bs, M=m, N=n, K=k, PREC=prec)
+    assert rel_err(out, torch.bmm(a.double(), b.double())) <= 1e-5

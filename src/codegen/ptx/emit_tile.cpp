@@ -447,8 +447,11 @@ void Emitter::emitScan(Operation &op) {
 void Emitter::emitDot(Operation &op) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const Value *res = op.result();
-  if (a->type.rank() != 2) unsupported(op, "a batched tl.dot (rank 3)");
-  int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  // A batched dot (rank 3) is `batch` independent M x K by K x N products,
+  // on FMAs.
+  int rank = a->type.rank(), md = rank - 2;
+  int64_t batch = rank == 3 ? a->type.shape[0] : 1;
+  int64_t M = a->type.shape[md], K = a->type.shape[md + 1], N = b->type.shape[md + 1];
   if (auto p = selectWgmma(op, opts_.numWarps, opts_.target.sm, opts_.target.archSpecific))
     return emitWgmmaDot(op, *p);
   if (auto mi = selectMma(op, opts_.target.sm))
@@ -458,10 +461,11 @@ void Emitter::emitDot(Operation &op) {
   DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
   int64_t ba = sharedElemBytes(da), bb = sharedElemBytes(db);
   // Operands to shared memory, row-major.
-  needShared(M * K * ba + K * N * bb);
+  int64_t bOffset = batch * M * K * ba;
+  needShared(bOffset + batch * K * N * bb);
   barrier();
   storeTileShared(get(a), layoutOf(a), da, rowMajorStrides(a->type.shape), 0);
-  storeTileShared(get(b), layoutOf(b), db, rowMajorStrides(b->type.shape), M * K * ba);
+  storeTileShared(get(b), layoutOf(b), db, rowMajorStrides(b->type.shape), bOffset);
   barrier();
   LinearLayout l = layoutOf(res);
   bool intAcc = isInt(dr);
@@ -478,20 +482,36 @@ void Emitter::emitDot(Operation &op) {
     ins(std::string("mov.") + movType(regClassOf(Type::scalar(accT))) + " " + t + ", " + v);
     acc.push_back(t);
   }
-  // Distinct row and column parts of this thread's registers.
+  // Byte offsets, at k = 0, of the A row and B column that a result
+  // element (batch, m, n) reads: the distinct ones of this thread's
+  // registers are loaded once per k.
+  auto rowOf = [&](const std::vector<int64_t> &co) {
+    return ((rank == 3 ? co[0] * M : 0) + co[md]) * K * ba;
+  };
+  auto colOf = [&](const std::vector<int64_t> &co) {
+    return (rank == 3 ? co[0] * K * N : 0) * bb + co[md + 1] * bb;
+  };
   std::set<int64_t> rows, cols;
   for (int r = 0; r < l.numRegs(); ++r) {
     auto co = l.regCoord(r);
-    rows.insert(co[0]);
-    cols.insert(co[1]);
+    rows.insert(rowOf(co));
+    cols.insert(colOf(co));
   }
+  // The thread's own part: its coordinates' offsets, added once.
   std::string aBase = reg(RegClass::B32), bBase = reg(RegClass::B32);
-  prologueIns("mad.lo.s32 " + aBase + ", " + threadCoord(l, 0) + ", " + std::to_string(K * ba) +
+  prologueIns("mad.lo.s32 " + aBase + ", " + threadCoord(l, md) + ", " + std::to_string(K * ba) +
               ", " + smemBase());
   std::string tb = reg(RegClass::B32);
-  prologueIns("mad.lo.s32 " + tb + ", " + threadCoord(l, 1) + ", " + std::to_string(bb) + ", " +
-              smemBase());
-  prologueIns("add.s32 " + bBase + ", " + tb + ", " + std::to_string(M * K * ba));
+  prologueIns("mad.lo.s32 " + tb + ", " + threadCoord(l, md + 1) + ", " + std::to_string(bb) +
+              ", " + smemBase());
+  prologueIns("add.s32 " + bBase + ", " + tb + ", " + std::to_string(bOffset));
+  if (rank == 3) {
+    std::string t = threadCoord(l, 0);
+    prologueIns("mad.lo.s32 " + aBase + ", " + t + ", " + std::to_string(M * K * ba) + ", " +
+                aBase);
+    prologueIns("mad.lo.s32 " + bBase + ", " + t + ", " + std::to_string(K * N * bb) + ", " +
+                bBase);
+  }
   // for k in [0, K): one column of A and one row of B per iteration.
   std::string k = reg(RegClass::B32), p = reg(RegClass::Pred), pa = reg(RegClass::B32),
               pb = reg(RegClass::B32);
@@ -503,16 +523,17 @@ void Emitter::emitDot(Operation &op) {
   ins("setp.ge.u32 " + p + ", " + k + ", " + std::to_string(K));
   ins("@" + p + " bra " + done);
   std::map<int64_t, std::string> av, bv;
-  for (int64_t m : rows) av[m] = convert(ldShared(pa, m * K * ba, da), da, accT);
-  for (int64_t n : cols) bv[n] = convert(ldShared(pb, n * bb, db), db, accT);
+  for (int64_t m : rows) av[m] = convert(ldShared(pa, m, da), da, accT);
+  for (int64_t n : cols) bv[n] = convert(ldShared(pb, n, db), db, accT);
   for (int r = 0; r < l.numRegs(); ++r) {
     auto co = l.regCoord(r);
+    const std::string &x = av[rowOf(co)], &y = bv[colOf(co)];
     if (intAcc)
-      ins(std::string("mad.lo.") + (accT == DType::I64 ? "s64 " : "s32 ") + acc[r] + ", " +
-          av[co[0]] + ", " + bv[co[1]] + ", " + acc[r]);
+      ins(std::string("mad.lo.") + (accT == DType::I64 ? "s64 " : "s32 ") + acc[r] + ", " + x +
+          ", " + y + ", " + acc[r]);
     else
-      ins(std::string("fma.rn.") + (f64 ? "f64 " : "f32 ") + acc[r] + ", " + av[co[0]] + ", " +
-          bv[co[1]] + ", " + acc[r]);
+      ins(std::string("fma.rn.") + (f64 ? "f64 " : "f32 ") + acc[r] + ", " + x + ", " + y + ", " +
+          acc[r]);
   }
   ins("add.u32 " + k + ", " + k + ", 1");
   ins("add.u32 " + pa + ", " + pa + ", " + std::to_string(ba));
