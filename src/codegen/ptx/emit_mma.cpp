@@ -170,7 +170,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
     LdmatrixRow r0 = rowOf(0, s.trans), r8 = rowOf(8, s.trans), r16 = rowOf(16, s.trans);
     std::string key = "ldm|" + std::to_string(s.pitch) + "|" + std::to_string(s.trans) + "|" +
-                      std::to_string(reinterpret_cast<uintptr_t>(rowOf)) + "|" + wo;
+                      (rowOf == ldmatrixRowA ? "A" : "B") + "|" + wo;
     if (auto it = cached_.find(key); it != cached_.end()) return it->second;
     // row = lane % 8 + bit3 * (r8.row) + bit4 * (r16.row); likewise the column.
     std::string b3 = reg(RegClass::B32), b4 = reg(RegClass::B32), row = reg(RegClass::B32),
