@@ -172,8 +172,8 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
     DType ta = dtypeOf(a), tb = dtypeOf(b);
     if (isFloat(ta) || isFloat(tb))
       error(loc,
-            "operator " + opname + " requires integer operands, got " + tritonName(ta) + " and " +
-                tritonName(tb),
+            std::string("invalid operands of type ") + tritonName(ta) + " and " + tritonName(tb) +
+                ": operator " + opname + " requires integer operands",
             "bitwise operators and shifts work on integer tensors; bitcast floats with "
             ".to(tl.int32, bitcast=True)");
     d = promote(a, b, false, loc);

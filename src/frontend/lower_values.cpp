@@ -279,7 +279,8 @@ DType Lowerer::promote(const SVal &a, const SVal &b, bool divOrMod, SourceLoc lo
           "convert the fp8 operand with .to(tl.float16) or .to(tl.float32) first");
   if (divOrMod && isUnsigned(ta) != isUnsigned(tb) && ta != DType::I1 && tb != DType::I1)
     error(loc,
-          std::string("cannot use /, // or % with ") + tritonName(ta) + " and " + tritonName(tb) +
+          // Worded as Triton's message, which programs and tests match.
+          std::string("Cannot use /, // or % with ") + tritonName(ta) + " and " + tritonName(tb) +
               " because they have different signedness",
           "cast one operand with .to() so both are signed or both unsigned");
   return integerPromote(ta, tb);

@@ -28,13 +28,19 @@ def kernel(x_ptr, n, y_ptr):
 @triton.jit
 def kernel(x_ptr, n, y_ptr):
     y = tl.load(y_ptr + tl.arange(0, 16))
-    z = y & 1  # expected-error {{operator & requires integer operands}}
+    z = y & 1  # expected-error {{invalid operands of type float32 and int32: operator & requires integer operands}}
 
 # -----
 @triton.jit
 def kernel(x_ptr, n, y_ptr):
     y = tl.load(y_ptr + tl.arange(0, 16))
     z = y // 2  # expected-error {{the // operator is only defined on integers}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n, y_ptr):
+    u = tl.arange(0, 16).to(tl.uint32)
+    z = u // n  # expected-error {{Cannot use /, // or % with uint32 and int32 because they have different signedness}}
 
 # -----
 @triton.jit
