@@ -310,6 +310,29 @@ SVal minimum(Lowerer &l, A &a) {
   return minmax(l, a, OpCode::Min);
 }
 
+// tl.swizzle2d: (i, j) of an size_i x size_j grid renumbered so that groups
+// of size_g rows are walked column by column (Triton's standard library
+// function, for L2-friendly program orders). Compile-time when all
+// arguments are.
+SVal swizzle2d(Lowerer &l, A &a) {
+  using B = ast::BinOp;
+  auto bin = [&](B op, const SVal &x, const SVal &y) { return l.binary(op, x, y, a.loc); };
+  SVal i = a["i"], j = a["j"], sizeI = a["size_i"], sizeJ = a["size_j"], sizeG = a["size_g"];
+  SVal ij = bin(B::Add, bin(B::Mul, i, sizeJ), j);
+  SVal sizeGJ = bin(B::Mul, sizeG, sizeJ);
+  SVal offI = bin(B::Mul, bin(B::FloorDiv, ij, sizeGJ), sizeG);
+  SVal rows = bin(B::Sub, sizeI, offI);
+  SVal g;  // min(size_i - off_i, size_g)
+  if (rows.isConst() && sizeG.isConst()) {
+    g = l.compare(ast::CmpOp::Lt, rows, sizeG, a.loc).i ? rows : sizeG;
+  } else {
+    std::vector<Value *> v = promoteAll(l, {rows, sizeG}, a.loc);
+    g = SVal::tensor(l.emit(OpCode::Min, v, v[0]->type, a.loc, {{"propagate_nan", int64_t{0}}}));
+  }
+  SVal inGroup = bin(B::Mod, ij, sizeGJ);
+  return SVal::tuple({bin(B::Add, offI, bin(B::Mod, inGroup, g)), bin(B::FloorDiv, inGroup, g)});
+}
+
 SVal clamp(Lowerer &l, A &a) {
   std::vector<Value *> v = promoteAll(l, {a["x"], a["min"], a["max"]}, a.loc);
   if (!isFloat(v[0]->type.dtype)) l.error(a.loc, "tl.clamp requires floating-point operands");
@@ -571,6 +594,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.fma", {"x", "y", "z"}, fma},
       {"tl.umulhi", {"x", "y"}, umulhi},
       {"tl.cdiv", {"x", "div"}, cdiv},
+      {"tl.swizzle2d", {"i", "j", "size_i", "size_j", "size_g"}, swizzle2d},
       {"triton.cdiv", {"x", "y"}, cdiv},
       {"tl.maximum", {"x", "y", "propagate_nan=None"}, maximum},
       {"tl.minimum", {"x", "y", "propagate_nan=None"}, minimum},

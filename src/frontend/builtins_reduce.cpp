@@ -78,6 +78,18 @@ SVal xorSum(Lowerer &l, A &a) {
   return SVal::tensor(finish(l, r, out, a.loc));
 }
 
+// tl.reduce_or: bitwise or of integer elements along an axis (Triton's
+// reduce(input, axis, _or_combine)).
+SVal reduceOr(Lowerer &l, A &a) {
+  Value *x = l.tensorArg(a["input"], a.locOf("input"), "the input of " + a.name);
+  if (!isInt(x->type.dtype) || x->type.isPtrLike())
+    l.error(a.loc, "tl.reduce_or requires an integer tensor, got " + describe(a["input"]),
+            "compare floats first (x != 0) to or their truth values");
+  Reduced r = prepare(l, {x}, a["axis"], a["keep_dims"], a.loc, a.name);
+  Value *out = buildReduce(l, r.inputs, r.axis, simpleCombine(OpCode::Or), a.loc)[0];
+  return SVal::tensor(finish(l, r, out, a.loc));
+}
+
 // (value, index) pairs: the winner is the larger (smaller) value, ties to
 // the lower index, as Triton's _argmax_combine_tie_break_left.
 CombineBuilder argCombine(bool isMax, bool tieBreakLeft) {
@@ -283,6 +295,7 @@ std::vector<BuiltinDef> reduceBuiltins() {
   return {
       {"tl.sum", {"input", "axis=None", "keep_dims=False", "dtype=None"}, sum},
       {"tl.xor_sum", {"input", "axis=None", "keep_dims=False"}, xorSum},
+      {"tl.reduce_or", {"input", "axis", "keep_dims=False"}, reduceOr},
       {"tl.max",
        {"input", "axis=None", "return_indices=False", "return_indices_tie_break_left=True",
         "keep_dims=False"},

@@ -108,3 +108,24 @@ def test_histogram_mask(gen, m, n):
     z = torch.full((n,), -1, dtype=torch.int32, device="cuda")
     cases.histogram_mask_kernel[(1,)](x, z, M=m, N=n)
     assert (z == torch.bincount(half, minlength=n).to(torch.int32)).all()
+
+
+def test_reduce_or(gen):
+    bits = torch.randint(0, 31, (8, 16), generator=gen, device="cuda")
+    keep = torch.rand((8, 16), generator=gen, device="cuda") < 0.3
+    x = torch.where(keep, torch.ones_like(bits) << bits, torch.zeros_like(bits)).to(torch.int32)
+    out = torch.full((8,), -1, dtype=torch.int32, device="cuda")
+    cases.reduce_or_kernel[(1,)](x, out, M=8, N=16)
+    ref = [0] * 8
+    for r, row in enumerate(x.tolist()):
+        for v in row:
+            ref[r] |= v
+    assert out.tolist() == ref
+
+
+@pytest.mark.parametrize("si,sj,sg", [(8, 4, 2), (16, 8, 3)])
+def test_swizzle2d(si, sj, sg):
+    out = torch.full((si, sj, 2), -1, dtype=torch.int32, device="cuda")
+    cases.swizzle2d_kernel[(1,)](out, SI=si, SJ=sj, SG=sg)
+    ref = [[list(cases.swizzle_ref(i, j, si, sj, sg)) for j in range(sj)] for i in range(si)]
+    assert out.tolist() == ref

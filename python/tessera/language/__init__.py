@@ -29,8 +29,8 @@ from .math import (
     umulhi,
 )
 from .standard import (
-    zeros, zeros_like, sigmoid, softmax, cdiv, ravel, sum, xor_sum, max, min, argmax, argmin,
-    cumsum, cumprod, sort, flip, interleave,
+    zeros, zeros_like, sigmoid, softmax, cdiv, ravel, sum, xor_sum, reduce_or, swizzle2d, max, min,
+    argmax, argmin, cumsum, cumprod, sort, flip, interleave,
 )
 from .random import randint, randint4x, rand, rand4x, randn, randn4x, philox
 
@@ -58,8 +58,8 @@ __all__ = [
     "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
     "abs", "fdiv", "div_rn", "fma", "umulhi",
     # standard
-    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "max", "min",
-    "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
+    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "reduce_or",
+    "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
     # random
     "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox",
 ]

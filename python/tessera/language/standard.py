@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from .core import IntLike, ShapeLike, TensorLike, TensorOrPair, dtype, tensor
 
 __all__ = [
-    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "max", "min",
+    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "reduce_or",
+    "swizzle2d", "max", "min",
     "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
 ]
 
@@ -58,6 +59,19 @@ def sum(input: tensor, axis: IntLike | None = None, keep_dims: bool = False,
     the reduced dimension with size 1 and ``dtype`` sets the accumulation type
     (default: integers narrower than 32 bits sum in int32/uint32, as in Triton)."""
     _host_call("tl.sum")
+
+
+def reduce_or(input: tensor, axis: IntLike, keep_dims: bool = False) -> tensor:
+    """Bitwise or of the integer elements of ``input`` along ``axis``."""
+    _host_call("tl.reduce_or")
+
+
+def swizzle2d(i: TensorLike, j: TensorLike, size_i: TensorLike, size_j: TensorLike,
+              size_g: TensorLike) -> tuple:
+    """Renumbers (i, j) of a size_i x size_j grid so that groups of ``size_g``
+    rows are walked column by column: the program order Triton's matmul
+    tutorial uses for L2 reuse. Returns (new_i, new_j)."""
+    _host_call("tl.swizzle2d")
 
 
 def xor_sum(input: tensor, axis: IntLike | None = None, keep_dims: bool = False) -> tensor:

@@ -237,3 +237,47 @@ def test_histogram_mask(rng, m, n):
     z = np.full(n, -1, np.int32)
     histogram_mask_kernel[(1,)](x, z, M=m, N=n)
     assert (z == np.bincount(half, minlength=n)).all()
+
+
+@triton.jit
+def reduce_or_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(out_ptr + tl.arange(0, M), tl.reduce_or(x, axis=1))
+
+
+def test_reduce_or(rng):
+    x = (1 << rng.integers(0, 31, (8, 16))).astype(np.int32) * (rng.random((8, 16)) < 0.3)
+    x = x.astype(np.int32)
+    out = np.full(8, -1, np.int32)
+    reduce_or_kernel[(1,)](x, out, M=8, N=16)
+    assert (out == np.bitwise_or.reduce(x, axis=1)).all()
+
+
+@triton.jit
+def swizzle2d_kernel(out_ptr, SI: tl.constexpr, SJ: tl.constexpr, SG: tl.constexpr):
+    i = tl.arange(0, SI)[:, None]
+    j = tl.arange(0, SJ)[None, :]
+    ni, nj = tl.swizzle2d(i, j, SI, SJ, SG)
+    tl.store(out_ptr + (i * SJ + j) * 2, ni)
+    tl.store(out_ptr + (i * SJ + j) * 2 + 1, nj)
+    ci, cj = tl.swizzle2d(5, 3, SI, SJ, SG)  # compile-time arguments fold
+    tl.static_assert(ci >= 0)
+
+
+def swizzle_ref(i, j, size_i, size_j, size_g):
+    ij = i * size_j + j
+    group = ij // (size_g * size_j)
+    off_i = group * size_g
+    g = min(size_i - off_i, size_g)
+    ij %= size_g * size_j
+    return off_i + ij % g, ij // g
+
+
+@pytest.mark.parametrize("si,sj,sg", [(8, 4, 2), (16, 8, 3), (8, 8, 8)])
+def test_swizzle2d(si, sj, sg):
+    out = np.full((si, sj, 2), -1, np.int32)
+    swizzle2d_kernel[(1,)](out, SI=si, SJ=sj, SG=sg)
+    ref = np.array([[swizzle_ref(i, j, si, sj, sg) for j in range(sj)] for i in range(si)])
+    assert (out == ref).all()
+    # A permutation of the grid.
+    assert len({tuple(p) for p in out.reshape(-1, 2)}) == si * sj
