@@ -129,3 +129,18 @@ def test_swizzle2d(si, sj, sg):
     cases.swizzle2d_kernel[(1,)](out, SI=si, SJ=sj, SG=sg)
     ref = [[list(cases.swizzle_ref(i, j, si, sj, sg)) for j in range(sj)] for i in range(si)]
     assert out.tolist() == ref
+
+
+def test_driver_describes_the_gpu():
+    """Triton's tutorials put their tensors where the active driver says."""
+    d = triton.runtime.driver.active
+    assert d.get_current_target().backend == "cuda"
+    major, minor = torch.cuda.get_device_capability()
+    assert d.get_current_target().arch == 10 * major + minor
+    assert d.get_active_torch_device() == torch.device("cuda", torch.cuda.current_device())
+    props = d.utils.get_device_properties(torch.cuda.current_device())
+    tp = torch.cuda.get_device_properties(torch.cuda.current_device())
+    assert props["multiprocessor_count"] == tp.multi_processor_count
+    assert props["name"] == tp.name
+    assert props["max_shared_mem"] >= 100 * 1024
+    assert d.get_device_interface() is torch.cuda

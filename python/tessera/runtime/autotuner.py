@@ -336,9 +336,15 @@ def _accepts_quantiles(f) -> bool:
 
 
 def _target_id() -> str:
+    """The active target and, on a GPU, the device's name: timings from one
+    GPU model do not choose configs for another."""
     try:
         from .driver import driver
-        return repr(driver.active.get_current_target())
+        d = driver.active
+        target = repr(d.get_current_target())
+        if getattr(d, "backend", "") == "cuda":
+            target += "|" + d.utils.get_device_properties(d.get_current_device())["name"]
+        return target
     except Exception:
         return "unknown"
 

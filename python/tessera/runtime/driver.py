@@ -1,10 +1,14 @@
-"""`triton.runtime.driver.active`: the current target and device properties,
-as Triton's tutorials query them on the host.
+"""`triton.runtime.driver.active`: where kernels will run, as Triton's
+tutorials query it on the host (`DEVICE = driver.active.get_active_torch_device()`).
 
-This build runs kernels on the CPU interpreter, so the active driver
-describes the host: the target is ("cpu", "interpreter", warp size 32, kept
-at the GPU value so launch arithmetic in tutorials stays meaningful) and a
-"multiprocessor" is a CPU core.
+Tessera picks the back end per launch from where the arguments live (CUDA
+tensors run on their GPU, host memory on the interpreter); the active
+driver tells programs the truth about the default: the CUDA GPU when the
+driver loads and a device exists (target ("cuda", 90, 32) on an H100,
+device properties from the driver), the CPU interpreter otherwise or when
+TRITON_INTERPRET=1 / TESSERA_BACKEND=cpu asks for it (target ("cpu",
+"interpreter", 32); a "multiprocessor" is a CPU core). `driver.set_active`
+and `driver.reset_active` work as in Triton.
 """
 
 from __future__ import annotations
@@ -86,12 +90,110 @@ class CPUDriver:
         cache[:] = bytes(len(cache))
 
 
-class _DriverConfig:
-    """`driver.active` (settable, as in Triton) and `driver.default`."""
+def _ext():
+    from .jit import _ext as load
+    return load()
+
+
+def _torch():
+    """PyTorch when it is installed (imported on first need), else None."""
+    import sys
+    if "torch" in sys.modules:
+        return sys.modules["torch"]
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+class _CudaUtils:
+    def get_device_properties(self, device=0) -> dict:
+        """The driver's facts about `device` under Triton's keys (max_shared_mem
+        is the opt-in maximum a kernel may request; clocks in kHz)."""
+        return dict(_ext().cuda_device_properties(int(device)))
+
+
+class CudaDriver:
+    """The CUDA back end: the GPUs the NVIDIA driver reports."""
+
+    backend = "cuda"
 
     def __init__(self):
-        self.default = CPUDriver()
+        self.utils = _CudaUtils()
+
+    @staticmethod
+    def is_active() -> bool:
+        try:
+            ok, _ = _ext().cuda_available()
+            return bool(ok) and _ext().cuda_device_count() > 0
+        except Exception:  # noqa: BLE001 - no driver, no extension: not active
+            return False
+
+    def get_current_target(self) -> GPUTarget:
+        return GPUTarget("cuda", _ext().cuda_capability(self.get_current_device()), 32)
+
+    def get_current_device(self) -> int:
+        torch = _torch()
+        return torch.cuda.current_device() if torch is not None else 0
+
+    def set_current_device(self, device) -> None:
+        torch = _torch()
+        if torch is not None:
+            torch.cuda.set_device(int(device))
+        elif int(device) != 0:
+            raise ValueError("without PyTorch, Tessera's CUDA driver facade knows device 0 only; "
+                             "install torch to select another")
+
+    def get_current_stream(self, device=None) -> int:
+        from .jit import _current_stream
+        return _current_stream(self.get_current_device() if device is None else int(device))
+
+    def get_active_torch_device(self):
+        torch = _torch()
+        if torch is None:
+            return f"cuda:{self.get_current_device()}"
+        return torch.device("cuda", self.get_current_device())
+
+    def get_device_interface(self):
+        torch = _torch()
+        if torch is None:
+            raise RuntimeError("get_device_interface() returns torch.cuda; install torch")
+        return torch.cuda
+
+    def get_benchmarker(self):
+        from ..testing import do_bench
+        return do_bench
+
+    def get_empty_cache_for_benchmark(self):
+        torch = _torch()
+        if torch is None:
+            raise RuntimeError("get_empty_cache_for_benchmark() needs torch on the GPU")
+        return torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int, device="cuda")
+
+    def clear_cache(self, cache) -> None:
+        cache.zero_()
+
+
+def _interpreter_forced() -> bool:
+    interp = os.environ.get("TRITON_INTERPRET", "0").strip().lower() not in ("", "0", "false")
+    return interp or os.environ.get("TESSERA_BACKEND", "").lower() in ("cpu", "interpreter")
+
+
+class _DriverConfig:
+    """`driver.active` (settable, as in Triton) and `driver.default`: the
+    CUDA driver when a GPU is usable, else the CPU interpreter."""
+
+    def __init__(self):
+        self._default = None
         self._active = None
+
+    @property
+    def default(self):
+        if self._default is None:
+            cuda = CudaDriver()
+            self._default = CPUDriver() if _interpreter_forced() or not cuda.is_active() else cuda
+        return self._default
 
     @property
     def active(self):

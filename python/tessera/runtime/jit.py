@@ -101,6 +101,13 @@ class KernelParam:
         return self.default is not KernelParam._EMPTY
 
 
+def _option_from_parameter(v):
+    """A launch option's value from a parameter of the same name: ints and
+    bools (constexprs unwrapped) set it; anything else leaves it unset."""
+    v = _unwrap_constexpr(v)
+    return v if isinstance(v, (bool, int)) and not hasattr(v, "dtype") else None
+
+
 def _unwrap_constexpr(v):
     # tl.constexpr(x) -> x, without importing tessera.language here.
     while type(v).__name__ == "constexpr" and hasattr(v, "value"):
@@ -218,12 +225,18 @@ class JITFunction(KernelInterface):
                 parts.append(f"{p.name}=_d{p.num}")
             else:
                 parts.append(p.name)
-        opts = "num_warps=None, num_stages=None, num_ctas=None, maxnreg=None, debug=None, **_opts"
+        # A parameter named like a launch option binds as the parameter and,
+        # when its value is an int or bool, also sets the option (as Triton).
+        names = {p.name for p in self.params}
+        options = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug")
+        opts = ", ".join([f"{o}=None" for o in options if o not in names] + ["**_opts"])
         sig = ", ".join(parts + ["*", opts]) if parts else "*, " + opts
         values = "".join(f"{p.name}, " for p in self.params)
+        chosen = ", ".join(f"_opt({o})" if o in names else o for o in options)
+        ns["_opt"] = _option_from_parameter
         name = self.fn.__name__ if self.fn.__name__.isidentifier() else "kernel"
         src = (f"def {name}({sig}):\n"
-               f"    return ({values}), (num_warps, num_stages, num_ctas, maxnreg, debug), _opts\n")
+               f"    return ({values}), ({chosen}), _opts\n")
         exec(compile(src, f"<tessera binder for {name}>", "exec"), ns)
         return ns[name]
 

@@ -281,3 +281,19 @@ def test_swizzle2d(si, sj, sg):
     assert (out == ref).all()
     # A permutation of the grid.
     assert len({tuple(p) for p in out.reshape(-1, 2)}) == si * sj
+
+
+@triton.jit
+def named_like_options(out_ptr, num_stages, num_warps: tl.constexpr, debug):
+    tl.store(out_ptr, num_stages * 100 + num_warps * 10 + debug)
+
+
+def test_parameters_named_like_launch_options():
+    # Tutorial 02's softmax kernel takes `num_stages`; Triton binds it as a
+    # parameter (and uses it as the option too).
+    out = np.zeros(1, np.int32)
+    k = named_like_options[(1,)](out, 3, 2, 1)
+    assert out[0] == 321
+    assert k.metadata.num_warps == 2 and k.metadata.num_stages == 3
+    named_like_options[(1,)](out, num_stages=2, num_warps=4, debug=0)
+    assert out[0] == 240
