@@ -177,6 +177,12 @@ class JITFunction(KernelInterface):
         self._binder = self._make_binder()
         self._dispatcher = None
         self._units_cache = None  # (units, used_globals, source_hash)
+        self._src_override = None  # JITFunction.src assigned
+        code = fn.__code__
+        if code.co_filename.startswith("<") and not linecache.getlines(code.co_filename):
+            text = _source_from_exec_caller(fn)
+            if text is not None:
+                _exec_sources()[code] = text
         self._by_hash = {}  # full cache key -> CompiledKernel
         self._pre_run_hooks = []
 
@@ -374,7 +380,27 @@ class JITFunction(KernelInterface):
 
     @property
     def src(self) -> str:
+        if self._src_override is not None:
+            return self._src_override
         return _function_source(self.fn)[0]
+
+    @src.setter
+    def src(self, text: str) -> None:
+        """Compiles from `text` from now on (Triton's tests patch kernel
+        templates this way): it must define a function of the same name."""
+        self._unsafe_update_src(text)
+
+    def _unsafe_update_src(self, text: str) -> None:
+        import textwrap
+        text = textwrap.dedent(text)
+        if f"def {self.fn.__name__}" not in text:
+            raise ValueError(f"the new source of '{self.fn.__name__}' must define "
+                             f"'def {self.fn.__name__}(...)'")
+        self._src_override = text
+        self._units_cache = None
+        self._by_hash = {}
+        if self._dispatcher is not None:
+            self._dispatcher.clear()
 
     @property
     def cache_key(self) -> str:
@@ -534,17 +560,62 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
 # ---- source units ------------------------------------------------------------------------
 
 
-def _function_source(fn):
+# Sources of functions defined by exec() of a string (code object -> text),
+# which linecache cannot give: see _source_from_exec_caller.
+_EXEC_SOURCES: dict = {}
+
+
+def _exec_sources() -> dict:
+    return _EXEC_SOURCES
+
+
+def _source_from_exec_caller(fn, depth: int = 12):
+    """The string `fn` was exec'd from (`exec(src, ...)`, as Triton's tests
+    build kernels from templates): a local string of a calling frame that
+    compiles to a function with `fn`'s name and bytecode. None when there is
+    none."""
+    import sys
+    name = fn.__name__
+    try:
+        frame = sys._getframe(2)
+    except ValueError:
+        return None
+    for _ in range(depth):
+        if frame is None:
+            break
+        for v in list(frame.f_locals.values()):
+            if not isinstance(v, str) or f"def {name}" not in v:
+                continue
+            try:
+                code = compile(v, fn.__code__.co_filename, "exec")
+            except (SyntaxError, ValueError):
+                continue
+            for c in code.co_consts:
+                if isinstance(c, types.CodeType) and c.co_name == name and \
+                        c.co_code == fn.__code__.co_code:
+                    return v
+        frame = frame.f_back
+    return None
+
+
+def _function_source(fn, override: str | None = None):
     """(source, first_line, col_offset) of `fn` as the front end should see
     it: the decorator lines become one `@jit` line (decorators such as
     @autotune may hold arbitrary Python), so line numbers stay those of the
-    file."""
+    file. `override` (JITFunction.src assigned) replaces the file's text;
+    a function exec'd from a string uses that string."""
     code = fn.__code__
-    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if override is not None:
+        lines, start = override.splitlines(True), 0
+    else:
+        lines = linecache.getlines(code.co_filename, fn.__globals__)
+        start = code.co_firstlineno - 1
+        if not lines and code in _exec_sources():
+            lines = _exec_sources()[code].splitlines(True)
     if not lines:
         raise CompilationError(f"cannot find the source of @jit function '{fn.__name__}' "
-                               f"({code.co_filename}); define kernels in .py files")
-    start = code.co_firstlineno - 1
+                               f"({code.co_filename}); define kernels in .py files, or "
+                               "assign the source text to kernel.src")
     i = start
     while i < len(lines) and not lines[i].lstrip().startswith(("def ", "async def ")):
         i += 1
@@ -557,7 +628,9 @@ def _function_source(fn):
         head = [" " * indent + "@jit\n"] + ["\n"] * (i - start - 1)
     body = head + list(block)
     text = "".join(line[indent:] if line[:indent].strip() == "" else line.lstrip() for line in body)
-    return text, start + 1, indent
+    # An assigned source keeps the function's place in its file: patches
+    # that replace words within lines keep the lines where they were.
+    return text, (code.co_firstlineno if override is not None else start + 1), indent
 
 
 def _block_end(lines, i: int) -> int:
@@ -676,10 +749,14 @@ def _collect_units(root: JITFunction):
         return entry
 
     while pending:
-        fn = pending.pop(0).fn
-        source, first_line, col = _function_source(fn)
+        target = pending.pop(0)
+        fn = target.fn
+        override = getattr(target, "_src_override", None)
+        source, first_line, col = _function_source(fn, override)
         names = {}
         _code_names(fn.__code__, names)
+        if override is not None:  # the new text may read other globals
+            _code_names(compile(override, fn.__code__.co_filename, "exec"), names)
         scope = fn.__globals__
         closure = {}
         if fn.__closure__:

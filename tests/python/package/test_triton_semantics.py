@@ -297,3 +297,50 @@ def test_parameters_named_like_launch_options():
     assert k.metadata.num_warps == 2 and k.metadata.num_stages == 3
     named_like_options[(1,)](out, num_stages=2, num_warps=4, debug=0)
     assert out[0] == 240
+
+
+@triton.jit
+def template_kernel(x_ptr, z_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(z_ptr, tl.OP(x, axis=0))
+
+
+def patch_by_src(template, op):
+    # Triton's test_core, on the GPU path: a fresh JITFunction whose source is
+    # the template's with a name replaced.
+    kernel = triton.JITFunction(template.fn)
+    kernel._unsafe_update_src(kernel.src.replace("OP", op))
+    return kernel
+
+
+def patch_by_exec(template, op):
+    # Triton's test_core, on the interpreter path: the replaced source exec'd.
+    import inspect
+    import textwrap
+    src = textwrap.dedent(inspect.getsource(template.fn)).replace("OP", op)
+    namespace = {}
+    exec(src, template.fn.__globals__, namespace)
+    return namespace[template.fn.__name__]
+
+
+@pytest.mark.parametrize("patch", [patch_by_src, patch_by_exec])
+@pytest.mark.parametrize("op,ref", [("sum", np.sum), ("max", np.max), ("min", np.min)])
+def test_kernels_from_patched_source(rng, patch, op, ref):
+    x = rng.standard_normal(64).astype(np.float32)
+    z = np.full(1, np.nan, np.float32)
+    patch(template_kernel, op)[(1,)](x, z, N=64)
+    assert abs(z[0] - ref(x)) <= 1e-5 * max(1.0, abs(ref(x)))
+
+
+def test_src_setter_recompiles():
+    k = triton.JITFunction(template_kernel.fn)
+    x = np.arange(8, dtype=np.float32)
+    z = np.zeros(1, np.float32)
+    k.src = k.src.replace("OP", "max")
+    k[(1,)](x, z, N=8)
+    assert z[0] == 7
+    k.src = k.src.replace("tl.max", "tl.min")
+    k[(1,)](x, z, N=8)
+    assert z[0] == 0
+    with pytest.raises(ValueError, match="must define"):
+        k.src = "def other(): pass"
