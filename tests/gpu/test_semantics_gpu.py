@@ -144,3 +144,30 @@ def test_driver_describes_the_gpu():
     assert props["name"] == tp.name
     assert props["max_shared_mem"] >= 100 * 1024
     assert d.get_device_interface() is torch.cuda
+
+
+def test_python_m_tessera_keeps_torch_compile_working(tmp_path):
+    """Under `python -m tessera`, a program's `import triton` is Tessera and
+    runs on the GPU, while torch.compile (inductor imports the real Triton)
+    still compiles and runs."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "prog.py").write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def twice(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) * 2, mask=o < n)\n"
+        "dev = triton.runtime.driver.active.get_active_torch_device()\n"
+        "x = torch.arange(8.0, device=dev)\n"
+        "twice[(1,)](x, 8, BLOCK=8)\n"
+        "f = torch.compile(lambda t: torch.sin(t) + 1)\n"
+        "y = f(x)\n"
+        "assert torch.allclose(y, torch.sin(x) + 1)\n"
+        "print(triton.__name__, dev, x.tolist()[:3])\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    r = subprocess.run([sys.executable, "-m", "tessera", str(tmp_path / "prog.py")], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "tessera cuda:0 [0.0, 2.0, 4.0]" in r.stdout

@@ -1,0 +1,87 @@
+"""python -m tessera: a Triton program runs unchanged, `import triton`
+giving Tessera, while PyTorch's own imports of triton are left alone."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+
+PROGRAM = textwrap.dedent('''
+    import sys
+    import numpy as np
+    import triton
+    import triton.language as tl
+    from triton.language.extra import libdevice
+    from triton import testing
+    import helper_mod
+
+    @triton.jit
+    def add(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(y_ptr + offs, libdevice.exp(tl.load(x_ptr + offs, mask=m)) + 1, mask=m)
+
+    x = np.linspace(-1, 1, 100).astype(np.float32)
+    y = np.zeros_like(x)
+    add[(triton.cdiv(100, 32),)](x, y, 100, BLOCK=32)
+    assert np.allclose(y, np.exp(x) + 1, rtol=1e-6)
+    print("triton is", triton.__name__, tl.__name__, libdevice.__name__, testing.__name__)
+    print("helper sees", helper_mod.which())
+    print("main", __name__, __file__.endswith("prog.py"), sys.argv[1:])
+    import torchprobe
+    print("torch sees", torchprobe.seen())
+    try:
+        import triton.tools.no_such_thing
+    except ModuleNotFoundError as e:
+        print("missing:", e)
+''')
+
+HELPER = "import triton\n\ndef which():\n    return triton.__name__\n"
+# A module whose name starts with `torch`, as inductor's do: its import of
+# triton is not aliased (no real Triton here, so it finds none).
+TORCH_PROBE = textwrap.dedent('''
+    __name__ = "torch._probe"
+    def seen():
+        try:
+            import triton
+            return triton.__name__
+        except ImportError:
+            return "no triton"
+''')
+
+
+def run(args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    return subprocess.run([sys.executable, "-m", "tessera", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_runs_a_triton_program_unchanged(tmp_path):
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    (tmp_path / "helper_mod.py").write_text(HELPER)
+    (tmp_path / "torchprobe.py").write_text(TORCH_PROBE)
+    r = run([str(tmp_path / "prog.py"), "a", "--b"], cwd=os.getcwd())
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert ("triton is tessera tessera.language tessera.language.extra.libdevice "
+            "tessera.testing") in out
+    assert "helper sees tessera" in out
+    assert "main __main__ True ['a', '--b']" in out
+    assert "torch sees no triton" in out
+    assert "missing: No module named 'triton.tools.no_such_thing': Tessera has no" in out
+
+
+def test_module_mode_and_usage(tmp_path):
+    (tmp_path / "modprog.py").write_text("import sys, triton\nprint(triton.__name__, sys.argv[1:])\n")
+    r = run(["-m", "modprog", "x"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "tessera ['x']" in r.stdout
+    r = run([], cwd=tmp_path)
+    assert r.returncode == 2 and "usage: python -m tessera" in r.stderr
+    r = run(["nope.py"], cwd=tmp_path)
+    assert r.returncode == 2 and "can't open file 'nope.py'" in r.stderr
