@@ -10,6 +10,8 @@ skip_without_gpu()
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import tessera as triton  # noqa: E402
+
 _spec = importlib.util.spec_from_file_location(
     "triton_semantics_cases", ROOT / "tests/python/package/test_triton_semantics.py")
 cases = importlib.util.module_from_spec(_spec)
