@@ -28,6 +28,8 @@ from . import runtime
 from . import language
 from . import testing
 from . import compiler
+from . import knobs
+from .runtime._allocation import set_allocator
 
 TritonError = TesseraError
 
@@ -46,6 +48,7 @@ def next_power_of_2(n: int) -> int:
 __all__ = [
     "Autotuner", "CompilationError", "Config", "GPUTarget", "Heuristics", "InterpreterError",
     "JITFunction", "KernelError", "KernelInterface", "MockTensor", "OutOfResources", "TensorWrapper",
-    "TesseraError", "TritonError", "autotune", "cdiv", "compiler", "heuristics", "jit", "language",
-    "next_power_of_2", "reinterpret", "runtime", "testing",
+    "TesseraError", "TritonError", "autotune", "cdiv", "compiler", "heuristics", "jit", "knobs",
+    "language",
+    "next_power_of_2", "reinterpret", "runtime", "set_allocator", "testing",
 ]

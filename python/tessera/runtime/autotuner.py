@@ -61,7 +61,6 @@ stack in either order over ``@jit``.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import time
 import types
@@ -78,11 +77,11 @@ _LAUNCH_OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
 _NOT_ARGS = frozenset(("grid", "warmup"))  # launch plumbing, not kernel arguments
 _QUANTILES = (0.5, 0.2, 0.8)
 _DISK_FORMAT = 1
-_TRUE = ("1", "true", "yes", "on")
 
 
-def _env_flag(*names) -> bool:
-    return any(os.environ.get(n, "").strip().lower() in _TRUE for n in names)
+def _print_autotuning() -> bool:
+    from .. import knobs
+    return bool(knobs.autotuning.print)
 
 
 class Config:
@@ -527,7 +526,8 @@ class Autotuner(_Wrapper):
     # ---- tuning --------------------------------------------------------------------------
 
     def _tune(self, key, args, kwargs, bound) -> Config:
-        use_disk = self.cache_results or _env_flag("TESSERA_CACHE_AUTOTUNING", "TRITON_CACHE_AUTOTUNING")
+        from .. import knobs
+        use_disk = self.cache_results or bool(knobs.autotuning.cache)
         disk_key = self._disk_key(key) if use_disk else None
         if disk_key is not None:
             hit = self._load(disk_key)
@@ -536,7 +536,7 @@ class Autotuner(_Wrapper):
                 self.cache[key] = best
                 self.configs_timings = timings
                 self.bench_time = 0.0
-                if _env_flag("TESSERA_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"):
+                if _print_autotuning():
                     print(f"Tessera autotuning for function {self.__name__}: best config loaded from "
                           f"the disk cache: {best};")
                 return best
@@ -567,7 +567,7 @@ class Autotuner(_Wrapper):
         self._reset(bound)  # timing dirtied them; the real launch must start from zero
         if disk_key is not None:
             self._store(disk_key, key, best, timings)
-        if _env_flag("TESSERA_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"):
+        if _print_autotuning():
             print(f"Tessera autotuning for function {self.__name__} finished after "
                   f"{self.bench_time:.2f}s; best config selected: {best};")
         return best

@@ -56,16 +56,15 @@ _warned_roots: set = set()
 
 
 def default_cache_dir() -> str:
-    """$TESSERA_CACHE_DIR, else ~/.cache/tessera."""
-    d = os.environ.get("TESSERA_CACHE_DIR")
-    if d:
-        return os.path.abspath(os.path.expanduser(d))
-    return os.path.join(os.path.expanduser("~"), ".cache", "tessera")
+    """knobs.cache.dir: $TESSERA_CACHE_DIR or $TRITON_CACHE_DIR, else ~/.cache/tessera."""
+    from .. import knobs
+    return os.path.abspath(os.path.expanduser(knobs.cache.dir))
 
 
 def cache_disabled() -> bool:
-    """True when TESSERA_CACHE_DISABLE asks for no disk cache."""
-    return os.environ.get("TESSERA_CACHE_DISABLE", "").strip().lower() in _TRUE_VALUES
+    """True when knobs.cache.disable (TESSERA_CACHE_DISABLE) asks for no disk cache."""
+    from .. import knobs
+    return bool(knobs.cache.disable)
 
 
 def _encode(part, out: list) -> None:

@@ -176,8 +176,9 @@ class CudaDriver:
 
 
 def _interpreter_forced() -> bool:
-    interp = os.environ.get("TRITON_INTERPRET", "0").strip().lower() not in ("", "0", "false")
-    return interp or os.environ.get("TESSERA_BACKEND", "").lower() in ("cpu", "interpreter")
+    from .. import knobs
+    return bool(knobs.runtime.interpret) or \
+        os.environ.get("TESSERA_BACKEND", "").lower() in ("cpu", "interpreter")
 
 
 class _DriverConfig:

@@ -536,9 +536,25 @@ def _disk_cache():
     return cache.kernel_cache()
 
 
+def _dump(kernel, name: str, key: str) -> None:
+    """knobs.compilation.dump_ir: every stage of a compiled kernel to
+    <dump_dir>/<name>-<key>/<stage>.txt (ptx as .ptx)."""
+    from .. import knobs
+    d = os.path.join(os.path.expanduser(knobs.compilation.dump_dir), f"{name}-{key[:16]}")
+    os.makedirs(d, exist_ok=True)
+    for stage in ("ttir-initial", "ttir", "ttgir", "ptx"):
+        try:
+            text = kernel.ir(stage)
+        except Exception:  # noqa: BLE001 - a stage this back end does not have
+            continue
+        with open(os.path.join(d, stage + (".ptx" if stage == "ptx" else ".txt")), "w") as f:
+            f.write(text)
+
+
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3):
+    from .. import knobs
     c = _ext()
-    disk = _disk_cache()
+    disk = None if knobs.compilation.always_compile else _disk_cache()
     if disk is not None:
         blob = disk.get(key)
         if blob is not None:
@@ -551,6 +567,8 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
     kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps,
                        num_stages=num_stages)
     stats.compiles += 1
+    if knobs.compilation.dump_ir:
+        _dump(kernel, name, key)
     if disk is not None:
         if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses
             stats.disk_writes += 1

@@ -1,0 +1,99 @@
+"""`triton.knobs`: Tessera's settings, under the names of Triton 3.6's knobs.
+
+Each knob reads its environment variables (Tessera's name first, then
+Triton's) every time it is read, unless it was assigned in this process:
+
+    triton.knobs.cache.dir = "/tmp/kernels"     # overrides TRITON_CACHE_DIR
+    del triton.knobs.cache.dir                  # back to the environment
+
+    cache.dir                   TESSERA_CACHE_DIR, TRITON_CACHE_DIR (default ~/.cache/tessera)
+    cache.disable               TESSERA_CACHE_DISABLE
+    runtime.interpret           TRITON_INTERPRET: the default driver is the CPU interpreter
+    compilation.always_compile  TESSERA_ALWAYS_COMPILE, TRITON_ALWAYS_COMPILE: skip the disk cache
+    compilation.dump_ir         TESSERA_KERNEL_DUMP, TRITON_KERNEL_DUMP: write each compiled
+                                kernel's IR stages and PTX under compilation.dump_dir
+    compilation.dump_dir        TESSERA_DUMP_DIR, TRITON_DUMP_DIR (default ~/.cache/tessera/dump)
+    autotuning.print            TESSERA_PRINT_AUTOTUNING, TRITON_PRINT_AUTOTUNING
+    autotuning.cache            TESSERA_CACHE_AUTOTUNING, TRITON_CACHE_AUTOTUNING
+
+Kernel arguments on a GPU still run on the GPU under TRITON_INTERPRET=1
+(Tessera picks the back end from where the arguments live); put them in
+host memory to run on the interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+
+_TRUE = ("1", "true", "yes", "on")
+
+
+class _Env:
+    """A knob over environment variables `names` (first set wins)."""
+
+    def __init__(self, names: tuple, kind: type, default=None):
+        self.names, self.kind, self.default = names, kind, default
+
+    def __set_name__(self, owner, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        if self.attr in group._assigned:
+            return group._assigned[self.attr]
+        for n in self.names:
+            v = os.environ.get(n)
+            if v is not None and v != "":
+                return v.strip().lower() in _TRUE if self.kind is bool else v
+        return self.default() if callable(self.default) else self.default
+
+    def __set__(self, group, value) -> None:
+        group._assigned[self.attr] = value
+
+    def __delete__(self, group) -> None:
+        group._assigned.pop(self.attr, None)
+
+
+class _Group:
+    def __init__(self):
+        self._assigned = {}
+
+    def reset(self) -> None:
+        """Forgets every assignment: all knobs read the environment again."""
+        self._assigned.clear()
+
+    def __repr__(self) -> str:
+        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Env)]
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in knobs)})"
+
+
+def _default_cache_dir() -> str:
+    return os.path.join(os.path.expanduser("~"), ".cache", "tessera")
+
+
+class cache_knobs(_Group):
+    dir = _Env(("TESSERA_CACHE_DIR", "TRITON_CACHE_DIR"), str, _default_cache_dir)
+    disable = _Env(("TESSERA_CACHE_DISABLE",), bool, False)
+
+
+class runtime_knobs(_Group):
+    interpret = _Env(("TRITON_INTERPRET",), bool, False)
+
+
+class compilation_knobs(_Group):
+    always_compile = _Env(("TESSERA_ALWAYS_COMPILE", "TRITON_ALWAYS_COMPILE"), bool, False)
+    dump_ir = _Env(("TESSERA_KERNEL_DUMP", "TRITON_KERNEL_DUMP"), bool, False)
+    dump_dir = _Env(("TESSERA_DUMP_DIR", "TRITON_DUMP_DIR"), str,
+                    lambda: os.path.join(_default_cache_dir(), "dump"))
+
+
+class autotuning_knobs(_Group):
+    print = _Env(("TESSERA_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"), bool, False)
+    cache = _Env(("TESSERA_CACHE_AUTOTUNING", "TRITON_CACHE_AUTOTUNING"), bool, False)
+
+
+cache = cache_knobs()
+runtime = runtime_knobs()
+compilation = compilation_knobs()
+autotuning = autotuning_knobs()

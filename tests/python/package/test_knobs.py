@@ -1,0 +1,73 @@
+"""triton.knobs: the environment under Triton's names, assignable per
+process, and what each knob changes."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+import tessera as triton
+import tessera.language as tl
+from tessera.runtime import cache
+
+
+def test_knobs_read_the_environment_and_assignments_win(monkeypatch, tmp_path):
+    monkeypatch.delenv("TESSERA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "t"))
+    assert triton.knobs.cache.dir == str(tmp_path / "t")
+    assert cache.default_cache_dir() == str(tmp_path / "t")
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path / "s"))
+    assert triton.knobs.cache.dir == str(tmp_path / "s")  # Tessera's name first
+    triton.knobs.cache.dir = str(tmp_path / "assigned")
+    try:
+        assert cache.default_cache_dir() == str(tmp_path / "assigned")
+    finally:
+        del triton.knobs.cache.dir
+    assert triton.knobs.cache.dir == str(tmp_path / "s")
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    assert triton.knobs.autotuning.print is True
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    assert triton.knobs.runtime.interpret is False
+
+
+@triton.jit
+def fill(out_ptr, V: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, 4), tl.full((4,), V, tl.int32))
+
+
+def test_always_compile_skips_the_disk_cache_and_dump_writes_stages(monkeypatch, tmp_path):
+    from tessera.runtime.jit import stats
+    out = np.zeros(4, np.int32)
+    triton.knobs.compilation.always_compile = True
+    triton.knobs.compilation.dump_ir = True
+    triton.knobs.compilation.dump_dir = str(tmp_path)
+    try:
+        before = (stats.compiles, stats.disk_hits)
+        fill[(1,)](out, V=7)
+        again = triton.JITFunction(fill.fn)  # its own in-memory cache: compiles again
+        again[(1,)](out, V=7)
+        assert stats.compiles - before[0] == 2 and stats.disk_hits == before[1]
+    finally:
+        triton.knobs.compilation.reset()
+    assert (out == 7).all()
+    dumped = os.listdir(tmp_path)
+    assert dumped and all(d.startswith("fill-") for d in dumped)
+    files = os.listdir(tmp_path / dumped[0])
+    assert "ttir.txt" in files and "ttir-initial.txt" in files
+    assert "tt.func" in (tmp_path / dumped[0] / "ttir.txt").read_text() or \
+        "func @fill" in (tmp_path / dumped[0] / "ttir.txt").read_text()
+
+
+def test_set_allocator():
+    import pytest
+    from tessera.runtime import _allocation
+    with pytest.raises(RuntimeError, match="no allocator is set"):
+        _allocation.NullAllocator()(16, 16, None)
+    seen = []
+    triton.set_allocator(lambda size, align, stream: seen.append((size, align)) or bytearray(size))
+    assert len(triton.runtime._allocation.get_allocator()(64, 16, None)) == 64
+    assert seen == [(64, 16)]
+    with pytest.raises(TypeError, match="callable"):
+        triton.set_allocator(3)
+    triton.set_allocator(_allocation.NullAllocator())
