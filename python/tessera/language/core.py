@@ -229,6 +229,15 @@ class dtype:
 
     __slots__ = ("name", "primitive_bitwidth")
 
+    # Triton's lists of type names (programs and tests iterate over them);
+    # the fp8 variants Tessera does not implement are listed as Triton has
+    # them, and tl.dtype(name) refuses them.
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
+
     def __init__(self, name: str) -> None:
         if name not in _DTYPES:
             raise ValueError(f"unknown dtype name {name!r}; expected one of {', '.join(_DTYPES)}")

@@ -344,3 +344,10 @@ def test_src_setter_recompiles():
     assert z[0] == 0
     with pytest.raises(ValueError, match="must define"):
         k.src = "def other(): pass"
+
+
+def test_dtype_name_lists():
+    assert tl.dtype.SINT_TYPES == ["int8", "int16", "int32", "int64"]
+    assert "uint64" in tl.dtype.UINT_TYPES and "bf16" in tl.dtype.FP_TYPES
+    for name in tl.dtype.SINT_TYPES + tl.dtype.UINT_TYPES + tl.dtype.STANDARD_FP_TYPES:
+        assert str(tl.dtype(name)) == name
