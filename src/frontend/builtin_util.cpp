@@ -112,4 +112,23 @@ std::vector<Value *> buildReduce(Lowerer &l, const std::vector<Value *> &operand
   return out;
 }
 
+Value *oneElementScalar(Lowerer &l, Value *tile, SourceLoc loc, const std::string &what) {
+  if (tile->type.numel() != 1)
+    l.error(loc,
+            what + " needs a tensor of one element, got " + tile->type.str() + " (" +
+                std::to_string(tile->type.numel()) + " elements)",
+            "reduce it first (tl.max, tl.sum, ...) or index one element out");
+  if (tile->type.isPtrLike())
+    l.error(loc, what + " of a pointer tensor is not supported",
+            "offset the base pointer with a scalar instead");
+  Value *flat = tile;
+  if (tile->type.rank() != 1)
+    flat = l.emit(OpCode::Reshape, {tile}, tile->type.withShape({1}), loc);
+  // A reduction over one element is that element; the combine (keep the
+  // left value) is valid for every element type.
+  auto keepLeft = [](Lowerer &, const std::vector<Value *> &lhs, const std::vector<Value *> &,
+                     SourceLoc) { return lhs; };
+  return buildReduce(l, {flat}, 0, keepLeft, loc)[0];
+}
+
 }  // namespace tessera::frontend

@@ -23,6 +23,9 @@ std::vector<Value *> buildReduce(Lowerer &l, const std::vector<Value *> &operand
                                  OpCode code = OpCode::Reduce,
                                  std::vector<NamedAttr> extraAttrs = {});
 CombineBuilder simpleCombine(OpCode op, std::vector<NamedAttr> attrs = {});
+// The one element of a tile of one element, as a scalar (x.item(), an `if`
+// on such a tile); `what` names the value for the error on other tiles.
+Value *oneElementScalar(Lowerer &l, Value *tile, SourceLoc loc, const std::string &what);
 
 // Normalises a possibly negative axis against `rank`.
 int64_t normalizeAxis(Lowerer &l, const SVal &axis, int rank, SourceLoc loc);

@@ -104,6 +104,12 @@ SVal toMethod(Lowerer &l, A &a) {
   return castImpl(l, a["self"], a["dtype"], a["fp_downcast_rounding"], a["bitcast"], a.loc);
 }
 
+SVal itemMethod(Lowerer &l, A &a) {
+  Value *x = l.tensorArg(a["self"], a.loc, "the tensor of item()");
+  if (!x->type.isTile()) return SVal::tensor(x);
+  return SVal::tensor(oneElementScalar(l, x, a.loc, "item()"));
+}
+
 // ---- memory ----------------------------------------------------------------------------
 
 void checkCache(Lowerer &l, const std::string &v, bool isLoad, SourceLoc loc) {
@@ -567,6 +573,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.zeros_like", {"input", "dtype=None"}, zerosLike},
       {"tl.cast", {"input", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, castFn},
       {"tensor.to", {"self", "dtype", "fp_downcast_rounding=None", "bitcast=False"}, toMethod},
+      {"tensor.item", {"self"}, itemMethod},
       {"tl.load",
        {"pointer", "mask=None", "other=None", "boundary_check=()", "padding_option=''",
         "cache_modifier=''", "eviction_policy=''", "volatile=False"},

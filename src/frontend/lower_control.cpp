@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "frontend/builtin_util.h"
 #include "frontend/lowering.h"
 
 namespace tessera::frontend {
@@ -189,6 +190,8 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
     return;
   }
   Value *c = l.tensorArg(cond, s.a->loc, "an if condition");
+  if (c->type.isTile() && c->type.numel() == 1)  // Triton takes a one-element tensor
+    c = oneElementScalar(l, c, s.a->loc, "an if condition");
   if (c->type.isTile())
     l.error(s.a->loc, "an if condition must be a scalar, not a tensor (" + describe(cond) + ")",
             "use tl.where(cond, a, b) to select per element, or reduce the condition first");
@@ -335,6 +338,63 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
       (*outer)[names[i]] = v;
     }
   }
+}
+
+SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond) {
+  // `a if c else b` with a run-time c: an if whose branches compute a or b,
+  // so only the chosen side runs (it may load or divide).
+  Value *c = l.tensorArg(cond, e.a->loc, "a conditional expression's condition");
+  if (c->type.isTile() && c->type.numel() == 1)
+    c = oneElementScalar(l, c, e.a->loc, "a conditional expression's condition");
+  if (c->type.isTile())
+    l.error(
+        e.a->loc,
+        "a conditional expression needs a scalar condition, not a tensor (" + describe(cond) + ")",
+        "use tl.where(cond, a, b) to select per element");
+  c = l.cast(c, Type::scalar(DType::I1), e.a->loc);
+  Builder &b = l.builder();
+  b.setLoc(e.loc);
+  Operation *ifOp = b.create(OpCode::If, {c}, {});
+  Block *saveBlock = b.block();
+  SVal side[2];
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(ifOp->regions[k].get());
+    side[k] = l.expr(k == 0 ? *e.b : *e.c);
+    if (!side[k].isTensor() && !side[k].isNumber())
+      l.error(k == 0 ? e.b->loc : e.c->loc,
+              "a conditional expression with a run-time condition needs values on both sides, "
+              "got " +
+                  describe(side[k]));
+  }
+  // Numbers take the other side's type; two numbers their promoted one.
+  if (side[0].isNumber() && side[1].isNumber()) {
+    DType d = l.promote(side[0], side[1], false, e.loc);
+    for (int k = 0; k < 2; ++k) {
+      b.setInsertionPointToEnd(ifOp->regions[k].get());
+      side[k] = SVal::tensor(l.toValue(side[k], e.loc, d));
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(ifOp->regions[k].get());
+    convertLike(l, side[k], side[1 - k], e.loc);
+  }
+  if (!sameStructure(side[0], side[1]))
+    l.error(e.loc,
+            "the two sides of this conditional expression have different types: " +
+                describe(side[0]) + " and " + describe(side[1]),
+            "make both the same type and shape, e.g. with .to() or tl.broadcast_to()");
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(ifOp->regions[k].get());
+    b.setLoc(e.loc);
+    b.create(OpCode::Yield, {side[k].v}, {});
+  }
+  auto v = std::make_unique<Value>();
+  v->type = side[0].v->type;
+  v->def = ifOp;
+  v->index = 0;
+  ifOp->results.push_back(std::move(v));
+  b.setInsertionPointToEnd(saveBlock);
+  return SVal::tensor(ifOp->result(0));
 }
 
 namespace {

@@ -517,8 +517,7 @@ SVal Lowerer::expr(const ast::Expr &e) {
         bool truth = unary(ast::UnaryOp::Not, cond, e.loc).i == 0;
         return truth ? expr(*e.b) : expr(*e.c);
       }
-      error(e.loc, "a conditional expression needs a compile-time condition",
-            "use tl.where(cond, a, b) for a runtime condition");
+      return lowerIfExp(*this, e, cond);
     }
     case K::JoinedStr: {
       std::string out;

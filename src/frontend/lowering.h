@@ -326,6 +326,8 @@ class Lowerer {
 void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index,
              Lowerer::FlowResult &flow, bool &consumedRest);
 void lowerFor(Lowerer &l, const ast::Stmt &s);
+// `a if c else b` with a run-time condition `cond` (c's value).
+SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond);
 void lowerWhile(Lowerer &l, const ast::Stmt &s);
 
 // Flattening of structured values (tuples, block pointers) to IR values, for

@@ -173,3 +173,19 @@ def test_python_m_tessera_keeps_torch_compile_working(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "tessera cuda:0 [0.0, 2.0, 4.0]" in r.stdout
+
+
+@pytest.mark.parametrize("c", [0, 2])
+def test_runtime_conditional_expression(gen, c):
+    x = torch.randn(8, generator=gen, device="cuda")
+    out = torch.full((8,), float("nan"), device="cuda")
+    cases.ifexp_kernel[(1,)](x, out, c, 8)
+    ref = (x if c > 0 else -torch.ones(8, device="cuda")) * (1.5 if c > 1 else 2)
+    assert torch.allclose(out, ref)
+
+
+@pytest.mark.parametrize("v", [3, -2])
+def test_one_element_condition_and_item(v):
+    out = torch.zeros(1, dtype=torch.int32, device="cuda")
+    cases.one_element_kernel[(1,)](torch.tensor([v], dtype=torch.int32, device="cuda"), out)
+    assert out.item() == (2 * v if v > 0 else -1)

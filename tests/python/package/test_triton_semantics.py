@@ -351,3 +351,37 @@ def test_dtype_name_lists():
     assert "uint64" in tl.dtype.UINT_TYPES and "bf16" in tl.dtype.FP_TYPES
     for name in tl.dtype.SINT_TYPES + tl.dtype.UINT_TYPES + tl.dtype.STANDARD_FP_TYPES:
         assert str(tl.dtype(name)) == name
+
+
+@triton.jit
+def ifexp_kernel(x_ptr, out_ptr, c, n):
+    i = tl.arange(0, 8)
+    # Only the chosen side runs: the load reads x only when c > 0.
+    v = tl.load(x_ptr + i, mask=i < n) if c > 0 else tl.zeros((8,), tl.float32) - 1
+    s = 1.5 if c > 1 else 2  # two numbers: promoted to float32
+    tl.store(out_ptr + i, v * s)
+
+
+@triton.jit
+def one_element_kernel(x_ptr, out_ptr):
+    t = tl.load(x_ptr + tl.arange(0, 1))
+    if t > 0:  # a one-element tensor as a condition, as Triton takes it
+        tl.store(out_ptr, t.item() * 2)
+    else:
+        tl.store(out_ptr, -1)
+
+
+@pytest.mark.parametrize("c", [0, 1, 2])
+def test_runtime_conditional_expression(rng, c):
+    x = rng.standard_normal(8).astype(np.float32)
+    out = np.full(8, np.nan, np.float32)
+    ifexp_kernel[(1,)](x, out, c, 8)
+    ref = (x if c > 0 else -np.ones(8, np.float32)) * (1.5 if c > 1 else 2)
+    assert np.allclose(out, ref)
+
+
+@pytest.mark.parametrize("v", [3, -2])
+def test_one_element_condition_and_item(v):
+    out = np.zeros(1, np.int32)
+    one_element_kernel[(1,)](np.array([v], np.int32), out)
+    assert out[0] == (2 * v if v > 0 else -1)
