@@ -262,10 +262,19 @@ SVal dot(Lowerer &l, A &a) {
       l.error(a.locOf("input_precision"),
               "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '" + precision + "'");
   }
-  DType out = isInt(dx) ? DType::I32 : DType::F32;
-  if (!a["out_dtype"].isNone())
-    out = l.constDType(a["out_dtype"], a.locOf("out_dtype"), "out_dtype");
-  if (isInt(dx) && out != DType::I32) l.error(a.loc, "an int8 tl.dot accumulates in int32");
+  // The result type, as Triton picks it: integers accumulate in int32 and
+  // fp32/bf16 in fp32, fp64 in fp64, whatever out_dtype says; fp16 and fp8
+  // in out_dtype (fp32 by default).
+  DType asked = a["out_dtype"].isNone()
+                    ? DType::F32
+                    : l.constDType(a["out_dtype"], a.locOf("out_dtype"), "out_dtype");
+  if (!isInt(dx) && asked == DType::BF16)
+    l.error(a.locOf("out_dtype"), "out_dtype=bfloat16 is unsupported",
+            "use out_dtype=tl.float32 (or tl.float16) and cast with .to(tl.bfloat16)");
+  DType out = isInt(dx)                               ? DType::I32
+              : dx == DType::F32 || dx == DType::BF16 ? DType::F32
+              : dx == DType::F64                      ? DType::F64
+                                                      : asked;
   if (!isInt(dx) && !isFloat(out)) l.error(a.loc, "a float tl.dot needs a float out_dtype");
   std::vector<int64_t> shape = xs;
   shape[rank - 1] = ys[rank - 1];

@@ -385,3 +385,32 @@ def test_one_element_condition_and_item(v):
     out = np.zeros(1, np.int32)
     one_element_kernel[(1,)](np.array([v], np.int32), out)
     assert out[0] == (2 * v if v > 0 else -1)
+
+
+@triton.jit
+def dot_types_kernel(a_ptr, b_ptr, c_ptr, OUT: tl.constexpr, EXPECT: tl.constexpr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    c = tl.dot(a, b, out_dtype=OUT)
+    tl.static_assert(c.dtype == EXPECT)
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+
+
+@pytest.mark.parametrize("dt,out,expect", [
+    (np.int8, tl.int8, tl.int32),        # integers accumulate in int32, whatever out_dtype
+    (np.float32, tl.float16, tl.float32),  # fp32 inputs: fp32
+    (np.float16, tl.float16, tl.float16),  # fp16 inputs: out_dtype
+])
+def test_dot_result_types(rng, dt, out, expect):
+    a = rng.integers(-3, 4, (16, 16)).astype(dt)
+    b = rng.integers(-3, 4, (16, 16)).astype(dt)
+    c = np.zeros((16, 16), np.int32 if expect == tl.int32 else dt)
+    dot_types_kernel[(1,)](a, b, c, OUT=out, EXPECT=expect)
+    assert (c.astype(np.int64) == a.astype(np.int64) @ b.astype(np.int64)).all()
+
+
+def test_dot_bfloat16_out_dtype_is_refused():
+    a = np.zeros((16, 16), np.float32)
+    with pytest.raises(triton.CompilationError, match="out_dtype=bfloat16 is unsupported"):
+        dot_types_kernel[(1,)](a, a, a, OUT=tl.bfloat16, EXPECT=tl.float32)
