@@ -700,6 +700,10 @@ class tensor:
         'rtz' for narrowing float casts; ``bitcast=True`` reinterprets the bits."""
         _host_call("tensor.to")
 
+    def item(self) -> tensor:
+        """The element of a one-element tensor, as a scalar."""
+        _host_call("tensor.item")
+
     def cast(self, dtype: _dtype, fp_downcast_rounding: str | None = None,
              bitcast: bool = False) -> tensor:
         """Same as ``self.to(...)``: see tl.cast."""
