@@ -557,6 +557,32 @@ SVal pyPrint(Lowerer &l, A &a) {
   return staticPrint(l, a);
 }
 
+// getattr(obj, "name"[, default]) and hasattr(obj, "name"): the attribute
+// lookup `obj.name` does, with a compile-time name. A lookup that fails is
+// a compile error caught here; it emits nothing that stays live.
+SVal pyGetattr(Lowerer &l, A &a) {
+  const std::vector<SVal> &args = a.varargs;
+  if (args.size() != 2 && args.size() != 3)
+    l.error(a.loc, "getattr() takes 2 or 3 arguments, got " + std::to_string(args.size()));
+  std::string name = l.constStr(args[1], a.loc, "the attribute name of getattr()");
+  if (args.size() == 2) return l.attribute(args[0], name, a.loc);
+  try {
+    return l.attribute(args[0], name, a.loc);
+  } catch (const CompileError &) {
+    return args[2];
+  }
+}
+
+SVal pyHasattr(Lowerer &l, A &a) {
+  std::string name = l.constStr(a["name"], a.loc, "the attribute name of hasattr()");
+  try {
+    l.attribute(a["obj"], name, a.loc);
+    return SVal::boolean(true);
+  } catch (const CompileError &) {
+    return SVal::boolean(false);
+  }
+}
+
 SVal pyUnsupported(Lowerer &l, A &a) {
   l.error(a.loc, "'" + a.name + "' is not supported in kernels");
 }
@@ -628,6 +654,8 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.static_range", {"*args"}, pyRange},
       {"builtins.print", {"*values"}, pyPrint},
       {"builtins.isinstance", {"*args"}, pyUnsupported},
+      {"builtins.getattr", {"*args"}, pyGetattr},
+      {"builtins.hasattr", {"obj", "name"}, pyHasattr},
   };
 }
 

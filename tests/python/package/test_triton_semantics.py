@@ -414,3 +414,19 @@ def test_dot_bfloat16_out_dtype_is_refused():
     a = np.zeros((16, 16), np.float32)
     with pytest.raises(triton.CompilationError, match="out_dtype=bfloat16 is unsupported"):
         dot_types_kernel[(1,)](a, a, a, OUT=tl.bfloat16, EXPECT=tl.float32)
+
+
+@triton.jit
+def attrs_kernel(out_ptr, X: tl.constexpr):
+    i = tl.arange(0, 4)
+    t = tl.zeros((4,), tl.float32)
+    tl.static_assert(hasattr(tl, "load") and not hasattr(tl, "no_such_function"))
+    tl.static_assert(hasattr(t, "dtype") and not hasattr(t, "no_such_attribute"))
+    bits = getattr(tl, "float16").primitive_bitwidth + getattr(tl, "nothing", 100)
+    tl.store(out_ptr + i, i * 0 + bits + X)
+
+
+def test_getattr_hasattr_on_compile_time_objects():
+    out = np.zeros(4, np.int32)
+    attrs_kernel[(1,)](out, X=5)
+    assert (out == 16 + 100 + 5).all()  # fp16 bits, the default, X
