@@ -182,7 +182,7 @@ class JITFunction(KernelInterface):
         if code.co_filename.startswith("<") and not linecache.getlines(code.co_filename):
             text = _source_from_exec_caller(fn)
             if text is not None:
-                _exec_sources()[code] = text
+                _EXEC_SOURCES[code] = text
         self._by_hash = {}  # full cache key -> CompiledKernel
         self._pre_run_hooks = []
 
@@ -583,10 +583,6 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
 _EXEC_SOURCES: dict = {}
 
 
-def _exec_sources() -> dict:
-    return _EXEC_SOURCES
-
-
 def _source_from_exec_caller(fn, depth: int = 12):
     """The string `fn` was exec'd from (`exec(src, ...)`, as Triton's tests
     build kernels from templates): a local string of a calling frame that
@@ -628,8 +624,8 @@ def _function_source(fn, override: str | None = None):
     else:
         lines = linecache.getlines(code.co_filename, fn.__globals__)
         start = code.co_firstlineno - 1
-        if not lines and code in _exec_sources():
-            lines = _exec_sources()[code].splitlines(True)
+        if not lines and code in _EXEC_SOURCES:
+            lines = _EXEC_SOURCES[code].splitlines(True)
     if not lines:
         raise CompilationError(f"cannot find the source of @jit function '{fn.__name__}' "
                                f"({code.co_filename}); define kernels in .py files, or "
