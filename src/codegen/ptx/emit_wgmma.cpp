@@ -48,7 +48,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   needPtxVersion(eb == 1 ? 84 : 80);
 
   // Where the warpgroup's tile starts in each operand: its M (N) origin
-  // moves the start along rows (K-major) or 128-byte columns (MN-major).
+  // moves the start along rows (K-major) or S-byte columns (MN-major).
   std::string group = reg(RegClass::B32), gm = reg(RegClass::B32), gn = reg(RegClass::B32);
   prologueIns("shr.u32 " + group + ", " + warp_ + ", 2");
   prologueIns("rem.u32 " + gm + ", " + group + ", " + std::to_string(p.wgM));
