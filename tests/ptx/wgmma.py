@@ -44,7 +44,9 @@
 
 # fp8 with B row-major (N contiguous): wgmma cannot transpose 8-bit
 # operands, so the dot stays on mma.sync.
+# (Nor does the ring need the async-proxy fence: no wgmma reads it.)
 # FP8-MN-NOT: wgmma
+# FP8-MN-NOT: fence.proxy.async
 # FP8-MN: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
 
 # Plain sm_90 (no `a`): no wgmma.

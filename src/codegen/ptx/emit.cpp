@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "codegen/ptx/emitter.h"
+#include "codegen/ptx/mma.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 
@@ -202,6 +203,18 @@ int Emitter::useCount(const Value *v) {
   if (!uses_) uses_ = countUses(fn_);
   auto it = uses_->find(v);
   return it == uses_->end() ? 0 : it->second;
+}
+
+bool Emitter::usesWgmma() {
+  if (!usesWgmma_) {
+    usesWgmma_ = false;
+    fn_.walk([&](Operation *op) {
+      if (op->code == OpCode::Dot &&
+          selectWgmma(*op, opts_.numWarps, opts_.target.sm, opts_.target.archSpecific))
+        usesWgmma_ = true;
+    });
+  }
+  return *usesWgmma_;
 }
 
 bool Emitter::resultUsed(const Value *v) {

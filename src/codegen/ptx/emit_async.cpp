@@ -95,8 +95,9 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
     case OpCode::AsyncWait:
       ins("cp.async.wait_group " + std::to_string(op.intAttr("pending")));
       // wgmma reads shared memory through the async proxy: make this
-      // thread's copies visible to it before the barrier publishes them.
-      if (opts_.target.sm >= 90) ins("fence.proxy.async.shared::cta");
+      // thread's copies visible to it before the barrier publishes them
+      // (a MEMBAR in SASS, so only in kernels that have a wgmma).
+      if (usesWgmma()) ins("fence.proxy.async.shared::cta");
       barrier();
       return;
     case OpCode::AsyncCopy:

@@ -181,6 +181,8 @@ class Emitter {
   // Whether anything reads `v` (use counts of fn_, counted on first call).
   bool resultUsed(const Value *v);
   int useCount(const Value *v);
+  // Whether any dot of the kernel runs on wgmma (computed on first call).
+  bool usesWgmma();
   // Emits wgmma.wait_group 0 before `op` when it reads an accumulator that a
   // wgmma may still be writing (emit_wgmma.cpp leaves the last group of an
   // overlapping dot running).
@@ -199,7 +201,8 @@ class Emitter {
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
   std::optional<std::unordered_map<const Value *, int>> uses_;
-  std::set<std::string> wgmmaInFlight_;        // accumulator registers of running wgmma groups
+  std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
+  std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index
