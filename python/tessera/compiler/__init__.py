@@ -10,9 +10,13 @@ __all__ = ["CompiledKernel", "CompilationError", "KernelMetadata"]
 
 class KernelMetadata:
     """What `compiled.metadata` holds (attribute access, like Triton's named
-    tuple): name, hash, target, num_warps, num_stages, num_ctas, maxnreg,
-    shared (bytes of shared memory; 0 on the CPU), debug, constants (the
-    constexpr values by parameter name) and signature (parameter -> type)."""
+    tuple): name, hash, target (a GPUTarget: ("cuda", 90, 32) on an H100,
+    ("cpu", "interpreter", 32) on the interpreter), backend_name, arch,
+    num_warps, num_stages, num_ctas, maxnreg, shared (bytes of shared
+    memory; 0 on the CPU), cluster_dims, the scratch sizes (0: Tessera's
+    kernels need none), Triton's option fields with the values Tessera
+    applies, debug, constants (the constexpr values by parameter name) and
+    signature (parameter -> type)."""
 
     def __init__(self, **fields):
         self.__dict__.update(fields)

@@ -364,12 +364,21 @@ class JITFunction(KernelInterface):
             kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug, target, num_warps,
                                       num_stages)
             from ..compiler import CompiledKernel, KernelMetadata
+            from .driver import GPUTarget
+            arch = int(target[3:].rstrip("a")) if target else "interpreter"
             meta = KernelMetadata(
                 name=self.fn.__name__, hash=key,
-                target=("cuda", target, 32) if target else ("cpu", "interpreter", 1),
-                backend="cuda" if target else "cpu", num_warps=num_warps,
+                target=GPUTarget("cuda" if target else "cpu", arch, 32),
+                backend="cuda" if target else "cpu", backend_name="cuda" if target else "cpu",
+                arch=f"sm{arch}" if target else "cpu", num_warps=num_warps,
                 num_stages=num_stages,
                 num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
+                cluster_dims=(1, 1, 1), global_scratch_size=0, global_scratch_align=1,
+                profile_scratch_size=0, tmem_size=0, launch_cooperative_grid=False,
+                launch_pdl=False, enable_fp_fusion=True, sanitize_overflow=False,
+                default_dot_input_precision="tf32",
+                allowed_dot_input_precisions=("tf32", "tf32x3", "ieee"),
+                max_num_imprecise_acc_default=0, extern_libs=None,
                 debug=debug, constants=constants, signature=signature)
             compiled = CompiledKernel(kernel, runtime, len(self.params), meta, device)
             self._by_hash[key] = compiled

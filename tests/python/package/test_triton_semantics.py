@@ -430,3 +430,18 @@ def test_getattr_hasattr_on_compile_time_objects():
     out = np.zeros(4, np.int32)
     attrs_kernel[(1,)](out, X=5)
     assert (out == 16 + 100 + 5).all()  # fp16 bits, the default, X
+
+
+def test_compiled_kernel_metadata_fields():
+    out = np.zeros(4, np.int32)
+    k = fill_like_kernel[(1,)](out, V=3)
+    m = k.metadata
+    assert m.target == triton.GPUTarget("cpu", "interpreter", 32)
+    assert m.name == "fill_like_kernel" and m.num_ctas == 1 and m.cluster_dims == (1, 1, 1)
+    assert m.global_scratch_size == 0 and m.backend_name == "cpu"
+    assert "num_warps" in m._asdict()
+
+
+@triton.jit
+def fill_like_kernel(out_ptr, V: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, 4), tl.full((4,), V, tl.int32))
