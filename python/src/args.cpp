@@ -376,7 +376,90 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
   out.div16 = address % 16 == 0;
 }
 
+PyTypeObject *gDescriptorType = nullptr;  // a strong reference once set
+
+// The ints of a sequence attribute of a TensorDescriptor, at most
+// kMaxDescriptorRank of them.
+int descriptorInts(PyObject *desc, const char *attr, int64_t *out, const std::string &prefix) {
+  nb::object v = nb::steal(PyObject_GetAttrString(desc, attr));
+  if (!v.is_valid()) throw nb::python_error();
+  nb::object seq = nb::steal(PySequence_Fast(v.ptr(), "not a sequence"));
+  if (!seq.is_valid()) {
+    PyErr_Clear();
+    raise(PyExc_TypeError, prefix + "the TensorDescriptor's " + attr +
+                               " must be a sequence of ints, got " + Py_TYPE(v.ptr())->tp_name);
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  if (n < 1 || n > kMaxDescriptorRank)
+    raise(PyExc_ValueError, prefix + "a TensorDescriptor has 1 to 5 dimensions, its " + attr +
+                                " has " + std::to_string(n));
+  PyObject **items = PySequence_Fast_ITEMS(seq.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    nb::object index = nb::steal(PyNumber_Index(items[i]));
+    if (!index.is_valid()) {
+      PyErr_Clear();
+      raise(PyExc_TypeError, prefix + "the TensorDescriptor's " + attr + " must hold ints, got " +
+                                 Py_TYPE(items[i])->tp_name);
+    }
+    long long x = PyLong_AsLongLong(index.ptr());
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    out[i] = x;
+  }
+  return static_cast<int>(n);
+}
+
+// A host TensorDescriptor: its base classified as a pointer, then its shape,
+// strides, block shape and padding, checked as the kernel relies on them.
+void classifyDescriptor(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
+                        LaunchEnv *env) {
+  std::string prefix = argPrefix(param, kernel);
+  nb::object base = nb::steal(PyObject_GetAttrString(v, "base"));
+  if (!base.is_valid()) throw nb::python_error();
+  if (PyObject_TypeCheck(base.ptr(), gDescriptorType))
+    raise(PyExc_TypeError, prefix + "a TensorDescriptor's base cannot be another descriptor");
+  classifyArg(base.ptr(), out, param, kernel, env);
+  if (out.kind != ArgKind::kPointer)
+    raise(PyExc_TypeError, prefix +
+                               "the TensorDescriptor's base must be a tensor or an array, "
+                               "got " +
+                               Py_TYPE(base.ptr())->tp_name);
+  int rank = descriptorInts(v, "shape", out.shape, prefix);
+  if (descriptorInts(v, "strides", out.strides, prefix) != rank ||
+      descriptorInts(v, "block_shape", out.block, prefix) != rank)
+    raise(PyExc_ValueError, prefix +
+                                "the TensorDescriptor's shape, strides and block_shape "
+                                "must have the same length");
+  for (int d = 0; d < rank; ++d)
+    if (out.shape[d] < 0 || out.shape[d] > INT32_MAX)
+      raise(PyExc_ValueError, prefix + "the TensorDescriptor's shape must be in [0, 2**31), got " +
+                                  std::to_string(out.shape[d]));
+  if (out.strides[rank - 1] != 1)
+    raise(PyExc_ValueError, prefix +
+                                "the TensorDescriptor's last dimension must be contiguous "
+                                "(stride 1), got stride " +
+                                std::to_string(out.strides[rank - 1]));
+  nb::object padding = nb::steal(PyObject_GetAttrString(v, "padding"));
+  if (!padding.is_valid()) {
+    PyErr_Clear();
+    padding = nb::str("zero");
+  }
+  const char *pad = PyUnicode_Check(padding.ptr()) ? PyUnicode_AsUTF8(padding.ptr()) : nullptr;
+  if (!pad || (std::strcmp(pad, "zero") != 0 && std::strcmp(pad, "nan") != 0))
+    raise(PyExc_ValueError, prefix + "the TensorDescriptor's padding must be 'zero' or 'nan'");
+  out.kind = ArgKind::kDescriptor;
+  out.rank = rank;
+  out.nanPadding = std::strcmp(pad, "nan") == 0;
+}
+
 }  // namespace
+
+void setDescriptorType(nb::handle cls) {
+  if (!PyType_Check(cls.ptr()))
+    raise(PyExc_TypeError,
+          std::string("set_descriptor_type: expected a class, got ") + nb::repr(cls).c_str());
+  Py_XDECREF(reinterpret_cast<PyObject *>(gDescriptorType));
+  gDescriptorType = reinterpret_cast<PyTypeObject *>(Py_NewRef(cls.ptr()));
+}
 
 uint32_t dtypeCode(std::string_view name) {
   for (uint32_t i = 0; i < kNumBuiltinDTypes; ++i)
@@ -416,6 +499,8 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
   LaunchEnv local;
   if (classifyTorchCuda(v, out, env ? *env : local)) return;
   if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
+  if (gDescriptorType && PyObject_TypeCheck(v, gDescriptorType))
+    return classifyDescriptor(v, out, param, kernel, env);
   if (PyObject_CheckBuffer(v)) {
     Py_buffer view;
     if (PyObject_GetBuffer(v, &view, PyBUF_RECORDS_RO) == 0) {

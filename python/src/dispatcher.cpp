@@ -3,6 +3,7 @@
 #include "dispatcher.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace tessera_py {
@@ -15,6 +16,18 @@ uint64_t keyWord(const ArgInfo &a) {
          static_cast<uint64_t>(static_cast<uint8_t>(a.device + 1)) << 40 |
          static_cast<uint64_t>(a.dtype) << 8 | static_cast<uint64_t>(a.eq1) << 1 |
          static_cast<uint64_t>(a.div16);
+}
+
+// The second key word of a descriptor: rank, padding and block shape (log2
+// of each power-of-two dim; anything else the compiler refuses anyway).
+uint64_t descriptorWord(const ArgInfo &a) {
+  uint64_t w = static_cast<uint64_t>(a.rank) | static_cast<uint64_t>(a.nanPadding) << 3;
+  for (int d = 0; d < a.rank; ++d) {
+    uint64_t b = static_cast<uint64_t>(a.block[d]);
+    uint64_t code = b != 0 && (b & (b - 1)) == 0 ? std::countr_zero(b) : 63;
+    w |= code << (4 + 6 * d);
+  }
+  return w;
 }
 
 uint64_t mix(uint64_t h, uint64_t w) {
@@ -68,8 +81,9 @@ nb::object Dispatcher::runBound(PyObject *const *items, PyObject *extra,
   int device = -1;
   for (size_t i = 0; i < names_.size(); ++i)
     if (modes_[i] != kConstexpr && a.info[i].kind != ArgKind::kNone) {
-      if (a.info[i].kind == ArgKind::kPointer) device = std::max(device, a.info[i].device);
-      runArgs[n++] = toRunArg(a.info[i]);
+      if (a.info[i].kind == ArgKind::kPointer || a.info[i].kind == ArgKind::kDescriptor)
+        device = std::max(device, a.info[i].device);
+      n += writeRunArgs(a.info[i], &runArgs[n]);
     }
   // Strong references: another thread may clear() while the GIL is released.
   nb::object kernel = e->kernel;
@@ -115,6 +129,19 @@ nb::list Dispatcher::specialize(nb::handle args) {
       case ArgKind::kFloat:
         out.append(nb::make_tuple("scalar", dtype, nb::bool_(x.div16), nb::bool_(x.eq1)));
         break;
+      case ArgKind::kDescriptor: {
+        // ("tensordesc", dtype, aligned, block shape, padding[, device]).
+        nb::list block;
+        for (int d = 0; d < x.rank; ++d) block.append(nb::int_(x.block[d]));
+        nb::str pad(x.nanPadding ? "nan" : "zero");
+        if (x.device >= 0)
+          out.append(nb::make_tuple("tensordesc", dtype, nb::bool_(x.div16), nb::tuple(block), pad,
+                                    nb::int_(x.device)));
+        else
+          out.append(
+              nb::make_tuple("tensordesc", dtype, nb::bool_(x.div16), nb::tuple(block), pad));
+        break;
+      }
     }
   }
   return out;
@@ -284,9 +311,11 @@ void Dispatcher::analyze(PyObject *const *items, PyObject *extra, Analysis &a) c
         break;
     }
     if (x.kind != ArgKind::kInt) x.eq1 = false;
-    if (x.kind != ArgKind::kInt && x.kind != ArgKind::kPointer) x.div16 = false;
+    if (x.kind != ArgKind::kInt && x.kind != ArgKind::kPointer && x.kind != ArgKind::kDescriptor)
+      x.div16 = false;
     a.words[a.nwords++] = keyWord(x);
-    if (x.kind != ArgKind::kNone) ++a.nruntime;
+    if (x.kind == ArgKind::kDescriptor) a.words[a.nwords++] = descriptorWord(x);
+    if (x.kind != ArgKind::kNone) a.nruntime += runArgCount(x);
   }
   if (extra) pushObject(extra, a);
   uint64_t h = a.nwords;

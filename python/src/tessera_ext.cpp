@@ -146,6 +146,7 @@ class CompileInputs {
   }
 
   // ("ptr", dtype, div16) ("scalar", dtype, div16, eq1) ("constexpr", Const)
+  // ("tensordesc", dtype, div16, Const (block shape, padding))
   tessera_arg_spec spec(nb::handle h) {
     tessera_arg_spec s{};
     nb::tuple t = tuple(h, 2, 4, "an argument spec");
@@ -162,6 +163,11 @@ class CompileInputs {
     } else if (kind == "constexpr" && t.size() == 2) {
       s.kind = TESSERA_ARG_CONSTEXPR;
       s.value = value(t[1]);
+    } else if (kind == "tensordesc" && t.size() == 4) {
+      s.kind = TESSERA_ARG_TENSOR_DESC;
+      s.dtype = str(t[1], "an argument spec's dtype");
+      s.divisibility = truth(t[2]) ? 16 : 1;
+      s.value = value(t[3]);
     } else {
       bad("argument spec", h);
     }
@@ -314,24 +320,27 @@ void run(const Kernel &k, nb::handle args, nb::handle grid, int num_threads) {
   PyObject **items = PySequence_Fast_ITEMS(seq.ptr());
   const std::string kname = tessera_kernel_name(k.get());
   const size_t nparams = k.numParams();
-  Scratch<tessera_run_arg, 16> runArgs(n);
+  // A descriptor makes several run arguments (and kernel parameters).
+  Scratch<tessera_run_arg, 16> runArgs(n * 2 * kMaxDescriptorRank);
+  size_t used = 0;
   int device = -1;
   for (size_t i = 0; i < n; ++i) {
     std::string pname =
-        i < nparams ? tessera_kernel_param_name(k.get(), i) : "#" + std::to_string(i);
+        used < nparams ? tessera_kernel_param_name(k.get(), used) : "#" + std::to_string(used);
     ArgInfo a;
     classifyArg(items[i], a, pname, kname);
     if (a.kind == ArgKind::kNone)
       raise(PyExc_TypeError,
             "argument '" + pname + "' of kernel '" + kname + "': None is not a runtime argument");
-    runArgs[i] = toRunArg(a);
-    if (a.kind == ArgKind::kPointer) device = std::max(device, a.device);
+    used += writeRunArgs(a, &runArgs[used]);
+    if (a.kind == ArgKind::kPointer || a.kind == ArgKind::kDescriptor)
+      device = std::max(device, a.device);
   }
   std::array<int64_t, 3> g = parseGrid(grid.ptr());
   if (device >= 0)
-    launchCuda(k.get(), runArgs.data(), n, g, device);
+    launchCuda(k.get(), runArgs.data(), used, g, device);
   else
-    runKernel(k.get(), runArgs.data(), n, g, num_threads);
+    runKernel(k.get(), runArgs.data(), used, g, num_threads);
 }
 
 }  // namespace
@@ -388,6 +397,7 @@ NB_MODULE(_C, m) {
   });
   m.def("set_error_types", &setErrorTypes, nb::arg("compilation_error"), nb::arg("kernel_error"));
   m.def("set_resolver", &setResolver, nb::arg("resolver").none());
+  m.def("set_descriptor_type", &setDescriptorType, nb::arg("cls"));
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),
         nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true, nb::arg("passes") = "",
         nb::arg("target") = "", nb::arg("num_warps") = 4, nb::arg("num_stages") = 3);

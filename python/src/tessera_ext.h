@@ -86,7 +86,10 @@ uint32_t dtypeCode(std::string_view name);
 const char *dtypeName(uint32_t code);
 
 // What a launch argument is, once classified.
-enum class ArgKind : uint8_t { kNone, kBool, kInt, kFloat, kPointer };
+enum class ArgKind : uint8_t { kNone, kBool, kInt, kFloat, kPointer, kDescriptor };
+
+// The most dimensions a tensor descriptor has (the tensor memory accelerator's).
+constexpr int kMaxDescriptorRank = 5;
 
 // Trivial on purpose (no initialisers): scratch arrays of it cost nothing;
 // classifyArg sets every field.
@@ -99,7 +102,12 @@ struct ArgInfo {
   double f;          // kFloat
   const void *data;  // kPointer: the first element
   size_t bytes;      // kPointer: bytes the kernel may touch from data
-  int device = -1;   // kPointer: the CUDA device of the memory, -1 for host memory
+  int device = -1;   // kPointer, kDescriptor: the CUDA device of the memory, -1 for host
+  // kDescriptor (a host TensorDescriptor): its base as kPointer's fields
+  // above, and these.
+  int rank;
+  bool nanPadding;
+  int64_t shape[kMaxDescriptorRank], strides[kMaxDescriptorRank], block[kMaxDescriptorRank];
 };
 
 // What classifyArg reads from the environment, read once per launch (a
@@ -116,11 +124,23 @@ struct LaunchEnv {
 void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_view kernel,
                  LaunchEnv *env = nullptr);
 
-// The run argument of a classified (non-None) argument.
+// The Python class of host tensor descriptors (set_descriptor_type); the
+// classification of one reads its base, shape, strides, block_shape and
+// padding attributes.
+void setDescriptorType(nb::handle cls);
+
+// How many run arguments a classified (non-None) argument makes: one, or for
+// a descriptor its base, its shape and its strides but the last.
+inline size_t runArgCount(const ArgInfo &a) {
+  return a.kind == ArgKind::kDescriptor ? static_cast<size_t>(2 * a.rank) : 1;
+}
+
+// The run argument of a classified (non-None, non-descriptor) argument.
 inline tessera_run_arg toRunArg(const ArgInfo &a) {
   tessera_run_arg r{};
   switch (a.kind) {
     case ArgKind::kPointer:
+    case ArgKind::kDescriptor:
       r.kind = TESSERA_RUN_BUFFER;
       r.data = a.data;
       r.bytes = a.bytes;
@@ -137,6 +157,24 @@ inline tessera_run_arg toRunArg(const ArgInfo &a) {
       break;
   }
   return r;
+}
+
+// Writes the runArgCount(a) run arguments of `a` to `out`; returns the count.
+inline size_t writeRunArgs(const ArgInfo &a, tessera_run_arg *out) {
+  out[0] = toRunArg(a);
+  if (a.kind != ArgKind::kDescriptor) return 1;
+  size_t n = 1;
+  for (int d = 0; d < a.rank; ++d) {
+    out[n] = tessera_run_arg{};
+    out[n].kind = TESSERA_RUN_INT;
+    out[n++].i = a.shape[d];
+  }
+  for (int d = 0; d + 1 < a.rank; ++d) {
+    out[n] = tessera_run_arg{};
+    out[n].kind = TESSERA_RUN_INT;
+    out[n++].i = a.strides[d];
+  }
+  return n;
 }
 
 // Reads a launch grid, a tuple or list of one to three ints >= 0 (missing

@@ -177,6 +177,32 @@ ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
       a.kind = ArgSpec::Kind::Constexpr;
       a.value = constValue(s.value, what);
       return a;
+    case TESSERA_ARG_TENSOR_DESC: {
+      a.kind = ArgSpec::Kind::TensorDesc;
+      a.dtype = dtypeArg(s.dtype, what);
+      require(s.divisibility == 0 || s.divisibility == 1 || s.divisibility == 16,
+              what + ": divisibility must be 1 or 16, got " + std::to_string(s.divisibility));
+      a.divisibility = s.divisibility == 16 ? 16 : 1;
+      ConstValue v = constValue(s.value, what);
+      // (block, padding) or block alone.
+      ConstValue block = v;
+      if (v.kind == ConstValue::Kind::Tuple && v.elems.size() == 2 &&
+          v.elems[1].kind == ConstValue::Kind::Str) {
+        block = v.elems[0];
+        require(v.elems[1].s == "zero" || v.elems[1].s == "nan",
+                what + ": padding must be \"zero\" or \"nan\", got \"" + v.elems[1].s + "\"");
+        a.nanPadding = v.elems[1].s == "nan";
+      }
+      require(
+          block.kind == ConstValue::Kind::Tuple && !block.elems.empty() && block.elems.size() <= 5,
+          what + ": the block shape must be a tuple of 1 to 5 ints");
+      for (const ConstValue &d : block.elems) {
+        require(d.kind == ConstValue::Kind::Int && d.i > 0 && (d.i & (d.i - 1)) == 0,
+                what + ": block dimensions must be powers of two");
+        a.block.push_back(d.i);
+      }
+      return a;
+    }
   }
   throw InvalidArgument{what + ": unknown kind " + std::to_string(s.kind)};
 }

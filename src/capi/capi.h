@@ -95,23 +95,30 @@ typedef struct tessera_value {
 
 /* How one kernel parameter is specialised (Triton's rules). */
 typedef enum tessera_arg_kind {
-  TESSERA_ARG_POINTER = 0,  /* a pointer to `dtype` elements */
-  TESSERA_ARG_SCALAR = 1,   /* a runtime scalar of type `dtype` */
-  TESSERA_ARG_CONSTEXPR = 2 /* a tl.constexpr parameter, `value` */
+  TESSERA_ARG_POINTER = 0,   /* a pointer to `dtype` elements */
+  TESSERA_ARG_SCALAR = 1,    /* a runtime scalar of type `dtype` */
+  TESSERA_ARG_CONSTEXPR = 2, /* a tl.constexpr parameter, `value` */
+  /* A host TensorDescriptor of `dtype` elements: `value` is the block shape
+   * (a TUPLE of 1 to 5 power-of-two INTs) or a TUPLE (block shape, STRING
+   * padding "zero" / "nan"). The kernel takes the descriptor as its base
+   * (a BUFFER run argument), then one INT per dimension of its shape, then
+   * one INT per stride but the last (which must be 1). `divisibility` as for
+   * POINTER. */
+  TESSERA_ARG_TENSOR_DESC = 3
 } tessera_arg_kind;
 
 typedef struct tessera_arg_spec {
   int32_t kind; /* tessera_arg_kind */
-  /* POINTER: the pointee, SCALAR: the type; Triton signature names "i1",
+  /* POINTER, TENSOR_DESC: the pointee, SCALAR: the type; Triton signature names "i1",
    * "i8".."i64", "u8".."u64", "fp8e4nv", "fp8e5", "fp16", "bf16", "fp32",
    * "fp64" (the tl names "float32", "int32", ... are accepted too). */
   const char *dtype;
-  /* POINTER (bytes) and integer SCALAR: 16 when known divisible by 16, else 1
+  /* POINTER, TENSOR_DESC (bytes) and integer SCALAR: 16 when known divisible by 16, else 1
    * (0 means 1). */
   int64_t divisibility;
   /* Integer SCALAR: non-zero when the value is known to be 1. */
   int32_t equal_to_1;
-  tessera_value value; /* CONSTEXPR */
+  tessera_value value; /* CONSTEXPR, TENSOR_DESC */
 } tessera_arg_spec;
 
 /* A name visible to the kernel besides the file's own top-level definitions

@@ -40,4 +40,17 @@ std::vector<Value *> promoteAll(Lowerer &l, const std::vector<SVal> &vals, Sourc
 
 Type tileOf(const std::vector<int64_t> &shape, DType d);
 
+// A block of a strided tensor: block pointers and tensor descriptors. shape
+// and strides are i64 scalars, offsets i32 scalars (one per dim of `block`).
+struct BlockParts {
+  Value *base;
+  std::vector<Value *> shape, strides, offsets;
+  std::vector<int64_t> block;
+};
+
+// The pointers of every element of the block and, for the `checked` dims,
+// the mask 0 <= offset_d + i_d < shape_d (null when no dim is checked).
+void blockAddresses(Lowerer &l, const BlockParts &p, const std::vector<int64_t> &checked,
+                    SourceLoc loc, Value *&ptrs, Value *&mask);
+
 }  // namespace tessera::frontend

@@ -230,12 +230,6 @@ const SVal &blockPtrArg(Lowerer &l, const SVal &v, SourceLoc loc, const std::str
 }
 
 // Rank of a block pointer and its parts: elems = base, shape[n], strides[n], offsets[n].
-struct BlockParts {
-  Value *base;
-  std::vector<Value *> shape, strides, offsets;
-  std::vector<int64_t> block;
-};
-
 BlockParts parts(const SVal &bp) {
   BlockParts p;
   size_t n = bp.ints.size();
@@ -279,8 +273,8 @@ std::vector<int64_t> boundaryCheck(Lowerer &l, const SVal &v, size_t rank, Sourc
   return dims;
 }
 
-// The pointers of every element of the block and, for the checked dims, the
-// mask 0 <= offset_d + i_d < shape_d.
+}  // namespace
+
 void blockAddresses(Lowerer &l, const BlockParts &p, const std::vector<int64_t> &checked,
                     SourceLoc loc, Value *&ptrs, Value *&mask) {
   const std::vector<int64_t> &block = p.block;
@@ -315,6 +309,8 @@ void blockAddresses(Lowerer &l, const BlockParts &p, const std::vector<int64_t> 
   Value *base = l.broadcastTo(p.base, block, loc);
   ptrs = l.emit(OpCode::AddPtr, {base, offset}, base->type, loc);
 }
+
+namespace {
 
 SVal loadBlockPtr(Lowerer &l, A &a) {
   BlockParts p = parts(blockPtrArg(l, a["pointer"], a.locOf("pointer"), "tl.load"));

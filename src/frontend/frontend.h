@@ -65,12 +65,17 @@ struct ConstValue {
 };
 
 struct ArgSpec {
-  enum class Kind { Pointer, Scalar, Constexpr };
+  // TensorDesc: a host TensorDescriptor; the kernel takes its base pointer,
+  // then its shape (one i32 per dim), then its strides but the last (one i64
+  // per dim; the last is 1 by the descriptor's contract).
+  enum class Kind { Pointer, Scalar, Constexpr, TensorDesc };
   Kind kind = Kind::Scalar;
-  DType dtype = DType::I32;  // Pointer: pointee; Scalar: its type
-  int64_t divisibility = 1;  // 16 when known divisible by 16 (bytes for pointers)
-  bool equalToOne = false;   // integer scalars known == 1
-  ConstValue value;          // Constexpr
+  DType dtype = DType::I32;    // Pointer, TensorDesc: pointee; Scalar: its type
+  int64_t divisibility = 1;    // 16 when known divisible by 16 (bytes for pointers)
+  bool equalToOne = false;     // integer scalars known == 1
+  ConstValue value;            // Constexpr
+  std::vector<int64_t> block;  // TensorDesc: the block shape
+  bool nanPadding = false;     // TensorDesc: out-of-bounds elements read NaN
 };
 
 // A global name visible to the functions of one source unit besides the

@@ -39,6 +39,7 @@ bool sameSVal(const SVal &a, const SVal &b) {
     case SVal::Kind::Tuple:
     case SVal::Kind::Slice:
     case SVal::Kind::BlockPtr:
+    case SVal::Kind::TensorDesc:
       if (a.elems.size() != b.elems.size() || a.ints != b.ints || a.ints2 != b.ints2) return false;
       for (size_t k = 0; k < a.elems.size(); ++k)
         if (!sameSVal(a.elems[k], b.elems[k])) return false;
@@ -51,7 +52,8 @@ bool sameSVal(const SVal &a, const SVal &b) {
 bool sameStructure(const SVal &a, const SVal &b) {
   if (a.kind != b.kind) return false;
   if (a.kind == SVal::Kind::Tensor) return a.v->type == b.v->type;
-  if (a.kind == SVal::Kind::Tuple || a.kind == SVal::Kind::BlockPtr) {
+  if (a.kind == SVal::Kind::Tuple || a.kind == SVal::Kind::BlockPtr ||
+      a.kind == SVal::Kind::TensorDesc) {
     if (a.elems.size() != b.elems.size() || a.ints != b.ints || a.ints2 != b.ints2) return false;
     for (size_t k = 0; k < a.elems.size(); ++k)
       if (!sameStructure(a.elems[k], b.elems[k])) return false;

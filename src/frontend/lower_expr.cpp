@@ -12,7 +12,7 @@ namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
   for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
-                        randomBuiltins, debugBuiltins})
+                        descriptorBuiltins, randomBuiltins, debugBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }
@@ -321,6 +321,27 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
                 "tensor methods mirror tl functions, e.g. x.to(tl.float16), x.sum(axis=0)");
         m.s = "tl." + name;
       }
+      m.elems.push_back(obj);
+      return m;
+    }
+    case SVal::Kind::TensorDesc: {
+      size_t n = obj.ints.size();
+      if (name == "block_shape") {
+        std::vector<SVal> dims;
+        for (int64_t d : obj.ints) dims.push_back(SVal::integer(d));
+        return SVal::tuple(std::move(dims));
+      }
+      if (name == "shape" || name == "strides") {
+        size_t first = name == "shape" ? 1 : 1 + n;
+        return SVal::tuple({obj.elems.begin() + first, obj.elems.begin() + first + n});
+      }
+      if (name == "dtype") return SVal::dtypeVal(obj.elems[0].v->type.dtype);
+      if (name == "ndim") return SVal::integer(static_cast<int64_t>(n));
+      SVal m = SVal::builtin("tensor_descriptor." + name);
+      if (!findBuiltin(m.s))
+        error(loc, "tensor descriptor has no attribute '" + name + "'",
+              "descriptors have load, store, atomic_add/min/max/and/or/xor, gather, scatter, "
+              "block_shape, shape, strides and dtype");
       m.elems.push_back(obj);
       return m;
     }

@@ -26,6 +26,39 @@ bool isConstexprAnnotation(const ast::Expr *a) {
 
 }  // namespace
 
+// The parameters of a host TensorDescriptor argument (see ArgSpec).
+SVal Lowerer::descriptorParameter(Function &fn, const ast::Param &p, const ArgSpec &a) {
+  size_t n = a.block.size();
+  if (n < 1 || n > 5)
+    error(p.loc, "tensor descriptor '" + p.name + "' has " + std::to_string(n) +
+                     " dimensions; descriptors have 1 to 5");
+  for (int64_t d : a.block)
+    if (d < 1 || (d & (d - 1)) != 0)
+      error(p.loc, "tensor descriptor '" + p.name + "' has block dimension " + std::to_string(d) +
+                       ", which is not a power of two");
+  if (a.dtype == DType::I1)
+    error(p.loc, "tensor descriptors of tl.int1 are not supported",
+          "store booleans as int8 and compare with zero after loading");
+  Value *base = fn.body.addArg(Type::ptr(a.dtype), p.name);
+  fn.paramAttrs.push_back({a.divisibility, false});
+  std::vector<Value *> shape, strides;
+  for (size_t i = 0; i < n; ++i) {
+    shape.push_back(
+        fn.body.addArg(Type::scalar(DType::I32), p.name + "_shape" + std::to_string(i)));
+    fn.paramAttrs.push_back({1, false});
+  }
+  // Strides but the last are 16-byte multiples (TensorDescriptor checks it).
+  int64_t strideDiv = std::max<int64_t>(1, 16 / std::max(1, bitWidth(a.dtype) / 8));
+  for (size_t i = 0; i + 1 < n; ++i) {
+    strides.push_back(
+        fn.body.addArg(Type::scalar(DType::I64), p.name + "_stride" + std::to_string(i)));
+    fn.paramAttrs.push_back({strideDiv, false});
+  }
+  b_.setLoc(p.loc);
+  strides.push_back(constantInt(1, Type::scalar(DType::I64)));
+  return descriptorValue(base, shape, strides, a.block, a.nanPadding);
+}
+
 std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
                                              const std::vector<ArgSpec> &args) {
   const ModuleScope *scope = scopeForUnit(0);
@@ -81,6 +114,12 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
         env[p.name] = SVal::tensor(v);
         break;
       }
+      case ArgSpec::Kind::TensorDesc:
+        if (constexprParam)
+          error(p.loc,
+                "parameter '" + p.name + "' is a tl.constexpr but was given a tensor descriptor");
+        env[p.name] = descriptorParameter(*fn, p, a);
+        break;
       case ArgSpec::Kind::Scalar: {
         if (constexprParam)
           error(p.loc,

@@ -25,6 +25,7 @@ bool SVal::isConst() const {
       return true;
     case Kind::Tensor:
     case Kind::BlockPtr:
+    case Kind::TensorDesc:
       return false;
     case Kind::Function:
     case Kind::Builtin:
@@ -75,6 +76,8 @@ std::string describe(const SVal &v) {
       return "module '" + v.s + "'";
     case SVal::Kind::BlockPtr:
       return "block pointer";
+    case SVal::Kind::TensorDesc:
+      return "tensor descriptor";
     case SVal::Kind::Slice:
       return "slice";
     case SVal::Kind::Ellipsis:

@@ -39,7 +39,10 @@ struct SVal {
     Builtin,   // s: qualified builtin name; elems[0] = bound self, if any
     Module,    // s: canonical module name ("tl", "triton", "libdevice")
     BlockPtr,  // elems: base, shape..., strides..., offsets...; ints: block shape; ints2: order
-    Slice,     // elems: lo, hi, step (None when absent)
+    // elems: base, shape... (i32), strides... (i64, the last the constant 1);
+    // ints: block shape; ints2: {1 when out-of-bounds elements read NaN}
+    TensorDesc,
+    Slice,  // elems: lo, hi, step (None when absent)
     Ellipsis,
   };
   Kind kind = Kind::None;
@@ -186,13 +189,14 @@ struct BuiltinDef {
 
 // All builtins, gathered from the builtins_*.cpp tables below.
 const BuiltinDef *findBuiltin(std::string_view name);
-std::vector<BuiltinDef> coreBuiltins();    // builtins_core.cpp
-std::vector<BuiltinDef> reduceBuiltins();  // builtins_reduce.cpp
-std::vector<BuiltinDef> shapeBuiltins();   // builtins_shape.cpp
-std::vector<BuiltinDef> scanBuiltins();    // builtins_scan.cpp
-std::vector<BuiltinDef> memoryBuiltins();  // builtins_memory.cpp
-std::vector<BuiltinDef> randomBuiltins();  // builtins_random.cpp
-std::vector<BuiltinDef> debugBuiltins();   // builtins_debug.cpp
+std::vector<BuiltinDef> coreBuiltins();        // builtins_core.cpp
+std::vector<BuiltinDef> reduceBuiltins();      // builtins_reduce.cpp
+std::vector<BuiltinDef> shapeBuiltins();       // builtins_shape.cpp
+std::vector<BuiltinDef> scanBuiltins();        // builtins_scan.cpp
+std::vector<BuiltinDef> memoryBuiltins();      // builtins_memory.cpp
+std::vector<BuiltinDef> descriptorBuiltins();  // builtins_descriptor.cpp
+std::vector<BuiltinDef> randomBuiltins();      // builtins_random.cpp
+std::vector<BuiltinDef> debugBuiltins();       // builtins_debug.cpp
 
 class Lowerer {
  public:
@@ -201,6 +205,7 @@ class Lowerer {
 
   // Lowers kernel `name` of units[0].
   std::unique_ptr<Module> lowerKernel(const std::string &name, const std::vector<ArgSpec> &args);
+  SVal descriptorParameter(Function &fn, const ast::Param &p, const ArgSpec &a);
 
   // ---- errors -----------------------------------------------------------------
   [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
@@ -332,6 +337,11 @@ void lowerWhile(Lowerer &l, const ast::Stmt &s);
 
 // Flattening of structured values (tuples, block pointers) to IR values, for
 // loop-carried values and if results.
+// A tensor descriptor SVal (builtins_descriptor.cpp): shape i32 scalars,
+// strides i64 scalars (the last the constant 1).
+SVal descriptorValue(Value *base, const std::vector<Value *> &shape,
+                     const std::vector<Value *> &strides, const std::vector<int64_t> &block,
+                     bool nanPadding);
 void flattenRuntime(const SVal &v, std::vector<Value *> &out);
 SVal rebuildRuntime(const SVal &shape, const std::vector<Value *> &vals, size_t &pos);
 

@@ -7,11 +7,11 @@ checkers. Calling one from host Python raises ``RuntimeError``; the classes
 ``tl.float16``, ``tl.pointer_type``) work on the host too.
 
 Submodules: ``tl.math`` (element-wise math), ``tl.random`` (Philox random
-numbers), ``tl.standard``, ``tl.core``, ``tl.extra.libdevice`` and
+numbers), ``tl.descriptor`` (tensor descriptors), ``tl.standard``, ``tl.core``, ``tl.extra.libdevice`` and
 ``tl.extra.cuda.libdevice``.
 """
 
-from . import core, math, random, standard, extra
+from . import core, descriptor, math, random, standard, extra
 from .core import (
     TRITON_MAX_TENSOR_NUMEL, PropagateNan, constexpr, dtype, pointer_type, block_type, tensor,
     range, static_range,
@@ -33,13 +33,16 @@ from .standard import (
     argmax, argmin, cumsum, cumprod, sort, flip, interleave,
 )
 from .random import randint, randint4x, rand, rand4x, randn, randn4x, philox
+from .descriptor import (
+    tensor_descriptor, make_tensor_descriptor, load_tensor_descriptor, store_tensor_descriptor,
+)
 
 # `tl.bool` is the compiler's spelling of int1 (shadows the builtin only here).
 bool = int1
 
 __all__ = [
     # modules
-    "core", "math", "random", "standard", "extra",
+    "core", "descriptor", "math", "random", "standard", "extra",
     # types and constants
     "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "constexpr", "dtype", "pointer_type", "block_type",
     "tensor", "range", "static_range",
@@ -62,4 +65,7 @@ __all__ = [
     "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
     # random
     "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox",
+    # tensor descriptors
+    "tensor_descriptor", "make_tensor_descriptor", "load_tensor_descriptor",
+    "store_tensor_descriptor",
 ]

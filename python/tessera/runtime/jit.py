@@ -42,6 +42,8 @@ def _ext():
         c = loader.load()
         c.set_error_types(CompilationError, KernelError)
         c.set_resolver(arrays.resolver)
+        from ..tools.tensor_descriptor import TensorDescriptor
+        c.set_descriptor_type(TensorDescriptor)
         c.set_stream_getter(_current_stream)
         _C = c
     return _C
@@ -333,6 +335,15 @@ class JITFunction(KernelInterface):
                 s = s[:3]
             elif s[0] == "ptr":
                 places[p.name] = "host"
+            elif s[0] == "tensordesc":  # ("tensordesc", dtype, aligned, block, padding[, device])
+                places[p.name] = f"cuda:{s[5]}" if len(s) == 6 else "host"
+                if len(s) == 6:
+                    device = max(device, s[5])
+                specs.append(("tensordesc", s[1], s[2], _encode_const((s[3], s[4]), p.name)))
+                runtime.append(p.num)
+                dims = ",".join(str(d) for d in s[3])
+                signature[p.name] = f"tensordesc<{s[1]}[{dims}]>"
+                continue
             if s[0] == "constexpr":
                 value = _unwrap_constexpr(s[1])
                 specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))

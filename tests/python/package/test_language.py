@@ -103,6 +103,8 @@ def resolve(name: str):
         return getattr(tl.math, attr, None)
     if prefix == "tensor":
         return getattr(tl.tensor, attr, None)
+    if prefix == "tensor_descriptor":
+        return getattr(tl.tensor_descriptor, attr, None)
     if prefix == "dtype":
         return getattr(tl.dtype, attr, None)
     if prefix == "libdevice":
@@ -291,6 +293,9 @@ def _all_stubs():
             out.append((f"{prefix}.{n}", f))
     for n, f in _tensor_methods().items():
         out.append((f"tensor.{n}", f))
+    for n, f in vars(tl.tensor_descriptor).items():
+        if isinstance(f, types.FunctionType) and not n.startswith("_"):
+            out.append((f"tensor_descriptor.{n}", f))
     return out
 
 
@@ -305,10 +310,10 @@ def test_every_stub_is_documented():
     assert not undocumented
     for n in _TENSOR_ATTRIBUTES:
         assert vars(tl.tensor)[n].__doc__, f"tensor.{n}"
-    for cls in (tl.tensor, tl.constexpr, tl.dtype, tl.pointer_type, tl.block_type, tl.range,
-                tl.static_range, tl.PropagateNan):
+    for cls in (tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.dtype, tl.pointer_type,
+                tl.block_type, tl.range, tl.static_range, tl.PropagateNan):
         assert (cls.__doc__ or "").strip(), cls.__name__
-    for mod in (tl, tl.core, tl.math, tl.standard, tl.random, tl.extra, libdevice,
+    for mod in (tl, tl.core, tl.descriptor, tl.math, tl.standard, tl.random, tl.extra, libdevice,
                 tl.extra.cuda, cuda_libdevice):
         assert (mod.__doc__ or "").strip(), mod.__name__
 
