@@ -289,6 +289,16 @@ AxisInfo Analysis::binary(Operation *op) {
       // x % y is a multiple of what divides both; x & y keeps the trailing
       // zeros of either; nothing is known of a quotient.
       o.divisibility[d] = k == OpCode::Rem ? std::min(a, b) : k == OpCode::And ? std::max(a, b) : 1;
+      if (k == OpCode::Rem) {
+        // x % m with m the same along a run: remainders restart at multiples
+        // of m, hence of m's divisibility b, so a run aligned to min(its
+        // alignment, b) wraps nowhere inside (offsets are non-negative, as
+        // Triton assumes). The matmul tutorial's (pid * BLOCK + arange) % N.
+        I64 run = std::min({l.contiguity[d], l.divisibility[d], b});
+        o.contiguity[d] = std::min(run, r.constancy[d]);
+        // Each run starts at a multiple of both its alignment and b.
+        if (o.contiguity[d] > 1) o.divisibility[d] = std::min(divAt(l, d, o.contiguity[d], 1), b);
+      }
     }
     return o;
   }

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-from ..runtime.errors import CompilationError
+import re
+
+from ..runtime.errors import CompilationError, KernelError, OutOfResources
+
+# cuda_info's message when a kernel needs more shared memory than allowed.
+_SHARED_TOO_BIG = re.compile(r"needs (\d+) bytes of shared memory per block .* allows at most (\d+)")
 
 __all__ = ["CompiledKernel", "CompilationError", "KernelMetadata"]
 
@@ -69,7 +74,15 @@ class CompiledKernel:
         register, spill and shared-memory use; nothing to do on the CPU."""
         if self._device < 0:
             return
-        regs, local, shared, warps = self._kernel.cuda_info(self._device)
+        try:
+            regs, local, shared, warps = self._kernel.cuda_info(self._device)
+        except KernelError as e:
+            # More shared memory than the device has: OutOfResources, which
+            # the autotuner skips (as Triton does) and callers can catch.
+            m = _SHARED_TOO_BIG.search(str(e))
+            if m is None:
+                raise
+            raise OutOfResources(int(m.group(1)), int(m.group(2)), "shared memory") from e
         self.n_regs = regs
         self.n_spills = local // 4
         self.n_max_threads = 32 * warps

@@ -132,6 +132,21 @@ TEST(AxisInfo, DivRemShiftAndMask) {
   expectInfo(m, sl, {{1}, {8}, {1}});
 }
 
+// The matmul tutorial's offs = (pid * 128 + arange(0, 128)) % N with N a
+// multiple of 16: runs of 16 never wrap; an unaligned N keeps no run.
+TEST(AxisInfo, RemainderByARuntimeMultipleKeepsAlignedRuns) {
+  Fn f({i32, i32}, {div16(), ParamAttrs{1, false}});
+  Value *pid = f.b.op1(OC::ProgramId, {}, i32, {{"axis", int64_t{0}}});
+  Value *start = f.bin(OC::Mul, pid, f.ci(128));
+  Value *offs = f.bin(OC::Add, splat(f, start, {128}), arange(f, 0, 128));
+  Value *wrapped = f.bin(OC::Rem, offs, splat(f, f.arg(0), {128}));
+  Value *unaligned = f.bin(OC::Rem, offs, splat(f, f.arg(1), {128}));
+  f.finish();
+  AxisInfoMap m = analyzeAxisInfo(*f.fn);
+  expectInfo(m, wrapped, {{16}, {16}, {1}});
+  expectInfo(m, unaligned, {{1}, {1}, {1}});
+}
+
 TEST(AxisInfo, SubtractionIsNotContiguousFromTheRight) {
   Fn f({i32}, {div16()});
   Value *a = arange(f, 0, 32);

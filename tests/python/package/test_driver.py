@@ -32,6 +32,9 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(C, "cuda_device_properties", lambda device: dict(FAKE_PROPS))
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.delenv("TESSERA_BACKEND", raising=False)
+    # Whether PyTorch is installed or not, it sees no GPU here: the facade
+    # answers without it.
+    monkeypatch.setattr(driver_mod, "_torch", lambda: None)
     return driver_mod._DriverConfig()
 
 
