@@ -583,8 +583,42 @@ SVal pyHasattr(Lowerer &l, A &a) {
   }
 }
 
-SVal pyUnsupported(Lowerer &l, A &a) {
-  l.error(a.loc, "'" + a.name + "' is not supported in kernels");
+// isinstance(obj, cls) decided at compile time: cls is tl.tensor,
+// tl.tensor_descriptor, tl.constexpr, tl.dtype, int, float, bool, str, tuple
+// or a tuple of them (Triton's attention tutorial takes a descriptor or a
+// pointer and tests which).
+bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
+  if (cls.kind == SVal::Kind::Tuple) {
+    for (const SVal &c : cls.elems)
+      if (isInstance(l, obj, c, loc)) return true;
+    return false;
+  }
+  using K = SVal::Kind;
+  const std::string name = cls.kind == K::Builtin ? cls.s : std::string();
+  if (name == "tl.tensor") return obj.kind == K::Tensor;
+  if (name == "tl.tensor_descriptor") return obj.kind == K::TensorDesc;
+  if (name == "tl.constexpr") return obj.isConst() && obj.kind != K::Tensor;
+  if (name == "tl.dtype") return obj.kind == K::DType;
+  if (name == "builtins.int") return obj.kind == K::Int || obj.kind == K::Bool;
+  if (name == "builtins.float") return obj.kind == K::Float;
+  if (name == "builtins.bool") return obj.kind == K::Bool;
+  if (name == "builtins.str") return obj.kind == K::Str;
+  if (name == "builtins.tuple" || name == "builtins.list") return obj.kind == K::Tuple;
+  l.error(loc, "isinstance() in a kernel cannot test against " + describe(cls),
+          "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.dtype, int, float, "
+          "bool, str or tuple (decided when the kernel compiles)");
+}
+
+SVal pyIsinstance(Lowerer &l, A &a) {
+  return SVal::boolean(isInstance(l, a["obj"], a["classinfo"], a.locOf("classinfo")));
+}
+
+// tl.tensor and tl.tensor_descriptor name classes (for isinstance); kernels
+// get their values from operations, never by constructing one.
+SVal classCall(Lowerer &l, A &a) {
+  l.error(a.loc, a.name + " cannot be constructed in a kernel",
+          a.name == "tl.tensor" ? "make tensors with tl.arange, tl.full, tl.zeros or tl.load"
+                                : "make descriptors with tl.make_tensor_descriptor");
 }
 
 }  // namespace
@@ -653,7 +687,9 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.range", {"*args"}, pyRange},
       {"tl.static_range", {"*args"}, pyRange},
       {"builtins.print", {"*values"}, pyPrint},
-      {"builtins.isinstance", {"*args"}, pyUnsupported},
+      {"builtins.isinstance", {"obj", "classinfo"}, pyIsinstance},
+      {"tl.tensor", {"*args"}, classCall},
+      {"tl.tensor_descriptor", {"*args"}, classCall},
       {"builtins.getattr", {"*args"}, pyGetattr},
       {"builtins.hasattr", {"obj", "name"}, pyHasattr},
   };

@@ -76,11 +76,13 @@ TABLE = parse_builtin_tables()
 #  tl._*: internal helpers that tl.load/tl.store call for block pointers.
 #  tl.range / tl.static_range: the table declares (*args); the loop lowering
 #    (lower_control.cpp) reads their arguments (checked by test_range_stubs).
+#  tl.tensor / tl.tensor_descriptor: classes (isinstance in kernels), stubbed
+#    as classes.
 
 
 def _exempt(name: str) -> bool:
     return (name.startswith("builtins.") or name.startswith("tl._")
-            or name in ("tl.range", "tl.static_range"))
+            or name in ("tl.range", "tl.static_range", "tl.tensor", "tl.tensor_descriptor"))
 
 
 def _tessera_top():

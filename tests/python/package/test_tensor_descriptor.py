@@ -314,6 +314,35 @@ def test_descriptor_matmul(arrays, rng):
     np.testing.assert_allclose(arrays.get(ca).astype(np.float64), ref, rtol=1e-2, atol=5e-2)
 
 
+@triton.jit
+def as_descriptor(desc_or_ptr, shape, strides, block_shape):
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@triton.jit
+def either_kernel(x, y, n, B: tl.constexpr):
+    xd = as_descriptor(x, [n], [1], [B])
+    yd = as_descriptor(y, [n], [1], [B])
+    tl.static_assert(isinstance(B, int) and isinstance(B, (tl.constexpr, float)))
+    tl.static_assert(not isinstance(n, tl.constexpr) and isinstance(n, tl.tensor))
+    yd.store([tl.program_id(0) * B], xd.load([tl.program_id(0) * B]) - 1)
+
+
+def test_isinstance_picks_descriptor_or_pointer(arrays, rng):
+    """A helper taking a descriptor or a pointer (Triton's attention tutorial)."""
+    n = 100
+    x = rng.standard_normal(n).astype(np.float32)
+    for wrap_x, wrap_y in ((True, False), (False, True), (True, True), (False, False)):
+        xa, ya = arrays.put(x), arrays.put(np.full(n, POISON, np.float32))
+        xs = TensorDescriptor.from_tensor(xa, [32]) if wrap_x else xa
+        ys = TensorDescriptor.from_tensor(ya, [32]) if wrap_y else ya
+        either_kernel[(triton.cdiv(n, 32),)](xs, ys, n, 32)
+        np.testing.assert_allclose(arrays.get(ya), x - 1, rtol=1e-6)
+
+
 # ---------------------------------------------------------------------------- mistakes
 
 
