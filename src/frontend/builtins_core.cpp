@@ -113,7 +113,7 @@ SVal itemMethod(Lowerer &l, A &a) {
 // ---- memory ----------------------------------------------------------------------------
 
 void checkCache(Lowerer &l, const std::string &v, bool isLoad, SourceLoc loc) {
-  static const char *kLoad[] = {"", ".ca", ".cg", ".cv"};
+  static const char *kLoad[] = {"", ".ca", ".cg", ".cs", ".cv"};
   static const char *kStore[] = {"", ".wb", ".cg", ".cs", ".wt"};
   bool ok = false;
   if (isLoad) {
@@ -599,18 +599,29 @@ bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (name == "tl.tensor_descriptor") return obj.kind == K::TensorDesc;
   if (name == "tl.constexpr") return obj.isConst() && obj.kind != K::Tensor;
   if (name == "tl.dtype") return obj.kind == K::DType;
+  if (name == "tl.pointer_type") return obj.kind == K::DType && obj.i != 0;
   if (name == "builtins.int") return obj.kind == K::Int || obj.kind == K::Bool;
   if (name == "builtins.float") return obj.kind == K::Float;
   if (name == "builtins.bool") return obj.kind == K::Bool;
   if (name == "builtins.str") return obj.kind == K::Str;
   if (name == "builtins.tuple" || name == "builtins.list") return obj.kind == K::Tuple;
   l.error(loc, "isinstance() in a kernel cannot test against " + describe(cls),
-          "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.dtype, int, float, "
-          "bool, str or tuple (decided when the kernel compiles)");
+          "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.dtype, "
+          "tl.pointer_type, int, float, bool, str or tuple (decided when the kernel compiles)");
 }
 
 SVal pyIsinstance(Lowerer &l, A &a) {
   return SVal::boolean(isInstance(l, a["obj"], a["classinfo"], a.locOf("classinfo")));
+}
+
+// tl.pointer_type(dtype): the dtype of pointers to `element_ty` (a dtype
+// SVal marked as a pointer, as `ptr.dtype` gives).
+SVal pointerType(Lowerer &l, A &a) {
+  SVal d = SVal::dtypeVal(l.constDType(a["element_ty"], a.locOf("element_ty"), "element_ty"));
+  if (l.constInt(a["address_space"], a.locOf("address_space"), "address_space") != 1)
+    l.error(a.locOf("address_space"), "only global pointers (address_space=1) are supported");
+  d.i = 1;
+  return d;
 }
 
 // tl.tensor and tl.tensor_descriptor name classes (for isinstance); kernels
@@ -689,6 +700,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"builtins.print", {"*values"}, pyPrint},
       {"builtins.isinstance", {"obj", "classinfo"}, pyIsinstance},
       {"tl.tensor", {"*args"}, classCall},
+      {"tl.pointer_type", {"element_ty", "address_space=1", "const=False"}, pointerType},
       {"tl.tensor_descriptor", {"*args"}, classCall},
       {"builtins.getattr", {"*args"}, pyGetattr},
       {"builtins.hasattr", {"obj", "name"}, pyHasattr},

@@ -91,22 +91,29 @@ SVal reduceOr(Lowerer &l, A &a) {
 }
 
 // (value, index) pairs: the winner is the larger (smaller) value, ties to
-// the lower index, as Triton's _argmax_combine_tie_break_left.
+// the lower index, as Triton's _argmax_combine_tie_break_left. A NaN value
+// never wins against a number (Triton's JIT and interpreter answer as
+// np.nanargmax: [3, 5, nan] gives 1, [nan, 6, 8, 1] gives 2), which makes the
+// result independent of the order the reduction combines in.
 CombineBuilder argCombine(bool isMax, bool tieBreakLeft) {
   return [isMax, tieBreakLeft](Lowerer &l, const std::vector<Value *> &lhs,
                                const std::vector<Value *> &rhs, SourceLoc loc) {
     Type i1 = Type::scalar(DType::I1);
-    Value *better = l.emit(OpCode::Cmp, {lhs[0], rhs[0]}, i1, loc,
-                           {{"pred", std::string(isMax ? "gt" : "lt")}});
-    if (tieBreakLeft) {
-      Value *eq = l.emit(OpCode::Cmp, {lhs[0], rhs[0]}, i1, loc, {{"pred", std::string("eq")}});
-      Value *lower = l.emit(OpCode::Cmp, {lhs[1], rhs[1]}, i1, loc, {{"pred", std::string("lt")}});
-      Value *tie = l.emit(OpCode::And, {eq, lower}, i1, loc);
-      better = l.emit(OpCode::Or, {better, tie}, i1, loc);
+    auto cmp = [&](Value *a, Value *b, const char *pred) {
+      return l.emit(OpCode::Cmp, {a, b}, i1, loc, {{"pred", std::string(pred)}});
+    };
+    auto both = [&](OpCode op, Value *a, Value *b) { return l.emit(op, {a, b}, i1, loc); };
+    Value *better = cmp(lhs[0], rhs[0], isMax ? "gt" : "lt");
+    Value *same = cmp(lhs[0], rhs[0], "eq");
+    if (isFloat(lhs[0]->type.dtype)) {
+      // x != x only for NaN: a number beats a NaN, and two NaNs tie.
+      Value *lnan = cmp(lhs[0], lhs[0], "ne"), *rnan = cmp(rhs[0], rhs[0], "ne");
+      Value *lnum = l.emit(OpCode::Not, {lnan}, i1, loc);
+      better = both(OpCode::Or, better, both(OpCode::And, lnum, rnan));
+      same = both(OpCode::Or, same, both(OpCode::And, lnan, rnan));
     }
-    // NaN follows Triton's combine: it compares neither greater nor equal,
-    // so the pair on the right wins any comparison with a NaN. [nan, 6, 8, 1]
-    // gives argmax 2, as in Triton (torch and NumPy would answer 0).
+    if (tieBreakLeft)
+      better = both(OpCode::Or, better, both(OpCode::And, same, cmp(lhs[1], rhs[1], "lt")));
     Value *v = l.emit(OpCode::Select, {better, lhs[0], rhs[0]}, lhs[0]->type, loc);
     Value *i = l.emit(OpCode::Select, {better, lhs[1], rhs[1]}, lhs[1]->type, loc);
     return std::vector<Value *>{v, i};

@@ -277,10 +277,15 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         if (name == "float8e4m3fn") return SVal::dtypeVal(DType::F8E4NV);
         if (name == "float8e5m2") return SVal::dtypeVal(DType::F8E5);
         if (name == "math") return SVal::module("tl");
+        if (name == "PropagateNan") return SVal::module("tl.PropagateNan");
         if (name == "extra") return SVal::module("tl.extra");
         if (m == "libdevice" && findBuiltin("libdevice." + name))
           return SVal::builtin("libdevice." + name);
         if (findBuiltin("tl." + name)) return SVal::builtin("tl." + name);
+      } else if (m == "tl.PropagateNan") {
+        // tl.PropagateNan.ALL / NONE, the values of propagate_nan=.
+        if (name == "ALL") return SVal::integer(0xFFFF);
+        if (name == "NONE") return SVal::integer(0);
       } else if (m == "tl.extra") {
         if (name == "libdevice") return SVal::module("libdevice");
         if (name == "cuda") return SVal::module("tl.extra");
@@ -356,6 +361,11 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
     case SVal::Kind::Bool:
     case SVal::Kind::Int:
     case SVal::Kind::Float:
+      if (name == "value") return obj;  // tl.constexpr(x).value
+      // A number in a kernel has the dtype of its literal (Triton: 1 is
+      // int32, 2**40 int64, 1.5 float32) and the methods of a tensor of it.
+      if (name == "dtype") return SVal::dtypeVal(dtypeOf(obj));
+      return attribute(SVal::tensor(toValue(obj, loc)), name, loc);
     case SVal::Kind::Str:
     case SVal::Kind::None:
     case SVal::Kind::Tuple:

@@ -74,6 +74,14 @@ def test_argmax_argmin_nan_rule():
     assert out.tolist() == [2, 3]
 
 
+@pytest.mark.parametrize("values", [[3, 5, np.nan, 1], [3, 1, np.nan, 5], [np.nan, np.nan, 2, 7]])
+def test_argmax_argmin_ignore_nan_wherever_it_is(values):
+    out = cuda([-1, -1], torch.int32)
+    cases.arg_kernel[(1,)](cuda(values, torch.float32), out, N=4)
+    x = np.array(values, np.float32)
+    assert out.tolist() == [int(np.nanargmax(x)), int(np.nanargmin(x))]
+
+
 def test_argmax_argmin_without_nan_match_torch(gen):
     x = torch.randint(-5, 5, (128,), generator=gen, device="cuda").float()
     out = cuda([-1, -1], torch.int32)
@@ -189,3 +197,21 @@ def test_one_element_condition_and_item(v):
     out = torch.zeros(1, dtype=torch.int32, device="cuda")
     cases.one_element_kernel[(1,)](torch.tensor([v], dtype=torch.int32, device="cuda"), out)
     assert out.item() == (2 * v if v > 0 else -1)
+
+
+def test_propagate_nan_names(gen):
+    a = torch.randn(16, generator=gen, device="cuda")
+    b = torch.randn(16, generator=gen, device="cuda")
+    a[::3] = float("nan")
+    out = torch.full((32,), -1.0, device="cuda")
+    cases.propagate_nan_kernel[(1,)](a, b, out, N=16)
+    an, bn, o = a.cpu().numpy(), b.cpu().numpy(), out.cpu().numpy()
+    np.testing.assert_array_equal(o[:16], np.minimum(an, bn))
+    np.testing.assert_array_equal(o[16:], np.fmax(an, bn))
+
+
+def test_literal_dtypes_and_pointer_types(gen):
+    x = torch.randn(16, generator=gen, device="cuda")
+    out = torch.zeros(16, device="cuda")
+    cases.literal_dtype_kernel[(1,)](x, out, N=16)
+    torch.testing.assert_close(out, x * 0.5 + 1)

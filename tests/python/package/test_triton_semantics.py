@@ -145,26 +145,32 @@ def arg_kernel(x_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + 1, tl.argmin(v, 0))
 
 
-def triton_arg(values, better):
-    """Triton's combine applied left to right: the running pair keeps its
-    place only when it compares strictly better or ties with a lower index;
-    any comparison with NaN is false, so the right-hand pair wins it."""
-    best_v, best_i = values[0], 0
-    for i in range(1, len(values)):
-        v = values[i]
-        if not (better(best_v, v) or (best_v == v)):
-            best_v, best_i = v, i
-    return best_i
-
-
 def test_argmax_argmin_nan_rule():
     x = np.array([np.nan, 6, 8, 1], np.float32)
     out = np.full(2, -1, np.int32)
     arg_kernel[(1,)](x, out, N=4)
-    # Triton: NaN never compares greater or smaller, so it loses to what
-    # follows it: argmax 2, argmin 3 (torch.argmax would say 0).
+    # Triton: a NaN never wins (np.nanargmax's answer): argmax 2, argmin 3
+    # (torch.argmax would say 0).
     assert out.tolist() == [2, 3]
-    assert out.tolist() == [triton_arg(x, lambda a, b: a > b), triton_arg(x, lambda a, b: a < b)]
+
+
+@pytest.mark.parametrize("values", [[3, 5, np.nan, 1], [3, 1, np.nan, 5], [np.nan, np.nan, 2, 7],
+                                    [4, np.nan, 4, np.nan]])
+def test_argmax_argmin_ignore_nan_wherever_it_is(values):
+    """Whatever the NaN's position: a left-to-right fold of the pairwise rule
+    would let anything after a NaN win ([3, 5, nan, 1] would give 3)."""
+    x = np.array(values, np.float32)
+    out = np.full(2, -1, np.int32)
+    arg_kernel[(1,)](x, out, N=4)
+    assert out.tolist() == [int(np.nanargmax(x)), int(np.nanargmin(x))]
+
+
+def test_argmax_argmin_with_random_nans(rng):
+    x = rng.integers(-5, 5, 128).astype(np.float32)
+    x[rng.choice(128, 20, replace=False)] = np.nan
+    out = np.full(2, -1, np.int32)
+    arg_kernel[(1,)](x, out, N=128)
+    assert out.tolist() == [int(np.nanargmax(x)), int(np.nanargmin(x))]
 
 
 def test_argmax_argmin_without_nan_match_numpy(rng):
@@ -445,3 +451,46 @@ def test_compiled_kernel_metadata_fields():
 @triton.jit
 def fill_like_kernel(out_ptr, V: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, 4), tl.full((4,), V, tl.int32))
+
+
+# ---------------------------------------------------------------------------- names in kernels
+
+
+@triton.jit
+def propagate_nan_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    a = tl.load(a_ptr + i)
+    b = tl.load(b_ptr + i)
+    tl.store(out_ptr + i, tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + N + i, tl.maximum(a, b, propagate_nan=tl.PropagateNan.NONE))
+
+
+def test_propagate_nan_names(rng):
+    a = rng.standard_normal(16).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    a[::3] = np.nan
+    out = np.full(32, -1, np.float32)
+    propagate_nan_kernel[(1,)](a, b, out, N=16)
+    np.testing.assert_array_equal(out[:16], np.minimum(a, b))  # NaN wins
+    np.testing.assert_array_equal(out[16:], np.fmax(a, b))  # NaN ignored
+
+
+@triton.jit
+def literal_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    one = 1
+    big = 1 << 40
+    half = 0.5
+    tl.static_assert(one.dtype == tl.int32 and big.dtype == tl.int64 and half.dtype == tl.float32)
+    tl.static_assert(isinstance(x_ptr.dtype, tl.pointer_type))
+    tl.static_assert(not isinstance(one.dtype, tl.pointer_type))
+    tl.static_assert(x_ptr.dtype == tl.pointer_type(tl.float32))
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i, cache_modifier=".cs")
+    tl.store(out_ptr + i, x * half.to(tl.float16) + tl.full([N], one, dtype=one.dtype))
+
+
+def test_literal_dtypes_and_pointer_types(rng):
+    x = rng.standard_normal(16).astype(np.float32)
+    out = np.zeros(16, np.float32)
+    literal_dtype_kernel[(1,)](x, out, N=16)
+    np.testing.assert_allclose(out, x * 0.5 + 1, rtol=1e-6)
