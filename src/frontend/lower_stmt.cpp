@@ -198,13 +198,9 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
       env_ = &env;
       env[p.name] = expr(*p.defaultValue);
     }
-    if (isConstexprAnnotation(p.annotation.get()) && !env[p.name].isConst()) {
-      scope_ = savedScope;
-      env_ = savedEnv;
-      error(loc, "argument '" + p.name + "' of " + def->name +
-                     "() is a tl.constexpr but was given a runtime value (" +
-                     describe(env[p.name]) + ")");
-    }
+    // A tl.constexpr annotation on a callee's parameter is a hint: as in
+    // Triton, what the caller passes decides (the attention tutorial hands
+    // a tile to `offs_m: tl.constexpr`).
   }
   env_ = &env;
   ++inlineDepth_;

@@ -494,3 +494,22 @@ def test_literal_dtypes_and_pointer_types(rng):
     out = np.zeros(16, np.float32)
     literal_dtype_kernel[(1,)](x, out, N=16)
     np.testing.assert_allclose(out, x * 0.5 + 1, rtol=1e-6)
+
+
+@triton.jit
+def add_offsets(x, offs: tl.constexpr, scale: tl.constexpr):
+    return x + offs * scale
+
+
+@triton.jit
+def constexpr_hint_kernel(out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    # A tile for a parameter annotated tl.constexpr: the annotation is a
+    # hint for callees, as in Triton.
+    tl.store(out_ptr + i, add_offsets(tl.zeros([N], tl.int32), i, 3))
+
+
+def test_constexpr_annotation_of_a_callee_is_a_hint():
+    out = np.full(8, -1, np.int32)
+    constexpr_hint_kernel[(1,)](out, N=8)
+    assert out.tolist() == [3 * i for i in range(8)]
