@@ -23,6 +23,7 @@ host memory to run on the interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 _TRUE = ("1", "true", "yes", "on")
@@ -55,13 +56,31 @@ class _Env:
         group._assigned.pop(self.attr, None)
 
 
-class _Group:
+class base_knobs:
+    """A group of knobs (Triton's base class of `knobs.cache`, `knobs.runtime`, ...)."""
+
     def __init__(self):
         self._assigned = {}
 
-    def reset(self) -> None:
+    def reset(self) -> "base_knobs":
         """Forgets every assignment: all knobs read the environment again."""
         self._assigned.clear()
+        return self
+
+    def copy(self) -> "base_knobs":
+        """A group of the same class with the same assignments."""
+        other = type(self)()
+        other._assigned = dict(self._assigned)
+        return other
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Assignments made inside the `with` block are undone at its end."""
+        saved = dict(self._assigned)
+        try:
+            yield self
+        finally:
+            self._assigned = saved
 
     def __repr__(self) -> str:
         knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Env)]
@@ -72,23 +91,23 @@ def _default_cache_dir() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "tessera")
 
 
-class cache_knobs(_Group):
+class cache_knobs(base_knobs):
     dir = _Env(("TESSERA_CACHE_DIR", "TRITON_CACHE_DIR"), str, _default_cache_dir)
     disable = _Env(("TESSERA_CACHE_DISABLE",), bool, False)
 
 
-class runtime_knobs(_Group):
+class runtime_knobs(base_knobs):
     interpret = _Env(("TRITON_INTERPRET",), bool, False)
 
 
-class compilation_knobs(_Group):
+class compilation_knobs(base_knobs):
     always_compile = _Env(("TESSERA_ALWAYS_COMPILE", "TRITON_ALWAYS_COMPILE"), bool, False)
     dump_ir = _Env(("TESSERA_KERNEL_DUMP", "TRITON_KERNEL_DUMP"), bool, False)
     dump_dir = _Env(("TESSERA_DUMP_DIR", "TRITON_DUMP_DIR"), str,
                     lambda: os.path.join(_default_cache_dir(), "dump"))
 
 
-class autotuning_knobs(_Group):
+class autotuning_knobs(base_knobs):
     print = _Env(("TESSERA_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"), bool, False)
     cache = _Env(("TESSERA_CACHE_AUTOTUNING", "TRITON_CACHE_AUTOTUNING"), bool, False)
 

@@ -219,6 +219,11 @@ _DTYPES = {
     "bf16": ("f", 16, "bfloat16", 7, 127),
     "fp32": ("f", 32, "float32", 23, 127),
     "fp64": ("f", 64, "float64", 52, 1023),
+    # Named so that Triton programs that list them import; kernels refuse
+    # them (Tessera implements the fp8 formats of NVIDIA's hardware only).
+    "fp8e4b15": ("f", 8, "float8e4b15", 3, 15),
+    "fp8e4b8": ("f", 8, "float8e4b8", 3, 8),
+    "fp8e5b16": ("f", 8, "float8e5b16", 2, 16),
 }
 
 
@@ -231,7 +236,7 @@ class dtype:
 
     # Triton's lists of type names (programs and tests iterate over them);
     # the fp8 variants Tessera does not implement are listed as Triton has
-    # them, and tl.dtype(name) refuses them.
+    # them (they exist as names; kernels refuse them).
     SINT_TYPES = ["int8", "int16", "int32", "int64"]
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
     FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
@@ -315,7 +320,16 @@ class dtype:
         return self.name == "uint64"
 
     def is_fp8(self) -> bool:
-        return self.name in ("fp8e4nv", "fp8e5")
+        return self.name.startswith("fp8")
+
+    def is_fp8e4b15(self) -> bool:
+        return self.name == "fp8e4b15"
+
+    def is_fp8e4b8(self) -> bool:
+        return self.name == "fp8e4b8"
+
+    def is_fp8e5b16(self) -> bool:
+        return self.name == "fp8e5b16"
 
     def is_fp8e4nv(self) -> bool:
         return self.name == "fp8e4nv"
@@ -504,6 +518,22 @@ float32 = dtype("fp32")
 float64 = dtype("fp64")
 # OCP names of the fp8 formats, as the compiler accepts them.
 float8e4m3fn = float8e4nv
+float8e4b15 = dtype("fp8e4b15")
+float8e4b8 = dtype("fp8e4b8")
+float8e5b16 = dtype("fp8e5b16")
+
+# Signature names ("fp16", "i32", "*fp32") -> dtypes, as Triton's str_to_ty.
+_SIGNATURE_NAMES = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+                    "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                    "u64": "uint64", "B": "int1"}
+
+
+def str_to_ty(name: str) -> dtype:
+    """The dtype of a signature name: ``"fp16"``, ``"i32"``, ``"*fp32"`` (a
+    pointer_type)."""
+    if name.startswith("*"):
+        return pointer_type(str_to_ty(name[1:]))
+    return dtype(_SIGNATURE_NAMES.get(name, name))
 float8e5m2 = float8e5
 
 

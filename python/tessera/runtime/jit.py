@@ -30,6 +30,19 @@ import os
 import types
 
 from . import arrays
+from .arrays import TensorWrapper, reinterpret  # noqa: F401  (Triton's names live here too)
+
+# Names of dtypes (NumPy's, PyTorch's, Triton's) -> signature names, as
+# Triton's table of the same name.
+type_canonicalisation_dict = {
+    "bool": "i1", "int1": "i1", "int8": "i8", "int16": "i16", "int": "i32", "int32": "i32",
+    "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float8e4nv": "fp8e4nv", "float8_e4m3fn": "fp8e4nv", "float8e5": "fp8e5",
+    "float8_e5m2": "fp8e5", "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8",
+    "float8_e4m3fnuz": "fp8e4b8", "float8e5b16": "fp8e5b16", "float8_e5m2fnuz": "fp8e5b16",
+    "half": "fp16", "float16": "fp16", "bfloat16": "bf16", "float": "fp32", "float32": "fp32",
+    "double": "fp64", "float64": "fp64", "void": "void",
+}
 from .errors import CompilationError, KernelError
 
 _C = None  # the extension, loaded on first use (keeps `import tessera` cheap)
