@@ -413,6 +413,12 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
   else
     items.push_back(&index);
   Value *v = obj.v;
+  // As Triton's tensor.__getitem__: the i-th item acts at dimension i; a
+  // `None` inserts a dimension there, and `:` (also written `None:`) keeps
+  // one, even past the rank (it checks nothing).
+  auto absent = [](const ast::ExprPtr &part) {
+    return !part || part->kind == ast::ExprKind::None;
+  };
   int dim = 0;
   for (const ast::Expr *it : items) {
     if (it->kind == ast::ExprKind::None) {
@@ -424,9 +430,8 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
                                   {{"axis", int64_t{dim}}})
                            : emit(OpCode::Splat, {v}, Type::tile(s, v->type), it->loc);
       ++dim;
-    } else if (it->kind == ast::ExprKind::Slice && !it->a && !it->b && !it->c) {
-      if (dim >= v->type.rank())
-        error(it->loc, "too many indices for tensor of rank " + std::to_string(v->type.rank()));
+    } else if (it->kind == ast::ExprKind::Slice && absent(it->a) && absent(it->b) &&
+               absent(it->c)) {
       ++dim;
     } else {
       error(it->loc, "unsupported tensor index: only ':' and 'None' are allowed",

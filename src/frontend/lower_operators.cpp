@@ -184,6 +184,21 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   if (isUnsigned(d) && (negLiteral(a) || negLiteral(b)))
     error(loc, "cannot combine an unsigned tensor with a negative constant",
           "cast one of them explicitly with .to()");
+  // A constant that the computation type cannot hold is an error, not a
+  // silent wrap (Triton's binary_op_type_checking_impl).
+  for (const SVal *lit : {&a, &b})
+    if (lit->kind == SVal::Kind::Int && isInt(d) && d != DType::I1) {
+      int bits = bitWidth(d);
+      __int128 lo = isUnsigned(d) ? 0 : -(static_cast<__int128>(1) << (bits - 1));
+      __int128 hi = (static_cast<__int128>(1) << (isUnsigned(d) ? bits : bits - 1)) - 1;
+      __int128 v = lit->wide();
+      if (v < lo || v > hi) {
+        std::string text = lit->u64 ? std::to_string(static_cast<uint64_t>(lit->i))
+                                    : std::to_string(lit->i);
+        error(loc, "Scalar " + text + " is out of range for type " + tritonName(d),
+              "cast the tensor to a wider type first, e.g. x.to(tl.int64)");
+      }
+    }
   if (op == BinOp::Div && isInt(d)) d = DType::F32;  // int / int is float32 in Triton
   if (op == BinOp::FloorDiv && isFloat(d))
     error(loc, "the // operator is only defined on integers in Triton kernels",
