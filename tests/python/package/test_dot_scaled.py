@@ -9,6 +9,10 @@ tests/gpu/test_dot_scaled_gpu.py."""
 from __future__ import annotations
 
 import itertools
+import os
+import pathlib
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -325,6 +329,57 @@ def batched_case(rng, dev):
         ref, bound = reference(a[i].view(ml_dtypes.float8_e4m3fn).astype(np.float64), sa[i],
                                b[i].astype(np.float64), sb[i], None, BF16)
         check(out[i], ref, bound)
+
+
+# ---------------------------------------------------------------------------- PTX
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+TESSERAC = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", REPO / "build")) / "tesserac"
+PTX_CASES = [("e2m1", "e4m3", 64, 64, 64), ("e2m1/mn", "e2m1/mn", 128, 128, 64),
+             ("e5m2", "bf16", 64, 32, 128), ("fp16", "e3m2", 32, 64, 32),
+             ("e2m3", "e2m1", 128, 64, 64)]
+
+
+def ptxas():
+    if os.environ.get("TESSERA_PTX_CHECK", "1") == "0":
+        return None
+    return shutil.which("ptxas") or next(
+        (p for p in ["/usr/local/cuda/bin/ptxas"] if os.path.exists(p)), None)
+
+
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("fa,fb,m,n,k", PTX_CASES)
+def test_ptx_assembles(tmp_path, target, fa, fb, m, n, k):
+    """The GPU code generator's PTX for the emulation (decode, scale, mma.sync
+    on the compute type), assembled by ptxas where the CUDA toolkit is."""
+    def operand(fmt, rows, cols, k_axis):
+        if base(fmt) in HALF:
+            return "*" + base(fmt) + ":16", rows, cols, True
+        if base(fmt) != "e2m1":
+            return "*u8:16", rows, cols, True
+        k_pack = fmt == "e2m1"
+        packed = k_axis if k_pack else 1 - k_axis
+        shape = [rows, cols]
+        shape[packed] //= 2
+        return "*u8:16", shape[0], shape[1], k_pack
+    pa, ar, ac, akp = operand(fa, m, k, 1)
+    pb, br, bc, bkp = operand(fb, k, n, 0)
+    sig = (f"{pa}, *u8:16, {pb}, *u8:16, *fp32:16, *fp32:16, {m}, {n}, {k}, {ar}, {ac}, {br}, "
+           f"{bc}, '{base(fa)}', '{base(fb)}', {akp}, {bkp}, True, False")
+    r = subprocess.run([str(TESSERAC), "compile", __file__, "--kernel", "dot_scaled_kernel",
+                        "--signature", sig, "--emit", "ptx", "--target", target],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    compute = "f16" if "fp16" in (base(fa), base(fb)) else "bf16"
+    assert f"mma.sync.aligned.m16n8k16.row.col.f32.{compute}.{compute}.f32" in r.stdout
+    exe = ptxas()
+    if exe is None:
+        return
+    (tmp_path / "k.ptx").write_text(r.stdout)
+    a = subprocess.run([exe, f"-arch={target}", str(tmp_path / "k.ptx"), "-o",
+                        str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert a.returncode == 0, a.stderr
 
 
 # ---------------------------------------------------------------------------- diagnostics
