@@ -95,5 +95,6 @@ def test_typed_fp8_operands(rng):
     cases.typed_fp8_case(rng, cuda)
 
 
-def test_batched(rng):
-    cases.batched_case(rng, cuda)
+@pytest.mark.parametrize("fa,fb", [("e4m3", "bf16"), ("e2m1/mn", "e2m1"), ("e2m1", "e2m1/mn")])
+def test_batched(rng, fa, fb):
+    cases.batched_case(rng, cuda, fa, fb)

@@ -73,18 +73,21 @@ def dot_scaled_kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, acc_ptr, out_ptr,
 
 @triton.jit
 def batched_kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, out_ptr, BATCH: tl.constexpr, M: tl.constexpr,
-                   N: tl.constexpr, K: tl.constexpr, FMT_A: tl.constexpr, FMT_B: tl.constexpr):
+                   N: tl.constexpr, K: tl.constexpr, A_ROWS: tl.constexpr, A_COLS: tl.constexpr,
+                   B_ROWS: tl.constexpr, B_COLS: tl.constexpr, FMT_A: tl.constexpr,
+                   FMT_B: tl.constexpr, A_K_PACK: tl.constexpr, B_K_PACK: tl.constexpr):
     bi = tl.arange(0, BATCH)[:, None, None]
-    mi = tl.arange(0, M)[None, :, None]
-    ni = tl.arange(0, N)[None, None, :]
-    ki = tl.arange(0, K)
-    gi = tl.arange(0, K // 32)[None, None, :]
-    a = tl.load(a_ptr + bi * M * K + mi * K + ki[None, None, :])
-    b = tl.load(b_ptr + bi * K * N + ki[None, :, None] * N + ni)
-    sa = tl.load(sa_ptr + bi * M * (K // 32) + mi * (K // 32) + gi)
-    sb = tl.load(sb_ptr + bi * N * (K // 32) + tl.arange(0, N)[None, :, None] * (K // 32) + gi)
-    c = tl.dot_scaled(a, sa, FMT_A, b, sb, FMT_B)
-    tl.store(out_ptr + bi * M * N + mi * N + ni, c)
+    a = tl.load(a_ptr + bi * A_ROWS * A_COLS + tl.arange(0, A_ROWS)[None, :, None] * A_COLS +
+                tl.arange(0, A_COLS)[None, None, :])
+    b = tl.load(b_ptr + bi * B_ROWS * B_COLS + tl.arange(0, B_ROWS)[None, :, None] * B_COLS +
+                tl.arange(0, B_COLS)[None, None, :])
+    G: tl.constexpr = K // 32
+    gi = tl.arange(0, G)[None, None, :]
+    sa = tl.load(sa_ptr + bi * M * G + tl.arange(0, M)[None, :, None] * G + gi)
+    sb = tl.load(sb_ptr + bi * N * G + tl.arange(0, N)[None, :, None] * G + gi)
+    c = tl.dot_scaled(a, sa, FMT_A, b, sb, FMT_B, lhs_k_pack=A_K_PACK, rhs_k_pack=B_K_PACK)
+    tl.store(out_ptr + bi * M * N + tl.arange(0, M)[None, :, None] * N +
+             tl.arange(0, N)[None, None, :], c)
 
 
 # ---------------------------------------------------------------------------- operands
@@ -311,23 +314,27 @@ def typed_fp8_case(rng, dev):
     check(out, ref, bound)
 
 
-def test_batched(rng):
-    batched_case(rng, host)
+@pytest.mark.parametrize("fa,fb", [("e4m3", "bf16"), ("e2m1/mn", "e2m1"), ("e2m1", "e2m1/mn")])
+def test_batched(rng, fa, fb):
+    batched_case(rng, host, fa, fb)
 
 
-def batched_case(rng, dev):
-    bt, m, n, k = 2, 32, 32, 64
-    a = finite_codes("e4m3", rng, (bt, m, k), False)
-    b = (rng.standard_normal((bt, k, n))).astype(BF16)
+def batched_case(rng, dev, fa, fb):
+    """3-D operands: one product per batch index, e2m1 unpacked within each."""
+    bt, m, n, k = 2, 32, 64, 64
+    ops_a = [make_operand(fa, (m, k), 1, rng, False) for _ in range(bt)]
+    ops_b = [make_operand(fb, (k, n), 0, rng, False) for _ in range(bt)]
+    a, b = np.stack([o[0] for o in ops_a]), np.stack([o[0] for o in ops_b])
     sa = rng.integers(115, 135, (bt, m, k // 32), dtype=np.uint8)
     sb = rng.integers(115, 135, (bt, n, k // 32), dtype=np.uint8)
     out = dev(np.full((bt, m, n), np.nan, np.float32))
     batched_kernel[(1,)](dev(a), dev(sa), dev(b), dev(sb), out, BATCH=bt, M=m, N=n, K=k,
-                         FMT_A="e4m3", FMT_B="bf16")
+                         A_ROWS=a.shape[1], A_COLS=a.shape[2], B_ROWS=b.shape[1],
+                         B_COLS=b.shape[2], FMT_A=base(fa), FMT_B=base(fb),
+                         A_K_PACK=ops_a[0][2], B_K_PACK=ops_b[0][2])
     out = out if dev is host else dev.back(out)
     for i in range(bt):
-        ref, bound = reference(a[i].view(ml_dtypes.float8_e4m3fn).astype(np.float64), sa[i],
-                               b[i].astype(np.float64), sb[i], None, BF16)
+        ref, bound = reference(ops_a[i][1], sa[i], ops_b[i][1], sb[i], None, BF16)
         check(out[i], ref, bound)
 
 
