@@ -224,8 +224,8 @@ Value *scaleFactors(Lowerer &l, A &a, const Operand &op, bool fastMath) {
   std::vector<int64_t> want(op.shape.begin(), op.shape.end() - 2);
   want.push_back(rows);
   want.push_back(k / kGroup);
-  std::string hint = "one uint8 e8m0 exponent per " + std::to_string(kGroup) +
-                     " elements along K: lhs_scale is [M, K//32] and rhs_scale [N, K//32] (not "
+  std::string hint = "pass one uint8 e8m0 exponent per " + std::to_string(kGroup) +
+                     " elements along K: lhs_scale as [M, K//32], rhs_scale as [N, K//32] (not "
                      "transposed)";
   if (k % kGroup != 0)
     l.error(loc,
