@@ -12,7 +12,7 @@ namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
   for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
-                        descriptorBuiltins, randomBuiltins, debugBuiltins})
+                        dotScaledBuiltins, descriptorBuiltins, randomBuiltins, debugBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }
@@ -616,6 +616,9 @@ SVal parseDefault(const std::string &text) {
   if (text == "()") return SVal::tuple({});
   if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"'))
     return SVal::string(text.substr(1, text.size() - 2));
+  // A dtype default such as tl.float32 (tl.dot_scaled's out_dtype).
+  if (text.rfind("tl.", 0) == 0)
+    if (auto d = dtypeFromTritonName(std::string_view(text).substr(3))) return SVal::dtypeVal(*d);
   if (text.find_first_of(".e") != std::string::npos) return SVal::floating(std::stod(text));
   return SVal::integer(std::stoll(text));
 }

@@ -194,6 +194,7 @@ std::vector<BuiltinDef> reduceBuiltins();      // builtins_reduce.cpp
 std::vector<BuiltinDef> shapeBuiltins();       // builtins_shape.cpp
 std::vector<BuiltinDef> scanBuiltins();        // builtins_scan.cpp
 std::vector<BuiltinDef> memoryBuiltins();      // builtins_memory.cpp
+std::vector<BuiltinDef> dotScaledBuiltins();   // builtins_dot_scaled.cpp
 std::vector<BuiltinDef> descriptorBuiltins();  // builtins_descriptor.cpp
 std::vector<BuiltinDef> randomBuiltins();      // builtins_random.cpp
 std::vector<BuiltinDef> debugBuiltins();       // builtins_debug.cpp

@@ -1203,6 +1203,28 @@ def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision
     _host_call("tl.dot")
 
 
+def dot_scaled(lhs: tensor, lhs_scale: tensor | None, lhs_format: str, rhs: tensor,
+               rhs_scale: tensor | None, rhs_format: str, acc: tensor | None = None,
+               fast_math: bool = False, lhs_k_pack: bool = True, rhs_k_pack: bool = True,
+               out_dtype: dtype = float32) -> tensor:
+    """Matrix product of two microscaled (OCP MX) blocks, ``lhs`` [M, K] and
+    ``rhs`` [K, N] (or batched 3-D), plus ``acc`` (float32) when given.
+
+    Formats: 'e2m1' (fp4, two values per uint8, the first in the low nibble,
+    packed along K, or along M / N with ``lhs_k_pack`` / ``rhs_k_pack``
+    False), 'e4m3' and 'e5m2' (fp8 as uint8 or tl.float8e4nv / tl.float8e5),
+    'e2m3' and 'e3m2' (fp6, one per uint8 in the low 6 bits; Tessera's
+    additions), 'bf16' and 'fp16' (or their bits as uint16). A scale is a
+    uint8 tensor of e8m0 exponents, 2**(s - 127), one per 32 elements along
+    K: ``lhs_scale`` is [M, K // 32], ``rhs_scale`` [N, K // 32] (not
+    transposed); None means no scaling. A scale of 255 is NaN and makes its
+    32 values NaN unless ``fast_math`` is True. Emulated on every back end:
+    the operands are decoded, scaled in float32, rounded to fp16 when either
+    format is 'fp16' (else bf16) and multiplied by tl.dot into float32, the
+    only ``out_dtype``."""
+    _host_call("tl.dot_scaled")
+
+
 def reduce(input: TensorLike, axis: IntLike | None, combine_fn: Callable,
            keep_dims: bool = False) -> tensor:
     """Reduces ``input`` (a tensor or a tuple of tensors) along ``axis`` (all

@@ -130,8 +130,16 @@ def expected_parameters(params: list[str]):
             after_star = True
             continue
         kind = inspect.Parameter.KEYWORD_ONLY if after_star else inspect.Parameter.POSITIONAL_OR_KEYWORD
-        out.append((name, kind, ast.literal_eval(default) if eq else inspect.Parameter.empty))
+        out.append((name, kind, _default(default) if eq else inspect.Parameter.empty))
     return out
+
+
+def _default(text: str):
+    """A table default: a Python literal, or a dtype spelled tl.<name>
+    (tl.dot_scaled's out_dtype=tl.float32)."""
+    if text.startswith("tl."):
+        return getattr(tl, text[3:])
+    return ast.literal_eval(text)
 
 
 def actual_parameters(obj):
