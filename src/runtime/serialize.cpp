@@ -105,12 +105,18 @@ uint64_t checksum64(std::string_view bytes, uint64_t seed) {
   uint64_t h = seed;
   const auto *p = reinterpret_cast<const unsigned char *>(bytes.data());
   size_t n = bytes.size(), i = 0;
+  // A multiply carries differences only upward: without the xor-shift, two
+  // flips of the same high bit in different words would cancel.
+  auto mix = [&](uint64_t w) {
+    h = (h ^ w) * kPrime;
+    h ^= h >> 29;
+  };
   for (; i + 8 <= n; i += 8) {
     uint64_t w = 0;
     for (int b = 0; b < 8; ++b) w |= uint64_t{p[i + b]} << (8 * b);
-    h = (h ^ w) * kPrime;
+    mix(w);
   }
-  for (; i < n; ++i) h = (h ^ p[i]) * kPrime;
+  for (; i < n; ++i) mix(p[i]);
   return h;
 }
 

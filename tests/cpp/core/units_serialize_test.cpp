@@ -480,6 +480,18 @@ TEST(Serialize, ByteFlipsAreRejected) {
   }
 }
 
+// The same bit flipped in two different words (the top bit of each, which
+// a plain word-wise FNV carries only into the top bit) is still caught.
+TEST(Serialize, PairedHighBitFlipsAreRejected) {
+  std::string bytes = tessera::serializeKernel(*compileMatmul());
+  for (size_t first = 64 + 7; first + 800 < bytes.size(); first += 997) {
+    std::string bad = bytes;
+    bad[first] ^= static_cast<char>(0x80);
+    bad[first + 800] ^= static_cast<char>(0x80);
+    ASSERT_NE(rejection(bad), "") << "bytes " << first << " and " << first + 800;
+  }
+}
+
 TEST(Serialize, ArbitraryBytesAreRejected) {
   std::mt19937 gen(7);
   for (int trial = 0; trial < 2000; ++trial) {
