@@ -18,14 +18,17 @@ using A = CallArgs;
 
 SVal programId(Lowerer &l, A &a) {
   int64_t axis = l.constInt(a["axis"], a.locOf("axis"), "the axis of tl.program_id");
-  if (axis < 0 || axis > 2) l.error(a.locOf("axis"), "program_id axis must be 0, 1 or 2");
+  if (axis < 0 || axis > 2)
+    l.error(a.locOf("axis"), "program_id axis must be 0, 1, or 2 but got " + std::to_string(axis));
   return SVal::tensor(
       l.emit(OpCode::ProgramId, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
 }
 
 SVal numPrograms(Lowerer &l, A &a) {
   int64_t axis = l.constInt(a["axis"], a.locOf("axis"), "the axis of tl.num_programs");
-  if (axis < 0 || axis > 2) l.error(a.locOf("axis"), "num_programs axis must be 0, 1 or 2");
+  if (axis < 0 || axis > 2)
+    l.error(a.locOf("axis"),
+            "num_programs axis must be 0, 1, or 2 but got " + std::to_string(axis));
   return SVal::tensor(
       l.emit(OpCode::NumPrograms, {}, Type::scalar(DType::I32), a.loc, {{"axis", axis}}));
 }

@@ -81,14 +81,15 @@ SVal expandDims(Lowerer &l, A &a) {
   int newRank = x->type.rank() + static_cast<int>(axes.size());
   for (int64_t &ax : axes) {
     if (ax < -newRank || ax >= newRank)
-      l.error(a.locOf("axis"), a.name + ": axis " + std::to_string(ax) +
-                                   " is out of range for the result's rank " +
-                                   std::to_string(newRank));
+      l.error(a.locOf("axis"),
+              a.name + ": invalid axis " + std::to_string(ax) +
+                  ", out of range for the result's rank " + std::to_string(newRank),
+              "axes count from 0 (or from -rank) in the result");
     if (ax < 0) ax += newRank;
   }
   std::set<int64_t> unique(axes.begin(), axes.end());
   if (unique.size() != axes.size())
-    l.error(a.locOf("axis"), a.name + ": duplicate axes in " + shapeStr(axes));
+    l.error(a.locOf("axis"), a.name + ": duplicate axes, normalized axes = " + shapeStr(axes));
   std::sort(axes.begin(), axes.end());
   for (int64_t ax : axes) {
     std::vector<int64_t> s = x->type.shape;

@@ -528,11 +528,15 @@ _SIGNATURE_NAMES = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", 
                     "u64": "uint64", "B": "int1"}
 
 
-def str_to_ty(name: str) -> dtype:
+def str_to_ty(name: str, c=None) -> dtype:
     """The dtype of a signature name: ``"fp16"``, ``"i32"``, ``"*fp32"`` (a
-    pointer_type)."""
+    pointer_type), ``"*kfp32"`` (a pointer to constant data), or
+    ``"constexpr"`` (the constexpr ``c``), as Triton's of the same name."""
     if name.startswith("*"):
-        return pointer_type(str_to_ty(name[1:]))
+        const = name.startswith("*k")
+        return pointer_type(str_to_ty(name[2:] if const else name[1:], c), const=const)
+    if name == "constexpr":
+        return constexpr(c)
     return dtype(_SIGNATURE_NAMES.get(name, name))
 float8e5m2 = float8e5
 

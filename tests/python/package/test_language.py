@@ -406,6 +406,7 @@ def test_dtype_names():
     assert not hasattr(tl, "void")
     assert tl.str_to_ty("fp16") is tl.float16 or tl.str_to_ty("fp16") == tl.float16
     assert tl.str_to_ty("*i32") == tl.pointer_type(tl.int32)
+    assert tl.str_to_ty("bf16", None) == tl.bfloat16  # Triton's (name, constexpr) form
 
 
 def test_unsupported_fp8_in_a_kernel():
