@@ -313,6 +313,13 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         for (int64_t s : t.shape) dims.push_back(SVal::integer(s));
         return SVal::tuple(std::move(dims));
       }
+      // x.type: the pointer type of pointers (so O.type.element_ty is the
+      // pointee), else the element dtype standing for the block type.
+      if (name == "type") {
+        SVal d = SVal::dtypeVal(t.dtype);
+        d.i = t.isPtrLike();
+        return d;
+      }
       if (name == "numel") return SVal::integer(t.numel());
       if (name == "ndim") return SVal::integer(t.rank());
       if (name == "T") {
@@ -355,7 +362,9 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
     }
     case SVal::Kind::DType: {
       if (name == "primitive_bitwidth") return SVal::integer(obj.i ? 64 : bitWidth(obj.dtype));
-      if (name == "element_ty" && obj.i) return SVal::dtypeVal(obj.dtype);
+      // A pointer type's pointee; a block type's (x.type of a tile) element.
+      if (name == "element_ty") return SVal::dtypeVal(obj.dtype);
+      if (name == "scalar") return obj;
       SVal m = SVal::builtin("dtype." + name);
       if (!findBuiltin(m.s)) break;
       m.elems.push_back(obj);
@@ -416,9 +425,7 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
   // As Triton's tensor.__getitem__: the i-th item acts at dimension i; a
   // `None` inserts a dimension there, and `:` (also written `None:`) keeps
   // one, even past the rank (it checks nothing).
-  auto absent = [](const ast::ExprPtr &part) {
-    return !part || part->kind == ast::ExprKind::None;
-  };
+  auto absent = [](const ast::ExprPtr &part) { return !part || part->kind == ast::ExprKind::None; };
   int dim = 0;
   for (const ast::Expr *it : items) {
     if (it->kind == ast::ExprKind::None) {

@@ -513,3 +513,17 @@ def test_constexpr_annotation_of_a_callee_is_a_hint():
     out = np.full(8, -1, np.int32)
     constexpr_hint_kernel[(1,)](out, N=8)
     assert out.tolist() == [3 * i for i in range(8)]
+
+
+@triton.jit
+def type_attr_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.static_assert(x.type.element_ty == tl.float32 and x.type.scalar == tl.float32)
+    tl.store(out_ptr + tl.arange(0, N), (x * 2).to(out_ptr.type.element_ty))
+
+
+def test_type_attribute_of_tensors_and_pointers(rng):
+    x = rng.standard_normal(16).astype(np.float32)
+    out = np.zeros(16, np.float16)
+    type_attr_kernel[(1,)](x, out, N=16)
+    np.testing.assert_array_equal(out, (x * 2).astype(np.float16))
