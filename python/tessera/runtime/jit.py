@@ -433,7 +433,10 @@ class JITFunction(KernelInterface):
         compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
         self._by_hash[key] = compiled
         device_cache._add(view_key, compiled)
-        self._key_cache[(tuple(sp.view), str(sp.options))] = view_key
+        try:
+            self._key_cache[(tuple(sp.view), str(sp.options))] = view_key
+        except TypeError:  # an unhashable constexpr value: no memo
+            pass
         kernel_cache.call_hook(knobs.runtime.jit_post_compile_hook, *hook_args)
         return compiled
 
