@@ -15,6 +15,9 @@ Triton's) every time it is read, unless it was assigned in this process:
     compilation.dump_dir        TESSERA_DUMP_DIR, TRITON_DUMP_DIR (default ~/.cache/tessera/dump)
     autotuning.print            TESSERA_PRINT_AUTOTUNING, TRITON_PRINT_AUTOTUNING
     autotuning.cache            TESSERA_CACHE_AUTOTUNING, TRITON_CACHE_AUTOTUNING
+    runtime.jit_cache_hook      a function called (Triton's keyword arguments) before a kernel
+                                not in memory is compiled or loaded; a true result skips it
+    runtime.jit_post_compile_hook  called the same way after it was compiled or loaded
 
 Kernel arguments on a GPU still run on the GPU under TRITON_INTERPRET=1
 (Tessera picks the back end from where the arguments live); put them in
@@ -56,6 +59,24 @@ class _Env:
         group._assigned.pop(self.attr, None)
 
 
+class _Value:
+    """A knob with no environment variable (a hook): None until assigned."""
+
+    def __set_name__(self, owner, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        return group._assigned.get(self.attr)
+
+    def __set__(self, group, value) -> None:
+        group._assigned[self.attr] = value
+
+    def __delete__(self, group) -> None:
+        group._assigned.pop(self.attr, None)
+
+
 class base_knobs:
     """A group of knobs (Triton's base class of `knobs.cache`, `knobs.runtime`, ...)."""
 
@@ -83,7 +104,7 @@ class base_knobs:
             self._assigned = saved
 
     def __repr__(self) -> str:
-        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Env)]
+        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, (_Env, _Value))]
         return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in knobs)})"
 
 
@@ -98,6 +119,8 @@ class cache_knobs(base_knobs):
 
 class runtime_knobs(base_knobs):
     interpret = _Env(("TRITON_INTERPRET",), bool, False)
+    jit_cache_hook = _Value()
+    jit_post_compile_hook = _Value()
 
 
 class compilation_knobs(base_knobs):

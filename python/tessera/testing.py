@@ -386,6 +386,10 @@ class BenchmarkTable:
                          for row in cells)
 
     def to_csv(self, path, columns=None, precision=6) -> None:
+        """Writes the columns (default: the x and mean columns) as CSV, as
+        pandas' to_csv(index=False, float_format=...) would: floats with
+        `precision` decimals, missing values empty."""
+        import csv
         cols = list(columns or self.shown)
         idx = [self.columns.index(c) for c in cols]
 
@@ -396,13 +400,20 @@ class BenchmarkTable:
                 return f"{v:.{precision}f}"
             return str(v)
 
-        def quote(s):
-            return '"' + s.replace('"', '""') + '"' if any(ch in s for ch in ',"\n') else s
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow([str(c) for c in cols])
+            w.writerows([fmt(r[k]) for k in idx] for r in self.rows)
 
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(",".join(quote(str(c)) for c in cols) + "\n")
-            for r in self.rows:
-                f.write(",".join(quote(fmt(r[k])) for k in idx) + "\n")
+    def to_dataframe(self, columns=None):
+        """The columns (default: the x and mean columns, as Triton returns)
+        as a pandas DataFrame, missing values NaN. Needs pandas."""
+        import pandas as pd
+        cols = list(columns or self.shown)
+        idx = [self.columns.index(c) for c in cols]
+        nan = float("nan")
+        return pd.DataFrame([[nan if r[k] is None else r[k] for k in idx] for r in self.rows],
+                            columns=cols)
 
     def __str__(self) -> str:
         return self.to_string()
@@ -508,14 +519,21 @@ class Mark:
         writes '<plot_name>.csv' and '<plot_name>.png' under ``save_path``
         (plots need matplotlib). Extra keyword arguments go to the function
         (``diff_col`` and ``save_precision`` are options of the table). With
-        ``return_df`` returns the BenchmarkTable (a list for several
-        benchmarks)."""
+        ``return_df`` returns, as Triton does, a pandas DataFrame of the x and
+        mean columns (plus 'Diff') when pandas is importable, else the
+        BenchmarkTable; a list of them for several benchmarks."""
         single = isinstance(self.benchmarks, Benchmark)
         benchmarks = [self.benchmarks] if single else list(self.benchmarks)
         if save_path:
             os.makedirs(save_path, exist_ok=True)
         tables = [self._run(b, save_path, show_plots, print_data, **kwargs) for b in benchmarks]
         if return_df:
+            try:
+                import pandas  # noqa: F401
+            except ImportError:
+                pass
+            else:
+                tables = [t.to_dataframe() for t in tables]
             return tables[0] if single else tables
         return None
 

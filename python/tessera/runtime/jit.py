@@ -29,7 +29,7 @@ import linecache
 import os
 import types
 
-from . import arrays
+from . import arrays, kernel_cache
 from .arrays import TensorWrapper, reinterpret  # noqa: F401  (Triton's names live here too)
 
 # Names of dtypes (NumPy's, PyTorch's, Triton's) -> signature names, as
@@ -198,7 +198,12 @@ class JITFunction(KernelInterface):
             text = _source_from_exec_caller(fn)
             if text is not None:
                 _EXEC_SOURCES[code] = text
-        self._by_hash = {}  # full cache key -> CompiledKernel
+        self._by_hash = {}  # full cache key -> CompiledKernel: what `cache` holds
+        # device -> {specialisation key: CompiledKernel} (Triton's `cache`);
+        # device_caches is Triton 3's view of it (kernel_cache.py).
+        self.cache = kernel_cache.DeviceCaches(self)
+        self._device_caches = None
+        self._key_cache = {}
         self._pre_run_hooks = []
 
     # The launch fast path reads these two, so setting them reconfigures it.
@@ -278,7 +283,7 @@ class JITFunction(KernelInterface):
             units = self._build_units()
         dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
         if warmup:
-            return self._compiled_for(bound, opts, units)
+            return self._compiled_for(bound, opts, units, warmup=True)
         if callable(grid):
             g = _check_grid(grid(dict(zip(self.arg_names, bound))), grid)
         elif type(grid) is tuple and 0 < len(grid) <= 3 and all(
@@ -290,6 +295,8 @@ class JITFunction(KernelInterface):
         if ran is not None:
             return ran
         kernel = self._compiled_for(bound, opts, units)
+        if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
+            return None
         ran = dispatcher.run(bound, g, opts)
         if ran is None:  # registered under the same key just now: a bug if it misses
             raise RuntimeError(f"tessera: internal error: no kernel for the key of '{self.__name__}'")
@@ -330,84 +337,193 @@ class JITFunction(KernelInterface):
                     for p in self.params]
         d.configure(defaults, self._pre_run_hooks, self._debug)
 
-    def _compiled_for(self, bound, opts, units_entry):
-        """The CompiledKernel for this specialisation: memory, disk, or compile."""
-        c = _ext()
+    def _compiled_for(self, bound, opts, units_entry, warmup=False):
+        """The CompiledKernel for this specialisation: memory, disk, or
+        compile; None when knobs.runtime.jit_cache_hook declined to compile."""
         dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
-        raw = dispatcher.specialize(bound)
-        specs = []
-        constants = {}
-        signature = {}
-        runtime = []
-        device = -1
+        sp = self._specialize(dispatcher.specialize(bound), opts)
+        compiled = self._compiled(sp, units_entry, warmup)
+        if compiled is not None:
+            dispatcher.add(bound, opts, compiled.kernel, compiled)
+        return compiled
+
+    def _specialize(self, raw, opts) -> "_Specialisation":
+        """What the compiler needs (and the caches show) for the Dispatcher's
+        ArgSpecs `raw` of a launch with options `opts`."""
+        sp = _Specialisation()
         places = {}  # pointer argument -> "host" or "cuda:N", where its memory is
         for p, s in zip(self.params, raw):
+            path = (p.num,)
             if s[0] == "ptr" and len(s) == 4:
                 places[p.name] = f"cuda:{s[3]}"
-                device = max(device, s[3])
+                sp.device = max(sp.device, s[3])
                 s = s[:3]
             elif s[0] == "ptr":
                 places[p.name] = "host"
             elif s[0] == "tensordesc":  # ("tensordesc", dtype, aligned, block, padding[, device])
                 places[p.name] = f"cuda:{s[5]}" if len(s) == 6 else "host"
                 if len(s) == 6:
-                    device = max(device, s[5])
-                specs.append(("tensordesc", s[1], s[2], _encode_const((s[3], s[4]), p.name)))
-                runtime.append(p.num)
+                    sp.device = max(sp.device, s[5])
+                sp.specs.append(("tensordesc", s[1], s[2], _encode_const((s[3], s[4]), p.name)))
+                sp.runtime.append(p.num)
                 dims = ",".join(str(d) for d in s[3])
-                signature[p.name] = f"tensordesc<{s[1]}[{dims}]>"
+                sp.signature[p.name] = sp.hook_signature[p.name] = f"tensordesc<{s[1]}[{dims}]>"
+                sp.view.append((sp.signature[p.name], ("D" if s[2] else None, s[4])))
                 continue
             if s[0] == "constexpr":
                 value = _unwrap_constexpr(s[1])
-                specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
-                constants[p.name] = value
-                signature[p.name] = "constexpr"
-            else:
-                specs.append(s)
-                runtime.append(p.num)
-                signature[p.name] = ("*" + s[1]) if s[0] == "ptr" else s[1]
-        units, _, source_hash = units_entry
+                sp.specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
+                sp.constants[p.name] = sp.hook_constants[path] = value
+                sp.signature[p.name] = sp.hook_signature[p.name] = "constexpr"
+                sp.view.append(("constexpr", value))
+                continue
+            sp.specs.append(s)
+            sp.runtime.append(p.num)
+            ty = ("*" + s[1]) if s[0] == "ptr" else s[1]
+            sp.signature[p.name] = sp.hook_signature[p.name] = ty
+            if s[0] == "scalar" and s[3]:  # == 1: Triton shows it as a constexpr 1
+                sp.hook_signature[p.name] = "constexpr"
+                sp.hook_constants[path] = 1
+                sp.view.append(("constexpr", 1))
+                continue
+            sp.view.append((ty, "D" if s[2] else None))
+            if s[2]:
+                sp.attrs[path] = [list(kernel_cache._DIV16)]
         if len(set(places.values())) > 1:
             where = ", ".join(f"'{n}' in {w} memory" if w == "host" else f"'{n}' on {w}"
                               for n, w in places.items())
             raise ValueError(f"{self.__name__}: the arguments live in different places ({where}); "
                              "a kernel runs on one device, so move them to the same one "
                              "(tensor.to(device), cupy.asarray)")
-        if device < 0 and arrays.backend_override() in ("gpu", "cuda"):
+        if sp.device < 0 and arrays.backend_override() in ("gpu", "cuda"):
             raise TypeError(f"{self.__name__}: TESSERA_BACKEND=gpu, but the arguments are in host "
                             "memory; move them to the GPU (tensor.cuda(), cupy.asarray) or unset "
                             "TESSERA_BACKEND")
-        debug = bool(opts[4]) if opts[4] is not None else _env_debug()
-        num_warps = opts[0] if opts[0] is not None else 4
-        num_stages = opts[1] if opts[1] is not None else 3
-        target = gpu_target(device) if device >= 0 else ""
-        key = _hash(c.VERSION, source_hash, repr(specs), debug, target,
-                    (num_warps, num_stages) if target else 0)
+        sp.opts = opts
+        sp.debug = bool(opts[4]) if opts[4] is not None else _env_debug()
+        sp.num_warps = opts[0] if opts[0] is not None else 4
+        sp.num_stages = opts[1] if opts[1] is not None else 3
+        sp.target = gpu_target(sp.device) if sp.device >= 0 else ""
+        sp.options = kernel_cache.options_view(sp.target, sp.num_warps, sp.num_stages, sp.debug)
+        return sp
+
+    def _compiled(self, sp, units_entry, warmup):
+        """The CompiledKernel of a _Specialisation, recorded in
+        `cache[device]`; None when jit_cache_hook declined to compile."""
+        from .. import knobs
+        c = _ext()
+        units, _, source_hash = units_entry
+        key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
+                    (sp.num_warps, sp.num_stages) if sp.target else 0)
+        view_key = kernel_cache.cache_key(sp.view, sp.options)
+        device_cache = self.cache[max(sp.device, 0)]
         compiled = self._by_hash.get(key)
-        if compiled is None:
-            kernel = _load_or_compile(key, units, self.fn.__name__, specs, debug, target, num_warps,
-                                      num_stages)
-            from ..compiler import CompiledKernel, KernelMetadata
-            from .driver import GPUTarget
-            arch = int(target[3:].rstrip("a")) if target else "interpreter"
-            meta = KernelMetadata(
-                name=self.fn.__name__, hash=key,
-                target=GPUTarget("cuda" if target else "cpu", arch, 32),
-                backend="cuda" if target else "cpu", backend_name="cuda" if target else "cpu",
-                arch=f"sm{arch}" if target else "cpu", num_warps=num_warps,
-                num_stages=num_stages,
-                num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
-                cluster_dims=(1, 1, 1), global_scratch_size=0, global_scratch_align=1,
-                profile_scratch_size=0, tmem_size=0, launch_cooperative_grid=False,
-                launch_pdl=False, enable_fp_fusion=True, sanitize_overflow=False,
-                default_dot_input_precision="tf32",
-                allowed_dot_input_precisions=("tf32", "tf32x3", "ieee"),
-                max_num_imprecise_acc_default=0, extern_libs=None,
-                debug=debug, constants=constants, signature=signature)
-            compiled = CompiledKernel(kernel, runtime, len(self.params), meta, device)
-            self._by_hash[key] = compiled
-        dispatcher.add(bound, opts, compiled.kernel, compiled)
+        if compiled is not None:
+            if device_cache.get(view_key) is not compiled:
+                device_cache._add(view_key, compiled)
+            return compiled
+        meta = self._metadata(sp, key)
+        hook_args = (self, view_key, sp.hook_signature, max(sp.device, 0), sp.hook_constants,
+                     sp.attrs, meta, warmup, meta.target)
+        if kernel_cache.call_hook(knobs.runtime.jit_cache_hook, *hook_args):
+            return None
+        kernel = _load_or_compile(key, units, self.fn.__name__, sp.specs, sp.debug, sp.target,
+                                  sp.num_warps, sp.num_stages)
+        from ..compiler import CompiledKernel
+        compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
+        self._by_hash[key] = compiled
+        device_cache._add(view_key, compiled)
+        try:
+            self._key_cache[(tuple(sp.view), str(sp.options))] = view_key
+        except TypeError:  # an unhashable constexpr value: no memo
+            pass
+        kernel_cache.call_hook(knobs.runtime.jit_post_compile_hook, *hook_args)
         return compiled
+
+    def _metadata(self, sp, key):
+        from ..compiler import KernelMetadata
+        from .driver import GPUTarget
+        target = sp.target
+        arch = int(target[3:].rstrip("a")) if target else "interpreter"
+        opts = sp.opts
+        return KernelMetadata(
+            name=self.fn.__name__, hash=key,
+            target=GPUTarget("cuda" if target else "cpu", arch, 32),
+            backend="cuda" if target else "cpu", backend_name="cuda" if target else "cpu",
+            arch=f"sm{arch}" if target else "cpu", num_warps=sp.num_warps,
+            num_stages=sp.num_stages,
+            num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
+            cluster_dims=(1, 1, 1), global_scratch_size=0, global_scratch_align=1,
+            profile_scratch_size=0, tmem_size=0, launch_cooperative_grid=False,
+            launch_pdl=False, enable_fp_fusion=True, sanitize_overflow=False,
+            default_dot_input_precision="tf32",
+            allowed_dot_input_precisions=("tf32", "tf32x3", "ieee"),
+            max_num_imprecise_acc_default=0, extern_libs=None,
+            debug=sp.debug, constants=sp.constants, signature=sp.signature)
+
+    # ---- what was compiled: cache, device_caches, preload ---------------------------------
+
+    @property
+    def device_caches(self):
+        """Triton 3's view of the cache: device -> (kernel_cache,
+        kernel_key_cache, target, backend, binder); see kernel_cache.py."""
+        if self._device_caches is None:
+            self._device_caches = kernel_cache.DeviceCacheTuples(self)
+        return self._device_caches
+
+    def _kernel_cache_changed(self, dropped: bool) -> None:
+        """`cache` was edited by hand: it is the memory cache, so the launch
+        path forgets what it no longer holds."""
+        self._by_hash = {k.hash: k for k in self.cache.kernels() if hasattr(k, "hash")}
+        if dropped and self._dispatcher is not None:
+            self._dispatcher.clear()
+
+    def _forget_compiled(self) -> None:
+        """The source or a global it reads changed: every kernel is stale."""
+        for d in self.cache.values():
+            dict.clear(d)
+        self._key_cache.clear()
+        self._by_hash = {}
+        if self._dispatcher is not None:
+            self._dispatcher.clear()
+
+    def _triton_binder(self, *args, **kwargs):
+        """device_caches' binder: (bound arguments by name, specialization,
+        options), whose str(specialization) + str(options) is the key of the
+        kernel a launch with these arguments uses."""
+        bound, opts, other = self._binder(*args, **kwargs)
+        if other:
+            opts = self._options_with(opts, other)
+        if self.debug is not None and opts[4] is None:
+            opts = opts[:4] + (self.debug,) + opts[5:]
+        dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
+        sp = self._specialize(dispatcher.specialize(bound), opts)
+        return dict(zip(self.arg_names, bound)), sp.view, sp.options
+
+    def preload(self, specialization_data):
+        """Compiles (or loads from the disk cache) the kernel that
+        `specialization_data` describes, without launching it, and records it
+        in `cache`; returns the CompiledKernel. The data is the JSON string
+        knobs.runtime.jit_cache_hook and jit_post_compile_hook receive as
+        compile["specialization_data"] (what kernel_cache.py supports).
+        RuntimeError when it is for another kernel."""
+        backend, raw, options = kernel_cache.parse(specialization_data, self.params,
+                                                   kernel_cache.full_name(self.fn))
+        device = -1
+        if backend not in (None, "cpu"):
+            from .driver import driver
+            active = driver.active
+            if getattr(active, "backend", None) != "cuda":
+                raise RuntimeError(f"preload: the specialization data of '{self.__name__}' is for "
+                                   f"a {backend} GPU, and no CUDA device is active")
+            device = int(active.get_current_device())
+        raw = [s + (device,) if s[0] == "ptr" and device >= 0 else s for s in raw]
+        opts = (options.get("num_warps"), options.get("num_stages"), options.get("num_ctas"),
+                options.get("maxnreg"), bool(options.get("debug", False)))
+        units = self._units_cache
+        if units is None or _globals_changed(units[1]):
+            units = self._build_units()
+        return self._compiled(self._specialize(raw, opts), units, warmup=True)
 
     # ---- sources and globals -------------------------------------------------------------
 
@@ -431,9 +547,7 @@ class JITFunction(KernelInterface):
                              f"'def {self.fn.__name__}(...)'")
         self._src_override = text
         self._units_cache = None
-        self._by_hash = {}
-        if self._dispatcher is not None:
-            self._dispatcher.clear()
+        self._forget_compiled()
 
     @property
     def cache_key(self) -> str:
@@ -452,12 +566,30 @@ class JITFunction(KernelInterface):
             h.update(b"\0")
         h.update(repr(bool(self.noinline)).encode())
         entry = (units, used, h.hexdigest())
+        if self._units_cache is not None and self._units_cache[2] != entry[2]:
+            self._forget_compiled()  # a changed global: what was compiled is stale
         self._units_cache = entry
         # A changed global invalidates every compiled specialisation.
         if self._dispatcher is not None:
             self._dispatcher.clear()
             self._dispatcher.set_globals(used)
         return entry
+
+
+class _Specialisation:
+    """One specialisation of a kernel: the compiler's ArgSpecs (`specs`),
+    the runtime parameters, the metadata's constants and signature, Triton's
+    (type, attribute) `view` and `options` that make its cache key, and the
+    constants, signature and attributes the JIT hooks see."""
+
+    def __init__(self):
+        self.specs, self.runtime, self.view = [], [], []
+        self.constants, self.signature = {}, {}
+        self.hook_constants, self.hook_signature, self.attrs = {}, {}, {}
+        self.device = -1
+        self.target = ""
+        self.opts = self.options = None
+        self.debug, self.num_warps, self.num_stages = False, 4, 3
 
 
 class _Missing:

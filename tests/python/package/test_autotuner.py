@@ -817,3 +817,110 @@ def test_with_real_jit(disk):
         assert add_one.best_config.kwargs == {"BLOCK": 128}
     assert len(entries(disk)) == 2
     assert isinstance(add_one.cache_key, str) and add_one.cache_key == add_one.fn.fn.cache_key
+
+
+# ---------------------------------------------------------------------------- progress on stderr
+
+PROGRESS = '''
+import sys, time
+sys.path.insert(0, {pydir!r})
+from tessera.runtime.autotuner import Config, autotune
+
+class Kernel:
+    arg_names = ["x", "n", "BLOCK"]
+    cache_key = "progress"
+    def fn(self): pass
+    def run(self, *args, grid, warmup=False, **kwargs): pass
+    def warmup(self, *args, grid, **kwargs): pass
+
+TIMES = iter([3.0, 2.0, 5.0, 1.0, 4.0])
+
+def bench(fn, quantiles=None):
+    fn()
+    time.sleep({sleep})
+    return [next(TIMES)] * 3
+
+k = autotune([Config({{"BLOCK": b}}) for b in (16, 32, 64, 128, 256)], key=["n"], do_bench=bench)(Kernel())
+k.run(None, 7, grid=(1,))
+print("best", k.best_config.kwargs["BLOCK"])
+'''
+
+
+def run_tuning(sleep, env_print=False, tty=True, columns=0):
+    """Runs PROGRESS in a child whose stderr is a pseudo-terminal (`columns`
+    wide; 0: the size unset) or a pipe; returns (stdout, stderr)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    env = dict(os.environ)
+    env.pop("TESSERA_PRINT_AUTOTUNING", None)
+    env.pop("TRITON_PRINT_AUTOTUNING", None)
+    if env_print:
+        env["TESSERA_PRINT_AUTOTUNING"] = "1"
+    code = PROGRESS.format(pydir=PYDIR, sleep=sleep)
+    if not tty:
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout, r.stderr
+    master, slave = pty.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    out = proc.stdout.read().decode()
+    assert proc.wait(timeout=60) == 0
+    return out, b"".join(chunks).decode()
+
+
+def test_progress_in_a_terminal():
+    out, err = run_tuning(sleep=0.35)
+    assert out.strip().endswith("best 128")
+    # Redrawn in place: carriage returns, erase to the end of the line, one final newline.
+    assert "\r" in err and "\x1b[K" in err and err.endswith("\n")
+    final = err.rstrip("\r\n").split("\r")[-1]
+    assert final.startswith("Tessera autotuning ") and "5/5 configs" in final
+    assert "best so far 1.0000 ms with BLOCK: 128" in final
+    assert "Tessera autotuning for function" not in err  # the summary needs TESSERA_PRINT_AUTOTUNING
+
+
+def test_progress_fits_the_terminal():
+    _, err = run_tuning(sleep=0.35, columns=50)
+    lines = [part.replace("\x1b[K", "") for part in err.strip("\r\n").split("\r")]
+    assert lines and all(0 < len(line) < 50 for line in lines), lines
+    assert lines[-1].startswith("Tessera autotuning ") and "5/5 configs" in lines[-1]
+
+
+def test_progress_waits_a_second():
+    out, err = run_tuning(sleep=0)
+    assert out.strip().endswith("best 128")
+    assert "configs" not in err
+
+
+def test_progress_needs_a_terminal_or_the_print_switch():
+    out, err = run_tuning(sleep=0.35, tty=False)
+    assert "configs" not in err
+    out, err = run_tuning(sleep=0.35, tty=False, env_print=True)
+    lines = [l for l in err.splitlines() if "configs" in l]
+    assert lines and "\r" not in err
+    assert lines[-1].endswith("5/5 configs, best so far 1.0000 ms with BLOCK: 128, num_warps: 4, "
+                              "num_ctas: 1, num_stages: 3, maxnreg: None")
+    assert "finished after" in out

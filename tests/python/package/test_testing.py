@@ -316,8 +316,10 @@ def test_perf_report_prints_a_table(capsys):
     assert len(calls) == 6 and calls[0] == (1, "fast", 10, 1, {})
 
 
-def test_perf_report_returns_the_table():
+def test_perf_report_returns_the_table_without_pandas(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas -> ImportError
     table = _make_report(_bench()).run(return_df=True)
+    assert isinstance(table, testing.BenchmarkTable)
     assert table.columns == ["n", "Fast", "Slow", "Fast-min", "Slow-min", "Fast-max", "Slow-max"]
     assert table["n"] == [1, 2, 4]
     assert table["Fast"] == [10.0, 20.0, 40.0]
@@ -329,6 +331,38 @@ def test_perf_report_returns_the_table():
     assert diff["Diff"] == [10.0, 20.0, 40.0]
 
 
+def test_perf_report_returns_dataframes():
+    pd = pytest.importorskip("pandas")
+    df = _make_report(_bench()).run(return_df=True)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == ["n", "Fast", "Slow"]  # Triton's: the x and mean columns
+    assert df["n"].tolist() == [1, 2, 4]
+    assert df["Fast"].tolist() == [10.0, 20.0, 40.0] and df["Slow"].tolist() == [20.0, 40.0, 80.0]
+    two = _make_report([_bench("a"), _bench("b", x_names=("n", "m"), x_vals=[(1, 5), (2, 6)])]).run(
+        return_df=True)
+    assert [list(d.columns) for d in two] == [["n", "Fast", "Slow"], ["n", "m", "Fast", "Slow"]]
+    assert two[1]["m"].tolist() == [5, 6]
+    diff = _make_report(_bench()).run(return_df=True, diff_col=True)
+    assert list(diff.columns) == ["n", "Fast", "Slow", "Diff"]
+    assert diff["Diff"].tolist() == [10.0, 20.0, 40.0]
+    table = testing.BenchmarkTable(["n", "Fast", "Fast-min"], [[1, 2.0, None]], ["n", "Fast"])
+    missing = table.to_dataframe(["Fast-min"])["Fast-min"]
+    assert missing.dtype.kind == "f" and missing.isna().all()
+
+
+def test_perf_report_csv_quotes_and_gaps(tmp_path):
+    import csv
+    name = 'size, "n"'
+    table = testing.BenchmarkTable([name, "Fast", "Fast-min"], [[1, 2.5, None], [2, 3.0, 1.0]],
+                                   [name, "Fast", "Fast-min"])
+    path = tmp_path / "t.csv"
+    table.to_csv(path, precision=2)
+    text = path.read_text()
+    assert text.splitlines()[0] == '"size, ""n""",Fast,Fast-min' and "\r" not in text
+    assert list(csv.reader(text.splitlines())) == [[name, "Fast", "Fast-min"],
+                                                   ["1", "2.50", ""], ["2", "3.00", "1.00"]]
+
+
 def test_perf_report_several_x_names(capsys):
     bench = _bench(x_names=("n", "m"), x_vals=[(1, 5), (2, 6)])
 
@@ -337,7 +371,7 @@ def test_perf_report_several_x_names(capsys):
         return float(n + m)
 
     table = report.run(print_data=True, return_df=True)
-    assert table["m"] == [5, 6] and table["Fast"] == [6.0, 8.0]
+    assert list(table["m"]) == [5, 6] and list(table["Fast"]) == [6.0, 8.0]  # a DataFrame or a table
     assert capsys.readouterr().out.splitlines()[1].split() == ["n", "m", "Fast", "Slow"]
     bad = testing.perf_report(_bench(x_names=("n", "m"), x_vals=[(1, 2, 3)]))(report.fn)
     with pytest.raises(ValueError, match="x_names"):
