@@ -193,8 +193,8 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
       __int128 hi = (static_cast<__int128>(1) << (isUnsigned(d) ? bits : bits - 1)) - 1;
       __int128 v = lit->wide();
       if (v < lo || v > hi) {
-        std::string text = lit->u64 ? std::to_string(static_cast<uint64_t>(lit->i))
-                                    : std::to_string(lit->i);
+        std::string text =
+            lit->u64 ? std::to_string(static_cast<uint64_t>(lit->i)) : std::to_string(lit->i);
         error(loc, "Scalar " + text + " is out of range for type " + tritonName(d),
               "cast the tensor to a wider type first, e.g. x.to(tl.int64)");
       }
