@@ -362,12 +362,24 @@ SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond) {
   for (int k = 0; k < 2; ++k) {
     b.setInsertionPointToEnd(ifOp->regions[k].get());
     side[k] = l.expr(k == 0 ? *e.b : *e.c);
+  }
+  // Two calls that return nothing (`tl.store(a) if c else tl.store(b)`):
+  // an if statement, as in Triton.
+  if (side[0].isNone() && side[1].isNone()) {
+    for (int k = 0; k < 2; ++k) {
+      b.setInsertionPointToEnd(ifOp->regions[k].get());
+      b.setLoc(e.loc);
+      b.create(OpCode::Yield, {}, {});
+    }
+    b.setInsertionPointToEnd(saveBlock);
+    return SVal::none();
+  }
+  for (int k = 0; k < 2; ++k)
     if (!side[k].isTensor() && !side[k].isNumber())
       l.error(k == 0 ? e.b->loc : e.c->loc,
               "a conditional expression with a run-time condition needs values on both sides, "
               "got " +
                   describe(side[k]));
-  }
   // Numbers take the other side's type; two numbers their promoted one.
   if (side[0].isNumber() && side[1].isNumber()) {
     DType d = l.promote(side[0], side[1], false, e.loc);

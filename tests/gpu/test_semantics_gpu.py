@@ -215,3 +215,16 @@ def test_literal_dtypes_and_pointer_types(gen):
     out = torch.zeros(16, device="cuda")
     cases.literal_dtype_kernel[(1,)](x, out, N=16)
     torch.testing.assert_close(out, x * 0.5 + 1)
+
+
+def test_conditional_expression_of_two_stores():
+    out = cuda([-1, -1, -1, -1], torch.int32)
+    cases.void_ifexp_kernel[(4,)](cuda([5], torch.int32), cuda([9], torch.int32), out)
+    assert out.tolist() == [5, 9, 5, 9]
+
+
+def test_type_attribute_of_tensors_and_pointers(gen):
+    x = torch.randn(16, generator=gen, device="cuda")
+    out = torch.zeros(16, dtype=torch.float16, device="cuda")
+    cases.type_attr_kernel[(1,)](x, out, N=16)
+    assert torch.equal(out, (x * 2).half())

@@ -527,3 +527,17 @@ def test_type_attribute_of_tensors_and_pointers(rng):
     out = np.zeros(16, np.float16)
     type_attr_kernel[(1,)](x, out, N=16)
     np.testing.assert_array_equal(out, (x * 2).astype(np.float16))
+
+
+@triton.jit
+def void_ifexp_kernel(x_ptr, y_ptr, out_ptr):
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, tl.load(x_ptr)) if pid % 2 == 0 else tl.store(out_ptr + pid,
+                                                                          tl.load(y_ptr))
+
+
+def test_conditional_expression_of_two_stores():
+    """Only the chosen side runs: even programs store x, odd ones y."""
+    out = np.full(4, -1, np.int32)
+    void_ifexp_kernel[(4,)](np.array([5], np.int32), np.array([9], np.int32), out)
+    assert out.tolist() == [5, 9, 5, 9]
