@@ -448,6 +448,9 @@ void classifyDescriptor(PyObject *v, ArgInfo &out, std::string_view param, std::
     raise(PyExc_ValueError, prefix + "the TensorDescriptor's padding must be 'zero' or 'nan'");
   out.kind = ArgKind::kDescriptor;
   out.rank = rank;
+  out.shapeDiv16 = 0;
+  for (int d = 0; d < rank; ++d)
+    if (out.shape[d] % 16 == 0) out.shapeDiv16 |= static_cast<uint8_t>(1u << d);
   out.nanPadding = std::strcmp(pad, "nan") == 0;
 }
 

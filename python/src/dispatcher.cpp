@@ -21,7 +21,8 @@ uint64_t keyWord(const ArgInfo &a) {
 // The second key word of a descriptor: rank, padding and block shape (log2
 // of each power-of-two dim; anything else the compiler refuses anyway).
 uint64_t descriptorWord(const ArgInfo &a) {
-  uint64_t w = static_cast<uint64_t>(a.rank) | static_cast<uint64_t>(a.nanPadding) << 3;
+  uint64_t w = static_cast<uint64_t>(a.rank) | static_cast<uint64_t>(a.nanPadding) << 3 |
+               static_cast<uint64_t>(a.shapeDiv16) << 40;
   for (int d = 0; d < a.rank; ++d) {
     uint64_t b = static_cast<uint64_t>(a.block[d]);
     uint64_t code = b != 0 && (b & (b - 1)) == 0 ? std::countr_zero(b) : 63;
@@ -130,16 +131,20 @@ nb::list Dispatcher::specialize(nb::handle args) {
         out.append(nb::make_tuple("scalar", dtype, nb::bool_(x.div16), nb::bool_(x.eq1)));
         break;
       case ArgKind::kDescriptor: {
-        // ("tensordesc", dtype, aligned, block shape, padding[, device]).
-        nb::list block;
-        for (int d = 0; d < x.rank; ++d) block.append(nb::int_(x.block[d]));
+        // ("tensordesc", dtype, aligned, block shape, padding, shape dims
+        // divisible by 16[, device]).
+        nb::list block, div;
+        for (int d = 0; d < x.rank; ++d) {
+          block.append(nb::int_(x.block[d]));
+          div.append(nb::bool_((x.shapeDiv16 >> d) & 1));
+        }
         nb::str pad(x.nanPadding ? "nan" : "zero");
         if (x.device >= 0)
           out.append(nb::make_tuple("tensordesc", dtype, nb::bool_(x.div16), nb::tuple(block), pad,
-                                    nb::int_(x.device)));
+                                    nb::tuple(div), nb::int_(x.device)));
         else
-          out.append(
-              nb::make_tuple("tensordesc", dtype, nb::bool_(x.div16), nb::tuple(block), pad));
+          out.append(nb::make_tuple("tensordesc", dtype, nb::bool_(x.div16), nb::tuple(block), pad,
+                                    nb::tuple(div)));
         break;
       }
     }
@@ -303,9 +308,11 @@ void Dispatcher::analyze(PyObject *const *items, PyObject *extra, Analysis &a) c
     switch (modes_[i]) {
       case kNoSpec:
         x.eq1 = x.div16 = false;
+        if (x.kind == ArgKind::kDescriptor) x.shapeDiv16 = 0;
         break;
       case kNoAlign:  // like Triton: no divisibility fact, pointers or ints
         x.div16 = false;
+        if (x.kind == ArgKind::kDescriptor) x.shapeDiv16 = 0;
         break;
       default:
         break;

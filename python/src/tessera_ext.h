@@ -107,6 +107,7 @@ struct ArgInfo {
   // above, and these.
   int rank;
   bool nanPadding;
+  uint8_t shapeDiv16;  // bit d: shape[d] % 16 == 0 (a specialisation fact, like ints')
   int64_t shape[kMaxDescriptorRank], strides[kMaxDescriptorRank], block[kMaxDescriptorRank];
 };
 

@@ -184,11 +184,20 @@ ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
               what + ": divisibility must be 1 or 16, got " + std::to_string(s.divisibility));
       a.divisibility = s.divisibility == 16 ? 16 : 1;
       ConstValue v = constValue(s.value, what);
-      // (block, padding) or block alone.
+      // (block, padding[, shape divisibility]) or block alone.
       ConstValue block = v;
-      if (v.kind == ConstValue::Kind::Tuple && v.elems.size() == 2 &&
+      if (v.kind == ConstValue::Kind::Tuple && (v.elems.size() == 2 || v.elems.size() == 3) &&
           v.elems[1].kind == ConstValue::Kind::Str) {
         block = v.elems[0];
+        if (v.elems.size() == 3) {
+          require(v.elems[2].kind == ConstValue::Kind::Tuple,
+                  what + ": the shape divisibility must be a tuple of ints");
+          for (const ConstValue &d : v.elems[2].elems) {
+            require(d.kind == ConstValue::Kind::Int && (d.i == 1 || d.i == 16),
+                    what + ": shape divisibility must be 1 or 16");
+            a.shapeDivisibility.push_back(d.i);
+          }
+        }
         require(v.elems[1].s == "zero" || v.elems[1].s == "nan",
                 what + ": padding must be \"zero\" or \"nan\", got \"" + v.elems[1].s + "\"");
         a.nanPadding = v.elems[1].s == "nan";
@@ -201,6 +210,8 @@ ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
                 what + ": block dimensions must be powers of two");
         a.block.push_back(d.i);
       }
+      require(a.shapeDivisibility.empty() || a.shapeDivisibility.size() == a.block.size(),
+              what + ": one shape divisibility per dimension of the block");
       return a;
     }
   }

@@ -100,7 +100,8 @@ typedef enum tessera_arg_kind {
   TESSERA_ARG_CONSTEXPR = 2, /* a tl.constexpr parameter, `value` */
   /* A host TensorDescriptor of `dtype` elements: `value` is the block shape
    * (a TUPLE of 1 to 5 power-of-two INTs) or a TUPLE (block shape, STRING
-   * padding "zero" / "nan"). The kernel takes the descriptor as its base
+   * padding "zero" / "nan"[, TUPLE of INT 16 / 1: each shape dimension known
+   * divisible by 16 or not]). The kernel takes the descriptor as its base
    * (a BUFFER run argument), then one INT per dimension of its shape, then
    * one INT per stride but the last (which must be 1). `divisibility` as for
    * POINTER. */

@@ -70,12 +70,13 @@ struct ArgSpec {
   // per dim; the last is 1 by the descriptor's contract).
   enum class Kind { Pointer, Scalar, Constexpr, TensorDesc };
   Kind kind = Kind::Scalar;
-  DType dtype = DType::I32;    // Pointer, TensorDesc: pointee; Scalar: its type
-  int64_t divisibility = 1;    // 16 when known divisible by 16 (bytes for pointers)
-  bool equalToOne = false;     // integer scalars known == 1
-  ConstValue value;            // Constexpr
-  std::vector<int64_t> block;  // TensorDesc: the block shape
-  bool nanPadding = false;     // TensorDesc: out-of-bounds elements read NaN
+  DType dtype = DType::I32;                // Pointer, TensorDesc: pointee; Scalar: its type
+  int64_t divisibility = 1;                // 16 when known divisible by 16 (bytes for pointers)
+  bool equalToOne = false;                 // integer scalars known == 1
+  ConstValue value;                        // Constexpr
+  std::vector<int64_t> block;              // TensorDesc: the block shape
+  bool nanPadding = false;                 // TensorDesc: out-of-bounds elements read NaN
+  std::vector<int64_t> shapeDivisibility;  // TensorDesc: 16 or 1 per dim (empty: all 1)
 };
 
 // A global name visible to the functions of one source unit besides the

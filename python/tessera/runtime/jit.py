@@ -360,11 +360,14 @@ class JITFunction(KernelInterface):
                 s = s[:3]
             elif s[0] == "ptr":
                 places[p.name] = "host"
-            elif s[0] == "tensordesc":  # ("tensordesc", dtype, aligned, block, padding[, device])
-                places[p.name] = f"cuda:{s[5]}" if len(s) == 6 else "host"
-                if len(s) == 6:
-                    sp.device = max(sp.device, s[5])
-                sp.specs.append(("tensordesc", s[1], s[2], _encode_const((s[3], s[4]), p.name)))
+            elif s[0] == "tensordesc":
+                # ("tensordesc", dtype, aligned, block, padding, shape dims % 16 == 0[, device])
+                places[p.name] = f"cuda:{s[6]}" if len(s) == 7 else "host"
+                if len(s) == 7:
+                    sp.device = max(sp.device, s[6])
+                divs = tuple(16 if f else 1 for f in s[5])
+                sp.specs.append(("tensordesc", s[1], s[2], _encode_const((s[3], s[4], divs),
+                                                                         p.name)))
                 sp.runtime.append(p.num)
                 dims = ",".join(str(d) for d in s[3])
                 sp.signature[p.name] = sp.hook_signature[p.name] = f"tensordesc<{s[1]}[{dims}]>"
