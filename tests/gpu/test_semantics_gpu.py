@@ -228,3 +228,12 @@ def test_type_attribute_of_tensors_and_pointers(gen):
     out = torch.zeros(16, dtype=torch.float16, device="cuda")
     cases.type_attr_kernel[(1,)](x, out, N=16)
     assert torch.equal(out, (x * 2).half())
+
+
+def test_integers_become_pointers(gen):
+    x = torch.randn(8, generator=gen, device="cuda")
+    other = torch.randn(8, generator=gen, device="cuda")
+    out = torch.zeros(8, device="cuda")
+    addrs = torch.tensor([0, other.data_ptr()], dtype=torch.int64, device="cuda")
+    cases.int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
+    torch.testing.assert_close(out, other * 2)

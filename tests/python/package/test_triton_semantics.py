@@ -541,3 +541,24 @@ def test_conditional_expression_of_two_stores():
     out = np.full(4, -1, np.int32)
     void_ifexp_kernel[(4,)](np.array([5], np.int32), np.array([9], np.int32), out)
     assert out.tolist() == [5, 9, 5, 9]
+
+
+@triton.jit
+def int_to_pointer_kernel(addrs, x_unused, out, N: tl.constexpr):
+    # Triton's grouped GEMM tutorial: addresses in an int64 tensor, made
+    # pointers with .to(tl.pointer_type(...)).
+    p = tl.load(addrs + 1).to(tl.pointer_type(tl.float32))
+    tl.store(out + tl.arange(0, N), tl.load(p + tl.arange(0, N)) * 2)
+
+
+def test_integers_become_pointers(rng):
+    x = rng.standard_normal(8).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    addrs = np.array([0, x.ctypes.data], np.int64)
+    # The interpreter checks the access against the buffers passed: x is one.
+    int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
+    np.testing.assert_array_equal(out, x * 2)
+    other = rng.standard_normal(8).astype(np.float32)
+    addrs[1] = other.ctypes.data
+    with pytest.raises(triton.KernelError, match="out-of-bounds load"):
+        int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
