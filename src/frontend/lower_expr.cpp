@@ -12,7 +12,7 @@ namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
   for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
-                        descriptorBuiltins, randomBuiltins, debugBuiltins})
+                        descriptorBuiltins, randomBuiltins, debugBuiltins, libdeviceBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }

@@ -1,0 +1,794 @@
+"""tl.extra.libdevice against NumPy float64 (and exact rational) references:
+fresh random inputs plus the edge cases of each function (0, -0, inf, NaN,
+tiny and huge values, domain boundaries), outputs poisoned before each run,
+errors measured in ulps of the result dtype. The tolerances are libdevice's
+documented bounds where NumPy's reference is exact enough to hold us to
+them, and tighter where our compositions do better (most round correctly but
+for rare ties), so a regression fails. The same cases run on the GPU in
+tests/gpu/test_libdevice_gpu.py."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+from tessera.language.extra import libdevice
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+I32, I64, U32, U64 = (np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+BLOCK = 512
+
+
+@triton.jit
+def unary_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(x), mask=mask)
+
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(x, y), mask=mask)
+
+
+@triton.jit
+def ternary_kernel(x_ptr, y_ptr, z_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    z = tl.load(z_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(x, y, z), mask=mask)
+
+
+@triton.jit
+def scalar_kernel(x, out_ptr, FN: tl.constexpr):
+    tl.store(out_ptr, getattr(libdevice, FN)(x))
+
+
+KERNELS = {1: unary_kernel, 2: binary_kernel, 3: ternary_kernel}
+
+
+def poison(shape, dt):
+    if dt == np.dtype(bool):
+        return np.zeros(shape, dt)
+    return np.full(shape, np.nan if dt.kind == "f" else np.iinfo(dt).max - 3, dtype=dt)
+
+
+def launch(fn, args, out_dt, device="cpu"):
+    """Runs libdevice.<fn> over the arrays `args` (all of one length) and
+    returns the result as a NumPy array; device "cuda" runs through PyTorch."""
+    n = len(args[0])
+    out = poison(n, out_dt)
+    if out_dt == np.dtype(bool):  # poisoned bytes that are neither 0 nor 1
+        raw = np.full(n, 0x55, np.uint8)
+        out = raw.view(bool)
+    if device == "cuda":
+        import torch
+
+        def dev(a):
+            if a.dtype == U32:  # PyTorch has no uint32 arithmetic; the bits are what matter
+                return torch.from_numpy(a.view(I32)).cuda().view(torch.uint32)
+            if a.dtype == U64:
+                return torch.from_numpy(a.view(I64)).cuda().view(torch.uint64)
+            return torch.from_numpy(a).cuda()
+        dargs, dout = [dev(a) for a in args], dev(out)
+    else:
+        dargs, dout = list(args), out
+    KERNELS[len(args)][(triton.cdiv(n, BLOCK),)](*dargs, dout, n, FN=fn, BLOCK=BLOCK)
+    if device == "cuda":
+        view = {U32: I32, U64: I64}.get(out_dt, out_dt)
+        res = dout.view(getattr(torch, view.name)).cpu().numpy().view(out_dt)
+        return res.view(np.uint8) if out_dt == np.dtype(bool) else res
+    return out.view(np.uint8) if out_dt == np.dtype(bool) else out
+
+
+# ---------------------------------------------------------------------------- errors in ulps
+
+
+def ulp_error(got, ref, dt):
+    """|got - ref| in ulps of dtype dt at ref (float64 arrays); NaN must
+    match NaN and infinities of the reference must match exactly. A result
+    that overflowed to infinity counts as one ulp past the largest float."""
+    got = got.astype(F64)
+    ref = np.asarray(ref, dtype=F64)
+    fi = np.finfo(dt)
+    fmax = float(fi.max)
+    ulp_max = 2.0 ** (fi.maxexp - 1 - fi.nmant)
+    # Beyond the largest float by an ulp, the only right answer is infinity.
+    with np.errstate(invalid="ignore"):
+        ref = np.where(np.abs(ref) > fmax + ulp_max, np.copysign(np.inf, ref), ref)
+    err = np.zeros(len(ref))
+    nan_ok = np.isnan(got) == np.isnan(ref)
+    err[~nan_ok] = np.inf
+    both = ~np.isnan(ref) & ~np.isnan(got)
+    inf_ref = both & np.isinf(ref)
+    err[inf_ref & (got != ref)] = np.inf
+    fin = both & ~np.isinf(ref)
+    with np.errstate(invalid="ignore", over="ignore"):
+        spacing = np.spacing(np.minimum(np.abs(ref), fmax).astype(dt)).astype(F64)
+        spacing = np.where(np.isinf(spacing), ulp_max, spacing)
+        g = np.where(np.isinf(got), np.sign(got) * (fmax + ulp_max), got)
+        e = np.abs(g - ref) / spacing
+    err[fin] = e[fin]
+    return err
+
+
+def assert_within(fn, dt, args, got, ref, tol):
+    err = ulp_error(got, ref, dt)
+    bad = np.flatnonzero(~(err <= tol))
+    if len(bad):
+        i = bad[np.argmax(np.where(np.isinf(err[bad]), 1e300, err[bad]))]
+        where = ", ".join(repr(a[i]) for a in args)
+        raise AssertionError(
+            f"libdevice.{fn} ({dt.name}): {len(bad)} of {len(err)} results off by more than {tol} "
+            f"ulp; worst at ({where}): got {got[i]!r}, expected {ref[i]!r} ({err[i]:.3g} ulp)")
+
+
+def assert_exact(fn, args, got, ref):
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = np.asarray(ref).astype(got.dtype)
+    same = (got == ref) | (np.isnan(got) & np.isnan(ref)) if got.dtype.kind == "f" else got == ref
+    if got.dtype.kind == "f":  # the sign of zero counts
+        same &= (np.signbit(got) == np.signbit(ref)) | np.isnan(ref)
+    bad = np.flatnonzero(~same)
+    if len(bad):
+        i = bad[0]
+        where = ", ".join(repr(a[i]) for a in args)
+        raise AssertionError(f"libdevice.{fn}: {len(bad)} of {len(got)} results differ; first at "
+                             f"({where}): got {got[i]!r}, expected {ref[i]!r}")
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def edges(dt, *extra):
+    fi = np.finfo(dt)
+    base = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, float(fi.tiny),
+            -float(fi.tiny), float(fi.smallest_subnormal), -float(fi.smallest_subnormal),
+            float(fi.max), -float(fi.max)]
+    return np.array(base + list(extra), dtype=dt)
+
+
+def sample(rng, dt, n, lo, hi, log=False, signs=True):
+    """n values in [lo, hi] (log-uniform when log), with random signs."""
+    if log:
+        v = np.exp(rng.uniform(np.log(lo), np.log(hi), n))
+    else:
+        v = rng.uniform(lo, hi, n)
+    if signs:
+        v *= rng.choice([-1.0, 1.0], n)
+    fmax = float(np.finfo(dt).max)
+    return np.clip(v, -fmax, fmax).astype(dt)
+
+
+def spread(rng, dt, n=160):
+    """Values across the whole range of dt: every binade, both signs."""
+    fi = np.finfo(dt)
+    return sample(rng, dt, n, float(fi.smallest_subnormal) * 4, float(fi.max) / 4, log=True)
+
+
+@dataclass
+class Case:
+    fn: str
+    gen: Callable  # (rng, dt) -> list of input arrays, one per argument
+    ref: Callable  # float64 arrays -> float64 reference
+    tol: dict  # dtype -> ulps
+    dtypes: tuple = (F32, F64)
+
+
+def unary(lo, hi, log=False, signs=True, extra=()):
+    def gen(rng, dt):
+        x = np.concatenate([sample(rng, dt, 200, lo, hi, log, signs), spread(rng, dt, 40),
+                            edges(dt, *extra)])
+        return [x]
+    return gen
+
+
+def pair(gx, gy):
+    """Two independent argument generators, cut to the shorter length."""
+    def gen(rng, dt):
+        x, y = gx(rng, dt)[0], gy(rng, dt)[0]
+        n = min(len(x), len(y))
+        rng.shuffle(x)
+        return [x[:n], y[:n]]
+    return gen
+
+
+def ref_exp10(x):
+    return np.power(10.0, x)
+
+
+def ref_rcbrt(x):
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.cbrt(x)
+
+
+def ref_rsqrt(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 / np.sqrt(x)
+
+
+def quiet(f):
+    def g(*a):
+        with np.errstate(all="ignore"):
+            return f(*a)
+    return g
+
+
+# tol: ulps of the result; float64 tolerances include the reference's own
+# error (glibc's are within 1 ulp for these, 2 for the hyperbolic ones).
+APPROX = [
+    Case("exp", unary(0, 104), np.exp, {F32: 1, F64: 1.5}),
+    Case("exp", unary(0, 750), np.exp, {F64: 1.5}, (F64,)),
+    Case("exp2", unary(0, 150), np.exp2, {F32: 1, F64: 1.5}),
+    Case("exp2", unary(0, 1080), np.exp2, {F64: 1.5}, (F64,)),
+    Case("exp10", unary(0, 46), ref_exp10, {F32: 1, F64: 1.5}),
+    Case("exp10", unary(0, 330), ref_exp10, {F64: 1.5}, (F64,)),
+    Case("expm1", unary(1e-20, 100, log=True), np.expm1, {F32: 1, F64: 1.5}),
+    Case("log", unary(1e-300, 1e300, log=True, extra=(1 + 2**-20, 1 - 2**-20)), np.log,
+         {F32: 1, F64: 1.5}),
+    Case("log2", unary(1e-300, 1e300, log=True, extra=(1024.0, 2**-60)), np.log2,
+         {F32: 1, F64: 1.5}),
+    Case("log10", unary(1e-300, 1e300, log=True, extra=(1000.0, 1e-5)), np.log10,
+         {F32: 1, F64: 1.5}),
+    Case("log1p", unary(1e-20, 1e20, log=True, extra=(-1.0, -1 + 2**-20, -2.0)), np.log1p,
+         {F32: 1, F64: 1.5}),
+    Case("sinh", unary(1e-10, 720, log=True), np.sinh, {F32: 1, F64: 3}),
+    Case("cosh", unary(1e-10, 720, log=True), np.cosh, {F32: 1, F64: 3}),
+    Case("tanh", unary(1e-10, 30, log=True), np.tanh, {F32: 1, F64: 3}),
+    Case("asinh", unary(1e-10, 1e300, log=True), np.arcsinh, {F32: 1, F64: 3}),
+    Case("acosh", unary(1, 1e300, log=True, signs=False, extra=(1 + 2**-40, 0.999)), np.arccosh,
+         {F32: 1, F64: 3}),
+    Case("atanh", unary(-1, 1, extra=(1 - 2**-30, 1e-30, 1.5)), np.arctanh, {F32: 1, F64: 3}),
+    Case("cbrt", unary(1e-300, 1e300, log=True, extra=(27.0, -8.0, 1e-310)), np.cbrt,
+         {F32: 1, F64: 1.5}),
+    Case("rcbrt", unary(1e-300, 1e300, log=True, extra=(27.0, -8.0)), ref_rcbrt,
+         {F32: 1, F64: 2}),
+    Case("rsqrt", unary(1e-300, 1e300, log=True, signs=False, extra=(4.0, 1e-310)), ref_rsqrt,
+         {F32: 1, F64: 1.5}),
+    Case("sqrt", unary(1e-300, 1e300, log=True, signs=False), quiet(np.sqrt), {F32: 0.5, F64: 0}),
+    Case("pow", pair(unary(1e-3, 1e3, log=True, signs=False), unary(0, 30)), np.power,
+         {F32: 1, F64: 1.5}),
+    Case("pow", pair(unary(1e-30, 1e30, log=True), unary(0, 300)), np.power,
+         {F64: 1.5}, (F64,)),
+]
+
+
+def case_id(c, dt):
+    return f"{c.fn}-{dt.name}"
+
+
+@pytest.mark.parametrize("case,dt", [(c, d) for c in APPROX for d in c.dtypes],
+                         ids=[case_id(c, d) for c in APPROX for d in c.dtypes])
+def test_approximate(case, dt, rng):
+    check_approximate(case, dt, rng)
+
+
+def check_approximate(case, dt, rng, device="cpu"):
+    args = case.gen(rng, dt)
+    got = launch(case.fn, args, dt, device)
+    ref = quiet(case.ref)(*[a.astype(F64) for a in args])
+    assert_within(case.fn, dt, args, got, ref, case.tol[dt])
+
+
+# ---------------------------------------------------------------------------- exact functions
+
+
+def ref_round(x):
+    t = np.trunc(x)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+def ref_ilogb(x):
+    with np.errstate(all="ignore"):
+        e = (np.frexp(x)[1] - 1).astype(np.int64)
+    e = np.where((x == 0) | np.isnan(x), np.iinfo(np.int32).min, e)
+    return np.where(np.isinf(x), np.iinfo(np.int32).max, e).astype(np.int32)
+
+
+def ref_logb(x):
+    with np.errstate(all="ignore"):
+        e = (np.frexp(x)[1] - 1).astype(F64)
+    e = np.where(x == 0, -np.inf, e)
+    return np.where(np.isinf(x) | np.isnan(x), np.abs(x), e)
+
+
+def ref_fdim(x, y):
+    r = np.where(x > y, x - y, 0.0)
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, r)
+
+
+def ref_remainder(x, y):
+    out = []
+    for a, b in zip(x.tolist(), y.tolist()):
+        try:
+            out.append(math.remainder(a, b))
+        except ValueError:
+            out.append(math.nan)
+    return np.array(out)
+
+
+def ref_saturate(x):
+    return np.where(x > 0, np.minimum(x, 1.0), 0.0)
+
+
+def ref_fma(x, y, z):
+    return np.array([fraction_round(Fraction(a) * Fraction(b) + Fraction(c), x.dtype, "rn",
+                                    specials=a * b + c)
+                     for a, b, c in zip(x.tolist(), y.tolist(), z.tolist())])
+
+
+def ref_ldexp(x, n):
+    return np.ldexp(x, n)
+
+
+def wide_sample(rng, dt):
+    """Values of every magnitude, integers and half-integers among them."""
+    x = np.concatenate([spread(rng, dt, 120), sample(rng, dt, 80, 0, 10),
+                        np.round(sample(rng, dt, 40, 0, 100) * 2) / 2, edges(dt, 2.5, -2.5, 3.5)])
+    return x.astype(dt)
+
+
+def exact_unary(rng, dt):
+    return [wide_sample(rng, dt)]
+
+
+def exact_pair(rng, dt):
+    x, y = wide_sample(rng, dt), wide_sample(rng, dt)
+    rng.shuffle(y)
+    # Some pairs of close magnitude, where fmod and nextafter do the most.
+    y[:40] = (x[:40] * sample(rng, dt, 40, 0.01, 3).astype(F64)).astype(dt)
+    return [x, y]
+
+
+def exact_ldexp(rng, dt):
+    x = wide_sample(rng, dt)
+    n = rng.integers(-1200 if dt == F64 else -300, 1200 if dt == F64 else 300, len(x))
+    n[:8] = [0, 1, -1, 10000, -10000, 2**31 - 1, -2**31, 5]
+    return [x, n.astype(np.int32)]
+
+
+@dataclass
+class Exact:
+    fn: str
+    gen: Callable
+    ref: Callable
+    out: dict | None = None  # dtype -> result dtype (default: the input's)
+    dtypes: tuple = (F32, F64)
+
+
+EXACT = [
+    Exact("floor", exact_unary, np.floor),
+    Exact("ceil", exact_unary, np.ceil),
+    Exact("trunc", exact_unary, np.trunc),
+    Exact("round", exact_unary, ref_round),
+    Exact("rint", exact_unary, np.rint),
+    Exact("nearbyint", exact_unary, np.rint),
+    Exact("abs", exact_unary, np.abs),
+    Exact("copysign", exact_pair, np.copysign),
+    Exact("fdim", exact_pair, ref_fdim),
+    Exact("fmod", exact_pair, quiet(np.fmod)),
+    Exact("remainder", exact_pair, ref_remainder),
+    Exact("nextafter", exact_pair, None),  # reference in the dtype itself, below
+    Exact("ldexp", exact_ldexp, quiet(ref_ldexp)),
+    Exact("scalbn", exact_ldexp, quiet(ref_ldexp)),
+    Exact("ilogb", exact_unary, ref_ilogb, {F32: I32, F64: I32}),
+    Exact("logb", exact_unary, ref_logb),
+    Exact("saturatef", exact_unary, ref_saturate, dtypes=(F32,)),
+    Exact("isnan", exact_unary, np.isnan, {F32: np.dtype(bool), F64: np.dtype(bool)}),
+    Exact("isinf", exact_unary, np.isinf, {F32: np.dtype(bool), F64: np.dtype(bool)}),
+    Exact("signbit", exact_unary, np.signbit, {F32: I32, F64: I32}),
+    Exact("finitef", exact_unary, np.isfinite, {F32: I32}, (F32,)),
+    Exact("isfinited", exact_unary, np.isfinite, {F64: I32}, (F64,)),
+]
+
+
+@pytest.mark.parametrize("case,dt", [(c, d) for c in EXACT for d in c.dtypes],
+                         ids=[case_id(c, d) for c in EXACT for d in c.dtypes])
+def test_exact(case, dt, rng):
+    check_exact(case, dt, rng)
+
+
+def check_exact(case, dt, rng, device="cpu"):
+    args = case.gen(rng, dt)
+    out_dt = (case.out or {}).get(dt, dt)
+    got = launch(case.fn, args, out_dt, device)
+    if case.fn == "nextafter":
+        ref = np.nextafter(args[0], args[1])
+    else:
+        ref = quiet(case.ref)(*[a.astype(F64) if a.dtype.kind == "f" else a for a in args])
+    assert_exact(case.fn, args, got, ref)
+
+
+# ---------------------------------------------------------------------------- integers
+
+
+def as_signed(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def int_sample(rng, dt, n=200):
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    small = rng.integers(max(info.min, -300), 300, 40).astype(dt)
+    powers = np.array([1 << int(rng.integers(0, info.bits - 1)) for _ in range(20)], dtype=dt)
+    fixed = np.array([0, 1, int(info.max), int(info.min), int(info.max) - 1, 2, 3, 255, 256], dtype=dt)
+    return np.concatenate([x, small, powers, fixed])
+
+
+def bits_of(v, dt):
+    return int(v) & ((1 << (8 * dt.itemsize)) - 1)
+
+
+def ref_clz(x, dt):
+    b = 8 * dt.itemsize
+    return b - bits_of(x, dt).bit_length()
+
+
+def ref_ffs(x, dt):
+    u = bits_of(x, dt)
+    return (u & -u).bit_length()
+
+
+def ref_brev(x, dt):
+    b = 8 * dt.itemsize
+    return as_signed(int(format(bits_of(x, dt), f"0{b}b")[::-1], 2), b)
+
+
+def ref_byte_perm(x, y, s):
+    v = (bits_of(y, I32) << 32) | bits_of(x, I32)
+    r = 0
+    for n in range(4):
+        sel = (int(s) >> (4 * n)) & 7
+        r |= ((v >> (8 * sel)) & 0xFF) << (8 * n)
+    return as_signed(r, 32)
+
+
+def ref_mulhi(x, y, dt):
+    b = 8 * dt.itemsize
+    r = (int(x) * int(y)) >> b
+    return as_signed(r, b) if dt.kind == "i" else r & ((1 << b) - 1)
+
+
+def ref_mul24(x, y, dt):
+    if dt.kind == "i":
+        a, c = as_signed(int(x), 24), as_signed(int(y), 24)
+        return as_signed(a * c, 32)
+    return ((int(x) & 0xFFFFFF) * (int(y) & 0xFFFFFF)) & 0xFFFFFFFF
+
+
+def ref_sad(x, y, z, dt):
+    r = abs(int(x) - int(y)) + int(z)
+    return as_signed(r, 32) if dt.kind == "i" else r & 0xFFFFFFFF
+
+
+@dataclass
+class IntCase:
+    fn: str
+    sigs: list  # [(argument dtypes, result dtype)]
+    ref: Callable  # (python ints..., first argument dtype) -> python int
+
+
+INT_CASES = [
+    IntCase("clz", [((I32,), I32), ((I64,), I32)], ref_clz),
+    IntCase("popc", [((I32,), I32), ((I64,), I32)], lambda x, dt: bin(bits_of(x, dt)).count("1")),
+    IntCase("ffs", [((I32,), I32), ((I64,), I32)], ref_ffs),
+    IntCase("brev", [((I32,), I32), ((I64,), I64)], ref_brev),
+    IntCase("byte_perm", [((I32, I32, I32), I32)], lambda x, y, s, dt: ref_byte_perm(x, y, s)),
+    IntCase("mulhi", [((I32, I32), I32), ((U32, U32), U32), ((I64, I64), I64), ((U64, U64), U64)],
+            ref_mulhi),
+    IntCase("mul24", [((I32, I32), I32), ((U32, U32), U32)], ref_mul24),
+    IntCase("sad", [((I32, I32, U32), I32), ((U32, U32, U32), U32)], ref_sad),
+    IntCase("hadd", [((I32, I32), I32), ((U32, U32), U32)], lambda x, y, dt: (int(x) + int(y)) >> 1),
+    IntCase("rhadd", [((I32, I32), I32), ((U32, U32), U32)],
+            lambda x, y, dt: (int(x) + int(y) + 1) >> 1),
+    IntCase("abs", [((I32,), I32), ((I64,), I64)],
+            lambda x, dt: as_signed(abs(int(x)), 8 * dt.itemsize)),
+]
+
+
+@pytest.mark.parametrize("case,sig", [(c, s) for c in INT_CASES for s in c.sigs],
+                         ids=[f"{c.fn}-{'-'.join(d.name for d in s[0])}"
+                              for c in INT_CASES for s in c.sigs])
+def test_integer(case, sig, rng):
+    check_integer(case, sig, rng)
+
+
+def check_integer(case, sig, rng, device="cpu"):
+    arg_dts, out_dt = sig
+    args = [int_sample(rng, d) for d in arg_dts]
+    n = min(len(a) for a in args)
+    args = [a[:n] for a in args]
+    for a in args[1:]:
+        rng.shuffle(a)
+    got = launch(case.fn, args, out_dt, device)
+    ref = np.array([case.ref(*vals, arg_dts[0]) for vals in zip(*(a.tolist() for a in args))],
+                   dtype=object).astype(out_dt)
+    assert_exact(case.fn, args, got, ref)
+
+
+# ---------------------------------------------------------------------------- rounding directions
+
+
+def fraction_round(q, dt, mode, specials=None):
+    """The float of dtype dt nearest the rational q in direction mode (rn,
+    rz, rd, ru), with IEEE overflow; `specials` (a float) is returned as it
+    is when it is not finite (NaN and infinite operands)."""
+    if specials is not None and not math.isfinite(specials):
+        return specials
+    fmax = Fraction(float(np.finfo(dt).max))
+    if abs(q) > fmax:
+        ulp = Fraction(2) ** (np.finfo(dt).maxexp - 1 - np.finfo(dt).nmant)
+        sign = 1 if q > 0 else -1
+        to_inf = {"rn": abs(q) >= fmax + ulp / 2, "rz": False, "rd": sign < 0, "ru": sign > 0}[mode]
+        return sign * (math.inf if to_inf else float(fmax))
+    def up(c):
+        with np.errstate(over="ignore"):
+            return np.nextafter(c, dt.type(np.inf))
+
+    c = dt.type(float(q))  # a neighbour of q, perhaps not the nearest
+    while Fraction(float(c)) > q:
+        c = np.nextafter(c, dt.type(-np.inf))
+    while math.isfinite(up(c)) and Fraction(float(up(c))) <= q:
+        c = up(c)
+    lo = c
+    hi = lo if Fraction(float(lo)) == q else up(lo)
+    if mode == "rd":
+        return float(lo)
+    if mode == "ru":
+        return float(hi)
+    if mode == "rz":
+        return float(lo if q > 0 else hi)
+    dlo, dhi = q - Fraction(float(lo)), Fraction(float(hi)) - q
+    if dlo != dhi:
+        return float(lo if dlo < dhi else hi)
+    bits = lo.view(np.int32 if dt == F32 else np.int64)
+    return float(lo if bits % 2 == 0 else hi)
+
+
+def exact_zero_sign(mode, plus_zero_addends):
+    """The sign of an exact zero sum: -0 rounding down, unless both addends
+    are +0; otherwise +0 unless both addends are -0 (IEEE 754 6.3)."""
+    return 0.0 if plus_zero_addends else -0.0
+
+
+def ref_rounded(op, mode, dt):
+    def one(*v):
+        fx = [Fraction(a) if math.isfinite(a) else None for a in v]
+        with np.errstate(all="ignore"):
+            special = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+                       "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+                       "rcp": lambda a: 1.0 / a, "fma": lambda a, b, c: a * b + c,
+                       "sqrt": lambda a: np.sqrt(a)}[op](*(np.float64(a) for a in v))
+        if any(f is None for f in fx) or (op in ("div", "rcp") and v[-1] == 0) or (
+                op == "sqrt" and v[0] <= 0):
+            return float(special)
+        if op == "sqrt":
+            return sqrt_rounded(fx[0], dt, mode)
+        q = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+             "div": lambda a, b: a / b, "rcp": lambda a: 1 / a,
+             "fma": lambda a, b, c: a * b + c}[op](*fx)
+        if q != 0:
+            return fraction_round(q, dt, mode)
+        # An exact zero: the sign rules of IEEE 754.
+        if op in ("mul", "div", "rcp"):
+            return float(special)
+        if op == "fma":
+            terms = [math.copysign(1, v[0]) * math.copysign(1, v[1]) * (0.0 if v[0] * v[1] == 0
+                                                                        else 1.0), v[2]]
+            prod_zero = v[0] == 0 or v[1] == 0
+            prod_sign = math.copysign(1, v[0]) * math.copysign(1, v[1])
+            if prod_zero and v[2] == 0:
+                both_minus = prod_sign < 0 and math.copysign(1, v[2]) < 0
+                both_plus = prod_sign > 0 and math.copysign(1, v[2]) > 0
+                if mode == "rd":
+                    return 0.0 if both_plus else -0.0
+                return -0.0 if both_minus else 0.0
+            del terms
+            return -0.0 if mode == "rd" else 0.0
+        a, b = v[0], (v[1] if op == "add" else -v[1])
+        if a == 0 and b == 0:
+            sa, sb = math.copysign(1, a), math.copysign(1, b)
+            if mode == "rd":
+                return 0.0 if sa > 0 and sb > 0 else -0.0
+            return -0.0 if sa < 0 and sb < 0 else 0.0
+        return -0.0 if mode == "rd" else 0.0
+
+    def ref(*arrays):
+        return np.array([one(*vals) for vals in zip(*(a.tolist() for a in arrays))])
+    return ref
+
+
+def sqrt_rounded(x, dt, mode):
+    c = dt.type(math.sqrt(float(x)))  # within an ulp of the root
+    while Fraction(float(c)) ** 2 > x:
+        c = np.nextafter(c, dt.type(0))
+    while Fraction(float(np.nextafter(c, dt.type(np.inf)))) ** 2 <= x:
+        c = np.nextafter(c, dt.type(np.inf))
+    lo = c
+    if Fraction(float(lo)) ** 2 == x:
+        return float(lo)
+    hi = np.nextafter(lo, dt.type(np.inf))
+    if mode in ("rd", "rz"):
+        return float(lo)
+    if mode == "ru":
+        return float(hi)
+    mid = (Fraction(float(lo)) + Fraction(float(hi))) / 2  # never a tie: irrational root
+    return float(lo if mid * mid > x else hi)
+
+
+def arith_sample(rng, dt, n=96):
+    """Operands whose sums, products and quotients cancel, tie, overflow and
+    underflow."""
+    fi = np.finfo(dt)
+    x = np.concatenate([sample(rng, dt, n // 2, 0.5, 4), spread(rng, dt, n // 4),
+                        sample(rng, dt, n // 4, float(fi.max) / 8, float(fi.max), log=True)])
+    return x
+
+
+def rounded_args(op):
+    nargs = {"rcp": 1, "sqrt": 1, "fma": 3}.get(op, 2)
+
+    def gen(rng, dt):
+        args = [arith_sample(rng, dt) for _ in range(nargs)]
+        for a in args[1:]:
+            rng.shuffle(a)
+        if nargs >= 2:  # exact cancellations and ties
+            args[1][:6] = -args[0][:6] if op != "sub" else args[0][:6]
+            args[1][6:10] = (args[0][6:10].astype(F64) * 2.0 ** -(np.finfo(dt).nmant + 1)).astype(dt)
+        e = edges(dt)
+        args = [np.concatenate([a, np.roll(e, i)]) for i, a in enumerate(args)]
+        if op == "sqrt":
+            args[0] = np.abs(args[0])
+        return args
+    return gen
+
+
+ROUNDED = [(op, mode) for op in ("add", "sub", "mul", "div", "rcp", "sqrt", "fma")
+           for mode in ("rn", "rz", "rd", "ru")]
+
+
+@pytest.mark.parametrize("op,mode,dt", [(o, m, d) for o, m in ROUNDED for d in (F32, F64)],
+                         ids=[f"{o}_{m}-{d.name}" for o, m in ROUNDED for d in (F32, F64)])
+def test_rounding_direction(op, mode, dt, rng):
+    check_rounding_direction(op, mode, dt, rng)
+
+
+def check_rounding_direction(op, mode, dt, rng, device="cpu"):
+    args = rounded_args(op)(rng, dt)
+    got = launch(f"{op}_{mode}", args, dt, device)
+    ref = ref_rounded(op, mode, dt)(*args)
+    assert_exact(f"{op}_{mode}", args, got, ref)
+
+
+# ---------------------------------------------------------------------------- conversions
+
+ROUND_INT = {"rn": lambda q: round(q), "rz": lambda q: math.trunc(q), "rd": math.floor,
+             "ru": math.ceil, "away": lambda q: math.floor(q + Fraction(1, 2)) if q >= 0
+             else -math.floor(-q + Fraction(1, 2))}
+
+
+def ref_float_to_int(mode, target, out_dt):
+    """Rounded in `mode`, saturated to `target`'s range, NaN -> 0, given as
+    the bits of `out_dt` (Triton types unsigned results as signed)."""
+    info = np.iinfo(target)
+
+    def one(v):
+        if math.isnan(v):
+            return 0
+        if math.isinf(v):
+            r = int(info.max) if v > 0 else int(info.min)
+        else:
+            r = min(max(ROUND_INT[mode](Fraction(v)), int(info.min)), int(info.max))
+        return as_signed(r, 8 * out_dt.itemsize) if out_dt.kind == "i" else r
+
+    def ref(x):
+        return np.array([one(v) for v in x.tolist()], dtype=object).astype(out_dt)
+    return ref
+
+
+def ref_int_to_float(mode, out_dt):
+    def ref(x):
+        return np.array([fraction_round(Fraction(int(v)), out_dt, mode) for v in x.tolist()])
+    return ref
+
+
+def ref_double_to_float(mode):
+    def ref(x):
+        return np.array([fraction_round(Fraction(v), F32, mode)
+                         if math.isfinite(v) and v != 0 else v for v in x.tolist()])
+    return ref
+
+
+def float_to_int_args(src, target):
+    def gen(rng):
+        lim = 2.0 ** (8 * np.dtype(target).itemsize + 1)
+        x = np.concatenate([sample(rng, src, 80, 0, lim), sample(rng, src, 40, 0, 300),
+                            np.round(sample(rng, src, 40, 0, 50) * 2) / 2, spread(rng, src, 30),
+                            edges(src, 2.5, -2.5, 3.5, -3.5, 2.0**31, -2.0**31, 2.0**32, 2.0**63,
+                                  -2.0**63, 2.0**64, 4294967295.5)])
+        return [x.astype(src)]
+    return gen
+
+
+def int_to_float_args(src):
+    def gen(rng):
+        x = int_sample(rng, src)
+        # Integers just past a float's precision: ties and near-ties.
+        bits = 8 * src.itemsize
+        odd = [(1 << 25) + 1, (1 << 25) + 2, (1 << 25) + 3, (1 << 54) + 1, (1 << 54) + 2,
+               (1 << 54) + 3]
+        odd = [v for v in odd if v < (1 << (bits - 1))]
+        return [np.concatenate([x, np.array(odd, dtype=src)]).astype(src)]
+    return gen
+
+
+CONVERSIONS = []  # (name, argument generator, reference, result dtype)
+for m in ("rn", "rz", "rd", "ru"):
+    for src, sname in ((F32, "float"), (F64, "double")):
+        for target, tname, out in ((I32, "int", I32), (U32, "uint", I32), (I64, "ll", I64),
+                                   (U64, "ull", I64)):
+            CONVERSIONS.append((f"{sname}2{tname}_{m}", float_to_int_args(src, target),
+                                ref_float_to_int(m, target, out), out))
+    CONVERSIONS.append((f"double2float_{m}", lambda rng: [np.concatenate(
+        [spread(rng, F64, 120), sample(rng, F64, 60, 1, 2),
+         np.array([3.4028235677973366e38, 3.4028235e38, 1.5e-45, 7e-46, 1e-46, 3.5e38],
+                  dtype=F64), edges(F64)])], ref_double_to_float(m), F32))
+    for src, sname, dst in ((I32, "int2float", F32), (U32, "uint2float", F32),
+                            (I64, "ll2float", F32), (U64, "ull2float", F32),
+                            (I64, "ll2double", F64), (U64, "ull2double", F64)):
+        CONVERSIONS.append((f"{sname}_{m}", int_to_float_args(src), ref_int_to_float(m, dst), dst))
+for src, name in ((I32, "int2double_rn"), (U32, "uint2double_rn")):
+    CONVERSIONS.append((name, int_to_float_args(src), ref_int_to_float("rn", F64), F64))
+for src in (F32, F64):
+    CONVERSIONS.append(("llrint", float_to_int_args(src, I64), ref_float_to_int("rn", I64, I64), I64))
+    CONVERSIONS.append(("llround", float_to_int_args(src, I64), ref_float_to_int("away", I64, I64),
+                        I64))
+
+
+@pytest.mark.parametrize("name,gen,ref,out", CONVERSIONS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CONVERSIONS)])
+def test_conversion(name, gen, ref, out, rng):
+    check_conversion(name, gen, ref, out, rng)
+
+
+def check_conversion(name, gen, ref, out, rng, device="cpu"):
+    args = gen(rng)
+    got = launch(name, args, out, device)
+    assert_exact(name, args, got, ref(*args))
+
+
+def reinterpret_cases(rng):
+    i32 = int_sample(rng, I32)
+    f32 = np.concatenate([spread(rng, F32, 100), edges(F32)])
+    f64 = np.concatenate([spread(rng, F64, 100), edges(F64)])
+    i64 = int_sample(rng, I64)
+    return [("int_as_float", [i32], i32.view(F32)), ("float_as_int", [f32], f32.view(I32)),
+            ("uint_as_float", [i32.view(U32)], i32.view(F32)),
+            ("float_as_uint", [f32], f32.view(I32)), ("longlong_as_double", [i64], i64.view(F64)),
+            ("double_as_longlong", [f64], f64.view(I64)),
+            ("double2hiint", [f64], (f64.view(I64) >> 32).astype(I32)),
+            ("double2loint", [f64], f64.view(I64).astype(I32)),
+            ("hiloint2double", [i32, np.roll(i32, 1)],
+             ((i32.astype(I64) << 32) | np.roll(i32, 1).view(U32).astype(I64)).view(F64))]
+
+
+def test_reinterpretation(rng):
+    for name, args, ref in reinterpret_cases(rng):
+        got = launch(name, args, ref.dtype)
+        assert np.array_equal(got.view(np.uint8), ref.view(np.uint8)), name
