@@ -140,6 +140,17 @@ template <V (*F)(const V &, const V &)>
 V viaF64x2(MathBuilder &, const std::vector<V> &a, DType r) {
   return cvt(F(cvt(a[0], F64), cvt(a[1], F64)), r);
 }
+template <V (*F)(const V &, bool)>
+V trig(MathBuilder &, const std::vector<V> &a, DType r) {
+  return cvt(F(cvt(a[0], F64), a[0].isF32()), r);
+}
+template <V (*F)(const std::vector<V> &)>
+V norm(MathBuilder &, const std::vector<V> &a, DType r) {
+  std::vector<V> xs;
+  for (const V &v : a) xs.push_back(cvt(v, F64));
+  return cvt(F(xs), r);
+}
+
 // A function computed in the operands' own dtype.
 template <V (*F)(const V &)>
 V same(MathBuilder &, const std::vector<V> &a, DType) {
@@ -185,9 +196,33 @@ V fmaR(MathBuilder &, const std::vector<V> &a, DType) {
   return fmaRounded(a[0], a[1], a[2], R);
 }
 
-V fastDivide(MathBuilder &m, const std::vector<V> &a, DType) {
-  // The approximate division of x / y (the builder's divisions are IEEE's).
-  return m.wrap(m.lowerer().emit(OpCode::Div, {a[0].v, a[1].v}, a[0].v->type, m.loc()));
+// The fast functions: Tile IR's approximate ops (the GPU's ex2/lg2/sin/cos
+// .approx and div.full, as CUDA's __expf & co.), no precise flag.
+V approx(MathBuilder &m, OpCode c, const std::vector<V> &in) {
+  std::vector<Value *> vals;
+  for (const V &v : in) vals.push_back(v.v);
+  return m.wrap(m.lowerer().emit(c, vals, in[0].v->type, m.loc()));
+}
+template <OpCode C>
+V fast(MathBuilder &m, const std::vector<V> &a, DType) {
+  return approx(m, C, {a[0]});
+}
+template <OpCode C>
+V fast2(MathBuilder &m, const std::vector<V> &a, DType) {
+  return approx(m, C, {a[0], a[1]});
+}
+V fastExp10(MathBuilder &m, const std::vector<V> &a, DType) {
+  return approx(m, OpCode::Exp2, {approx(m, OpCode::Mul, {a[0], lit(a[0], 0x1.a934f0p+1)})});
+}
+V fastLog10(MathBuilder &m, const std::vector<V> &a, DType) {
+  return approx(m, OpCode::Mul, {approx(m, OpCode::Log2, {a[0]}), lit(a[0], 0x1.344136p-2)});
+}
+V fastTan(MathBuilder &m, const std::vector<V> &a, DType) {
+  return approx(m, OpCode::Div, {approx(m, OpCode::Sin, {a[0]}), approx(m, OpCode::Cos, {a[0]})});
+}
+V fastPow(MathBuilder &m, const std::vector<V> &a, DType) {
+  V l = approx(m, OpCode::Log2, {a[0]});
+  return approx(m, OpCode::Exp2, {approx(m, OpCode::Mul, {a[1], l})});
 }
 
 V absImpl(MathBuilder &m, const std::vector<V> &a, DType r) {
@@ -301,6 +336,22 @@ std::vector<BuiltinDef> libdeviceBuiltins() {
       {"libdevice.atanh", {"arg0"}, call<kF1, viaF64<ld::atanh>>},
       {"libdevice.cbrt", {"arg0"}, call<kF1, viaF64<ld::cbrt>>},
       {"libdevice.rcbrt", {"arg0"}, call<kF1, viaF64<ld::rcbrt>>},
+      // circular functions and norms
+      {"libdevice.sin", {"arg0"}, call<kF1, trig<ld::sin>>},
+      {"libdevice.cos", {"arg0"}, call<kF1, trig<ld::cos>>},
+      {"libdevice.tan", {"arg0"}, call<kF1, trig<ld::tan>>},
+      {"libdevice.sinpi", {"arg0"}, call<kF1, viaF64<ld::sinpi>>},
+      {"libdevice.cospi", {"arg0"}, call<kF1, viaF64<ld::cospi>>},
+      {"libdevice.asin", {"arg0"}, call<kF1, viaF64<ld::asin>>},
+      {"libdevice.acos", {"arg0"}, call<kF1, viaF64<ld::acos>>},
+      {"libdevice.atan", {"arg0"}, call<kF1, viaF64<ld::atan>>},
+      {"libdevice.atan2", {"arg0", "arg1"}, call<kF2, viaF64x2<ld::atan2>>},
+      {"libdevice.hypot", {"arg0", "arg1"}, call<kF2, norm<ld::hypot>>},
+      {"libdevice.rhypot", {"arg0", "arg1"}, call<kF2, norm<ld::rhypot>>},
+      {"libdevice.norm3d", {"arg0", "arg1", "arg2"}, call<kF3, norm<ld::hypot>>},
+      {"libdevice.rnorm3d", {"arg0", "arg1", "arg2"}, call<kF3, norm<ld::rhypot>>},
+      {"libdevice.norm4d", {"arg0", "arg1", "arg2", "arg3"}, call<kF4, norm<ld::hypot>>},
+      {"libdevice.rnorm4d", {"arg0", "arg1", "arg2", "arg3"}, call<kF4, norm<ld::rhypot>>},
       {"libdevice.sqrt", {"arg0"}, call<kF1, sqrtR<Rnd::RN>>},
       {"libdevice.rsqrt", {"arg0"}, call<kF1, viaF64<rsqrtDD>>},
       // rounding to integers and exact float functions
@@ -358,7 +409,17 @@ std::vector<BuiltinDef> libdeviceBuiltins() {
       {"libdevice.fma_rz", {"arg0", "arg1", "arg2"}, call<kF3, fmaR<Rnd::RZ>>},
       {"libdevice.fma_rd", {"arg0", "arg1", "arg2"}, call<kF3, fmaR<Rnd::RD>>},
       {"libdevice.fma_ru", {"arg0", "arg1", "arg2"}, call<kF3, fmaR<Rnd::RU>>},
-      {"libdevice.fast_dividef", {"arg0", "arg1"}, call<kF32x2, fastDivide>},
+      // the fast approximations (float32)
+      {"libdevice.fast_dividef", {"arg0", "arg1"}, call<kF32x2, fast2<OpCode::Div>>},
+      {"libdevice.fast_expf", {"arg0"}, call<kF32, fast<OpCode::Exp>>},
+      {"libdevice.fast_exp10f", {"arg0"}, call<kF32, fastExp10>},
+      {"libdevice.fast_logf", {"arg0"}, call<kF32, fast<OpCode::Log>>},
+      {"libdevice.fast_log2f", {"arg0"}, call<kF32, fast<OpCode::Log2>>},
+      {"libdevice.fast_log10f", {"arg0"}, call<kF32, fastLog10>},
+      {"libdevice.fast_sinf", {"arg0"}, call<kF32, fast<OpCode::Sin>>},
+      {"libdevice.fast_cosf", {"arg0"}, call<kF32, fast<OpCode::Cos>>},
+      {"libdevice.fast_tanf", {"arg0"}, call<kF32, fastTan>},
+      {"libdevice.fast_powf", {"arg0", "arg1"}, call<kF32x2, fastPow>},
       // conversions
       {"libdevice.double2float_rn", {"arg0"}, call<kF64toF32, d2f<Rnd::RN>>},
       {"libdevice.double2float_rz", {"arg0"}, call<kF64toF32, d2f<Rnd::RZ>>},

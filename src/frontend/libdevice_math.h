@@ -200,4 +200,18 @@ V atanh(const V &x);
 V cbrt(const V &x);
 V rcbrt(const V &x);
 
+// ---- float64 cores (libdevice_trig.cpp) -------------------------------------------
+// fromF32: x is a float32 value (a smaller table of 2/pi's bits suffices).
+V sin(const V &x, bool fromF32);
+V cos(const V &x, bool fromF32);
+V tan(const V &x, bool fromF32);
+V sinpi(const V &x);
+V cospi(const V &x);
+V atan(const V &x);
+V asin(const V &x);
+V acos(const V &x);
+V atan2(const V &y, const V &x);
+V hypot(const std::vector<V> &xs);  // sqrt(sum of squares), 2 to 4 operands
+V rhypot(const std::vector<V> &xs);
+
 }  // namespace tessera::frontend::ld

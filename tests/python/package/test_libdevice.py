@@ -54,11 +54,18 @@ def ternary_kernel(x_ptr, y_ptr, z_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.
 
 
 @triton.jit
-def scalar_kernel(x, out_ptr, FN: tl.constexpr):
-    tl.store(out_ptr, getattr(libdevice, FN)(x))
+def quaternary_kernel(x_ptr, y_ptr, z_ptr, w_ptr, out_ptr, n, FN: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    z = tl.load(z_ptr + offs, mask=mask)
+    w = tl.load(w_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(x, y, z, w), mask=mask)
 
 
-KERNELS = {1: unary_kernel, 2: binary_kernel, 3: ternary_kernel}
+KERNELS = {1: unary_kernel, 2: binary_kernel, 3: ternary_kernel, 4: quaternary_kernel}
 
 
 def poison(shape, dt):
@@ -264,6 +271,88 @@ APPROX = [
          {F32: 1, F64: 1.5}),
     Case("pow", pair(unary(1e-30, 1e30, log=True), unary(0, 300)), np.power,
          {F64: 1.5}, (F64,)),
+]
+
+
+
+def near_multiples(lo, hi):
+    """Arguments next to multiples of pi/2, where the reduction cancels."""
+    def gen(rng, dt):
+        k = np.exp(rng.uniform(np.log(lo), np.log(hi), 120)).round()
+        x = (k * (np.pi / 2)).astype(dt)
+        return [np.concatenate([x, unary(0, 10)(rng, dt)[0]])]
+    return gen
+
+
+def ref_sinpi(x, cos=False):
+    r = np.fmod(x, 2.0)  # exact
+    n = np.rint(2 * r)
+    t = r - n / 2  # exact, |t| <= 1/4
+    s, c = np.sin(np.pi * t), np.cos(np.pi * t)
+    q = (n.astype(np.int64) + (1 if cos else 0)) % 4
+    out = np.select([q == 0, q == 1, q == 2, q == 3], [s, c, -s, -c])
+    if cos:
+        return np.where(out == 0, 0.0, out)
+    return np.where(t == 0, np.copysign(0.0, x), out)
+
+
+def ref_norm(*xs, reciprocal=False):
+    a = np.abs(np.stack(xs))
+    m = a.max(axis=0)
+    with np.errstate(all="ignore"):
+        s = np.sqrt(((a / np.where(m == 0, 1, m)) ** 2).sum(axis=0))
+        r = (1.0 / m) / s if reciprocal else m * s
+    r = np.where(np.isnan(a).any(axis=0), np.nan, r)
+    return np.where(np.isinf(a).any(axis=0), 0.0 if reciprocal else np.inf, r)
+
+
+def ref_rnorm(*xs):
+    return ref_norm(*xs, reciprocal=True)
+
+
+def norm_args(n):
+    def gen(rng, dt):
+        args = [np.concatenate([sample(rng, dt, 200, 1e-3, 1e3, log=True), spread(rng, dt, 40),
+                                np.roll(edges(dt), i)]) for i in range(n)]
+        return args
+    return gen
+
+
+def atan2_args(rng, dt):
+    x = unary(1e-30, 1e30, log=True)(rng, dt)[0]
+    y = unary(1e-30, 1e30, log=True)(rng, dt)[0]
+    rng.shuffle(y)
+    e = edges(dt)
+    return [np.concatenate([y, np.repeat(e, len(e))]), np.concatenate([x, np.tile(e, len(e))])]
+
+
+# The reference's error is about 1 ulp here (pi t rounds): float64 tolerance 3.
+APPROX += [
+    Case("sin", unary(0, 10), np.sin, {F32: 1, F64: 1.5}),
+    Case("sin", unary(1, 3e38, log=True), np.sin, {F32: 1, F64: 1.5}),
+    Case("sin", unary(1, 1e308, log=True), np.sin, {F64: 1.5}, (F64,)),
+    Case("sin", near_multiples(1, 2**60), np.sin, {F32: 1, F64: 1.5}),
+    Case("cos", unary(0, 10), np.cos, {F32: 1, F64: 1.5}),
+    Case("cos", unary(1, 1e308, log=True), np.cos, {F32: 1, F64: 1.5}),
+    Case("cos", near_multiples(1, 2**19), np.cos, {F32: 1, F64: 1.5}),
+    Case("tan", unary(0, 10), np.tan, {F32: 1, F64: 1.5}),
+    Case("tan", unary(1, 1e308, log=True), np.tan, {F32: 1, F64: 1.5}),
+    Case("tan", near_multiples(1, 2**60), np.tan, {F32: 1, F64: 1.5}),
+    Case("sinpi", unary(0, 100, extra=(4.0, -3.0, 0.25, 2.0**53 + 2, 1e300)), ref_sinpi,
+         {F32: 1, F64: 3}),
+    Case("cospi", unary(0, 100, extra=(4.5, -3.5, 0.25, 2.0**52 + 1, 1e300)),
+         lambda x: ref_sinpi(x, cos=True), {F32: 1, F64: 3}),
+    Case("asin", unary(0, 1, extra=(1 - 2**-40, 1.5)), np.arcsin, {F32: 1, F64: 1.5}),
+    Case("acos", unary(0, 1, extra=(1 - 2**-40, -1 + 2**-40, 1.5)), np.arccos,
+         {F32: 1, F64: 1.5}),
+    Case("atan", unary(1e-30, 1e30, log=True), np.arctan, {F32: 1, F64: 1.5}),
+    Case("atan2", atan2_args, np.arctan2, {F32: 1, F64: 1.5}),
+    Case("hypot", norm_args(2), np.hypot, {F32: 1, F64: 1.5}),
+    Case("rhypot", norm_args(2), ref_rnorm, {F32: 1, F64: 2}),
+    Case("norm3d", norm_args(3), ref_norm, {F32: 1, F64: 3}),
+    Case("rnorm3d", norm_args(3), ref_rnorm, {F32: 1, F64: 3}),
+    Case("norm4d", norm_args(4), ref_norm, {F32: 1, F64: 3}),
+    Case("rnorm4d", norm_args(4), ref_rnorm, {F32: 1, F64: 3}),
 ]
 
 
@@ -789,6 +878,133 @@ def reinterpret_cases(rng):
 
 
 def test_reinterpretation(rng):
+    check_reinterpretation(rng)
+
+
+def check_reinterpretation(rng, device="cpu"):
     for name, args, ref in reinterpret_cases(rng):
-        got = launch(name, args, ref.dtype)
+        got = launch(name, args, ref.dtype, device)
         assert np.array_equal(got.view(np.uint8), ref.view(np.uint8)), name
+
+
+# ---------------------------------------------------------------------------- fast approximations
+
+# CUDA's documented bounds for its fast intrinsics (the GPU's approximate
+# instructions; the interpreter computes these exactly): per element, an
+# allowance in ulps, or an absolute one on the named interval.
+@dataclass
+class Fast:
+    fn: str
+    gen: Callable  # rng -> list of float32 arrays
+    ref: Callable
+    ulps: Callable  # float64 arguments -> ulps allowed
+    abs_tol: float = 0.0  # absolute error allowed on the interval `on`
+    on: tuple = (0.0, 0.0)
+
+
+def f32(lo, hi, n=240):
+    return lambda rng: [rng.uniform(lo, hi, n).astype(F32)]
+
+
+FAST = [
+    Fast("fast_expf", f32(-80, 80), np.exp, lambda x: 2 + np.floor(np.abs(1.173 * x))),
+    Fast("fast_exp10f", f32(-30, 30), ref_exp10, lambda x: 2 + np.floor(np.abs(2.97 * x))),
+    Fast("fast_logf", f32(0.5, 2), np.log, lambda x: 3 + 0 * x, 2**-21.41, (0.5, 2)),
+    Fast("fast_logf", f32(2, 1e30), np.log, lambda x: 3 + 0 * x),
+    Fast("fast_log2f", f32(0.5, 2), np.log2, lambda x: 2 + 0 * x, 2**-22, (0.5, 2)),
+    Fast("fast_log2f", f32(2, 1e30), np.log2, lambda x: 2 + 0 * x),
+    Fast("fast_log10f", f32(0.5, 2), np.log10, lambda x: 3 + 0 * x, 2**-24, (0.5, 2)),
+    Fast("fast_log10f", f32(2, 1e30), np.log10, lambda x: 3 + 0 * x),
+    Fast("fast_sinf", f32(-np.pi, np.pi), np.sin, lambda x: 0 * x, 2**-21.41, (-np.pi, np.pi)),
+    Fast("fast_cosf", f32(-np.pi, np.pi), np.cos, lambda x: 0 * x, 2**-21.19, (-np.pi, np.pi)),
+    Fast("fast_tanf", f32(-1, 1), np.tan, lambda x: 0 * x, 2**-20, (-1, 1)),
+    Fast("fast_powf", lambda rng: [rng.uniform(0.5, 4, 240).astype(F32),
+                                   rng.uniform(-4, 4, 240).astype(F32)],
+         np.power, lambda x, y: 2 + 3 * np.abs(y)),
+    Fast("fast_dividef", lambda rng: [rng.uniform(-1e3, 1e3, 240).astype(F32),
+                                      rng.uniform(0.01, 1e3, 240).astype(F32)],
+         lambda x, y: x / y, lambda x, y: 2 + 0 * x),
+]
+
+
+@pytest.mark.parametrize("case", FAST, ids=[f"{c.fn}-{i}" for i, c in enumerate(FAST)])
+def test_fast(case, rng):
+    check_fast(case, rng)
+
+
+def check_fast(case, rng, device="cpu"):
+    args = case.gen(rng)
+    got = launch(case.fn, args, F32, device)
+    a64 = [a.astype(F64) for a in args]
+    ref = case.ref(*a64)
+    err = ulp_error(got, ref, F32)
+    ok = err <= case.ulps(*a64)
+    if case.abs_tol:
+        inside = (a64[0] >= case.on[0]) & (a64[0] <= case.on[1])
+        ok |= inside & (np.abs(got.astype(F64) - ref) <= case.abs_tol)
+    bad = np.flatnonzero(~ok)
+    assert not len(bad), (f"libdevice.{case.fn}: {len(bad)} results out of bounds, first at "
+                          f"{[a[bad[0]] for a in args]}: got {got[bad[0]]!r}, expected "
+                          f"{ref[bad[0]]!r}")
+
+
+# ---------------------------------------------------------------------------- PTX
+
+
+def table_signatures():
+    """[(name, [argument dtype names])] for every signature of every
+    libdevice builtin, read from src/frontend/builtins_libdevice.cpp."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[3] / "src/frontend/builtins_libdevice.cpp"
+            ).read_text()
+    sigs = {}
+    for m in re.finditer(r"const Sig (k\w+) = \{(.*?)\};", text, re.S):
+        sigs[m.group(1)] = [a.replace(" ", "").split(",")
+                            for a in re.findall(r"\{\{([^{}]*)\},\s*\w+\}", m.group(2))]
+    rows = re.findall(r'\{"libdevice\.(\w+)",\s*\{[^{}]*\},\s*call<(k\w+),', text)
+    assert len(rows) > 150
+    return [(name, args) for name, sig in rows for args in sigs[sig]]
+
+
+def test_ptx_assembles(tmp_path):
+    """Every function in every signature compiles for the GPU, and ptxas
+    (where the CUDA toolkit is installed) accepts the PTX for sm_80 and
+    sm_90a. The calls are split over a few kernels to keep compiles short."""
+    import os
+    import shutil
+    import subprocess
+
+    build = os.environ.get("TESSERA_BUILD_DIR")
+    tesserac = shutil.which("tesserac", path=build) if build else None
+    ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+    if not tesserac or not ptxas:
+        pytest.skip("needs tesserac (TESSERA_BUILD_DIR) and ptxas")
+    var = {"F32": "x", "F64": "d", "I32": "i", "U32": "u", "I64": "l", "U64": "ul"}
+    calls = [f"libdevice.{n}({', '.join(var[a] for a in args)})" for n, args in table_signatures()]
+    chunks = [calls[i:i + 40] for i in range(0, len(calls), 40)]
+    src = ["import triton", "import triton.language as tl",
+           "from triton.language.extra import libdevice", ""]
+    for k, chunk in enumerate(chunks):
+        src += ["", "@triton.jit", f"def k{k}(x_ptr, out_ptr, n, BLOCK: tl.constexpr):",
+                "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                "    x = tl.load(x_ptr + offs, mask=offs < n)",
+                "    d = x.to(tl.float64)", "    i = x.to(tl.int32)",
+                "    u = i.to(tl.uint32, bitcast=True)", "    l = x.to(tl.int64)",
+                "    ul = l.to(tl.uint64, bitcast=True)", "    acc = tl.zeros([BLOCK], tl.float32)"]
+        src += [f"    acc += {c}.to(tl.float32)" for c in chunk]
+        src += ["    tl.store(out_ptr + offs, acc, mask=offs < n)"]
+    path = tmp_path / "all_libdevice.py"
+    path.write_text("\n".join(src) + "\n")
+    for k in range(len(chunks)):
+        for target in ("sm_80", "sm_90a"):
+            ptx = tmp_path / f"k{k}_{target}.ptx"
+            r = subprocess.run([tesserac, "compile", str(path), "--kernel", f"k{k}", "--signature",
+                                "*fp32:16, *fp32:16, i32, 128", "--emit", "ptx", "--target",
+                                target], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            ptx.write_text(r.stdout)
+            r = subprocess.run([ptxas, f"-arch={target}", str(ptx), "-o", os.devnull],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, f"ptxas -arch={target} rejected kernel k{k}:\n{r.stderr}"

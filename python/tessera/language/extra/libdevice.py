@@ -20,35 +20,43 @@ if TYPE_CHECKING:
     from ..core import TensorLike, tensor
 
 __all__ = [
-    "abs", "acosh", "add_rd", "add_rn", "add_ru", "add_rz", "asinh", "atanh", "brev",
-    "byte_perm", "cbrt", "ceil", "clz", "copysign", "cos", "cosh", "div_rd", "div_rn", "div_ru",
-    "div_rz", "double2float_rd", "double2float_rn", "double2float_ru", "double2float_rz",
-    "double2hiint", "double2int_rd", "double2int_rn", "double2int_ru", "double2int_rz",
-    "double2ll_rd", "double2ll_rn", "double2ll_ru", "double2ll_rz", "double2loint",
-    "double2uint_rd", "double2uint_rn", "double2uint_ru", "double2uint_rz", "double2ull_rd",
-    "double2ull_rn", "double2ull_ru", "double2ull_rz", "double_as_longlong", "erf", "exp",
-    "exp10", "exp2", "expm1", "fast_dividef", "fdim", "ffs", "finitef", "float2int_rd",
-    "float2int_rn", "float2int_ru", "float2int_rz", "float2ll_rd", "float2ll_rn", "float2ll_ru",
-    "float2ll_rz", "float2uint_rd", "float2uint_rn", "float2uint_ru", "float2uint_rz",
-    "float2ull_rd", "float2ull_rn", "float2ull_ru", "float2ull_rz", "float_as_int",
-    "float_as_uint", "floor", "fma", "fma_rd", "fma_rn", "fma_ru", "fma_rz", "fmod", "hadd",
-    "hiloint2double", "ilogb", "int2double_rn", "int2float_rd", "int2float_rn", "int2float_ru",
-    "int2float_rz", "int_as_float", "isfinited", "isinf", "isnan", "ldexp", "ll2double_rd",
-    "ll2double_rn", "ll2double_ru", "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru",
-    "ll2float_rz", "llrint", "llround", "log", "log10", "log1p", "log2", "logb",
-    "longlong_as_double", "mul24", "mul_rd", "mul_rn", "mul_ru", "mul_rz", "mulhi", "nearbyint",
-    "nextafter", "popc", "pow", "rcbrt", "rcp_rd", "rcp_rn", "rcp_ru", "rcp_rz", "remainder",
-    "rhadd", "rint", "round", "rsqrt", "sad", "saturatef", "scalbn", "signbit", "sin", "sinh",
-    "sqrt", "sqrt_rd", "sqrt_rn", "sqrt_ru", "sqrt_rz", "sub_rd", "sub_rn", "sub_ru", "sub_rz",
-    "tanh", "trunc", "uint2double_rn", "uint2float_rd", "uint2float_rn", "uint2float_ru",
-    "uint2float_rz", "uint_as_float", "ull2double_rd", "ull2double_rn", "ull2double_ru",
-    "ull2double_rz", "ull2float_rd", "ull2float_rn", "ull2float_ru", "ull2float_rz", "umulhi",
+    "abs", "acos", "acosh", "add_rd", "add_rn", "add_ru", "add_rz", "asin", "asinh", "atan",
+    "atan2", "atanh", "brev", "byte_perm", "cbrt", "ceil", "clz", "copysign", "cos", "cosh",
+    "cospi", "div_rd", "div_rn", "div_ru", "div_rz", "double2float_rd", "double2float_rn",
+    "double2float_ru", "double2float_rz", "double2hiint", "double2int_rd", "double2int_rn",
+    "double2int_ru", "double2int_rz", "double2ll_rd", "double2ll_rn", "double2ll_ru",
+    "double2ll_rz", "double2loint", "double2uint_rd", "double2uint_rn", "double2uint_ru",
+    "double2uint_rz", "double2ull_rd", "double2ull_rn", "double2ull_ru", "double2ull_rz",
+    "double_as_longlong", "erf", "exp", "exp10", "exp2", "expm1", "fast_cosf", "fast_dividef",
+    "fast_exp10f", "fast_expf", "fast_log10f", "fast_log2f", "fast_logf", "fast_powf",
+    "fast_sinf", "fast_tanf", "fdim", "ffs", "finitef", "float2int_rd", "float2int_rn",
+    "float2int_ru", "float2int_rz", "float2ll_rd", "float2ll_rn", "float2ll_ru", "float2ll_rz",
+    "float2uint_rd", "float2uint_rn", "float2uint_ru", "float2uint_rz", "float2ull_rd",
+    "float2ull_rn", "float2ull_ru", "float2ull_rz", "float_as_int", "float_as_uint", "floor",
+    "fma", "fma_rd", "fma_rn", "fma_ru", "fma_rz", "fmod", "hadd", "hiloint2double", "hypot",
+    "ilogb", "int2double_rn", "int2float_rd", "int2float_rn", "int2float_ru", "int2float_rz",
+    "int_as_float", "isfinited", "isinf", "isnan", "ldexp", "ll2double_rd", "ll2double_rn",
+    "ll2double_ru", "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru", "ll2float_rz",
+    "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "longlong_as_double", "mul24",
+    "mul_rd", "mul_rn", "mul_ru", "mul_rz", "mulhi", "nearbyint", "nextafter", "norm3d",
+    "norm4d", "popc", "pow", "rcbrt", "rcp_rd", "rcp_rn", "rcp_ru", "rcp_rz", "remainder",
+    "rhadd", "rhypot", "rint", "rnorm3d", "rnorm4d", "round", "rsqrt", "sad", "saturatef",
+    "scalbn", "signbit", "sin", "sinh", "sinpi", "sqrt", "sqrt_rd", "sqrt_rn", "sqrt_ru",
+    "sqrt_rz", "sub_rd", "sub_rn", "sub_ru", "sub_rz", "tan", "tanh", "trunc", "uint2double_rn",
+    "uint2float_rd", "uint2float_rn", "uint2float_ru", "uint2float_rz", "uint_as_float",
+    "ull2double_rd", "ull2double_rn", "ull2double_ru", "ull2double_rz", "ull2float_rd",
+    "ull2float_rn", "ull2float_ru", "ull2float_rz", "umulhi",
 ]
 
 
 def abs(arg0: TensorLike) -> tensor:
     """Absolute value of ``arg0`` (int32, int64, float32 or float64)."""
     _host_call("libdevice.abs")
+
+
+def acos(arg0: TensorLike) -> tensor:
+    """Arc cosine of ``arg0`` in radians (float32 or float64)."""
+    _host_call("libdevice.acos")
 
 
 def acosh(arg0: TensorLike) -> tensor:
@@ -76,9 +84,24 @@ def add_rz(arg0: TensorLike, arg1: TensorLike) -> tensor:
     _host_call("libdevice.add_rz")
 
 
+def asin(arg0: TensorLike) -> tensor:
+    """Arc sine of ``arg0`` in radians (float32 or float64)."""
+    _host_call("libdevice.asin")
+
+
 def asinh(arg0: TensorLike) -> tensor:
     """Inverse hyperbolic sine of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.asinh")
+
+
+def atan(arg0: TensorLike) -> tensor:
+    """Arc tangent of ``arg0`` in radians (float32 or float64)."""
+    _host_call("libdevice.atan")
+
+
+def atan2(arg0: TensorLike, arg1: TensorLike) -> tensor:
+    """Arc tangent of ``arg0 / arg1`` in the quadrant of ``(arg1, arg0)`` (float32 or float64)."""
+    _host_call("libdevice.atan2")
 
 
 def atanh(arg0: TensorLike) -> tensor:
@@ -116,14 +139,19 @@ def copysign(arg0: TensorLike, arg1: TensorLike) -> tensor:
     _host_call("libdevice.copysign")
 
 
-def cos(x: TensorLike) -> tensor:
-    """Cosine of ``x`` in radians (float32 or float64); computes what ``tl.cos`` does."""
+def cos(arg0: TensorLike) -> tensor:
+    """Cosine of ``arg0`` in radians (float32 or float64)."""
     _host_call("libdevice.cos")
 
 
 def cosh(arg0: TensorLike) -> tensor:
     """Hyperbolic cosine of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.cosh")
+
+
+def cospi(arg0: TensorLike) -> tensor:
+    """``cos(pi * arg0)`` (float32 or float64)."""
+    _host_call("libdevice.cospi")
 
 
 def div_rd(arg0: TensorLike, arg1: TensorLike) -> tensor:
@@ -286,9 +314,54 @@ def expm1(arg0: TensorLike) -> tensor:
     _host_call("libdevice.expm1")
 
 
+def fast_cosf(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the cosine of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_cosf")
+
+
 def fast_dividef(arg0: TensorLike, arg1: TensorLike) -> tensor:
     """``arg0 / arg1`` by the fast approximate division (float32)."""
     _host_call("libdevice.fast_dividef")
+
+
+def fast_exp10f(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the 10 raised to ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_exp10f")
+
+
+def fast_expf(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the e raised to ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_expf")
+
+
+def fast_log10f(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the base-10 logarithm of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_log10f")
+
+
+def fast_log2f(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the base-2 logarithm of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_log2f")
+
+
+def fast_logf(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the natural logarithm of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_logf")
+
+
+def fast_powf(arg0: TensorLike, arg1: TensorLike) -> tensor:
+    """The hardware approximation of the ``arg0`` raised to ``arg1`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_powf")
+
+
+def fast_sinf(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the sine of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_sinf")
+
+
+def fast_tanf(arg0: TensorLike) -> tensor:
+    """The hardware approximation of the tangent of ``arg0`` (float32), as CUDA's fast intrinsics."""
+    _host_call("libdevice.fast_tanf")
 
 
 def fdim(arg0: TensorLike, arg1: TensorLike) -> tensor:
@@ -439,6 +512,11 @@ def hadd(arg0: TensorLike, arg1: TensorLike) -> tensor:
 def hiloint2double(arg0: TensorLike, arg1: TensorLike) -> tensor:
     """The float64 whose high and low 32 bits are ``arg0`` and ``arg1`` (int32)."""
     _host_call("libdevice.hiloint2double")
+
+
+def hypot(arg0: TensorLike, arg1: TensorLike) -> tensor:
+    """``sqrt(arg0**2 + arg1**2)`` without undue overflow (float32 or float64)."""
+    _host_call("libdevice.hypot")
 
 
 def ilogb(arg0: TensorLike) -> tensor:
@@ -616,6 +694,16 @@ def nextafter(arg0: TensorLike, arg1: TensorLike) -> tensor:
     _host_call("libdevice.nextafter")
 
 
+def norm3d(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike) -> tensor:
+    """``sqrt(arg0**2 + arg1**2 + arg2**2)`` (float32 or float64)."""
+    _host_call("libdevice.norm3d")
+
+
+def norm4d(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike, arg3: TensorLike) -> tensor:
+    """``sqrt(arg0**2 + arg1**2 + arg2**2 + arg3**2)`` (float32 or float64)."""
+    _host_call("libdevice.norm4d")
+
+
 def popc(arg0: TensorLike) -> tensor:
     """Number of set bits of ``arg0`` (int32 or int64), as int32."""
     _host_call("libdevice.popc")
@@ -661,9 +749,24 @@ def rhadd(arg0: TensorLike, arg1: TensorLike) -> tensor:
     _host_call("libdevice.rhadd")
 
 
+def rhypot(arg0: TensorLike, arg1: TensorLike) -> tensor:
+    """``1 / sqrt(arg0**2 + arg1**2)`` (float32 or float64)."""
+    _host_call("libdevice.rhypot")
+
+
 def rint(arg0: TensorLike) -> tensor:
     """``arg0`` rounded to an integral value, halfway cases to even (float32 or float64)."""
     _host_call("libdevice.rint")
+
+
+def rnorm3d(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike) -> tensor:
+    """``1 / sqrt(arg0**2 + arg1**2 + arg2**2)`` (float32 or float64)."""
+    _host_call("libdevice.rnorm3d")
+
+
+def rnorm4d(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike, arg3: TensorLike) -> tensor:
+    """``1 / sqrt(arg0**2 + arg1**2 + arg2**2 + arg3**2)`` (float32 or float64)."""
+    _host_call("libdevice.rnorm4d")
 
 
 def round(arg0: TensorLike) -> tensor:
@@ -696,14 +799,19 @@ def signbit(arg0: TensorLike) -> tensor:
     _host_call("libdevice.signbit")
 
 
-def sin(x: TensorLike) -> tensor:
-    """Sine of ``x`` in radians (float32 or float64); computes what ``tl.sin`` does."""
+def sin(arg0: TensorLike) -> tensor:
+    """Sine of ``arg0`` in radians (float32 or float64)."""
     _host_call("libdevice.sin")
 
 
 def sinh(arg0: TensorLike) -> tensor:
     """Hyperbolic sine of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.sinh")
+
+
+def sinpi(arg0: TensorLike) -> tensor:
+    """``sin(pi * arg0)`` (float32 or float64)."""
+    _host_call("libdevice.sinpi")
 
 
 def sqrt(arg0: TensorLike) -> tensor:
@@ -749,6 +857,11 @@ def sub_ru(arg0: TensorLike, arg1: TensorLike) -> tensor:
 def sub_rz(arg0: TensorLike, arg1: TensorLike) -> tensor:
     """``arg0 - arg1`` rounded toward zero (float32 or float64)."""
     _host_call("libdevice.sub_rz")
+
+
+def tan(arg0: TensorLike) -> tensor:
+    """Tangent of ``arg0`` in radians (float32 or float64)."""
+    _host_call("libdevice.tan")
 
 
 def tanh(arg0: TensorLike) -> tensor:
