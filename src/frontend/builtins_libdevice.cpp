@@ -252,6 +252,17 @@ V rsqrtDD(const V &x) {
   return sel(x < 0.0, lit(x, NAN), r);
 }
 
+V rsqrtRn(MathBuilder &, const std::vector<V> &a, DType) {
+  // float32, correctly rounded: 1 / sqrt(x) in double-double, rounded once.
+  V x = cvt(a[0], F64);
+  V s = sqrt(x);
+  DD q = ddDiv(ddConst(x, 1.0), DD{s, fma(-s, s, x) / (s * 2.0)});
+  V r = roundToF32(q);
+  r = sel(eq(x, 0.0), copySign(lit(r, INFINITY), a[0]), r);
+  r = sel(eq(x, INFINITY), lit(r, 0.0), r);
+  return sel(x < 0.0, lit(r, NAN), sel(isNan(x), a[0], r));
+}
+
 // ---- classification ---------------------------------------------------------------------------
 
 V isNanImpl(MathBuilder &, const std::vector<V> &a, DType) {
@@ -352,8 +363,19 @@ std::vector<BuiltinDef> libdeviceBuiltins() {
       {"libdevice.rnorm3d", {"arg0", "arg1", "arg2"}, call<kF3, norm<ld::rhypot>>},
       {"libdevice.norm4d", {"arg0", "arg1", "arg2", "arg3"}, call<kF4, norm<ld::hypot>>},
       {"libdevice.rnorm4d", {"arg0", "arg1", "arg2", "arg3"}, call<kF4, norm<ld::rhypot>>},
+      // the error function family
+      {"libdevice.erf", {"arg0"}, call<kF1, viaF64<ld::erf>>},
+      {"libdevice.erfc", {"arg0"}, call<kF1, viaF64<ld::erfc>>},
+      {"libdevice.erfcx", {"arg0"}, call<kF1, viaF64<ld::erfcx>>},
+      {"libdevice.normcdf", {"arg0"}, call<kF1, viaF64<ld::normcdf>>},
+      {"libdevice.erfinv", {"arg0"}, call<kF1, viaF64<ld::erfinv>>},
+      {"libdevice.erfcinv", {"arg0"}, call<kF1, viaF64<ld::erfcinv>>},
+      {"libdevice.normcdfinv", {"arg0"}, call<kF1, viaF64<ld::normcdfinv>>},
+      {"libdevice.lgamma", {"arg0"}, call<kF1, viaF64<ld::lgamma>>},
+      {"libdevice.tgamma", {"arg0"}, call<kF1, viaF64<ld::tgamma>>},
       {"libdevice.sqrt", {"arg0"}, call<kF1, sqrtR<Rnd::RN>>},
       {"libdevice.rsqrt", {"arg0"}, call<kF1, viaF64<rsqrtDD>>},
+      {"libdevice.rsqrt_rn", {"arg0"}, call<kF32, rsqrtRn>},
       // rounding to integers and exact float functions
       {"libdevice.floor", {"arg0"}, call<kF1, same<ld::floor>>},
       {"libdevice.ceil", {"arg0"}, call<kF1, same<ld::ceil>>},

@@ -155,6 +155,7 @@ V fmaRounded(const V &a, const V &b, const V &c, Rnd mode);
 V floatToFloatRounded(const V &x, DType to, Rnd mode);  // float64 -> float32
 V intToFloatRounded(const V &x, DType to, Rnd mode);
 V floatToIntRounded(const V &x, DType to, Rnd mode);  // saturating, NaN -> 0
+V roundToF32(const DD &x);  // a double-double rounded to the nearest float32
 
 // ---- integer functions (libdevice_int.cpp) ----------------------------------------
 V popc(const V &x);  // int32 results
@@ -207,11 +208,25 @@ V cos(const V &x, bool fromF32);
 V tan(const V &x, bool fromF32);
 V sinpi(const V &x);
 V cospi(const V &x);
+DD sinpiDD(const V &x);  // sin(pi x) for finite x, double-double
 V atan(const V &x);
 V asin(const V &x);
 V acos(const V &x);
 V atan2(const V &y, const V &x);
 V hypot(const std::vector<V> &xs);  // sqrt(sum of squares), 2 to 4 operands
 V rhypot(const std::vector<V> &xs);
+
+// ---- float64 cores (libdevice_erf.cpp) ----------------------------------------------
+V erf(const V &x);
+V erfc(const V &x);
+V erfcx(const V &x);
+V normcdf(const V &x);
+V erfinv(const V &y);
+V erfcinv(const V &w);
+V normcdfinv(const V &p);
+
+// ---- float64 cores (libdevice_gamma.cpp) --------------------------------------------
+V lgamma(const V &x);
+V tgamma(const V &x);
 
 }  // namespace tessera::frontend::ld

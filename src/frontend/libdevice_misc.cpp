@@ -35,12 +35,16 @@ V fmodOrRemainder(const V &x, const V &y, bool remainder) {
   b = sel(bad, m.f(1.0), b);
   auto i64 = [&](int64_t v) { return m.i(v, DType::I64); };
   auto expOf = [&](const V &v) { return addi((bitcast(v, DType::I64) >> 52) & 2047, -1023); };
-  V bSub = b < 0x1p-1022;
-  V eb = expOf(sel(bSub, b * 0x1p54, b)) - sel(bSub, i64(54), i64(0));
+  // The exponent of a positive float64, subnormals included.
+  auto exponent = [&](const V &v) {
+    V sub = v < 0x1p-1022;
+    return expOf(sel(sub, v * 0x1p54, v)) - sel(sub, i64(54), i64(0));
+  };
+  V eb = exponent(b);
   auto pow2 = [&](const V &e) { return bitcast(addi(e, 1023) << 52, DType::F64); };
   V odd = m.i(0, DType::I1);
   for (int i = 0; i < steps; ++i) {
-    V j = expOf(r) - eb - i64(50);
+    V j = exponent(r) - eb - i64(50);
     V big = j > i64(0);
     j = sel(big, j, i64(0));
     V j1 = sel(j > i64(1000), i64(1000), j);

@@ -238,4 +238,14 @@ V floatToIntRounded(const V &x, DType to, Rnd mode) {
   return cvt(r, to);
 }
 
+V roundToF32(const DD &x) {
+  // hi rounded, unless hi lies exactly halfway between two floats and lo
+  // pushes it past the middle.
+  V r0 = cvt(x.hi, DType::F32);
+  V d = x.hi - cvt(r0, DType::F64);
+  V nb = sel(d > 0.0, nextUp(r0), nextDown(r0));
+  V half = eq(d * 2.0, cvt(nb, DType::F64) - cvt(r0, DType::F64));
+  return sel(half & (x.lo * d > 0.0), nb, r0);
+}
+
 }  // namespace tessera::frontend::ld

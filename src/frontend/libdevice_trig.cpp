@@ -287,6 +287,11 @@ PiReduced reducePi(const V &x) {
 }
 }  // namespace
 
+DD sinpiDD(const V &x) {
+  PiReduced p = reducePi(x);
+  return sinQuadrant(sinDD(p.r), cosDD(p.r), p.n);
+}
+
 V sinpi(const V &x) {
   PiReduced p = reducePi(sel(isFinite(x), x, lit(x, 0.0)));
   V r = ddRound(sinQuadrant(sinDD(p.r), cosDD(p.r), p.n));

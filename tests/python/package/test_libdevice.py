@@ -166,7 +166,8 @@ def edges(dt, *extra):
     base = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, float(fi.tiny),
             -float(fi.tiny), float(fi.smallest_subnormal), -float(fi.smallest_subnormal),
             float(fi.max), -float(fi.max)]
-    return np.array(base + list(extra), dtype=dt)
+    with np.errstate(over="ignore"):  # float64 extras past float32's range become inf
+        return np.array(base + list(extra), dtype=dt)
 
 
 def sample(rng, dt, n, lo, hi, log=False, signs=True):
@@ -353,6 +354,179 @@ APPROX += [
     Case("rnorm3d", norm_args(3), ref_rnorm, {F32: 1, F64: 3}),
     Case("norm4d", norm_args(4), ref_norm, {F32: 1, F64: 3}),
     Case("rnorm4d", norm_args(4), ref_rnorm, {F32: 1, F64: 3}),
+]
+
+
+
+def vec(f):
+    """A scalar function of the math module over float64 arrays (NaN where
+    it raises ValueError, infinity with the argument's sign on overflow)."""
+    def g(*arrays):
+        out = []
+        for vals in zip(*(a.tolist() for a in arrays)):
+            try:
+                out.append(f(*vals))
+            except ValueError:
+                out.append(math.nan)
+            except OverflowError:
+                out.append(math.copysign(math.inf, vals[0]))
+        return np.array(out, dtype=F64)
+    return g
+
+
+def split_product(a, b):
+    """a * b as an unevaluated sum hi + lo (Dekker), float64 arrays."""
+    def split(x):
+        c = x * 134217729.0
+        hi = c - (c - x)
+        return hi, x - hi
+    p = a * b
+    ah, al = split(a)
+    bh, bl = split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def ref_erfcx(x):
+    """e^(x^2) erfc(x): x^2 in two parts so that e^(x^2) keeps its digits;
+    the asymptotic series past 25."""
+    with np.errstate(all="ignore"):
+        hi, lo = split_product(x, x)
+        direct = np.exp(hi) * (1 + lo) * vec(math.erfc)(x)
+        s = 0.5 / (x * x)
+        series = np.ones_like(x)
+        for k in range(12, 0, -1):  # sum (-1)^k (2k-1)!! s^k, to 2^-60 past 25
+            series = 1 - (2 * k - 1) * s * series
+        asym = series / x / math.sqrt(math.pi)
+    return np.where(x > 25, asym, np.where(x < -26.7, np.inf, direct))
+
+
+def ref_normcdf(x):
+    """erfc(-x / sqrt 2) / 2 with the argument's rounding error corrected:
+    erfc(z + dz) = erfc(z) - dz (2/sqrt(pi)) e^(-z^2)."""
+    zh, zl = split_product(-x, np.full_like(x, math.sqrt(0.5)))
+    zl = zl + x * 4.833646656726457e-17  # -x (sqrt(1/2) - float64(sqrt(1/2)))
+    with np.errstate(all="ignore"):
+        r = 0.5 * (vec(math.erfc)(zh) - zl * (2 / math.sqrt(math.pi)) * np.exp(-zh * zh))
+    return np.where(np.abs(x) > 60, np.where(x > 0, 1.0, 0.0), r)
+
+
+def newton_inverse(f, df, x0, target, steps=3):
+    x = x0
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            x = x - (f(x) - target) / df(x)
+    return x
+
+
+def ref_erfinv(y):
+    """statistics.NormalDist's inverse (Wichura's AS241, about 1e-16) polished
+    by Newton's method on erf (on erfc toward +-1)."""
+    from statistics import NormalDist
+
+    inv = np.vectorize(lambda p: NormalDist().inv_cdf(p) if 0 < p < 1 else math.nan)
+    a = np.abs(y)
+    with np.errstate(all="ignore"):
+        x0 = -inv((1 - a) / 2) / math.sqrt(2)
+        dpos = lambda x: (2 / math.sqrt(math.pi)) * np.exp(-x * x)
+        central = newton_inverse(vec(math.erf), dpos, x0, a)
+        tail = newton_inverse(vec(math.erfc), lambda x: -dpos(x), x0, 1 - a)
+    r = np.copysign(np.where(a < 0.5, central, tail), y)
+    r = np.where(a == 1, np.copysign(np.inf, y), r)
+    return np.where(y == 0, y, r)
+
+
+def ref_erfcinv(w):
+    from statistics import NormalDist
+
+    inv = np.vectorize(lambda p: NormalDist().inv_cdf(p) if 0 < p < 1 else math.nan)
+    with np.errstate(all="ignore"):
+        x0 = -inv(w / 2) / math.sqrt(2)
+        # Newton on ln erfc: (ln erfc)' = -(2/sqrt(pi)) / erfcx.
+        x = newton_inverse(lambda x: np.log(vec(math.erfc)(x)),
+                           lambda x: -(2 / math.sqrt(math.pi)) / ref_erfcx(x), x0, np.log(w))
+    r = np.where(np.abs(1 - w) < 0.5, ref_erfinv(1 - w), x)
+    return np.where(w == 0, np.inf, np.where(w == 2, -np.inf, r))
+
+
+def ref_normcdfinv(p):
+    return -math.sqrt(2) * ref_erfcinv(2 * p)
+
+
+def ref_lgamma(x):
+    pole = (x <= 0) & (np.floor(x) == x)
+    return np.where(pole, np.inf, vec(math.lgamma)(x))
+
+
+def ref_tgamma(x):
+    pole = (x < 0) & (np.floor(x) == x)
+    r = np.where(x == 0, np.copysign(np.inf, x), vec(math.gamma)(x))
+    return np.where(pole, np.nan, np.where(x == np.inf, np.inf, r))
+
+
+def lgamma_args(rng, dt):
+    """Away from the negative zeros of lgamma, where libdevice's bound does
+    not hold either (-11.0001 < x < -2.2637); and for float64 away from the
+    zeros 1 and 2, where glibc's lgamma (the reference) loses its digits
+    (from 0.5 to 3.2; test_float64_against_mpmath covers them)."""
+    near = (lambda lo, hi: sample(rng, dt, 40, lo, hi, signs=False)) if dt == F32 else (
+        lambda lo, hi: np.zeros(0, dt))
+    x = np.concatenate([sample(rng, dt, 120, 1e-3, 30, signs=False), near(0.8, 1.2),
+                        near(1.8, 2.2),
+                        sample(rng, dt, 30, 11.0001, 40, signs=False) * -1,
+                        sample(rng, dt, 30, 1e-30, 2.2637, log=True, signs=False) * -1,
+                        sample(rng, dt, 30, 30, 1e30, log=True, signs=False),
+                        edges(dt, -3.0, -20.0, 1.0, 2.0, 3.0)])
+    if dt == F64:
+        x = x[(x < 0.5) | (x > 3.2) | (x == 1) | (x == 2)]
+    return [x.astype(dt)]
+
+
+def tgamma_args(rng, dt):
+    hi = 171 if dt == F64 else 35
+    x = np.concatenate([sample(rng, dt, 200, 1e-3, hi), sample(rng, dt, 30, 1e-30, 1e-3, log=True),
+                        edges(dt, -3.0, -20.0, 1.0, 2.0, 3.0, 172.0, -190.5)])
+    return [x.astype(dt)]
+
+
+def erfinv_args(rng, dt):
+    y = np.concatenate([sample(rng, dt, 150, 0, 1), 1 - sample(rng, dt, 60, 1e-16, 0.5, log=True,
+                        signs=False), edges(dt, 0.5, -0.5, 0.999, 1 - 2**-30, 1e-30)])
+    return [y.astype(dt)]
+
+
+def erfcinv_args(rng, dt):
+    # Not below 1e-300: the reference's erfc loses its digits there.
+    lo = 1e-300 if dt == F64 else 1e-37
+    w = np.concatenate([sample(rng, dt, 150, lo, 2, log=True, signs=False),
+                        sample(rng, dt, 60, 0, 2, signs=False),
+                        np.array([0, -0.0, 2, np.inf, np.nan, 1, 0.5, 1.5, 1e-30, 1.75, -1, 3], dt)])
+    return [w.astype(dt)]
+
+
+def normcdfinv_args(rng, dt):
+    lo = 1e-300 if dt == F64 else 1e-37
+    p = np.concatenate([sample(rng, dt, 150, lo, 1, log=True, signs=False),
+                        sample(rng, dt, 60, 0, 1, signs=False),
+                        np.array([0, -0.0, 1, np.inf, np.nan, 0.5, 0.75, 1e-30, -1, 2], dt)])
+    return [p.astype(dt)]
+
+
+# float64 tolerances: libdevice's bounds (erf 2, erfc 5, erfcx 4, normcdf 5,
+# erfinv 5, erfcinv 6, normcdfinv 8, lgamma 4, tgamma 10 ulp) where the
+# reference's own error (up to about 2 ulp here) leaves room.
+APPROX += [
+    Case("erf", unary(0, 6, extra=(0.5, 1e-300)), vec(math.erf), {F32: 1, F64: 2}),
+    Case("erfc", unary(0, 27), vec(math.erfc), {F32: 1, F64: 5}),
+    Case("erfcx", unary(0, 30, extra=(1e10, 1e300, -26.0, -27.0)), ref_erfcx, {F32: 1, F64: 5}),
+    Case("normcdf", unary(0, 38), ref_normcdf, {F32: 1, F64: 5}),
+    Case("erfinv", erfinv_args, ref_erfinv, {F32: 1, F64: 5}),
+    Case("erfcinv", erfcinv_args, ref_erfcinv, {F32: 1, F64: 6}),
+    Case("normcdfinv", normcdfinv_args, ref_normcdfinv, {F32: 1, F64: 8}),
+    # glibc's lgamma errs by up to 8 ulp (the mpmath test holds ours to 4).
+    Case("lgamma", lgamma_args, ref_lgamma, {F32: 1, F64: 12}),
+    Case("tgamma", tgamma_args, ref_tgamma, {F32: 1, F64: 10}),
+    Case("rsqrt_rn", unary(1e-38, 3e38, log=True, signs=False, extra=(4.0,)), ref_rsqrt,
+         {F32: 0.5}, (F32,)),
 ]
 
 
@@ -1008,3 +1182,53 @@ def test_ptx_assembles(tmp_path):
             r = subprocess.run([ptxas, f"-arch={target}", str(ptx), "-o", os.devnull],
                                capture_output=True, text=True)
             assert r.returncode == 0, f"ptxas -arch={target} rejected kernel k{k}:\n{r.stderr}"
+
+
+
+# ---------------------------------------------------------------------------- mpmath (optional)
+
+# Where NumPy's float64 references are not accurate enough to hold the float64
+# functions to libdevice's bounds, 200-bit mpmath is (when installed).
+MPMATH_CASES = [
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (0.5, 1.5), 4),
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (1.5, 3.2), 4),
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (0.9, 1.1), 4),
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (1e-3, 40), 4),
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (-30, -11.0001), 4),
+    ("tgamma", lambda mp, x: mp.gamma(x), (1e-3, 171), 10),
+    ("tgamma", lambda mp, x: mp.gamma(x), (-40, -1e-3), 10),
+    ("lgamma", lambda mp, x: mp.loggamma(x).real, (1.9, 2.1), 4),
+    ("erfc", lambda mp, x: mp.erfc(x), (0.5, 27), 5),
+    ("erfcx", lambda mp, x: mp.exp(x * x) * mp.erfc(x), (0.5, 1e4), 4),
+    ("normcdf", lambda mp, x: mp.ncdf(x), (-38, 8), 5),
+    ("erf", lambda mp, x: mp.erf(x), (-6, 6), 2),
+    ("exp", lambda mp, x: mp.exp(x), (-745, 709), 1),
+    ("log", lambda mp, x: mp.log(x), (1e-300, 1e300), 1),
+    ("cosh", lambda mp, x: mp.cosh(x), (-700, 700), 1),
+    ("tanh", lambda mp, x: mp.tanh(x), (-20, 20), 1),
+    ("sin", lambda mp, x: mp.sin(x), (1e3, 1e300), 2),
+    ("tan", lambda mp, x: mp.tan(x), (-1e6, 1e6), 2),
+    ("asin", lambda mp, x: mp.asin(x), (-1, 1), 2),
+    ("sinpi", lambda mp, x: mp.sinpi(x), (-1e3, 1e3), 2),
+    ("cbrt", lambda mp, x: mp.cbrt(x), (1e-300, 1e300), 1),
+]
+
+
+@pytest.mark.parametrize("fn,ref,span,tol", MPMATH_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(MPMATH_CASES)])
+def test_float64_against_mpmath(fn, ref, span, tol, rng):
+    mp = pytest.importorskip("mpmath")
+    mp.mp.prec = 200
+    lo, hi = span
+    if lo > 0 and hi / lo > 1e3:
+        x = np.exp(rng.uniform(np.log(lo), np.log(hi), 120))
+    else:
+        x = rng.uniform(lo, hi, 120)
+    got = launch(fn, [x], F64)
+    exact = np.array([float(ref(mp, mp.mpf(v))) for v in x.tolist()])
+    # The error in ulps, from the 200-bit value (rounded exact is within 0.5).
+    err = np.array([float(abs(mp.mpf(g) - ref(mp, mp.mpf(v))) / mp.mpf(np.spacing(abs(e))))
+                    for g, v, e in zip(got.tolist(), x.tolist(), exact.tolist())])
+    worst = int(np.argmax(err))
+    assert err[worst] <= tol, (f"libdevice.{fn}: {err[worst]:.3g} ulp at {x[worst]!r} (bound "
+                               f"{tol}): got {got[worst]!r}, exact {exact[worst]!r}")

@@ -27,25 +27,26 @@ __all__ = [
     "double2int_ru", "double2int_rz", "double2ll_rd", "double2ll_rn", "double2ll_ru",
     "double2ll_rz", "double2loint", "double2uint_rd", "double2uint_rn", "double2uint_ru",
     "double2uint_rz", "double2ull_rd", "double2ull_rn", "double2ull_ru", "double2ull_rz",
-    "double_as_longlong", "erf", "exp", "exp10", "exp2", "expm1", "fast_cosf", "fast_dividef",
-    "fast_exp10f", "fast_expf", "fast_log10f", "fast_log2f", "fast_logf", "fast_powf",
-    "fast_sinf", "fast_tanf", "fdim", "ffs", "finitef", "float2int_rd", "float2int_rn",
-    "float2int_ru", "float2int_rz", "float2ll_rd", "float2ll_rn", "float2ll_ru", "float2ll_rz",
-    "float2uint_rd", "float2uint_rn", "float2uint_ru", "float2uint_rz", "float2ull_rd",
-    "float2ull_rn", "float2ull_ru", "float2ull_rz", "float_as_int", "float_as_uint", "floor",
-    "fma", "fma_rd", "fma_rn", "fma_ru", "fma_rz", "fmod", "hadd", "hiloint2double", "hypot",
-    "ilogb", "int2double_rn", "int2float_rd", "int2float_rn", "int2float_ru", "int2float_rz",
-    "int_as_float", "isfinited", "isinf", "isnan", "ldexp", "ll2double_rd", "ll2double_rn",
-    "ll2double_ru", "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru", "ll2float_rz",
-    "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "longlong_as_double", "mul24",
-    "mul_rd", "mul_rn", "mul_ru", "mul_rz", "mulhi", "nearbyint", "nextafter", "norm3d",
-    "norm4d", "popc", "pow", "rcbrt", "rcp_rd", "rcp_rn", "rcp_ru", "rcp_rz", "remainder",
-    "rhadd", "rhypot", "rint", "rnorm3d", "rnorm4d", "round", "rsqrt", "sad", "saturatef",
-    "scalbn", "signbit", "sin", "sinh", "sinpi", "sqrt", "sqrt_rd", "sqrt_rn", "sqrt_ru",
-    "sqrt_rz", "sub_rd", "sub_rn", "sub_ru", "sub_rz", "tan", "tanh", "trunc", "uint2double_rn",
-    "uint2float_rd", "uint2float_rn", "uint2float_ru", "uint2float_rz", "uint_as_float",
-    "ull2double_rd", "ull2double_rn", "ull2double_ru", "ull2double_rz", "ull2float_rd",
-    "ull2float_rn", "ull2float_ru", "ull2float_rz", "umulhi",
+    "double_as_longlong", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "exp10", "exp2",
+    "expm1", "fast_cosf", "fast_dividef", "fast_exp10f", "fast_expf", "fast_log10f",
+    "fast_log2f", "fast_logf", "fast_powf", "fast_sinf", "fast_tanf", "fdim", "ffs", "finitef",
+    "float2int_rd", "float2int_rn", "float2int_ru", "float2int_rz", "float2ll_rd",
+    "float2ll_rn", "float2ll_ru", "float2ll_rz", "float2uint_rd", "float2uint_rn",
+    "float2uint_ru", "float2uint_rz", "float2ull_rd", "float2ull_rn", "float2ull_ru",
+    "float2ull_rz", "float_as_int", "float_as_uint", "floor", "fma", "fma_rd", "fma_rn",
+    "fma_ru", "fma_rz", "fmod", "hadd", "hiloint2double", "hypot", "ilogb", "int2double_rn",
+    "int2float_rd", "int2float_rn", "int2float_ru", "int2float_rz", "int_as_float", "isfinited",
+    "isinf", "isnan", "ldexp", "lgamma", "ll2double_rd", "ll2double_rn", "ll2double_ru",
+    "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru", "ll2float_rz", "llrint",
+    "llround", "log", "log10", "log1p", "log2", "logb", "longlong_as_double", "mul24", "mul_rd",
+    "mul_rn", "mul_ru", "mul_rz", "mulhi", "nearbyint", "nextafter", "norm3d", "norm4d",
+    "normcdf", "normcdfinv", "popc", "pow", "rcbrt", "rcp_rd", "rcp_rn", "rcp_ru", "rcp_rz",
+    "remainder", "rhadd", "rhypot", "rint", "rnorm3d", "rnorm4d", "round", "rsqrt", "rsqrt_rn",
+    "sad", "saturatef", "scalbn", "signbit", "sin", "sinh", "sinpi", "sqrt", "sqrt_rd",
+    "sqrt_rn", "sqrt_ru", "sqrt_rz", "sub_rd", "sub_rn", "sub_ru", "sub_rz", "tan", "tanh",
+    "tgamma", "trunc", "uint2double_rn", "uint2float_rd", "uint2float_rn", "uint2float_ru",
+    "uint2float_rz", "uint_as_float", "ull2double_rd", "ull2double_rn", "ull2double_ru",
+    "ull2double_rz", "ull2float_rd", "ull2float_rn", "ull2float_ru", "ull2float_rz", "umulhi",
 ]
 
 
@@ -289,9 +290,29 @@ def double_as_longlong(arg0: TensorLike) -> tensor:
     _host_call("libdevice.double_as_longlong")
 
 
-def erf(x: TensorLike) -> tensor:
-    """Gauss error function of ``x`` (float32 or float64); computes what ``tl.erf`` does."""
+def erf(arg0: TensorLike) -> tensor:
+    """Error function of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.erf")
+
+
+def erfc(arg0: TensorLike) -> tensor:
+    """Complementary error function ``1 - erf(arg0)`` (float32 or float64)."""
+    _host_call("libdevice.erfc")
+
+
+def erfcinv(arg0: TensorLike) -> tensor:
+    """Inverse complementary error function of ``arg0`` (float32 or float64)."""
+    _host_call("libdevice.erfcinv")
+
+
+def erfcx(arg0: TensorLike) -> tensor:
+    """Scaled complementary error function ``exp(arg0**2) * erfc(arg0)`` (float32 or float64)."""
+    _host_call("libdevice.erfcx")
+
+
+def erfinv(arg0: TensorLike) -> tensor:
+    """Inverse error function of ``arg0`` (float32 or float64)."""
+    _host_call("libdevice.erfinv")
 
 
 def exp(arg0: TensorLike) -> tensor:
@@ -574,6 +595,11 @@ def ldexp(arg0: TensorLike, arg1: TensorLike) -> tensor:
     _host_call("libdevice.ldexp")
 
 
+def lgamma(arg0: TensorLike) -> tensor:
+    """Natural logarithm of the absolute value of the gamma function (float32 or float64)."""
+    _host_call("libdevice.lgamma")
+
+
 def ll2double_rd(arg0: TensorLike) -> tensor:
     """int64 ``arg0`` as float64, rounded down."""
     _host_call("libdevice.ll2double_rd")
@@ -704,6 +730,16 @@ def norm4d(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike, arg3: TensorLik
     _host_call("libdevice.norm4d")
 
 
+def normcdf(arg0: TensorLike) -> tensor:
+    """Standard normal cumulative distribution function of ``arg0`` (float32 or float64)."""
+    _host_call("libdevice.normcdf")
+
+
+def normcdfinv(arg0: TensorLike) -> tensor:
+    """Inverse of the standard normal cumulative distribution function (float32 or float64)."""
+    _host_call("libdevice.normcdfinv")
+
+
 def popc(arg0: TensorLike) -> tensor:
     """Number of set bits of ``arg0`` (int32 or int64), as int32."""
     _host_call("libdevice.popc")
@@ -777,6 +813,11 @@ def round(arg0: TensorLike) -> tensor:
 def rsqrt(arg0: TensorLike) -> tensor:
     """Reciprocal square root of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.rsqrt")
+
+
+def rsqrt_rn(arg0: TensorLike) -> tensor:
+    """Reciprocal square root of float32 ``arg0``, correctly rounded."""
+    _host_call("libdevice.rsqrt_rn")
 
 
 def sad(arg0: TensorLike, arg1: TensorLike, arg2: TensorLike) -> tensor:
@@ -867,6 +908,11 @@ def tan(arg0: TensorLike) -> tensor:
 def tanh(arg0: TensorLike) -> tensor:
     """Hyperbolic tangent of ``arg0`` (float32 or float64)."""
     _host_call("libdevice.tanh")
+
+
+def tgamma(arg0: TensorLike) -> tensor:
+    """Gamma function of ``arg0`` (float32 or float64)."""
+    _host_call("libdevice.tgamma")
 
 
 def trunc(arg0: TensorLike) -> tensor:
