@@ -373,6 +373,8 @@ std::vector<BuiltinDef> libdeviceBuiltins() {
       {"libdevice.normcdfinv", {"arg0"}, call<kF1, viaF64<ld::normcdfinv>>},
       {"libdevice.lgamma", {"arg0"}, call<kF1, viaF64<ld::lgamma>>},
       {"libdevice.tgamma", {"arg0"}, call<kF1, viaF64<ld::tgamma>>},
+      {"libdevice.cyl_bessel_i0", {"arg0"}, call<kF1, viaF64<ld::besselI0>>},
+      {"libdevice.cyl_bessel_i1", {"arg0"}, call<kF1, viaF64<ld::besselI1>>},
       {"libdevice.sqrt", {"arg0"}, call<kF1, sqrtR<Rnd::RN>>},
       {"libdevice.rsqrt", {"arg0"}, call<kF1, viaF64<rsqrtDD>>},
       {"libdevice.rsqrt_rn", {"arg0"}, call<kF32, rsqrtRn>},

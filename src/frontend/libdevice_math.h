@@ -229,4 +229,8 @@ V normcdfinv(const V &p);
 V lgamma(const V &x);
 V tgamma(const V &x);
 
+// ---- float64 cores (libdevice_bessel.cpp) -------------------------------------------
+V besselI0(const V &x);
+V besselI1(const V &x);
+
 }  // namespace tessera::frontend::ld
