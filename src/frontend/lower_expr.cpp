@@ -11,8 +11,9 @@ namespace tessera::frontend {
 namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
-  for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
-                        dotScaledBuiltins, descriptorBuiltins, randomBuiltins, debugBuiltins})
+  for (auto *tableFn :
+       {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
+        dotScaledBuiltins, descriptorBuiltins, randomBuiltins, debugBuiltins, libdeviceBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }

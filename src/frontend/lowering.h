@@ -198,6 +198,7 @@ std::vector<BuiltinDef> dotScaledBuiltins();   // builtins_dot_scaled.cpp
 std::vector<BuiltinDef> descriptorBuiltins();  // builtins_descriptor.cpp
 std::vector<BuiltinDef> randomBuiltins();      // builtins_random.cpp
 std::vector<BuiltinDef> debugBuiltins();       // builtins_debug.cpp
+std::vector<BuiltinDef> libdeviceBuiltins();   // builtins_libdevice.cpp
 
 class Lowerer {
  public:

@@ -229,6 +229,8 @@ void Rules::check() {
     case OpCode::Add:
     case OpCode::Sub:
     case OpCode::Mul:
+      if (elementwiseSameType(isNumeric, "integer or float")) optionalFlagAttr("precise");
+      return;
     case OpCode::Div:
     case OpCode::Rem:
     case OpCode::Neg:

@@ -359,15 +359,18 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     };
     auto un = [&](const std::string &opn) { ins(opn + "." + ft + " " + d + ", " + a[0]); };
     bool nan = op.intAttr("propagate_nan") != 0;
+    // precise=1 (the libdevice compositions): .rn, which ptxas never
+    // contracts into an fma, so error-free transformations stay exact.
+    std::string rn = op.intAttr("precise") ? ".rn" : "";
     switch (op.code) {
       case OpCode::Add:
-        bin("add");
+        bin("add" + rn);
         break;
       case OpCode::Sub:
-        bin("sub");
+        bin("sub" + rn);
         break;
       case OpCode::Mul:
-        bin("mul");
+        bin("mul" + rn);
         break;
       case OpCode::Div:
         if (dbl || op.intAttr("precise"))

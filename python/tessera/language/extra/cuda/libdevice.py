@@ -1,10 +1,7 @@
 """``tl.extra.cuda.libdevice``: the same functions as ``tl.extra.libdevice``
 (Triton's CUDA spelling of the module)."""
 
-from ..libdevice import (abs, ceil, cos, div_rn, erf, exp, exp2, floor, fma, log, log2, rsqrt,
-                         sin, sqrt, sqrt_rn, umulhi)
+from .. import libdevice as _libdevice
+from ..libdevice import *  # noqa: F401,F403  (every name of __all__, the same objects)
 
-__all__ = [
-    "abs", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "floor", "fma", "log", "log2", "rsqrt",
-    "sin", "sqrt", "sqrt_rn", "umulhi",
-]
+__all__ = list(_libdevice.__all__)

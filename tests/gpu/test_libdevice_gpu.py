@@ -1,0 +1,76 @@
+"""The cases of tests/python/package/test_libdevice.py on the GPU: the same
+kernels, inputs and references (loaded from that file), CUDA tensors, the
+same tolerances; and, since the compositions use exact operations only, the
+GPU's results equal the interpreter's bit for bit (the fast_* functions,
+the hardware approximations, excepted)."""
+import importlib.util
+
+import pytest
+
+from conftest import ROOT, skip_without_gpu
+
+skip_without_gpu()
+import numpy as np  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "libdevice_cases", ROOT / "tests/python/package/test_libdevice.py")
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+
+
+@pytest.fixture
+def rng():
+    import os
+    seed = int(os.environ.get("TESSERA_TEST_SEED", "0")) or int.from_bytes(os.urandom(4), "little")
+    print(f"random seed: {seed} (rerun with TESSERA_TEST_SEED={seed})")
+    return np.random.default_rng(seed)
+
+
+APPROX = [(c, d) for c in cases.APPROX for d in c.dtypes]
+EXACT = [(c, d) for c in cases.EXACT for d in c.dtypes]
+
+
+@pytest.mark.parametrize("case,dt", APPROX, ids=[cases.case_id(c, d) for c, d in APPROX])
+def test_approximate(case, dt, rng):
+    cases.check_approximate(case, dt, rng, device="cuda")
+
+
+@pytest.mark.parametrize("case,dt", APPROX, ids=[cases.case_id(c, d) for c, d in APPROX])
+def test_same_bits_as_the_interpreter(case, dt, rng):
+    args = case.gen(rng, dt)
+    gpu = cases.launch(case.fn, args, dt, "cuda")
+    cpu = cases.launch(case.fn, args, dt, "cpu")
+    assert np.array_equal(gpu.view(np.uint8), cpu.view(np.uint8)), case.fn
+
+
+@pytest.mark.parametrize("case,dt", EXACT, ids=[cases.case_id(c, d) for c, d in EXACT])
+def test_exact(case, dt, rng):
+    cases.check_exact(case, dt, rng, device="cuda")
+
+
+@pytest.mark.parametrize("case,sig", [(c, s) for c in cases.INT_CASES for s in c.sigs],
+                         ids=[f"{c.fn}-{'-'.join(d.name for d in s[0])}"
+                              for c in cases.INT_CASES for s in c.sigs])
+def test_integer(case, sig, rng):
+    cases.check_integer(case, sig, rng, device="cuda")
+
+
+@pytest.mark.parametrize("op,mode,dt", [(o, m, d) for o, m in cases.ROUNDED
+                                        for d in (cases.F32, cases.F64)])
+def test_rounding_direction(op, mode, dt, rng):
+    cases.check_rounding_direction(op, mode, dt, rng, device="cuda")
+
+
+@pytest.mark.parametrize("name,gen,ref,out", cases.CONVERSIONS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(cases.CONVERSIONS)])
+def test_conversion(name, gen, ref, out, rng):
+    cases.check_conversion(name, gen, ref, out, rng, device="cuda")
+
+
+def test_reinterpretation(rng):
+    cases.check_reinterpretation(rng, device="cuda")
+
+
+@pytest.mark.parametrize("case", cases.FAST, ids=[f"{c.fn}-{i}" for i, c in enumerate(cases.FAST)])
+def test_fast(case, rng):
+    cases.check_fast(case, rng, device="cuda")
