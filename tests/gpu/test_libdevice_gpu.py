@@ -4,6 +4,7 @@ same tolerances; and, since the compositions use exact operations only, the
 GPU's results equal the interpreter's bit for bit (the fast_* functions,
 the hardware approximations, excepted)."""
 import importlib.util
+import sys
 
 import pytest
 
@@ -15,6 +16,7 @@ import numpy as np  # noqa: E402
 _spec = importlib.util.spec_from_file_location(
     "libdevice_cases", ROOT / "tests/python/package/test_libdevice.py")
 cases = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = cases  # its dataclasses look their module up there
 _spec.loader.exec_module(cases)
 
 
