@@ -37,7 +37,30 @@ def test_approximate(case, dt, rng):
     cases.check_approximate(case, dt, rng, device="cuda")
 
 
-@pytest.mark.parametrize("case,dt", APPROX, ids=[cases.case_id(c, d) for c, d in APPROX])
+# Known differences, measured on an H100 (issue 10's note): these give other
+# bits on the GPU than on the interpreter (test_approximate still holds them
+# to their ulp bounds), and the conversions below give CUDA's cvt results
+# (e.g. float2ll_rn(NaN) = INT64_MIN) where the interpreter and the reference
+# say 0. Strict: fixing one makes its case fail here until it is removed.
+NOT_BIT_IDENTICAL = {"exp", "exp10", "expm1", "cosh", "sqrt", "normcdfinv"}
+CONVERSIONS_DIFFER = {
+    "float2ll_rn", "float2ull_rn", "double2int_rn", "double2uint_rn", "double2ll_rn",
+    "double2ull_rn", "float2ll_rz", "float2ull_rz", "double2int_rz", "double2uint_rz",
+    "double2ll_rz", "double2ull_rz", "double2float_rz", "float2ll_rd", "float2ull_rd",
+    "double2int_rd", "double2uint_rd", "double2ll_rd", "double2ull_rd", "float2ll_ru",
+    "float2ull_ru", "double2int_ru", "double2uint_ru", "double2ll_ru", "double2ull_ru", "llrint",
+    "llround"}
+
+
+def _known(values, name, reason):
+    return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason=reason)) \
+        if name in (NOT_BIT_IDENTICAL if reason.startswith("bits") else CONVERSIONS_DIFFER) \
+        else pytest.param(*values)
+
+
+@pytest.mark.parametrize("case,dt", [_known((c, d), c.fn, "bits differ from the interpreter's")
+                                     for c, d in APPROX],
+                         ids=[cases.case_id(c, d) for c, d in APPROX])
 def test_same_bits_as_the_interpreter(case, dt, rng):
     args = case.gen(rng, dt)
     gpu = cases.launch(case.fn, args, dt, "cuda")
@@ -63,7 +86,8 @@ def test_rounding_direction(op, mode, dt, rng):
     cases.check_rounding_direction(op, mode, dt, rng, device="cuda")
 
 
-@pytest.mark.parametrize("name,gen,ref,out", cases.CONVERSIONS,
+@pytest.mark.parametrize("name,gen,ref,out",
+                         [_known(c, c[0], "conversion semantics differ") for c in cases.CONVERSIONS],
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(cases.CONVERSIONS)])
 def test_conversion(name, gen, ref, out, rng):
     cases.check_conversion(name, gen, ref, out, rng, device="cuda")
