@@ -68,6 +68,25 @@ def quaternary_kernel(x_ptr, y_ptr, z_ptr, w_ptr, out_ptr, n, FN: tl.constexpr,
 KERNELS = {1: unary_kernel, 2: binary_kernel, 3: ternary_kernel, 4: quaternary_kernel}
 
 
+@triton.jit
+def scalar_kernel(x, out_ptr, FN: tl.constexpr):
+    tl.store(out_ptr, getattr(libdevice, FN)(x))
+
+
+@triton.jit
+def mixed_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), libdevice.pow(x, 3))  # (fp32, int32): powi
+    tl.store(out_ptr + 4 + tl.arange(0, 4), libdevice.atan2(x, x.to(tl.float64)).to(tl.float32))
+    tl.store(out_ptr + 8 + tl.arange(0, 4), libdevice.copysign(x, -1.0))
+
+
+@triton.jit
+def half_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), libdevice.asin(x))
+
+
 def poison(shape, dt):
     if dt == np.dtype(bool):
         return np.zeros(shape, dt)
@@ -1343,3 +1362,30 @@ def check_bessel_y_wronskian(rng, device="cpu"):
     edge = np.array([0, -0.0, np.inf, -np.inf, np.nan], F64)
     assert_exact("j0", [edge], launch("j0", [edge], F64, device), [1, 1, 0, 0, np.nan])
     assert_exact("j1", [edge], launch("j1", [edge], F64, device), [0, -0.0, 0, -0.0, np.nan])
+
+
+
+# ---------------------------------------------------------------------------- arguments
+
+
+def test_scalar_arguments():
+    out = np.full(1, np.nan, F32)
+    scalar_kernel[(1,)](0.5, out, FN="asin")
+    assert out[0] == np.float32(np.arcsin(0.5))
+
+
+def test_argument_dtypes_follow_triton():
+    """An exact signature match first (pow(fp32, int32) is powi), else the
+    operands promoted to a common dtype (atan2(fp32, fp64) runs in fp64)."""
+    x = np.array([0.5, -2.0, 3.0, 1e-3], F32)
+    out = np.full(12, np.nan, F32)
+    mixed_kernel[(1,)](x, out)
+    assert np.array_equal(out[:4], (x.astype(F64) ** 3).astype(F32))
+    assert np.allclose(out[4:8], np.arctan2(x, x), rtol=1e-7)
+    assert np.array_equal(out[8:], -np.abs(x))
+
+
+def test_unsupported_dtype_is_an_error():
+    x = np.zeros(4, np.float16)
+    with pytest.raises(Exception, match=r"input arg type does not match.*\(fp16\)"):
+        half_kernel[(1,)](x, np.zeros(4, np.float16))
