@@ -1330,7 +1330,8 @@ def test_bessel_j(fn, n, rng):
 
 def check_bessel_j(fn, n, rng, device="cpu"):
     # float32 within 1 ulp below 8 (libdevice: 9) and every result within
-    # 1e-15 absolute (libdevice: 2.2e-6 for float32, 5e-12 for float64 beyond 8).
+    # 1e-14 absolute, the reference's own error near 900 (libdevice: 2.2e-6
+    # for float32, 5e-12 for float64 beyond 8; the mpmath test: 7 ulp below).
     for dt in (F32, F64):
         x = bessel_args(rng, dt)
         got = launch(fn, [x], dt, device)
@@ -1339,7 +1340,7 @@ def check_bessel_j(fn, n, rng, device="cpu"):
             small = np.abs(x) < 8
             assert_within(fn, dt, [x[small]], got[small], ref[small], 1)
         err = np.abs(got.astype(F64) - ref)
-        tol = 2e-15 if dt == F64 else 1e-7
+        tol = 1e-14 if dt == F64 else 1e-7
         assert err.max() <= tol, f"libdevice.{fn} ({dt.name}): {err.max():.3g} at {x[err.argmax()]!r}"
 
 
