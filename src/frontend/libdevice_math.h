@@ -208,7 +208,8 @@ V cos(const V &x, bool fromF32);
 V tan(const V &x, bool fromF32);
 V sinpi(const V &x);
 V cospi(const V &x);
-DD sinpiDD(const V &x);  // sin(pi x) for finite x, double-double
+DD sinpiDD(const V &x);                                 // sin(pi x) for finite x, double-double
+void sinCosDD(const V &x, bool fromF32, DD &s, DD &c);  // finite x
 V atan(const V &x);
 V asin(const V &x);
 V acos(const V &x);
@@ -232,5 +233,11 @@ V tgamma(const V &x);
 // ---- float64 cores (libdevice_bessel.cpp) -------------------------------------------
 V besselI0(const V &x);
 V besselI1(const V &x);
+
+// ---- float64 cores (libdevice_besselj.cpp) ------------------------------------------
+V besselJ0(const V &x, bool fromF32);
+V besselJ1(const V &x, bool fromF32);
+V besselY0(const V &x, bool fromF32);
+V besselY1(const V &x, bool fromF32);
 
 }  // namespace tessera::frontend::ld

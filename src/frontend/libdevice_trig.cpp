@@ -247,6 +247,13 @@ DD cosOfAsin(const V &a) {
 
 }  // namespace
 
+void sinCosDD(const V &x, bool fromF32, DD &s, DD &c) {
+  Reduced red = reduce(x, fromF32);
+  DD sr = sinDD(red.r), cr = cosDD(red.r);
+  s = sinQuadrant(sr, cr, red.n);
+  c = sinQuadrant(sr, cr, addi(red.n, 1) & 3);
+}
+
 V sin(const V &x, bool fromF32) {
   Reduced red = reduce(x, fromF32);
   V r = ddRound(sinQuadrant(sinDD(red.r), cosDD(red.r), red.n));

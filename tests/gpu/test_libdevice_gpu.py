@@ -104,3 +104,12 @@ def test_reinterpretation(rng):
 @pytest.mark.parametrize("case", cases.FAST, ids=[f"{c.fn}-{i}" for i, c in enumerate(cases.FAST)])
 def test_fast(case, rng):
     cases.check_fast(case, rng, device="cuda")
+
+
+@pytest.mark.parametrize("fn,n", [("j0", 0), ("j1", 1)])
+def test_bessel_j(fn, n, rng):
+    cases.check_bessel_j(fn, n, rng, device="cuda")
+
+
+def test_bessel_y_wronskian(rng):
+    cases.check_bessel_y_wronskian(rng, device="cuda")

@@ -68,6 +68,25 @@ def quaternary_kernel(x_ptr, y_ptr, z_ptr, w_ptr, out_ptr, n, FN: tl.constexpr,
 KERNELS = {1: unary_kernel, 2: binary_kernel, 3: ternary_kernel, 4: quaternary_kernel}
 
 
+@triton.jit
+def scalar_kernel(x, out_ptr, FN: tl.constexpr):
+    tl.store(out_ptr, getattr(libdevice, FN)(x))
+
+
+@triton.jit
+def mixed_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), libdevice.pow(x, 3))  # (fp32, int32): powi
+    tl.store(out_ptr + 4 + tl.arange(0, 4), libdevice.atan2(x, x.to(tl.float64)).to(tl.float32))
+    tl.store(out_ptr + 8 + tl.arange(0, 4), libdevice.copysign(x, -1.0))
+
+
+@triton.jit
+def half_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), libdevice.asin(x))
+
+
 def poison(shape, dt):
     if dt == np.dtype(bool):
         return np.zeros(shape, dt)
@@ -1254,6 +1273,10 @@ MPMATH_CASES = [
     ("cyl_bessel_i0", lambda mp, x: mp.besseli(0, x), (-713, 713), 6),
     ("cyl_bessel_i1", lambda mp, x: mp.besseli(1, x), (-713, 713), 6),
     ("cyl_bessel_i1", lambda mp, x: mp.besseli(1, x), (-2, 2), 6),
+    ("j0", lambda mp, x: mp.besselj(0, x), (-8, 8), 7),
+    ("j1", lambda mp, x: mp.besselj(1, x), (-8, 8), 7),
+    ("y0", lambda mp, x: mp.bessely(0, x), (1e-3, 8), 7),
+    ("y1", lambda mp, x: mp.bessely(1, x), (1e-3, 8), 7),
 ]
 
 
@@ -1275,3 +1298,95 @@ def test_float64_against_mpmath(fn, ref, span, tol, rng):
     worst = int(np.argmax(err))
     assert err[worst] <= tol, (f"libdevice.{fn}: {err[worst]:.3g} ulp at {x[worst]!r} (bound "
                                f"{tol}): got {got[worst]!r}, exact {exact[worst]!r}")
+
+
+
+# ---------------------------------------------------------------------------- j0, j1, y0, y1
+
+
+def ref_besselj(x, n):
+    """J_n(x) = (1/pi) int_0^pi cos(n t - x sin t) dt by the trapezoid rule
+    (spectrally accurate for this periodic integrand): about 1e-16 absolute
+    for |x| < 1000."""
+    t = np.linspace(0, np.pi, 4097)
+    w = np.full(len(t), 1.0)
+    w[0] = w[-1] = 0.5
+    r = (np.cos(n * t[None, :] - x[:, None] * np.sin(t)[None, :]) * w).sum(axis=1) / 4096
+    return np.where(np.isnan(x), x, r)
+
+
+def bessel_args(rng, dt, positive=False):
+    x = np.concatenate([sample(rng, dt, 150, 0, 8, signs=not positive),
+                        sample(rng, dt, 60, 8, 900, signs=not positive),
+                        np.array([2.404825557695773, 5.520078110286311, 3.8317059702075125,
+                                  0.8935769662791675, 2.197141326031017, 8, 1e-5], dt)])
+    return x.astype(dt)
+
+
+@pytest.mark.parametrize("fn,n", [("j0", 0), ("j1", 1)])
+def test_bessel_j(fn, n, rng):
+    check_bessel_j(fn, n, rng)
+
+
+def check_bessel_j(fn, n, rng, device="cpu"):
+    # float32 within 1 ulp below 8 (libdevice: 9) and every result within
+    # 1e-14 absolute, the reference's own error near 900 (libdevice: 2.2e-6
+    # for float32, 5e-12 for float64 beyond 8; the mpmath test: 7 ulp below).
+    for dt in (F32, F64):
+        x = bessel_args(rng, dt)
+        got = launch(fn, [x], dt, device)
+        ref = ref_besselj(x.astype(F64), n)
+        if dt == F32:
+            small = np.abs(x) < 8
+            assert_within(fn, dt, [x[small]], got[small], ref[small], 1)
+        err = np.abs(got.astype(F64) - ref)
+        tol = 1e-14 if dt == F64 else 1e-7
+        assert err.max() <= tol, f"libdevice.{fn} ({dt.name}): {err.max():.3g} at {x[err.argmax()]!r}"
+
+
+def test_bessel_y_wronskian(rng):
+    check_bessel_y_wronskian(rng)
+
+
+def check_bessel_y_wronskian(rng, device="cpu"):
+    """j1 y0 - j0 y1 = 2 / (pi x): y0 and y1 against j0 and j1 (checked above)."""
+    for dt in (F32, F64):
+        x = bessel_args(rng, dt, positive=True)
+        x = x[x > 0]
+        j0, j1, y0, y1 = (launch(f, [x], dt, device).astype(F64) for f in ("j0", "j1", "y0", "y1"))
+        w = (j1 * y0 - j0 * y1) * (np.pi * x.astype(F64) / 2)
+        tol = 1e-5 if dt == F32 else 1e-13
+        assert np.abs(w - 1).max() <= tol, f"{dt.name}: {np.abs(w - 1).max():.3g}"
+    sp = np.array([0, np.inf, -1, np.nan], F64)
+    assert_exact("y0", [sp], launch("y0", [sp], F64, device), [-np.inf, 0, np.nan, np.nan])
+    assert_exact("y1", [sp], launch("y1", [sp], F64, device), [-np.inf, 0, np.nan, np.nan])
+    edge = np.array([0, -0.0, np.inf, -np.inf, np.nan], F64)
+    assert_exact("j0", [edge], launch("j0", [edge], F64, device), [1, 1, 0, 0, np.nan])
+    assert_exact("j1", [edge], launch("j1", [edge], F64, device), [0, -0.0, 0, -0.0, np.nan])
+
+
+
+# ---------------------------------------------------------------------------- arguments
+
+
+def test_scalar_arguments():
+    out = np.full(1, np.nan, F32)
+    scalar_kernel[(1,)](0.5, out, FN="asin")
+    assert out[0] == np.float32(np.arcsin(0.5))
+
+
+def test_argument_dtypes_follow_triton():
+    """An exact signature match first (pow(fp32, int32) is powi), else the
+    operands promoted to a common dtype (atan2(fp32, fp64) runs in fp64)."""
+    x = np.array([0.5, -2.0, 3.0, 1e-3], F32)
+    out = np.full(12, np.nan, F32)
+    mixed_kernel[(1,)](x, out)
+    assert np.array_equal(out[:4], (x.astype(F64) ** 3).astype(F32))
+    assert np.allclose(out[4:8], np.arctan2(x, x), rtol=1e-7)
+    assert np.array_equal(out[8:], -np.abs(x))
+
+
+def test_unsupported_dtype_is_an_error():
+    x = np.zeros(4, np.float16)
+    with pytest.raises(Exception, match=r"input arg type does not match.*\(fp16\)"):
+        half_kernel[(1,)](x, np.zeros(4, np.float16))

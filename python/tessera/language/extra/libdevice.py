@@ -36,18 +36,18 @@ __all__ = [
     "float2ull_ru", "float2ull_rz", "float_as_int", "float_as_uint", "floor", "fma", "fma_rd",
     "fma_rn", "fma_ru", "fma_rz", "fmod", "hadd", "hiloint2double", "hypot", "ilogb",
     "int2double_rn", "int2float_rd", "int2float_rn", "int2float_ru", "int2float_rz",
-    "int_as_float", "isfinited", "isinf", "isnan", "ldexp", "lgamma", "ll2double_rd",
-    "ll2double_rn", "ll2double_ru", "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru",
-    "ll2float_rz", "llrint", "llround", "log", "log10", "log1p", "log2", "logb",
-    "longlong_as_double", "mul24", "mul_rd", "mul_rn", "mul_ru", "mul_rz", "mulhi", "nearbyint",
-    "nextafter", "norm3d", "norm4d", "normcdf", "normcdfinv", "popc", "pow", "rcbrt", "rcp_rd",
-    "rcp_rn", "rcp_ru", "rcp_rz", "remainder", "rhadd", "rhypot", "rint", "rnorm3d", "rnorm4d",
-    "round", "rsqrt", "rsqrt_rn", "sad", "saturatef", "scalbn", "signbit", "sin", "sinh",
-    "sinpi", "sqrt", "sqrt_rd", "sqrt_rn", "sqrt_ru", "sqrt_rz", "sub_rd", "sub_rn", "sub_ru",
-    "sub_rz", "tan", "tanh", "tgamma", "trunc", "uint2double_rn", "uint2float_rd",
-    "uint2float_rn", "uint2float_ru", "uint2float_rz", "uint_as_float", "ull2double_rd",
-    "ull2double_rn", "ull2double_ru", "ull2double_rz", "ull2float_rd", "ull2float_rn",
-    "ull2float_ru", "ull2float_rz", "umulhi",
+    "int_as_float", "isfinited", "isinf", "isnan", "j0", "j1", "ldexp", "lgamma",
+    "ll2double_rd", "ll2double_rn", "ll2double_ru", "ll2double_rz", "ll2float_rd",
+    "ll2float_rn", "ll2float_ru", "ll2float_rz", "llrint", "llround", "log", "log10", "log1p",
+    "log2", "logb", "longlong_as_double", "mul24", "mul_rd", "mul_rn", "mul_ru", "mul_rz",
+    "mulhi", "nearbyint", "nextafter", "norm3d", "norm4d", "normcdf", "normcdfinv", "popc",
+    "pow", "rcbrt", "rcp_rd", "rcp_rn", "rcp_ru", "rcp_rz", "remainder", "rhadd", "rhypot",
+    "rint", "rnorm3d", "rnorm4d", "round", "rsqrt", "rsqrt_rn", "sad", "saturatef", "scalbn",
+    "signbit", "sin", "sinh", "sinpi", "sqrt", "sqrt_rd", "sqrt_rn", "sqrt_ru", "sqrt_rz",
+    "sub_rd", "sub_rn", "sub_ru", "sub_rz", "tan", "tanh", "tgamma", "trunc", "uint2double_rn",
+    "uint2float_rd", "uint2float_rn", "uint2float_ru", "uint2float_rz", "uint_as_float",
+    "ull2double_rd", "ull2double_rn", "ull2double_ru", "ull2double_rz", "ull2float_rd",
+    "ull2float_rn", "ull2float_ru", "ull2float_rz", "umulhi", "y0", "y1",
 ]
 
 
@@ -601,6 +601,16 @@ def isnan(arg0: TensorLike) -> tensor:
     _host_call("libdevice.isnan")
 
 
+def j0(arg0: TensorLike) -> tensor:
+    """Bessel function of the first kind of order 0 (float32 or float64)."""
+    _host_call("libdevice.j0")
+
+
+def j1(arg0: TensorLike) -> tensor:
+    """Bessel function of the first kind of order 1 (float32 or float64)."""
+    _host_call("libdevice.j1")
+
+
 def ldexp(arg0: TensorLike, arg1: TensorLike) -> tensor:
     """``arg0 * 2**arg1`` for an int32 ``arg1`` (float32 or float64)."""
     _host_call("libdevice.ldexp")
@@ -1004,3 +1014,13 @@ def ull2float_rz(arg0: TensorLike) -> tensor:
 def umulhi(x: TensorLike, y: TensorLike) -> tensor:
     """High half of the double-width product of integers ``x`` and ``y`` (``tl.umulhi``)."""
     _host_call("libdevice.umulhi")
+
+
+def y0(arg0: TensorLike) -> tensor:
+    """Bessel function of the second kind of order 0 (float32 or float64)."""
+    _host_call("libdevice.y0")
+
+
+def y1(arg0: TensorLike) -> tensor:
+    """Bessel function of the second kind of order 1 (float32 or float64)."""
+    _host_call("libdevice.y1")
