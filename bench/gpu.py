@@ -18,6 +18,11 @@ device-to-device copy as the bandwidth ceiling.
                 torch._scaled_mm for fp8): 4096^3 and 8192^3 in fp16, bf16
                 and fp8 e4m3 (B transposed, as cuBLAS wants), a skinny case
                 (M = 16, N = K = 8192) and a ragged one (4000^3), TFLOP/s.
+  attention     the example fused attention forward (examples/attention.py,
+                the same source for Tessera and Triton, each at its best of a
+                few block configurations) against PyTorch's SDPA (FlashAttention
+                backend): batch 4, 32 heads, fp16, HEAD_DIM 64 and 128,
+                N_CTX 4096 and 8192, causal and not, TFLOP/s.
 
     python3 bench/gpu.py [--quick] [--out FILE]
 """
@@ -383,11 +388,60 @@ def matmul(quick):
             f"{t / cb if t else float('nan'):5.2f}")
 
 
+ATTENTION_CONFIGS = [(128, 64, 8, 3), (128, 128, 8, 2), (128, 64, 4, 3), (64, 64, 4, 3)]
+
+
+def attention(quick):
+    import attention as t_att
+    tr_att = triton_module("attention")
+    cases = [(d, n, c) for d in (64, 128) for n in (4096, 8192) for c in (False, True)]
+    if quick:
+        cases = cases[:2]
+    Z, H = 4, 32
+    for head_dim, n_ctx, causal in cases:
+        q, k, v = (torch.randn(Z, H, n_ctx, head_dim, device="cuda", dtype=torch.float16)
+                   for _ in range(3))
+        flops = 4 * Z * H * n_ctx * n_ctx * head_dim * (0.5 if causal else 1.0)
+        sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
+            q, k, v, is_causal=causal)
+        ref = sdpa().double()
+        res = {"sdpa": flops / bench(sdpa) / 1e9}
+        for impl, mod in (("tessera", t_att), ("triton", tr_att)):
+            best = None
+            for bm, bn, warps, stages in ATTENTION_CONFIGS:
+                o = torch.full_like(q, float("nan"))
+                run = lambda: mod.attention(q, k, v, causal=causal, block_m=bm,  # noqa: E731
+                                            block_n=bn, num_warps=warps, num_stages=stages, o=o)
+                try:
+                    run()
+                    torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001
+                    say(f"  {impl} attention {bm}x{bn} w{warps} s{stages} failed: "
+                        f"{str(e).splitlines()[0][:200]}")
+                    continue
+                err = ((o.double() - ref).norm() / ref.norm()).item()
+                if not err <= 1e-2:
+                    say(f"  {impl} attention {bm}x{bn}: relative error {err:.2e} against SDPA")
+                    continue
+                t = flops / bench(run) / 1e9
+                if best is None or t > best[0]:
+                    best = (t, f"{bm}x{bn}w{warps}s{stages}")
+            res[impl] = best[0] if best else None
+            res[impl + "_cfg"] = best[1] if best else "-"
+        t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
+        fmt = lambda x: f"{x:6.1f}" if x else "   n/a"  # noqa: E731
+        say(f"attention fwd D={head_dim:3d} N={n_ctx:5d} {'causal' if causal else 'full  '}  "
+            f"tessera {fmt(t)} | triton {fmt(tr)} | SDPA {fmt(sd)} TFLOP/s || tessera/triton "
+            f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
+            f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res['tessera_cfg']}, "
+            f"triton {res['triton_cfg']})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out")
-    ap.add_argument("--only", default="memory,matmul,cold,launch")
+    ap.add_argument("--only", default="memory,matmul,attention,cold,launch")
     args = ap.parse_args()
     parts = args.only.split(",")
     try:
@@ -395,6 +449,8 @@ def main():
             memory_bound(args.quick)
         if "matmul" in parts:
             matmul(args.quick)
+        if "attention" in parts:
+            attention(args.quick)
         if "launch" in parts:
             launch_overhead()
         if "cold" in parts:

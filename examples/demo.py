@@ -19,7 +19,8 @@ try:
 except ImportError:  # a source checkout: use python/ and the build tree
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-EXAMPLES = ["vector_add", "gelu", "softmax", "softmax_online", "matmul", "layer_norm", "dropout"]
+EXAMPLES = ["vector_add", "gelu", "softmax", "softmax_online", "matmul", "layer_norm", "dropout",
+            "attention"]
 
 
 def median_ms(fn, reps=5):
@@ -78,6 +79,7 @@ def cuda_torch():
 def gpu_cases(torch, quick):
     """The examples' kernels on CUDA tensors, against PyTorch."""
     import tessera as triton
+    import attention
     import gelu
     import layer_norm
     import matmul
@@ -141,6 +143,18 @@ def gpu_cases(torch, quick):
     cases.append({"name": "matmul (FMA)", "size": f"{m}x{m}x{m} fp32", "out": c.cpu().numpy(),
                   "ref": (p.double() @ q.double()).cpu().numpy(), "tolerance": 1e-5,
                   "tessera": run_mm, "numpy": timed(lambda: p @ q)})
+    shape = (2, 8, 1024, 64) if quick else (4, 16, 4096, 64)
+    aq, ak, av = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(3))
+    a_out = torch.full_like(aq, float("nan"))
+    run_att = timed(lambda: attention.attention(aq, ak, av, causal=True, o=a_out))
+    run_att()
+    ref = torch.nn.functional.scaled_dot_product_attention(aq.double(), ak.double(), av.double(),
+                                                           is_causal=True)
+    cases.append({"name": "attention (causal)", "size": "x".join(map(str, shape)) + " fp16",
+                  "out": a_out.float().cpu().numpy(), "ref": ref.cpu().numpy(), "tolerance": 1e-2,
+                  "tessera": run_att,
+                  "numpy": timed(lambda: torch.nn.functional.scaled_dot_product_attention(
+                      aq, ak, av, is_causal=True))})
     return cases
 
 

@@ -11,6 +11,7 @@ import torch  # noqa: E402
 import tessera as triton
 from conftest import poisoned, rel_err
 
+import attention as ex_attention
 import dropout as ex_dropout
 import gelu as ex_gelu
 import layer_norm as ex_ln
@@ -176,3 +177,28 @@ def test_matmul_autotuned(gen):
                                       b.stride(1), c.stride(0), c.stride(1))
         assert rel_err(c, a.double() @ b.double()) < 1e-5
     assert ex_matmul.matmul_kernel.best_config is not None
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("n_ctx", [128, 1000, 2048])
+@pytest.mark.parametrize("config", [(128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3)])
+def test_attention_forward(gen, dtype, causal, head_dim, n_ctx, config):
+    bm, bn, warps, stages = config
+    Z, H = 2, 3
+    q, k, v = (torch.randn(Z, H, n_ctx, head_dim, device="cuda", generator=gen).to(dtype)
+               for _ in range(3))
+    o = poisoned(q.shape, dtype)
+    lse = poisoned((Z, H, n_ctx))
+    ex_attention.attention(q, k, v, causal=causal, block_m=bm, block_n=bn, num_warps=warps,
+                           num_stages=stages, o=o, lse=lse)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                                           is_causal=causal)
+    # Attention's output error is set by P rounded to 16 bits before P V.
+    assert rel_err(o, ref) < (4e-3 if dtype == torch.float16 else 2e-2)
+    s = q.double() @ k.double().transpose(-1, -2) / math.sqrt(head_dim)
+    if causal:
+        s = s.masked_fill(torch.ones(n_ctx, n_ctx, dtype=torch.bool, device="cuda").triu(1),
+                          float("-inf"))
+    assert rel_err(lse, torch.logsumexp(s, -1) / math.log(2)) < 1e-3

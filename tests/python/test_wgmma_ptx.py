@@ -113,3 +113,59 @@ def test_wrapped_offsets_run_on_wgmma(n_spec, on_wgmma):
     assert ("wgmma.mma_async" in r.stdout) == on_wgmma
     if _ptxas() is not None:
         assemble_ptx(r.stdout, "sm_90a")
+
+
+# The example attention (examples/attention.py): Q K^T reads Q (loaded once,
+# before the loops, and staged in shared memory by cp.async) and K (a
+# swizzled ring) from shared memory; P V reads P, the softmax of the first
+# product computed in its accumulator layout, from registers. Every dot runs on wgmma, and no layout conversion runs per
+# iteration (the softmax statistics keep the accumulator's row layout) when
+# the warpgroups split only M.
+ATTENTION = [(64, 128, 64, 8, 3), (128, 128, 64, 8, 3), (64, 128, 128, 8, 2),
+             (64, 128, 64, 4, 3), (64, 64, 64, 4, 3), (128, 64, 64, 8, 2)]
+
+
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("causal", [0, 1])
+@pytest.mark.parametrize("cfg", ATTENTION, ids=lambda c: "d{}-{}x{}-w{}-s{}".format(*c))
+def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
+    head_dim, bm, bn, warps, stages = cfg
+    sig = (f"*{dtype}:16, *{dtype}:16, *{dtype}:16, *{dtype}:16, *fp32:16, fp32, i32, "
+           + ", ".join(["i32:16"] * 8) + f", {head_dim}, {bm}, {bn}, {causal}")
+
+    def compile_to(emit):
+        r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"),
+                            "--kernel", "attention_fwd_kernel", "--signature", sig, "--emit",
+                            emit, "--target", "sm_90a", "--num-warps", str(warps),
+                            "--num-stages", str(stages)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    ptx = compile_to("ptx")
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+    types = "f32.f16.f16" if dtype == "fp16" else "f32.bf16.bf16"
+    # Warpgroups split M first (64 rows each), then N.
+    groups = warps // 4
+    split_n = groups // min(groups, bm // 64)
+    qk = f"wgmma.mma_async.sync.aligned.m64n{bn // split_n}k16.{types}"
+    pv = f"wgmma.mma_async.sync.aligned.m64n{head_dim // split_n}k16.{types}"
+    # Q K^T: both operands by descriptor; P V: A from four 32-bit registers.
+    lines = [line.strip() for line in ptx.splitlines()]
+    assert any(line.startswith(qk) and "}, %rd" in line for line in lines), qk
+    assert any(line.startswith(pv) and "}, {%r" in line for line in lines), pv
+    assert "ld.global" not in ptx  # Q reaches shared memory by cp.async
+    assert "mma.sync" not in ptx and "ldmatrix" not in ptx
+    if split_n > 1:  # P must be gathered from the warpgroups that split its columns
+        return
+    ttgir = compile_to("ttgir")
+    in_loop, depth = False, 0
+    for line in ttgir.splitlines():
+        if " = for " in line:
+            in_loop, depth = True, 0
+        if in_loop:
+            depth += line.count("{") - line.count("}")
+            assert "convert_layout" not in line, line
+            if depth <= 0 and "}" in line:
+                in_loop = False

@@ -13,7 +13,11 @@
 //   - reduce with a tile result: result == operand.sliced(axis); scan: the
 //     results share the operands' layout;
 //   - other shape ops, dot operands: any layouts (the emitter moves data
-//     through shared memory);
+//     through shared memory), except operand A of a wgmma dot that reads it
+//     from registers: it has wgmmaOperandALayout, converted right after its
+//     definition where its class has another (so a Q loaded before the
+//     attention loop is converted once, and a P computed in the
+//     accumulator layout of a previous wgmma needs no conversion);
 //   - a dot that runs on tensor cores (mma.h's selectWgmma on sm_90a, else
 //     selectMma for Module::targetSm): its result has the instruction's
 //     accumulator layout (wgmma's or mma.sync's), and so does
@@ -27,7 +31,9 @@
 // How: values that must share a layout are unified (union-find) into
 // classes. A class containing a global memory access takes the layout that
 // access prefers (from axis info: the most contiguous dim fastest, up to 16
-// bytes per thread when contiguity and alignment allow); layouts then flow
+// bytes per thread when contiguity and alignment allow), unless a
+// tensor-core dot pinned it (its accumulator's class, and the classes of
+// reductions of it, which take the sliced accumulator layout); layouts then flow
 // between classes across expand_dims (both ways), broadcast (result to
 // operand) and reduce (operand to result); a class still unset gets the
 // default layout of its shape, and flow resumes. Tensor-core dots pin their
@@ -300,6 +306,24 @@ class Assigner {
       if (setIfUnset(op->result(), mmaAccumulatorLayout(s[0], s[1], numWarps_)))
         pinned_.insert(find(op->result()));
     }
+    // Reductions of a pinned accumulator (attention's row maximum and row
+    // sum) keep its layout, sliced, and are pinned too: an anchor (the store
+    // of a statistic after the loop) would otherwise give the loop-carried
+    // statistics another layout and a conversion per iteration.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (Operation *op : relations_) {
+        if (op->code != OpCode::Reduce || !isTile(op->operand(0))) continue;
+        Value *in = find(op->operand(0));
+        if (!pinned_.count(in)) continue;
+        LinearLayout sliced = layouts_.at(in).sliced(static_cast<int>(op->intAttr("axis")));
+        for (auto &r : op->results)
+          if (isTile(r.get()) && setIfUnset(r.get(), sliced)) {
+            pinned_.insert(find(r.get()));
+            grew = true;
+          }
+      }
+    }
     // Anchors: per class, the access that vectorises widest (first wins ties).
     for (Operation *op : anchors_) {
       LinearLayout l = preferred(op);
@@ -339,8 +363,34 @@ class Assigner {
     user->operands[i] = b.op1(OpCode::ConvertLayout, {v}, withLayout(v->type, want));
   }
 
+  // Inserts `convert_layout v` right after v's definition (at the top of
+  // the function for an argument) and makes operand i of `user` use it.
+  void convertAfterDef(Operation *user, unsigned i, const LinearLayout &want) {
+    Value *v = user->operands[i];
+    Builder b;
+    if (Operation *def = v->def) {
+      auto &ops = def->parent->ops;
+      auto it = std::find_if(ops.begin(), ops.end(), [&](auto &p) { return p.get() == def; });
+      b.setInsertionPoint(def->parent, std::next(it));
+      b.setLoc(def->loc);
+    } else {
+      b.setInsertionPoint(v->owner, v->owner->ops.begin());
+      b.setLoc(user->loc);
+    }
+    user->operands[i] = b.op1(OpCode::ConvertLayout, {v}, withLayout(v->type, want));
+  }
+
   void apply() {
     for (Value *v : order_) v->type = withLayout(v->type, *layoutOf(v));
+    for (Operation *op : dots_) {
+      Value *a = op->operand(0);
+      if (!isTile(a)) continue;
+      auto p = selectWgmma(*op, numWarps_, targetSm_, archSpecific_);
+      if (!p) continue;
+      const auto &s = a->type.shape;
+      LinearLayout want = wgmmaOperandALayout(s[0], s[1], *p, numWarps_);
+      if (!(*layoutOf(a) == want)) convertAfterDef(op, 0, want);
+    }
     for (Operation *op : relations_) {
       Value *in = op->operand(0), *out = op->result();
       if (!isTile(in)) continue;

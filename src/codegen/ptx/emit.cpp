@@ -606,7 +606,7 @@ PtxKernel Emitter::run() {
     // function of the address bits.
     int64_t offset = (scratchWhileRings_ + 1023) / 1024 * 1024;
     prologueIns("add.u32 " + ringArea_ + ", " + smem_ + ", " + std::to_string(offset));
-    needShared(offset + ringBytes_);
+    needShared(offset + std::max(ringPeak_, ringBytes_));
   }
 
   std::ostringstream out;

@@ -17,6 +17,8 @@
 // element (layouts with fewer elements than threads) issue nothing.
 // async_wait is `cp.async.wait_group N` and a barrier: a thread's wait covers
 // only its own copies, and the barrier makes everybody's visible.
+#include <algorithm>
+
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
 
@@ -77,7 +79,12 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       return;
     }
     case OpCode::LocalDealloc:
-      --ringsLive_;
+      // Once no ring is live (a loop's rings after it), the next loop's
+      // rings reuse the area: the barrier at their local_alloc orders
+      // every read of the old rings (wgmma groups waited for at the loop
+      // exit) before the new copies.
+      ringPeak_ = std::max(ringPeak_, ringBytes_);
+      if (--ringsLive_ == 0) ringBytes_ = 0;
       return;
     case OpCode::MemDescIndex: {
       const Value *ring = op.operand(0);

@@ -1,11 +1,13 @@
 // tl.dot on Hopper's warpgroup tensor cores: wgmma.mma_async (sm_90a).
 //
-// Requires: a dot that selectWgmma accepts (both operands memdescs in the
-// 128-byte swizzled shared layout that pipeline-dot-operands writes), whose
-// result has wgmmaAccumulatorLayout (assign-layouts gives it that).
+// Requires: a dot that selectWgmma accepts (B, and A unless it is a tile in
+// registers, memdescs in the swizzled shared layout that
+// pipeline-dot-operands writes), whose result has wgmmaAccumulatorLayout
+// and whose tile A has wgmmaOperandALayout (assign-layouts gives them that).
 // Emits: per K step (16 for 16-bit types, 32 for fp8) and per 64-row tile
-// of the warpgroup, one wgmma.mma_async reading both operands straight from shared
-// memory through 64-bit matrix descriptors, between wgmma.fence and
+// of the warpgroup, one wgmma.mma_async reading B (and A) straight from shared
+// memory through 64-bit matrix descriptors, or A from four 32-bit registers
+// of two 16-bit elements each (mma.sync's A fragment per warp), between wgmma.fence and
 // commit_group / wait_group 0: the dot is complete when the op ends; or,
 // for a loop's accumulator chain marked overlap = 1 by
 // pipeline-dot-operands, wait_group 1: the dot finishes while the next
@@ -21,6 +23,7 @@
 // 1024-byte aligned.
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
+#include "passes/pass_utils.h"
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
@@ -41,7 +44,14 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   LinearLayout lr = layoutOf(res);
   if (!(lr == wgmmaAccumulatorLayout(M, N, p, opts_.numWarps)))
     internalError("emit-ptx", "a wgmma dot whose result is not in the wgmma accumulator layout");
-  auto la = SharedLayout::parse(a->type.layout), lb = SharedLayout::parse(b->type.layout);
+  const bool aInRegisters = a->type.isTile();
+  if (aInRegisters && !(layoutOf(a) == wgmmaOperandALayout(M, K, p, opts_.numWarps)))
+    internalError("emit-ptx", "a wgmma operand A in registers not in the wgmma A layout");
+  // A in registers reads as if it were K-major in shared memory: only its
+  // offsets below are computed, never used.
+  std::optional<SharedLayout> la =
+      aInRegisters ? SharedLayout::swizzled(1, 128) : SharedLayout::parse(a->type.layout);
+  auto lb = SharedLayout::parse(b->type.layout);
   if (!la || !lb) internalError("emit-ptx", "wgmma operand without a shared layout");
   std::vector<int64_t> shapeA = {M, K}, shapeB = {K, N};
   const int eb = p.elemBytes;
@@ -80,8 +90,21 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     ins("mov.u32 " + o.hi + ", " + std::to_string((sbo >> 4) | (mode << 30)));
     return o;
   };
-  Operand da = describe(a, *la, shapeA, 1, gm, 64 * p.mTiles);
+  Operand da = aInRegisters ? Operand{} : describe(a, *la, shapeA, 1, gm, 64 * p.mTiles);
   Operand db = describe(b, *lb, shapeB, 0, gn, p.n);
+  // A from registers: its 16-bit elements paired into 32-bit words, in the
+  // layout's register order (element r = r % 2 + 2 (row + 8) + 4 (8-column
+  // group) within a 64-row tile), so words 4 kk .. 4 kk + 3 of a tile are
+  // K step kk's fragment. Written before the fence, as wgmma requires.
+  Regs aWords;
+  if (aInRegisters) {
+    Regs elems = get(a);
+    for (size_t r = 0; r + 1 < elems.size(); r += 2) {
+      std::string w = reg(RegClass::B32);
+      ins("mov.b32 " + w + ", {" + elems[r] + ", " + elems[r + 1] + "}");
+      aWords.push_back(w);
+    }
+  }
   auto descriptor = [&](const Operand &o, int64_t off) {
     std::string lo = o.lo;
     if (off) {
@@ -100,7 +123,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   // the dot overlap = 1; whatever reads the registers next waits for it
   // (Emitter::waitForWgmmaReaders).
   int numAcc = lr.numRegs();
-  Regs cin = spread(c, numAcc), acc;
+  Regs acc;
   bool chained = false;
   if (c->type.dtype == DType::F32 && !c->def && c->owner && c->owner->parentOp &&
       c->owner->parentOp->code == OpCode::For && c->owner == op.parent && useCount(c) == 1 &&
@@ -109,31 +132,47 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     unsigned j = c->index - 1;  // argument 0 is the induction variable
     chained = y && c->index >= 1 && j < y->operands.size() && y->operand(j) == res;
   }
+  // A zero accumulator (attention's Q K^T) is not materialised: the first
+  // K step of each 64-row tile runs with scale-d = 0, which ignores d.
+  auto c0 = passes::constantOf(c);
+  const bool zeroInit = !chained && c0 && (c0->isFloat ? c0->f == 0 : c0->i == 0);
   if (chained) {
-    acc = cin;
+    acc = spread(c, numAcc);
+  } else if (zeroInit) {
+    for (int r = 0; r < numAcc; ++r) acc.push_back(reg(RegClass::F32));
   } else {
+    Regs cin = spread(c, numAcc);
     for (int r = 0; r < numAcc; ++r) {
       std::string t = reg(RegClass::F32);
       ins("mov.f32 " + t + ", " + convert(cin[r], c->type.dtype, DType::F32));
       acc.push_back(t);
     }
   }
-  bool overlap = chained && op.intAttr("overlap", 0) == 1;
-  std::string accumulate = reg(RegClass::Pred);
+  // A in registers must not change while its group runs: no overlap.
+  bool overlap = chained && !aInRegisters && op.intAttr("overlap", 0) == 1;
+  std::string accumulate = reg(RegClass::Pred), overwrite = accumulate;
   ins("setp.eq.u32 " + accumulate + ", 0, 0");
+  if (zeroInit) {
+    overwrite = reg(RegClass::Pred);
+    ins("setp.ne.u32 " + overwrite + ", 0, 0");
+  }
   int64_t perTile = p.n / 2;
   std::string shape = "m64n" + std::to_string(p.n) + "k" + std::to_string(p.k);
   // 16-bit operands say whether they are MN-major; 8-bit ones are K-major.
+  // (A from registers has no transpose flag.)
   std::string trans =
-      eb == 2 ? std::string(", ") + (da.trans ? "1" : "0") + ", " + (db.trans ? "1" : "0") : "";
+      eb != 2        ? ""
+      : aInRegisters ? std::string(", ") + (db.trans ? "1" : "0")
+                     : std::string(", ") + (da.trans ? "1" : "0") + ", " + (db.trans ? "1" : "0");
   ins("wgmma.fence.sync.aligned");
   for (int64_t kk = 0; kk < K / p.k; ++kk)
     for (int64_t mt = 0; mt < p.mTiles; ++mt) {
-      std::string descA = descriptor(da, at(*la, shapeA, 1, mt * 64, kk * p.k));
+      std::string descA = aInRegisters ? join(aWords, static_cast<size_t>(mt * (K / 4) + 4 * kk), 4)
+                                       : descriptor(da, at(*la, shapeA, 1, mt * 64, kk * p.k));
       std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * p.k));
       ins("wgmma.mma_async.sync.aligned." + shape + "." + p.types + " " +
           join(acc, static_cast<size_t>(mt * perTile), static_cast<size_t>(perTile)) + ", " +
-          descA + ", " + descB + ", " + accumulate + ", 1, 1" + trans);
+          descA + ", " + descB + ", " + (kk == 0 ? overwrite : accumulate) + ", 1, 1" + trans);
     }
   ins("wgmma.commit_group.sync.aligned");
   if (overlap) {

@@ -196,7 +196,8 @@ class Emitter {
   int64_t sharedBytes_ = 0;
   std::string ringArea_;
   int ringsLive_ = 0;              // local_alloc'd and not yet local_dealloc'd
-  int64_t ringBytes_ = 0;          // the ring area's size
+  int64_t ringBytes_ = 0;          // the ring area in use by the live rings
+  int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;

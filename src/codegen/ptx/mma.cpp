@@ -112,13 +112,13 @@ LinearLayout mmaFragmentLayout(int operand, int elemBytes) {
 
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
-                                   bool archSpecific) {
+                                   bool archSpecific, bool aInRegisters) {
   if (targetSm != 90 || !archSpecific || numWarps % 4 != 0 || r != DType::F32) return std::nullopt;
   WgmmaPlan p;
   if ((a == DType::F16 || a == DType::BF16) && b == a) {
     p.k = 16;
     p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
-  } else if (isFp8(a) && isFp8(b) && contigA == 1 && contigB == 0) {
+  } else if (isFp8(a) && isFp8(b) && contigA == 1 && contigB == 0 && !aInRegisters) {
     // 8-bit operands must be K-major: wgmma cannot transpose them.
     p.k = 32;
     p.types = std::string("f32.") + fp8Name(a) + "." + fp8Name(b);
@@ -131,7 +131,7 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
   auto fits = [&](int64_t contiguous, int64_t other) {
     return SharedLayout::swizzleFor(contiguous * p.elemBytes) != 0 && other % 8 == 0;
   };
-  if (!fits(contigA == 1 ? K : M, contigA == 1 ? M : K)) return std::nullopt;
+  if (!aInRegisters && !fits(contigA == 1 ? K : M, contigA == 1 ? M : K)) return std::nullopt;
   if (!fits(contigB == 0 ? K : N, contigB == 0 ? N : K)) return std::nullopt;
   if (M % 64 != 0 || K % p.k != 0) return std::nullopt;
   int64_t groups = numWarps / 4;
@@ -147,9 +147,15 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
 std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
                                      bool archSpecific) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
-  if (!a.isMemDesc() || !b.isMemDesc() || !r.isTile() || r.rank() != 2) return std::nullopt;
-  auto la = SharedLayout::parse(a.layout), lb = SharedLayout::parse(b.layout);
-  if (!la || !lb || !la->swizzle || !lb->swizzle) return std::nullopt;
+  if (!b.isMemDesc() || !r.isTile() || r.rank() != 2) return std::nullopt;
+  auto lb = SharedLayout::parse(b.layout);
+  if (!lb || !lb->swizzle) return std::nullopt;
+  if (a.isTile() && a.rank() == 2)
+    return planWgmma(r.shape[0], r.shape[1], a.shape[1], a.dtype, b.dtype, r.dtype, 1, lb->contig,
+                     numWarps, targetSm, archSpecific, /*aInRegisters=*/true);
+  if (!a.isMemDesc()) return std::nullopt;
+  auto la = SharedLayout::parse(a.layout);
+  if (!la || !la->swizzle) return std::nullopt;
   return planWgmma(r.shape[0], r.shape[1], a.shape[a.rank() - 1], a.dtype, b.dtype, r.dtype,
                    la->contig, lb->contig, numWarps, targetSm, archSpecific);
 }
@@ -166,6 +172,12 @@ LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, in
   for (int64_t v = p.n; v < N; v *= 2) l.warp.push_back({1, v});
   while (static_cast<int>(l.warp.size()) < log2i(numWarps)) l.warp.push_back({});
   return l;
+}
+
+LinearLayout wgmmaOperandALayout(int64_t M, int64_t K, const WgmmaPlan &p, int numWarps) {
+  WgmmaPlan asIfAccumulator = p;
+  asIfAccumulator.n = K;
+  return wgmmaAccumulatorLayout(M, K, asIfAccumulator, numWarps);
 }
 
 LdmatrixRow ldmatrixRowA(int lane, bool trans) {

@@ -82,11 +82,14 @@ struct WgmmaPlan {
 // nullopt when wgmma does not apply (not sm_90a; not fp16/bf16/fp8 into
 // fp32; fp8 not K-major; shapes that do not split into 64-row,
 // 8..256-column warpgroup tiles; a contiguous extent under 32 bytes).
+// With `aInRegisters`, A comes from registers (wgmmaOperandALayout; 16-bit
+// types only) and `contigA` is not looked at.
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
-                                   bool archSpecific);
-// planWgmma for dot `op` whose two operands are memdescs in a swizzled
-// shared layout (what pipeline-dot-operands makes for such a dot).
+                                   bool archSpecific, bool aInRegisters = false);
+// planWgmma for dot `op` whose B is a memdesc in a swizzled shared layout
+// (what pipeline-dot-operands makes for such a dot) and whose A is either
+// one too or a 2-D tile in registers.
 std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
                                      bool archSpecific);
 // The accumulator layout: per warpgroup mTiles x 64 rows by n columns; in
@@ -94,5 +97,12 @@ std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targ
 // 16 x 8 fragments. Register r is element r % (n / 2) of the instruction's
 // register list for 64-row tile r / (n / 2).
 LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, int numWarps);
+// The layout operand A (M x K) must have when wgmma reads it from registers:
+// the accumulator layout of an M x K product under the same split along M
+// (per warp 16 rows of mma.sync's A fragments, K/16 instructions' worth),
+// replicated across the warpgroups that split N. It is the accumulator
+// layout of a previous wgmma with N = K, which is why attention's
+// P = softmax(Q K^T) feeds P V without moving.
+LinearLayout wgmmaOperandALayout(int64_t M, int64_t K, const WgmmaPlan &p, int numWarps);
 
 }  // namespace tessera::ptx

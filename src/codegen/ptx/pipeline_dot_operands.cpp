@@ -35,7 +35,9 @@
 // operands of a dot are candidates and the dot fits wgmma (mma.h's
 // planWgmma: sm_90a, 16-bit types or K-major fp8), both rings use the
 // swizzled layout wgmma reads (the widest of 128, 64, 32 bytes the
-// contiguous extent fills) instead of padded rows.
+// contiguous extent fills) instead of padded rows; so does B's ring when B
+// alone is a candidate and A is a 16-bit tile, which wgmma then reads from
+// registers (such dots are never marked overlap).
 // Preserves: what the program computes. Loops that write memory are left
 // alone, as pipeline-loads leaves them.
 #include <algorithm>
@@ -66,6 +68,7 @@ struct Candidate {
   unsigned operand;                // 0: a, 1: b
   std::vector<Operation *> slice;  // body ops the pointer and mask depend on, in program order
   SharedLayout shared;
+  bool invariant = false;  // loaded before the loop: copied once, not through a ring
 };
 
 // A loop-carried value that advances itself: arg = yield(update(arg)).
@@ -173,6 +176,11 @@ class Pipeliner {
       for (unsigned i = 0; i < 2; ++i) {
         Value *v = dot->operand(i);
         Operation *ld = v->def;
+        if (invariantLoad(v)) {
+          if (auto shared = sharedLayoutFor(*ld, i))
+            out.push_back({ld, dot, i, {}, *shared, /*invariant=*/true});
+          continue;
+        }
         if (!ld || ld->code != OpCode::Load || ld->parent != &body_ ||
             ld->intAttr("volatile") != 0 || uses_[v] != 1 || !v->type.isTile() ||
             v->type.rank() != 2)
@@ -188,21 +196,34 @@ class Pipeliner {
         out.push_back({ld, dot, i, inProgramOrder(seen), *shared});
       }
       // Both operands in shared memory and a shape wgmma takes (sm_90a):
-      // they get its 128-byte swizzle instead of the padded rows.
-      if (out.size() - first == 2) {
-        const Type &a = dot->operand(0)->type, &b = dot->operand(1)->type;
-        if (planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype,
-                      dot->result()->type.dtype, out[first].shared.contig,
-                      out[first + 1].shared.contig, numWarps_, targetSm_, archSpecific_)) {
-          for (size_t k = first; k < first + 2; ++k) {
-            const Type &t = dot->operand(static_cast<unsigned>(k - first))->type;
-            int contig = out[k].shared.contig;
-            out[k].shared = SharedLayout::swizzled(
-                contig, SharedLayout::swizzleFor(t.shape[contig] * byteSize(t.dtype)));
-          }
+      // they get its swizzle instead of the padded rows. So does B alone
+      // when A is a tile computed in registers (attention's P, or a Q
+      // loaded before the loop), which wgmma reads from registers.
+      const Type &a = dot->operand(0)->type, &b = dot->operand(1)->type;
+      DType r = dot->result()->type.dtype;
+      bool both = out.size() - first == 2;
+      bool bAlone =
+          out.size() - first == 1 && out[first].operand == 1 && a.isTile() && a.rank() == 2;
+      bool wgmma =
+          (both && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r,
+                             out[first].shared.contig, out[first + 1].shared.contig, numWarps_,
+                             targetSm_, archSpecific_)) ||
+          (bAlone && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r, 1,
+                               out[first].shared.contig, numWarps_, targetSm_, archSpecific_,
+                               /*aInRegisters=*/true));
+      if (wgmma)
+        for (size_t k = first; k < out.size(); ++k) {
+          const Type &t = dot->operand(out[k].operand)->type;
+          int contig = out[k].shared.contig;
+          out[k].shared = SharedLayout::swizzled(
+              contig, SharedLayout::swizzleFor(t.shape[contig] * byteSize(t.dtype)));
         }
-      }
+      if (bAlone) registerA_.insert(dot);
     }
+    // Operands loaded before the loop are staged once, next to the rings.
+    std::vector<Candidate> rings;
+    for (const Candidate &c : out) (c.invariant ? invariants_ : rings).push_back(c);
+    out = std::move(rings);
     if (out.empty()) return out;
     // The carried values must advance themselves and serve only the copies.
     std::unordered_set<Operation *> allowed;
@@ -221,6 +242,40 @@ class Pipeliner {
     for (const Advancing &a : advancing_)
       if (!onlyUsedBy(a, allowed)) return {};
     return out;
+  }
+
+  // Writes that a load from global memory could see: anything but the
+  // shared-memory traffic of an earlier loop's rings.
+  static bool writesGlobalMemory(Operation *op) {
+    bool writes = false;
+    op->walk([&](Operation *o) {
+      bool shared = o->code == OpCode::AsyncCopy || o->code == OpCode::AsyncCommit ||
+                    o->code == OpCode::AsyncWait || o->code == OpCode::LocalAlloc ||
+                    o->code == OpCode::LocalDealloc;
+      if (!shared && (hasFlag(o->code, opflags::WritesMem) || o->code == OpCode::Call))
+        writes = true;
+    });
+    return writes;
+  }
+
+  // Whether `v` is a 2-D tile loaded before the loop, in the loop's block,
+  // with nothing between that load and the loop writing memory (so copying
+  // it again just before the loop reads the same values).
+  bool invariantLoad(const Value *v) {
+    Operation *ld = v->def;
+    if (!ld || ld->code != OpCode::Load || ld->parent != loop_->parent ||
+        ld->intAttr("volatile") != 0 || !v->type.isTile() || v->type.rank() != 2)
+      return false;
+    if (ld->operands.size() > 2 && !isPositiveZero(ld->operand(2))) return false;
+    bool after = false;
+    for (auto &o : loop_->parent->ops) {
+      if (o.get() == loop_) return after;
+      if (o.get() == ld)
+        after = true;
+      else if (after && writesGlobalMemory(o.get()))
+        return false;
+    }
+    return false;
   }
 
   std::optional<Advancing> advancing(Value *arg) {
@@ -330,7 +385,9 @@ class Pipeliner {
     bool overlap = stages_ >= 2;
     int64_t bytes = 0;
     for (const Candidate &c : cands) {
-      overlap = overlap && c.shared.swizzle != 0;
+      // A in registers cannot change while a wgmma reads it: such dots wait
+      // for themselves.
+      overlap = overlap && c.shared.swizzle != 0 && !registerA_.count(c.dot);
       const Type &t = c.load->result()->type;
       bytes += c.shared.slotBytes(t.shape, byteSize(t.dtype));
     }
@@ -352,6 +409,25 @@ class Pipeliner {
       const Type &t = c.load->result()->type;
       Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c.shared.str());
       rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
+    }
+    // Operands loaded before the loop: one buffer each, copied ahead of
+    // iteration 0's copies and committed with them, so the first ring wait
+    // covers them too.
+    std::vector<Value *> staged;
+    for (const Candidate &c : invariants_) {
+      const Type &t = c.load->result()->type;
+      Value *one = pre_.op1(OpCode::LocalAlloc, {},
+                            Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, c.shared.str()));
+      Value *buf = pre_.op1(OpCode::MemDescIndex, {one, pre_.constInt(0, i32)},
+                            Type::memdesc(t.shape, t.dtype, c.shared.str()));
+      Type maskType = Type::tile(t.shape, Type::scalar(DType::I1));
+      Value *mask =
+          c.load->operands.size() > 1
+              ? c.load->operand(1)
+              : pre_.op1(OpCode::Splat, {pre_.constInt(1, Type::scalar(DType::I1))}, maskType);
+      pre_.create(OpCode::AsyncCopy, {buf, c.load->operand(0), mask}, {});
+      c.dot->operands[c.operand] = buf;
+      staged.push_back(one);
     }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
     std::vector<Value *> current;
@@ -420,7 +496,14 @@ class Pipeliner {
     after.setLoc(loop_->loc);
     after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
+    for (Value *r : staged) after.create(OpCode::LocalDealloc, {r}, {});
     for (const Candidate &c : cands) eraseOp(c.load);
+    // A staged load that nothing else reads (another loop may stage it too).
+    std::unordered_set<Operation *> stagedLoads;
+    for (const Candidate &c : invariants_) stagedLoads.insert(c.load);
+    auto uses = countUses(fn_);
+    for (Operation *ld : stagedLoads)
+      if (uses[ld->result()] == 0) eraseOp(ld);
     eraseDeadPureOps();
   }
 
@@ -459,7 +542,9 @@ class Pipeliner {
   std::unordered_map<const Value *, int> uses_;
   AxisInfoMap info_;
   std::vector<Advancing> advancing_;
-  std::unordered_set<Operation *> loads_;  // the candidates'
+  std::unordered_set<Operation *> loads_;      // the candidates'
+  std::unordered_set<Operation *> registerA_;  // dots whose B alone is a candidate
+  std::vector<Candidate> invariants_;          // operands loaded before the loop
 };
 
 void visit(Function &fn, Block &b, const Module &m) {

@@ -62,6 +62,25 @@ def test_dropout(rng, n):
     check(dropout.demo(rng, n, 0.25 if n > 1000 else 0.0))
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape,blocks", [((1, 2, 200, 64), (64, 32, 4)),
+                                          ((2, 1, 77, 16), (32, 16, 4)),
+                                          ((1, 1, 128, 32), (64, 64, 4))])
+def test_attention(rng, causal, shape, blocks):
+    import attention
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    bm, bn, warps = blocks
+    o, lse = attention.attention(q, k, v, causal=causal, block_m=bm, block_n=bn, num_warps=warps)
+    ref = attention.reference(q, k, v, causal=causal)
+    assert np.abs(o.astype(np.float64) - ref).max() < 2e-3
+    s = q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2) / np.sqrt(shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    top = s.max(-1, keepdims=True)
+    ref_lse = (top[..., 0] + np.log(np.exp(s - top).sum(-1))) / np.log(2)
+    np.testing.assert_allclose(lse, ref_lse, rtol=0, atol=1e-4)
+
+
 def test_demo_script_runs():
     env = dict(os.environ)
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "demo.py"), "--quick"], env=env,

@@ -1,0 +1,155 @@
+"""Fused attention, O = softmax(Q K^T * sm_scale) V, in one pass over K and V.
+
+Each program owns BLOCK_M query rows of one head. It walks the keys in blocks
+of BLOCK_N with an online softmax: the running row maximum m_i and row sum
+l_i rescale the output accumulator whenever the maximum grows, so the
+N_CTX x N_CTX score matrix never leaves the chip. Scores are kept in base 2
+(the scale folded with log2(e)) so each exponential is one exp2.
+
+The key blocks that need no mask (all keys valid and, when causal, all at or
+before every query row of the program) run in a loop with no mask
+arithmetic; the few blocks on the diagonal or past the end run in a second,
+masked loop. The log-sum-exp of each row is stored for a backward pass.
+
+Inputs are (Z, H, N_CTX, HEAD_DIM) arrays, fp16 or bf16, contiguous.
+"""
+import math
+
+import numpy as np
+
+import tessera as triton
+import tessera.language as tl
+
+
+@triton.jit
+def _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm, lo, hi, N_CTX,
+                   qk_scale, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+                   MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+    rd = tl.arange(0, HEAD_DIM)
+    for start in range(lo, hi, BLOCK_N):
+        rn = start + tl.arange(0, BLOCK_N)
+        # K is read transposed (HEAD_DIM x BLOCK_N), contiguous along HEAD_DIM.
+        kt_ptrs = k_head + rn[None, :] * stride_kn + rd[:, None]
+        v_ptrs = v_head + rn[:, None] * stride_vn + rd[None, :]
+        if MASKED:
+            kt = tl.load(kt_ptrs, mask=rn[None, :] < N_CTX, other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+        qk = tl.dot(q, kt) * qk_scale
+        if MASKED:
+            keep = rn[None, :] < N_CTX
+            if CAUSAL:
+                keep = keep & (rm[:, None] >= rn[None, :])
+            qk = tl.where(keep, qk, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        if MASKED:
+            v = tl.load(v_ptrs, mask=rn[:, None] < N_CTX, other=0.0)
+        else:
+            v = tl.load(v_ptrs)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
+                         stride_qh, stride_qm, stride_kh, stride_kn, stride_vh, stride_vn,
+                         stride_oh, stride_om, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    pid_m = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + head * stride_qh + rm[:, None] * stride_qm + rd[None, :],
+                mask=rm[:, None] < N_CTX, other=0.0)
+    k_head = k_ptr + head * stride_kh
+    v_head = v_ptr + head * stride_vh
+    qk_scale = sm_scale * 1.4426950408889634  # log2(e): scores in base 2
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    # Unmasked blocks: keys before the program's first row (causal) or every
+    # whole block (not causal); then the diagonal / ragged blocks, masked.
+    if CAUSAL:
+        split = pid_m * BLOCK_M
+        end = tl.minimum((pid_m + 1) * BLOCK_M, N_CTX)
+    else:
+        split = N_CTX // BLOCK_N * BLOCK_N
+        end = N_CTX
+    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm,
+                                   0, split, N_CTX, qk_scale, HEAD_DIM, BLOCK_N, False, CAUSAL)
+    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm,
+                                   split, end, N_CTX, qk_scale, HEAD_DIM, BLOCK_N, True, CAUSAL)
+    o = acc / l_i[:, None]
+    tl.store(lse_ptr + head * N_CTX + rm, m_i + tl.math.log2(l_i), mask=rm < N_CTX)
+    tl.store(o_ptr + head * stride_oh + rm[:, None] * stride_om + rd[None, :],
+             o.to(o_ptr.dtype.element_ty), mask=rm[:, None] < N_CTX)
+
+
+def _empty(like, shape, float32=False):
+    """An uninitialised array on like's device (NumPy array or torch tensor)."""
+    if isinstance(like, np.ndarray):
+        return np.empty(shape, dtype=np.float32 if float32 else like.dtype)
+    import torch
+    return torch.empty(shape, dtype=torch.float32 if float32 else like.dtype, device=like.device)
+
+
+def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num_warps=8,
+              num_stages=3, o=None, lse=None):
+    """softmax(q k^T * sm_scale) v per (batch, head); returns (o, lse), lse in base 2
+    (written into o and lse when given)."""
+    Z, H, n_ctx, head_dim = q.shape
+    assert k.shape == q.shape and v.shape == q.shape, "q, k and v must have one shape"
+    assert head_dim in (16, 32, 64, 128, 256), "HEAD_DIM must be a power of two, 16..256"
+    if causal:
+        assert block_m % block_n == 0, "causal attention needs BLOCK_M a multiple of BLOCK_N"
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(head_dim)
+    o = _empty(q, q.shape) if o is None else o
+    lse = _empty(q, (Z, H, n_ctx), float32=True) if lse is None else lse
+    s = [t.strides[2] // t.itemsize if isinstance(t, np.ndarray) else t.stride(2)
+         for t in (q, k, v, o)]
+    for t in (q, k, v, o):
+        last = t.strides[3] // t.itemsize if isinstance(t, np.ndarray) else t.stride(3)
+        assert last == 1, "the head dimension must be contiguous"
+    grid = (triton.cdiv(n_ctx, block_m), Z * H)
+    attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx,
+                               n_ctx * s[0], s[0], n_ctx * s[1], s[1], n_ctx * s[2], s[2],
+                               n_ctx * s[3], s[3], HEAD_DIM=head_dim, BLOCK_M=block_m,
+                               BLOCK_N=block_n, CAUSAL=causal, num_warps=num_warps,
+                               num_stages=num_stages)
+    return o, lse
+
+
+def reference(q, k, v, causal=False, sm_scale=None):
+    """The same attention in float64 NumPy."""
+    q, k, v = (np.asarray(t, dtype=np.float64) for t in (q, k, v))
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    s = q @ np.swapaxes(k, -1, -2) * sm_scale
+    if causal:
+        n = q.shape[-2]
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    return (p / p.sum(axis=-1, keepdims=True)) @ v
+
+
+def demo(rng, shape=(1, 2, 200, 64)):
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    out, _ = attention(q, k, v, causal=True, block_m=64, block_n=32, num_warps=4)
+    Z, H, N, D = shape
+    return {"name": "attention (causal)", "size": f"{Z}x{H}x{N}x{D} fp16", "out": out,
+            "ref": reference(q, k, v, causal=True), "tolerance": 2e-2,
+            "tessera": lambda: attention(q, k, v, causal=True, block_m=64, block_n=32,
+                                         num_warps=4),
+            "numpy": lambda: reference(q, k, v, causal=True)}
+
+
+if __name__ == "__main__":
+    from demo import run_one
+    run_one(demo)
