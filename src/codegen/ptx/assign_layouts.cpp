@@ -37,9 +37,12 @@
 // between classes across expand_dims (both ways), broadcast (result to
 // operand) and reduce (operand to result); a class still unset gets the
 // default layout of its shape, and flow resumes. Tensor-core dots pin their
-// class first; anchors then set only unpinned classes. Constants, splats and
-// aranges used by several ops are first duplicated per use, so unrelated
-// users do not end up in one class.
+// class first; anchors then set only unpinned classes. Constants, splats,
+// aranges, broadcasts and expand_dims used by several ops are first
+// duplicated per use, each copy next to its user, so unrelated users do not
+// end up in one class (a mask `rows < n` shared by a load before a loop and
+// a store of the accumulator after it would otherwise give the load the
+// accumulator's layout) and no such value stays live across a loop.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -111,35 +114,48 @@ class Assigner {
     if (a != b) parent_[b] = a;
   }
 
-  // Constants, splats and aranges with several uses: one copy per use.
+  // Constants, splats, aranges, broadcasts and expand_dims with several
+  // uses: one copy per use, so unrelated users do not share a class. Each
+  // copy goes just before its user, lifted out of the loops and branches
+  // that the original's block encloses: a value used both before and after
+  // a loop is then not kept in registers across it (the copy after the
+  // loop recomputes it from its operands, which are copied in turn in the
+  // next round), while users inside a loop still get their copy before it.
+  // These ops only replicate or compute registers from scalars, so copies
+  // cost little and never repeat per iteration.
   void duplicateLeaves() {
-    std::unordered_map<const Value *, int> uses = countUses(fn_);
-    std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
-    fn_.walk([&](Operation *op) {
-      for (unsigned i = 0; i < op->operands.size(); ++i) {
-        Value *v = op->operands[i];
-        if (!v->def || !isTile(v) || uses[v] < 2) continue;
-        OpCode c = v->def->code;
-        if (c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange)
-          sites.push_back({op, i});
+    for (bool again = true; again;) {
+      again = false;
+      std::unordered_map<const Value *, int> uses = countUses(fn_);
+      std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
+      fn_.walk([&](Operation *op) {
+        for (unsigned i = 0; i < op->operands.size(); ++i) {
+          Value *v = op->operands[i];
+          if (!v->def || !isTile(v) || uses[v] < 2) continue;
+          OpCode c = v->def->code;
+          if (c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange ||
+              c == OpCode::Broadcast || c == OpCode::ExpandDims)
+            sites.push_back({op, i});
+        }
+      });
+      std::unordered_map<const Value *, bool> firstKept;
+      for (auto [user, i] : sites) {
+        Value *v = user->operands[i];
+        if (!firstKept[v]) {
+          firstKept[v] = true;
+          continue;
+        }
+        Operation *def = v->def;
+        Operation *at = user;
+        while (at->parent != def->parent && at->parent->parentOp) at = at->parent->parentOp;
+        Builder b;
+        b.setInsertionPointBefore(at);
+        b.setLoc(def->loc);
+        std::unordered_map<const Value *, Value *> mapping;
+        Operation *copy = cloneOp(*def, b, mapping);
+        user->operands[i] = copy->result();
+        again = true;
       }
-    });
-    std::unordered_map<const Value *, bool> firstKept;
-    for (auto [user, i] : sites) {
-      Value *v = user->operands[i];
-      if (!firstKept[v]) {
-        firstKept[v] = true;
-        continue;
-      }
-      Operation *def = v->def;
-      Builder b;
-      auto it = std::find_if(def->parent->ops.begin(), def->parent->ops.end(),
-                             [&](auto &p) { return p.get() == def; });
-      b.setInsertionPoint(def->parent, std::next(it));
-      b.setLoc(def->loc);
-      std::unordered_map<const Value *, Value *> mapping;
-      Operation *copy = cloneOp(*def, b, mapping);
-      user->operands[i] = copy->result();
     }
   }
 

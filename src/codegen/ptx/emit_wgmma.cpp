@@ -21,6 +21,8 @@
 // The start address is the unswizzled position of the instruction's first
 // element; the hardware applies the XOR, which is why slots are
 // 1024-byte aligned.
+#include <set>
+
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
 #include "passes/pass_utils.h"
@@ -140,6 +142,12 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     acc = spread(c, numAcc);
   } else if (zeroInit) {
     for (int r = 0; r < numAcc; ++r) acc.push_back(reg(RegClass::F32));
+  } else if (c->type.isTile() && c->def && c->type.dtype == DType::F32 && useCount(c) == 1 &&
+             std::set<std::string>(get(c).begin(), get(c).end()).size() ==
+                 static_cast<size_t>(numAcc)) {
+    // The dot is the accumulator's last reader (attention's rescaled
+    // acc * alpha): wgmma updates its registers in place.
+    acc = get(c);
   } else {
     Regs cin = spread(c, numAcc);
     for (int r = 0; r < numAcc; ++r) {
