@@ -400,11 +400,22 @@ void Emitter::emitOp(Operation &op) {
     size_t n = res->type.isTile() ? layoutOf(res).numRegs() : 1;
     std::vector<Regs> ins_;
     for (Value *v : op.operands) ins_.push_back(spread(v, n));
+    // A float32 tile op whose first operand is a loop-carried value read
+    // nowhere else (attention's acc * alpha) writes into that value's
+    // registers: a wgmma then accumulates there in place, and the loop's
+    // back edge has nothing to copy.
+    const Value *a0 = op.operands.empty() ? nullptr : op.operand(0);
+    bool inPlace = (op.code == OpCode::Mul || op.code == OpCode::Add) && res->type.isTile() &&
+                   res->type.dtype == DType::F32 && a0 && !a0->def &&
+                   a0->type == res->type && a0->owner == op.parent && op.parent->parentOp &&
+                   op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> in;
       for (auto &r : ins_) in.push_back(r[i]);
+      if (inPlace) inPlaceResult_ = ins_[0][i];
       out.push_back(scalarOp(op, in));
+      inPlaceResult_.clear();
     }
     set(res, out);
   };

@@ -353,7 +353,7 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     RegClass wc = dbl ? RegClass::F64 : RegClass::F32;
     std::vector<std::string> a;
     for (size_t i = 0; i < in.size(); ++i) a.push_back(dbl ? in[i] : toF32(in[i], operandDType(i)));
-    std::string d = out(wc);
+    std::string d = !dbl && !inPlaceResult_.empty() ? inPlaceResult_ : out(wc);
     auto bin = [&](const std::string &opn) {
       ins(opn + "." + ft + " " + d + ", " + a[0] + ", " + a[1]);
     };
@@ -419,8 +419,11 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         break;
       }
       case OpCode::Exp2:
+        // As Triton lowers it: subnormal results flush to zero, which spares
+        // ptxas's rescaling around MUFU.EX2 (three instructions per
+        // element in attention's inner loop).
         if (dbl) return exp64(a[0], true);
-        ins("ex2.approx.f32 " + d + ", " + a[0]);
+        ins("ex2.approx.ftz.f32 " + d + ", " + a[0]);
         break;
       case OpCode::Log: {
         if (dbl) return log64(a[0], false);

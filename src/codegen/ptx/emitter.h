@@ -203,6 +203,9 @@ class Emitter {
   std::unordered_map<const Value *, Regs> regs_;
   std::optional<std::unordered_map<const Value *, int>> uses_;
   std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
+  // Where scalarOp puts its float32 result, when set: the loop-carried
+  // register an elementwise op updates in place (see emitOp).
+  std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   std::string tid_, lane_, warp_, smem_;
