@@ -406,8 +406,8 @@ void Emitter::emitOp(Operation &op) {
     // back edge has nothing to copy.
     const Value *a0 = op.operands.empty() ? nullptr : op.operand(0);
     bool inPlace = (op.code == OpCode::Mul || op.code == OpCode::Add) && res->type.isTile() &&
-                   res->type.dtype == DType::F32 && a0 && !a0->def &&
-                   a0->type == res->type && a0->owner == op.parent && op.parent->parentOp &&
+                   res->type.dtype == DType::F32 && a0 && !a0->def && a0->type == res->type &&
+                   a0->owner == op.parent && op.parent->parentOp &&
                    op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
     for (size_t i = 0; i < n; ++i) {
