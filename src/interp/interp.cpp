@@ -340,6 +340,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:
+      case OpCode::MemDescTrans:
       case OpCode::AsyncCopy:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:

@@ -310,6 +310,7 @@ void Rules::check() {
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:
     case OpCode::MemDescIndex:
+    case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
@@ -835,6 +836,16 @@ void Rules::sharedMemory() {
       std::vector<int64_t> want(in(0).shape.begin() + 1, in(0).shape.end());
       if (!out().isMemDesc() || out().shape != want || out().dtype != in(0).dtype)
         fail("result must be one buffer of the ring, memdesc<" + shapeStr(want) + ">, got " +
+             ty(out()));
+      return;
+    }
+    case OpCode::MemDescTrans: {
+      const Type &from = in(0);
+      if (!from.isMemDesc() || from.rank() != 2)
+        return (void)fail("operand must be a 2-D memdesc, got " + ty(from));
+      std::vector<int64_t> want = {from.shape[1], from.shape[0]};
+      if (!out().isMemDesc() || out().shape != want || out().dtype != from.dtype)
+        fail("result must be the operand transposed, memdesc<" + shapeStr(want) + ">, got " +
              ty(out()));
       return;
     }

@@ -774,6 +774,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:
     case OpCode::MemDescIndex:
+    case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:

@@ -283,6 +283,7 @@ class Canonicalizer {
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:
+      case OpCode::MemDescTrans:
       case OpCode::AsyncCopy:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:

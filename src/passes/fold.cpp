@@ -377,6 +377,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:
     case OpCode::MemDescIndex:
+    case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:

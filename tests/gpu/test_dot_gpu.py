@@ -202,3 +202,63 @@ def test_batched_dot(gen, bmnk, dtype, prec):
     out = poisoned((bs, m, n), torch.float32)
     batched_kernel[(1,)](a, b, out, B=bs, M=m, N=n, K=k, PREC=prec)
     assert rel_err(out, torch.bmm(a.double(), b.double())) <= 1e-5
+
+
+@triton.jit
+def matmul_read_transposed_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                                  A_T: tl.constexpr, B_T: tl.constexpr):
+    # The operands are loaded as the transposes of the dot's tiles and
+    # transposed back with `.T`, as Triton's attention tutorial reads K.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        if A_T:
+            a = tl.load(a_ptr + kk[:, None] * sak + rm[None, :] * sam,
+                        mask=(kk[:, None] < K) & (rm[None, :] < M), other=0).T
+        else:
+            a = tl.load(a_ptr + rm[:, None] * sam + kk[None, :] * sak,
+                        mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        if B_T:
+            b = tl.load(b_ptr + rn[:, None] * sbn + kk[None, :] * sbk,
+                        mask=(rn[:, None] < N) & (kk[None, :] < K), other=0).T
+        else:
+            b = tl.load(b_ptr + kk[:, None] * sbk + rn[None, :] * sbn,
+                        mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("name", ["fp16", "bf16", "int8", "fp8e4m3"])
+@pytest.mark.parametrize("a_t,b_t", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("stored_t", [False, True])
+@pytest.mark.parametrize("mnk,block,warps", [((128, 128, 128), (128, 64, 64), 4),
+                                             ((200, 136, 100), (64, 64, 32), 4),
+                                             ((256, 128, 256), (128, 128, 64), 8)])
+def test_dot_of_loads_read_transposed(gen, name, a_t, b_t, stored_t, mnk, block, warps):
+    # On sm_90a the ring holds the loaded tile and wgmma (or ldmatrix on
+    # sm_80) reads it through a transposed view.
+    dt, _, _, tol = CASES[name]
+    if dt == torch.float8_e4m3fn and capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    M, N, K = mnk
+    a = random_operand((K, M) if stored_t else (M, K), dt, gen)
+    b = random_operand((N, K) if stored_t else (K, N), dt, gen)
+    a = a.t() if stored_t else a
+    b = b.t() if stored_t else b
+    acc_dt = torch.int32 if dt == torch.int8 else torch.float32
+    c = poisoned((M, N), acc_dt)
+    BM, BN, BK = block
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    matmul_read_transposed_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                        b.stride(1), c.stride(0), c.stride(1), BM=BM, BN=BN,
+                                        BK=BK, A_T=a_t, B_T=b_t, num_warps=warps)
+    ref = a.double() @ b.double()
+    if tol == 0:
+        assert torch.equal(c.long(), ref.long()), "integer dot differs from the exact product"
+    else:
+        assert rel_err(c, ref) <= tol

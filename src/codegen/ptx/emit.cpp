@@ -523,6 +523,7 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:
     case OpCode::MemDescIndex:
+    case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:

@@ -96,6 +96,10 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       set(op.result(), {r});
       return;
     }
+    case OpCode::MemDescTrans:
+      // The same bytes: only the type (shape and contiguous dim) changes.
+      set(op.result(), get(op.operand(0)));
+      return;
     case OpCode::AsyncCommit:
       ins("cp.async.commit_group");
       return;

@@ -37,7 +37,10 @@
 // swizzled layout wgmma reads (the widest of 128, 64, 32 bytes the
 // contiguous extent fills) instead of padded rows; so does B's ring when B
 // alone is a candidate and A is a 16-bit tile, which wgmma then reads from
-// registers (such dots are never marked overlap).
+// registers (such dots are never marked overlap). An operand written as the
+// transpose (`permute {order = [1, 0]}`, Python's `.T`) of such a load is a
+// candidate too: the ring holds the load's tile as loaded and the dot reads
+// `memdesc_trans` of the slot, so the transpose costs no data movement.
 // Preserves: what the program computes. Loops that write memory are left
 // alone, as pipeline-loads leaves them.
 #include <algorithm>
@@ -67,8 +70,11 @@ struct Candidate {
   Operation *dot;
   unsigned operand;                // 0: a, 1: b
   std::vector<Operation *> slice;  // body ops the pointer and mask depend on, in program order
-  SharedLayout shared;
-  bool invariant = false;  // loaded before the loop: copied once, not through a ring
+  SharedLayout shared;             // in the load's coordinates
+  bool invariant = false;          // loaded before the loop: copied once, not through a ring
+  Operation *trans = nullptr;      // the 2-D transpose between load and dot, if any
+  // The contiguous dim as the dot sees the operand.
+  int dotContig() const { return trans ? 1 - shared.contig : shared.contig; }
 };
 
 // A loop-carried value that advances itself: arg = yield(update(arg)).
@@ -152,12 +158,14 @@ class Pipeliner {
 
   // How the operand sits in shared memory, or nullopt when cp.async cannot
   // put it there in a form the dot reads.
-  std::optional<SharedLayout> sharedLayoutFor(const Operation &load, unsigned operand) {
+  // `transposed`: the dot reads the load's value transposed.
+  std::optional<SharedLayout> sharedLayoutFor(const Operation &load, unsigned operand,
+                                              bool transposed = false) {
     const Value *ptr = load.operand(0);
     AxisInfo ai = info_.get(ptr);
     int contig = ai.contiguity[0] > ai.contiguity[1] ? 0 : 1;  // ties: the last dim, as coalescing
     int eb = byteSize(ptr->type.dtype);
-    int kDim = operand == 0 ? 1 : 0;
+    int kDim = (operand == 0) != transposed ? 1 : 0;  // in the load's coordinates
     if (eb != 2 && contig != kDim) return std::nullopt;
     // cp.async moves 4, 8 or 16 bytes, all or nothing under the mask.
     int64_t run = ai.contiguity[contig];
@@ -175,8 +183,18 @@ class Pipeliner {
       size_t first = out.size();
       for (unsigned i = 0; i < 2; ++i) {
         Value *v = dot->operand(i);
+        // A load read transposed (`tl.load(...).T`, a descriptor's
+        // `load(...).T`): the ring holds the load's tile and the dot reads
+        // it through a transposed view.
+        Operation *tr = nullptr;
+        if (v->def && v->def->code == OpCode::Permute && v->def->parent == &body_ &&
+            uses_[v] == 1 && v->type.rank() == 2 &&
+            v->def->intsAttr("order") == std::vector<int64_t>{1, 0}) {
+          tr = v->def;
+          v = tr->operand(0);
+        }
         Operation *ld = v->def;
-        if (invariantLoad(v)) {
+        if (!tr && invariantLoad(v)) {
           if (auto shared = sharedLayoutFor(*ld, i))
             out.push_back({ld, dot, i, {}, *shared, /*invariant=*/true});
           continue;
@@ -190,10 +208,10 @@ class Pipeliner {
         std::unordered_set<Value *> mine;
         bool ok = collect(ld->operand(0), seen, mine);
         if (ld->operands.size() > 1) ok = ok && collect(ld->operand(1), seen, mine);
-        auto shared = sharedLayoutFor(*ld, i);
+        auto shared = sharedLayoutFor(*ld, i, tr != nullptr);
         if (!ok || !shared) continue;
         carried.insert(mine.begin(), mine.end());
-        out.push_back({ld, dot, i, inProgramOrder(seen), *shared});
+        out.push_back({ld, dot, i, inProgramOrder(seen), *shared, false, tr});
       }
       // Both operands in shared memory and a shape wgmma takes (sm_90a):
       // they get its swizzle instead of the padded rows. So does B alone
@@ -204,16 +222,15 @@ class Pipeliner {
       bool both = out.size() - first == 2;
       bool bAlone =
           out.size() - first == 1 && out[first].operand == 1 && a.isTile() && a.rank() == 2;
-      bool wgmma =
-          (both && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r,
-                             out[first].shared.contig, out[first + 1].shared.contig, numWarps_,
-                             targetSm_, archSpecific_)) ||
-          (bAlone && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r, 1,
-                               out[first].shared.contig, numWarps_, targetSm_, archSpecific_,
-                               /*aInRegisters=*/true));
+      bool wgmma = (both && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r,
+                                      out[first].dotContig(), out[first + 1].dotContig(), numWarps_,
+                                      targetSm_, archSpecific_)) ||
+                   (bAlone && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r, 1,
+                                        out[first].dotContig(), numWarps_, targetSm_, archSpecific_,
+                                        /*aInRegisters=*/true));
       if (wgmma)
         for (size_t k = first; k < out.size(); ++k) {
-          const Type &t = dot->operand(out[k].operand)->type;
+          const Type &t = out[k].load->result()->type;
           int contig = out[k].shared.contig;
           out[k].shared = SharedLayout::swizzled(
               contig, SharedLayout::swizzleFor(t.shape[contig] * byteSize(t.dtype)));
@@ -475,8 +492,15 @@ class Pipeliner {
       b.setLoc(cands[c].dot->loc);
       const Type &t = cands[c].load->result()->type;
       Type bufType = Type::memdesc(t.shape, t.dtype, cands[c].shared.str());
-      cands[c].dot->operands[cands[c].operand] =
-          b.op1(OpCode::MemDescIndex, {rings[c], readSlot}, bufType);
+      Value *buf = b.op1(OpCode::MemDescIndex, {rings[c], readSlot}, bufType);
+      if (Operation *tr = cands[c].trans) {
+        SharedLayout view = cands[c].shared;
+        view.contig = 1 - view.contig;
+        buf = b.op1(OpCode::MemDescTrans, {buf},
+                    Type::memdesc({t.shape[1], t.shape[0]}, t.dtype, view.str()));
+        eraseOp(tr);
+      }
+      cands[c].dot->operands[cands[c].operand] = buf;
     }
     // Both slots step around the ring.
     Builder tail;
