@@ -493,6 +493,18 @@ LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extr
 void checkCarried(Lowerer &l, const LoopCarried &lc, std::vector<SVal> &ends, SourceLoc loc) {
   for (size_t i = 0; i < lc.names.size(); ++i) {
     if (sameStructure(ends[i], lc.inits[i])) continue;
+    // A float constant would be truncated into an integer carried value;
+    // Triton rejects the type change (a float is fp32), so does this.
+    const SVal &init = lc.inits[i];
+    if (ends[i].kind == SVal::Kind::Float && init.isTensor() && !init.v->type.isPtrLike() &&
+        !isFloat(init.v->type.dtype))
+      l.error(loc,
+              "Loop-carried variable " + lc.names[i] + " has initial type " +
+                  tritonName(init.v->type.dtype) +
+                  " but is re-assigned to fp32 in loop! Please make sure that the type stays "
+                  "consistent.",
+              "initialise it as a float (e.g. " + lc.names[i] +
+                  " = 0.0) or convert the value with .to()");
     if (!convertLike(l, ends[i], lc.inits[i], loc) || !sameStructure(ends[i], lc.inits[i]))
       l.error(loc,
               "loop-carried variable '" + lc.names[i] + "' has type " + describe(lc.inits[i]) +
