@@ -328,10 +328,15 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
     raise(PyExc_TypeError, argPrefix(param, kernel) + "the resolver returned " +
                                nb::repr(r).c_str() + ", expected (dtype, data_ptr, nbytes)");
   };
-  // (dtype, address, nbytes[, cuda device])
-  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) < 3 || PyTuple_GET_SIZE(r.ptr()) > 4)
+  // (dtype, address, nbytes[, cuda device (-1: host)[, read-only]])
+  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) < 3 || PyTuple_GET_SIZE(r.ptr()) > 5)
     bad();
-  if (PyTuple_GET_SIZE(r.ptr()) == 4) {
+  if (PyTuple_GET_SIZE(r.ptr()) == 5) {
+    int ro = PyObject_IsTrue(PyTuple_GET_ITEM(r.ptr(), 4));
+    if (ro < 0) throw nb::python_error();
+    out.readOnly = ro != 0;
+  }
+  if (PyTuple_GET_SIZE(r.ptr()) >= 4) {
     long dev = PyLong_AsLong(PyTuple_GET_ITEM(r.ptr(), 3));
     if (dev == -1 && PyErr_Occurred()) {
       PyErr_Clear();
@@ -512,7 +517,11 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
       const void *data = view.buf;
       size_t bytes = bufferExtent(view);
       const bool scalarShaped = view.ndim == 0;
-      PyBuffer_Release(&view);
+      const bool readOnly = view.readonly != 0;
+      if (env && env->pins && known)
+        env->pins->hold(view);
+      else
+        PyBuffer_Release(&view);
       if (known) {
         PyObject *generic = scalarShaped ? numpyGeneric() : nullptr;
         if (generic && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(generic)))
@@ -521,6 +530,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
         out.dtype = code;
         out.data = data;
         out.bytes = bytes;
+        out.readOnly = readOnly;
         out.div16 = reinterpret_cast<uintptr_t>(data) % 16 == 0;
         return;
       }

@@ -324,11 +324,14 @@ void run(const Kernel &k, nb::handle args, nb::handle grid, int num_threads) {
   Scratch<tessera_run_arg, 16> runArgs(n * 2 * kMaxDescriptorRank);
   size_t used = 0;
   int device = -1;
+  BufferPins pins;  // released after the run
+  LaunchEnv env;
+  env.pins = &pins;
   for (size_t i = 0; i < n; ++i) {
     std::string pname =
         used < nparams ? tessera_kernel_param_name(k.get(), used) : "#" + std::to_string(used);
     ArgInfo a;
-    classifyArg(items[i], a, pname, kname);
+    classifyArg(items[i], a, pname, kname, &env);
     if (a.kind == ArgKind::kNone)
       raise(PyExc_TypeError,
             "argument '" + pname + "' of kernel '" + kname + "': None is not a runtime argument");

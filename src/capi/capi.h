@@ -276,9 +276,10 @@ TESSERA_CAPI_EXPORT const char *tessera_builtin_name(size_t index);
 /* --------------------------------------------------------------- running */
 
 typedef enum tessera_run_arg_kind {
-  TESSERA_RUN_BUFFER = 0, /* data, bytes, name */
-  TESSERA_RUN_INT = 1,    /* i */
-  TESSERA_RUN_FLOAT = 2   /* f */
+  TESSERA_RUN_BUFFER = 0,         /* data, bytes, name */
+  TESSERA_RUN_INT = 1,            /* i */
+  TESSERA_RUN_FLOAT = 2,          /* f */
+  TESSERA_RUN_BUFFER_READONLY = 3 /* as BUFFER; a store or atomic into it is an error */
 } tessera_run_arg_kind;
 
 /* One runtime argument. A BUFFER is host memory of `bytes` bytes starting at

@@ -507,6 +507,8 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
   }
   std::sort(c.ranges.begin(), c.ranges.end(),
             [](const BufRange &a, const BufRange &b) { return a.lo < b.lo; });
+  for (const BufRange &r : c.ranges)
+    if (!buffers[r.index].readOnly) c.writable.push_back(r);
 
   // hardware_concurrency() reads /sys on every call: ask once.
   static const int64_t hardwareThreads = std::thread::hardware_concurrency();

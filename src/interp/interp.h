@@ -31,6 +31,9 @@ struct HostBuffer {
   // The parameter's name, for messages; it outlives the run (the kernel's
   // parameters or the caller's argument array), so no copy per launch.
   std::string_view name;
+  // Loads may read it; a store or atomic into it is an error (the caller's
+  // memory is immutable: bytes, a read-only array or mapping).
+  bool readOnly = false;
 };
 
 // One value per argument of the kernel function's body block, in order.

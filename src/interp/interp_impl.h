@@ -97,7 +97,8 @@ struct ErrorBox {
 struct Ctx {
   const Program *prog = nullptr;
   std::span<const HostBuffer> buffers;
-  std::vector<BufRange> ranges;  // sorted by lo
+  std::vector<BufRange> ranges;    // sorted by lo
+  std::vector<BufRange> writable;  // the ranges of buffers that are not read-only
   Grid grid;
   const RunOptions *opts = nullptr;
   std::ostream *out = nullptr;

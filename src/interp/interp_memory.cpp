@@ -27,9 +27,10 @@ namespace tessera::interp::detail {
 namespace {
 
 // The last buffer that held an access of `size` bytes: addresses a with
-// a - lo < span are inside it. span == 0 means "no window yet".
+// a - lo < span are inside it. span == 0 means "no window yet". Loads search
+// every buffer, stores and atomics only the writable ones.
 struct Checker {
-  const Ctx &c;
+  const std::vector<BufRange> &ranges;
   uint64_t size;
   uint64_t lo = 0, span = 0;
 
@@ -38,7 +39,7 @@ struct Checker {
   bool refill(uint64_t a) {
     uint64_t end = a + size;
     if (end < a) return false;
-    for (const BufRange &r : c.ranges) {
+    for (const BufRange &r : ranges) {
       if (r.lo <= a && end <= r.hi) {
         lo = r.lo;
         span = r.hi - r.lo - size + 1;
@@ -49,9 +50,26 @@ struct Checker {
   }
 };
 
+// A write into a buffer the caller marked read-only (a read-only NumPy array,
+// bytes, a read-only mmap): refused before any byte of it changes.
+[[noreturn]] void readOnlyWrite(const Frame &f, const Inst &in, const char *what,
+                                const HostBuffer &b, uint32_t index) {
+  std::string name = b.name.empty() ? "#" + std::to_string(index) : std::string(b.name);
+  runtimeFail(f, in,
+              std::string(what) + " to read-only buffer " + name + " in kernel " +
+                  f.prog->fn->name + ": program " + programStr(f) +
+                  " writes memory the caller passed as read-only",
+              "pass a writable copy (e.g. numpy.array(x) or bytearray(x)), or do not store "
+              "through this pointer");
+}
+
 [[noreturn]] void outOfBounds(const Frame &f, const Inst &in, const char *what, const char *verb,
                               uint64_t addr, uint64_t esize, int64_t lane) {
   const Ctx &c = *f.ctx;
+  if (verb[0] != 'r')  // a write: inside a read-only buffer is its own error
+    for (const BufRange &r : c.ranges)
+      if (c.buffers[r.index].readOnly && r.lo <= addr && addr < r.hi)
+        readOnlyWrite(f, in, what, c.buffers[r.index], r.index);
   // Name the buffer nearest to the address: the pointer was most likely
   // computed from it with a wrong offset.
   const BufRange *best = nullptr;
@@ -93,12 +111,13 @@ inline int64_t strideOf(const Frame &f, uint32_t operand, int64_t n) {
 // When p[i] == p[0] + i * sizeof(T) for all i and the whole range lies in one
 // buffer, the start of that range; else null (the per-element path decides).
 template <class T>
-const T *contiguousInBounds(const Frame &f, const uint64_t *__restrict p, int64_t n) {
+const T *contiguousInBounds(const std::vector<BufRange> &ranges, const uint64_t *__restrict p,
+                            int64_t n) {
   if (n < 4) return nullptr;
   uint64_t p0 = p[0], diff = 0;
   for (int64_t i = 0; i < n; ++i) diff |= p[i] ^ (p0 + static_cast<uint64_t>(i) * sizeof(T));
   if (diff != 0) return nullptr;
-  Checker whole{*f.ctx, static_cast<uint64_t>(n) * sizeof(T)};
+  Checker whole{ranges, static_cast<uint64_t>(n) * sizeof(T)};
   return whole.refill(p0) ? reinterpret_cast<const T *>(p0) : nullptr;
 }
 
@@ -111,7 +130,7 @@ void loadLoop(Frame &f, const Inst &in) {
   const T *other = in.in.size() > 2 ? f.at<T>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[1], n) : 0, so = other ? strideOf(f, in.in[2], n) : 0;
   T *o = f.at<T>(in.out[0]);
-  if (const T *src = contiguousInBounds<T>(f, p, n)) {
+  if (const T *src = contiguousInBounds<T>(f.ctx->ranges, p, n)) {
     // The whole range is inside one buffer, so masked lanes may be read too:
     // branch-free loops the compiler vectorises.
     if (!mask) {
@@ -122,7 +141,7 @@ void loadLoop(Frame &f, const Inst &in) {
       for (int64_t i = 0; i < n; ++i) o[i] = mask[i * sm] ? src[i] : T(0);
     }
   } else if (!mask) {
-    Checker ck{*f.ctx, sizeof(T)};
+    Checker ck{f.ctx->ranges, sizeof(T)};
     for (int64_t i = 0; i < n; ++i) {
       uint64_t a = p[i];
       if (!ck.ok(a)) [[unlikely]]
@@ -130,7 +149,7 @@ void loadLoop(Frame &f, const Inst &in) {
       o[i] = loadBits<T>(reinterpret_cast<const void *>(a));
     }
   } else {
-    Checker ck{*f.ctx, sizeof(T)};
+    Checker ck{f.ctx->ranges, sizeof(T)};
     for (int64_t i = 0; i < n; ++i) {
       if (!mask[i * sm]) {
         o[i] = other ? other[i * so] : T(0);
@@ -155,7 +174,7 @@ void storeLoop(Frame &f, const Inst &in) {
   int64_t sv = strideOf(f, in.in[1], n);
   const uint8_t *mask = in.in.size() > 2 ? f.at<uint8_t>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[2], n) : 0;
-  if (T *dst = const_cast<T *>(contiguousInBounds<T>(f, p, n))) {
+  if (T *dst = const_cast<T *>(contiguousInBounds<T>(f.ctx->writable, p, n))) {
     if (!mask && sv == 1) {
       std::memcpy(dst, v, static_cast<size_t>(n) * sizeof(T));
     } else {
@@ -164,7 +183,7 @@ void storeLoop(Frame &f, const Inst &in) {
     }
     return;
   }
-  Checker ck{*f.ctx, sizeof(T)};
+  Checker ck{f.ctx->writable, sizeof(T)};
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i * sm]) continue;
     uint64_t a = p[i];
@@ -296,7 +315,7 @@ void execAtomicRmw(Frame &f, const Inst &in) {
     using S = typename K::S;
     const S *v = f.at<S>(in.in[1]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{*f.ctx, sizeof(S)};
+    Checker ck{f.ctx->writable, sizeof(S)};
     for (int64_t i = 0; i < n; ++i) {  // row-major order, one element at a time
       if (mask && !mask[i * sm]) {
         o[i] = S(0);
@@ -318,7 +337,7 @@ void execAtomicCas(Frame &f, const Inst &in) {
     const S *cmp = f.at<S>(in.in[1]);
     const S *val = f.at<S>(in.in[2]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{*f.ctx, sizeof(S)};
+    Checker ck{f.ctx->writable, sizeof(S)};
     for (int64_t i = 0; i < n; ++i) {
       checkAtomic(f, in, ck, p[i], sizeof(S), i);
       S c = cmp[i * sc], v = val[i * sv];

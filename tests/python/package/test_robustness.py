@@ -120,6 +120,170 @@ def test_nonrepresentable_integer_is_an_error(expr, number):
     assert number in str(e.value)
 
 
+# ------------------------------------------------ read-only memory
+
+
+@triton.jit
+def store_one_kernel(out):
+    tl.store(out + tl.arange(0, 4), tl.full((4,), 5, tl.int32))
+
+
+@triton.jit
+def atomic_kernel(out):
+    tl.atomic_add(out, 1)
+
+
+@triton.jit
+def copy_kernel(src, dst):
+    i = tl.arange(0, 4)
+    tl.store(dst + i, tl.load(src + i))
+
+
+def _readonly_array():
+    a = np.zeros(4, np.int32)
+    a.setflags(write=False)
+    return a
+
+
+class ArrayInterface:
+    """An exporter of only __array_interface__ (no .dtype attribute)."""
+
+    def __init__(self, a, readonly):
+        self.a = a
+        self.__array_interface__ = {"data": (a.ctypes.data, readonly), "typestr": a.dtype.str,
+                                    "shape": a.shape, "version": 3}
+
+
+@pytest.mark.parametrize("make", [
+    _readonly_array,
+    lambda: np.frombuffer(bytes(16), np.int32),
+    lambda: memoryview(bytes(16)).cast("i"),
+    lambda: ArrayInterface(_readonly_array(), True),
+], ids=["readonly-ndarray", "frombuffer-bytes", "memoryview-bytes", "array-interface"])
+@pytest.mark.parametrize("kernel", [store_one_kernel, atomic_kernel], ids=["store", "atomic"])
+def test_store_into_readonly_memory_is_refused(make, kernel):
+    target = make()
+    before = bytes(memoryview(target.a if isinstance(target, ArrayInterface) else target).cast("B"))
+    with pytest.raises(triton.KernelError, match="read-only buffer out") as e:
+        kernel[(1,)](target)
+    assert "pass a writable copy" in str(e.value)
+    after = bytes(memoryview(target.a if isinstance(target, ArrayInterface) else target).cast("B"))
+    assert after == before
+
+
+def test_bytes_constant_is_not_changed():
+    # The immutable bytes object itself (here a code constant) was written.
+    child_ok("""
+        @triton.jit
+        def k(out):
+            tl.store(out, 1)
+        def f():
+            return b"\\0\\0\\0\\0"
+        try:
+            k[(1,)](np.frombuffer(f(), np.int32))
+        except triton.KernelError as e:
+            assert "read-only" in str(e)
+        else:
+            raise AssertionError("no error")
+        assert f() == bytes(4)
+        """)
+
+
+def test_readonly_mmap_store_is_an_error_not_sigsegv(tmp_path):
+    path = tmp_path / "data.bin"
+    path.write_bytes(bytes(16))
+    out = child_ok(f"""
+        import mmap
+        @triton.jit
+        def k(src, dst):
+            i = tl.arange(0, 4)
+            tl.store(dst + i, tl.load(src + i) + 1)
+        with open({str(path)!r}, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            ro = np.frombuffer(m, np.int32)
+            dst = np.zeros(4, np.int32)
+            k[(1,)](ro, dst)  # loads from read-only memory are fine
+            print(dst.tolist())
+            try:
+                k[(1,)](dst, ro)
+            except triton.KernelError as e:
+                print("refused" if "read-only buffer dst" in str(e) else e)
+        """)
+    assert out.split("\n")[:2] == ["[1, 1, 1, 1]", "refused"]
+
+
+def test_loads_from_readonly_memory_work():
+    src = np.arange(4, dtype=np.int32)
+    src.setflags(write=False)
+    dst = np.zeros(4, np.int32)
+    copy_kernel[(1,)](src, dst)
+    assert dst.tolist() == [0, 1, 2, 3]
+    dst2 = np.zeros(4, np.int32)
+    copy_kernel[(1,)](ArrayInterface(np.arange(4, dtype=np.int32), True), dst2)
+    assert dst2.tolist() == [0, 1, 2, 3]
+
+
+def test_array_interface_without_dtype_is_accepted():
+    src = np.arange(4, dtype=np.float32) + 0.5
+    dst = np.zeros(4, np.float32)
+    copy_kernel[(1,)](ArrayInterface(src, False), ArrayInterface(dst, False))
+    assert dst.tolist() == src.tolist()
+
+
+def test_big_endian_array_is_refused():
+    x = np.arange(4, dtype=">i4")
+    dst = np.zeros(4, np.int32)
+    with pytest.raises(TypeError, match="big-endian"):
+        copy_kernel[(1,)](x, dst)
+    with pytest.raises(TypeError, match="big-endian"):
+        copy_kernel[(1,)](ArrayInterface(x, False), dst)
+    copy_kernel[(1,)](x.astype(x.dtype.newbyteorder("=")), dst)
+    assert dst.tolist() == [0, 1, 2, 3]
+
+
+# ------------------------------------------------ buffers held during a run
+
+
+def test_buffer_cannot_be_resized_while_the_kernel_runs():
+    # The view was released before the kernel ran with the GIL released: a
+    # thread freeing the bytearray meanwhile made the kernel write freed
+    # memory (heap corruption, SIGABRT). Now the resize is refused.
+    out = child_ok("""
+        import threading, time
+        @triton.jit
+        def slow(out, n):
+            i = 0
+            acc = tl.zeros((256,), tl.int32)
+            while i < n:
+                acc += 1
+                i += 1
+            tl.store(out + tl.arange(0, 256), acc)
+        buf = bytearray(1024)
+        slow[(1,)](buf, 1)  # compiled before timing anything
+        t0 = time.perf_counter()
+        slow[(1,)](buf, 20000)
+        per_run = time.perf_counter() - t0
+        n = int(20000 * 1.0 / max(per_run, 1e-6))  # about a second
+        started = threading.Event()
+        def run():
+            started.set()
+            slow[(1,)](buf, n)
+        t = threading.Thread(target=run)
+        t.start()
+        started.wait()
+        time.sleep(0.2)
+        try:
+            del buf[:]
+            print("resized while running" if t.is_alive() else "finished too early")
+        except BufferError:
+            print("refused")
+        t.join()
+        # A bytearray is a uint8 buffer: the int32 count is stored truncated.
+        print(list(buf[:256]) == [n % 256] * 256)
+        """)
+    assert out.split() == ["refused", "True"], out
+
+
 # ------------------------------------------------ loop-carried types
 
 
