@@ -127,9 +127,7 @@ class Assigner {
       }
       Operation *def = v->def;
       Builder b;
-      auto it = std::find_if(def->parent->ops.begin(), def->parent->ops.end(),
-                             [&](auto &p) { return p.get() == def; });
-      b.setInsertionPoint(def->parent, std::next(it));
+      b.setInsertionPoint(def->parent, std::next(def->self));
       b.setLoc(def->loc);
       std::unordered_map<const Value *, Value *> mapping;
       Operation *copy = cloneOp(*def, b, mapping);
@@ -369,9 +367,7 @@ class Assigner {
             Type userType = res->type;
             res->type = withLayout(res->type, want);
             Builder b;
-            auto &ops = op->parent->ops;
-            auto it = std::find_if(ops.begin(), ops.end(), [&](auto &p) { return p.get() == op; });
-            b.setInsertionPoint(op->parent, std::next(it));
+            b.setInsertionPoint(op->parent, std::next(op->self));
             b.setLoc(op->loc);
             Value *conv = b.op1(OpCode::ConvertLayout, {res}, userType);
             replaceAllUsesWith(fn_.body, res, conv);
