@@ -689,7 +689,9 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       l.error(s.loc, "'break' is not supported in tl.static_range loops",
               "use range() for a loop that breaks");
     int64_t count = 0;
-    for (int64_t v = a; st > 0 ? v < z : v > z; v += st) {
+    // A next value past int64 is past z too: the loop ends there, as
+    // Python's range does, without overflowing.
+    for (int64_t v = a; st > 0 ? v < z : v > z;) {
       if (++count > 4096)
         l.error(iter.loc, "tl.static_range unrolls more than 4096 iterations",
                 "use range() for long loops");
@@ -697,6 +699,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       LoopDepthGuard depth(l);
       Lowerer::FlowResult f = l.lowerBody(s.body);
       if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+      if (__builtin_add_overflow(v, st, &v)) break;
     }
     return;
   }

@@ -25,6 +25,12 @@ namespace tessera::frontend {
 
 struct ModuleScope;
 
+// The most statements one kernel may lower, unrolled loops and inlined
+// calls included (see Lowerer::loweredStatements_): 5x the longest kernel
+// compile time is measured on (bench/core.py), refused after about two
+// seconds and 500 MB of IR.
+inline constexpr int64_t kMaxLoweredStatements = int64_t{1} << 19;
+
 // The one 128-bit value whose negation (and division by -1) overflows.
 inline constexpr __int128 kInt128Min =
     static_cast<__int128>(static_cast<unsigned __int128>(1) << 127);
@@ -306,6 +312,11 @@ class Lowerer {
   const ModuleScope *scope_ = nullptr;
   std::vector<std::unique_ptr<ModuleScope>> scopes_;  // one per unit, built on first use
   int inlineDepth_ = 0;
+  // Statements lowered so far, each unrolled iteration and inlined call
+  // counted again: the budget that keeps nested tl.static_range loops and
+  // calls that double per level (f(x, N - 1) + f(x, N - 1)) from running
+  // out of memory or time.
+  int64_t loweredStatements_ = 0;
   int dryRun_ = 0;
   int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
 

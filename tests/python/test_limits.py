@@ -51,3 +51,25 @@ def test_compile_time_is_linear_in_kernel_length(tmp_path):
     large = compile_seconds(tmp_path, 16_000)
     assert large < 32 * max(small, 0.05), f"2k statements {small:.2f} s, 16k {large:.2f} s"
 
+
+@pytest.mark.parametrize("body", [
+    # 16.7 M unrolled statements: grew to 8 GB and aborted.
+    "    for i in tl.static_range(4096):\n"
+    "        for j in tl.static_range(4096):\n"
+    "            tl.store(p, i + j)\n",
+    # 2^30 inlined calls: ran for minutes (N = 20 took 52 s).
+    "    tl.store(p, f(n, 30))\n",
+], ids=["nested-static-range", "doubling-calls"])
+def test_unrolling_and_inlining_have_a_budget(tmp_path, body):
+    path = tmp_path / "k.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n"
+                    "@triton.jit\ndef f(x, N: tl.constexpr):\n    if N == 0:\n        return x\n"
+                    "    return f(x, N - 1) + f(x, N - 1)\n\n"
+                    "@triton.jit\ndef k(p, n):\n" + body)
+    t0 = time.perf_counter()
+    r = tesserac(path, "*i32, i32", "--emit", "ttir", timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "this kernel lowers more than 524288 statements" in r.stderr
+    assert "use range() instead of tl.static_range" in r.stderr
+    assert f"{path}:" in r.stderr  # located
+    assert time.perf_counter() - t0 < 30
