@@ -631,6 +631,7 @@ RunTimer &runTimer() {
 void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
                const std::array<int64_t, 3> &grid, int num_threads) {
   tessera_status status;
+  SigintScope sigint;  // Ctrl-C stops the run
   {
     nb::gil_scoped_release release;
     auto t0 = std::chrono::steady_clock::now();
@@ -641,7 +642,10 @@ void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t
     runTimer().ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
     runTimer().runs.fetch_add(1, std::memory_order_relaxed);
   }
-  if (status != TESSERA_OK) raiseLastError(status);
+  if (status != TESSERA_OK) {
+    if (sigint.fired()) raiseInterrupted();
+    raiseLastError(status);
+  }
 }
 
 }  // namespace tessera_py

@@ -141,6 +141,25 @@ class BufferPins {
   size_t n_ = 0;
 };
 
+// While alive, SIGINT also stops the interpreter runs in progress (see
+// interrupt.cpp); construct it with the GIL held, around a run.
+class SigintScope {
+ public:
+  SigintScope();
+  ~SigintScope();
+  SigintScope(const SigintScope &) = delete;
+  SigintScope &operator=(const SigintScope &) = delete;
+  // A SIGINT arrived since construction.
+  bool fired() const;
+
+ private:
+  uint64_t start_;
+};
+
+// Raises the pending KeyboardInterrupt (or what the user's SIGINT handler
+// raises) after a run that SIGINT stopped. With the GIL held.
+[[noreturn]] void raiseInterrupted();
+
 // What classifyArg reads from the environment, read once per launch (a
 // Dispatcher passes one for all its arguments) rather than once per argument.
 struct LaunchEnv {

@@ -529,6 +529,10 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
   });
 }
 
+void tessera_interrupt_runs(void) {
+  tessera::interp::interruptRuns();
+}
+
 tessera_kernel *tessera_compile_units(const tessera_source_unit *units, size_t num_units,
                                       const char *kernel_name, const tessera_arg_spec *args,
                                       size_t num_args, const tessera_compile_options *opts) {

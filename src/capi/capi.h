@@ -304,6 +304,12 @@ TESSERA_CAPI_EXPORT tessera_status tessera_kernel_run(const tessera_kernel *kern
                                                       int64_t gx, int64_t gy, int64_t gz,
                                                       int32_t num_threads);
 
+/* Asks every tessera_kernel_run in progress in this process to stop: each
+ * returns TESSERA_ERROR_KERNEL ("... was interrupted (SIGINT)") at its next
+ * program or loop iteration. Async-signal-safe, for a SIGINT handler; runs
+ * started afterwards are not affected. */
+TESSERA_CAPI_EXPORT void tessera_interrupt_runs(void);
+
 /* Launches the kernel's PTX (it must have been compiled with a target) on
  * CUDA device `device`, on `stream` (a CUstream; NULL: the default stream).
  * Pointer arguments are TESSERA_RUN_BUFFER entries whose `data` is a device

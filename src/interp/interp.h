@@ -60,6 +60,12 @@ struct RunOptions {
   std::ostream *printStream = nullptr;     // device_print output (default std::cout)
 };
 
+// Asks every run in progress to stop, for a SIGINT handler: async-signal-
+// safe (one atomic increment). Each run stops at its next program or loop
+// iteration and throws RuntimeError ("... interrupted"); runs started later
+// are not affected.
+void interruptRuns() noexcept;
+
 // Runs every program of `grid`. Throws RuntimeError for out-of-bounds
 // accesses, failed device_asserts and argument mismatches.
 namespace detail {

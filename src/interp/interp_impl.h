@@ -94,6 +94,9 @@ struct ErrorBox {
 };
 
 // Shared, read-mostly state of one run().
+// How many times interruptRuns() was called: a run stops when it changes.
+extern std::atomic<uint64_t> gInterrupts;
+
 struct Ctx {
   const Program *prog = nullptr;
   std::span<const HostBuffer> buffers;
@@ -104,6 +107,7 @@ struct Ctx {
   std::ostream *out = nullptr;
   std::mutex printMu;
   std::atomic<bool> abort{false};
+  uint64_t interruptsAtStart = 0;  // gInterrupts when the run began
   ErrorBox error;
 };
 

@@ -284,6 +284,62 @@ def test_buffer_cannot_be_resized_while_the_kernel_runs():
     assert out.split() == ["refused", "True"], out
 
 
+# ------------------------------------------------ Ctrl-C
+
+
+@pytest.mark.parametrize("launch", [
+    "endless[(1,)](out, 1)",          # a while loop that never ends
+    "one_store[(2**31 - 1,)](out)",   # 2^31 - 1 programs
+], ids=["endless-loop", "huge-grid"])
+def test_ctrl_c_stops_a_running_kernel(launch):
+    # SIGINT was ignored until the kernel ended (never, for an endless loop).
+    import signal
+    import time
+
+    script = textwrap.dedent(f"""\
+        import sys, time
+        sys.path.insert(0, {str(PYTHON_DIR)!r})
+        import numpy as np
+        import tessera as triton
+        import tessera.language as tl
+
+        @triton.jit
+        def endless(out, n):
+            i = 0
+            while n > 0:
+                i += 1
+            tl.store(out, i)
+
+        @triton.jit
+        def one_store(out):
+            tl.store(out, 1)
+
+        out = np.zeros(1, np.int32)
+        endless[(1,)](out, 0)  # compiled before the timed launch
+        one_store[(1,)](out)
+        print("running", flush=True)
+        try:
+            {launch}
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt", time.monotonic(), flush=True)
+        """)
+    path = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / f"ctrl_c_{abs(hash(launch))}.py"
+    path.write_text(script)
+    proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "running"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, out
+    word, stamp = out.split()
+    assert word == "KeyboardInterrupt"
+    assert float(stamp) - sent < 1.0  # the target: within a second
+
+
 # ------------------------------------------------ loop-carried types
 
 
