@@ -340,6 +340,62 @@ def test_ctrl_c_stops_a_running_kernel(launch):
     assert float(stamp) - sent < 1.0  # the target: within a second
 
 
+# ------------------------------------------------ input sizes
+
+
+BUILD = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", pathlib.Path(__file__).resolve().parents[3] / "build"))
+
+
+@pytest.mark.parametrize("tool", ["tesserac", "tessera-opt"])
+def test_endless_input_file_is_refused(tool):
+    # /dev/zero was read until std::bad_alloc aborted the tool.
+    exe = BUILD / tool
+    if not exe.exists():
+        pytest.skip(f"{exe} is not built")
+    args = [str(exe), "compile", "/dev/zero", "--kernel", "k", "--signature", "i32"] \
+        if tool == "tesserac" else [str(exe), "/dev/zero"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "is larger than 64 MiB" in r.stderr
+
+
+@pytest.mark.parametrize("build", [
+    # ("tuple", [("tuple", [... ("int", 1) ...])]), 100,000 deep
+    "v = ('int', 1)\nfor _ in range(100_000):\n    v = ('tuple', [v])",
+    # a tuple constant whose element list contains the constant itself
+    "elems = []\nv = ('tuple', elems)\nelems.append(v)",
+], ids=["100000-deep", "self-containing"])
+def test_deep_or_cyclic_constant_is_refused(build):
+    # Both overflowed the stack (SIGSEGV) in the extension.
+    out = child_ok(build + textwrap.dedent("""
+        from tessera._ext import load
+        C = load()
+        SRC = ("import triton\\nimport triton.language as tl\\n@triton.jit\\n"
+               "def k(p, V: tl.constexpr):\\n    tl.store(p, 1)\\n")
+        try:
+            C.compile([(SRC, "t.py", 1, 0, [])], "k", [("ptr", "i32", False), ("constexpr", v)])
+        except ValueError as e:
+            print(e)
+        """))
+    assert "nested more than 64 deep" in out
+
+
+def test_huge_column_offset_gives_a_short_message():
+    # A col_offset of 2**32 - 1 built a 4-billion-character caret line.
+    from tessera._ext import load
+
+    C = load()
+    src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(p):\n    tl.store(p, nope)\n"
+    with pytest.raises(Exception, match="column offset") as e:
+        C.compile([(src, "t.py", 1, 2**32 - 1, [])], "k", [("ptr", "i32", False)])
+    assert len(str(e.value)) < 1000
+    # The largest offset allowed still gives a message of bounded width.
+    with pytest.raises(Exception, match="undefined name 'nope'") as e:
+        C.compile([(src, "t.py", 1, 1 << 16, [])], "k", [("ptr", "i32", False)])
+    assert len(str(e.value)) < 1000
+    assert "..." in str(e.value)
+
+
 # ------------------------------------------------ loop-carried types
 
 
