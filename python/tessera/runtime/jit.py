@@ -724,21 +724,25 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
     c = _ext()
     disk = None if knobs.compilation.always_compile else _disk_cache()
     if disk is not None:
-        blob = disk.get(key)
+        # Checked: an entry that is not the one stored under this key (another
+        # kernel's copied over it, say) reads as a miss and is rewritten.
+        blob = disk.get_checked(key)
         if blob is not None:
             try:
                 kernel = c.Kernel.deserialize(blob)
+            except ValueError:
+                kernel = None  # written by another version: rebuild below
+            if kernel is not None and kernel.name == name:
                 stats.disk_hits += 1
                 return kernel
-            except ValueError:
-                disk.remove(key)  # corrupt or stale: rebuild below
+            disk.remove(key)
     kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps,
                        num_stages=num_stages)
     stats.compiles += 1
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)
     if disk is not None:
-        if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses
+        if disk.put_checked(key, kernel.serialize()):  # False (no exception) when the disk refuses
             stats.disk_writes += 1
     return kernel
 

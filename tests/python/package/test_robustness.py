@@ -396,6 +396,73 @@ def test_huge_column_offset_gives_a_short_message():
     assert "..." in str(e.value)
 
 
+# ------------------------------------------------ the disk cache
+
+CACHE_SCRIPT = textwrap.dedent("""\
+    import os, sys
+    sys.path.insert(0, sys.argv[1])
+    import numpy as np
+    import tessera as triton
+    import tessera.language as tl
+
+    @triton.jit
+    def add(x, y, out):
+        i = tl.arange(0, 4)
+        tl.store(out + i, tl.load(x + i) + tl.load(y + i))
+
+    @triton.jit
+    def sub(x, y, out):
+        i = tl.arange(0, 4)
+        tl.store(out + i, tl.load(x + i) - tl.load(y + i))
+
+    def entries():
+        root = os.path.join(os.environ["TESSERA_CACHE_DIR"], "kernels")
+        return {os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if not f.startswith(".")}
+
+    x, y = np.arange(4, dtype=np.float32) + 10, np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    if sys.argv[2] == "fill":  # one entry each, their paths in order
+        before = entries()
+        add[(1,)](x, y, out)
+        a = entries() - before
+        sub[(1,)](x, y, out)
+        print(*a, *(entries() - before - a))
+    else:
+        add[(1,)](x, y, out)
+        print(out.tolist() == (x + y).tolist(), triton.runtime.jit.stats.disk_hits)
+    """)
+
+
+def run_cache_script(tmp_path, mode, cache_dir):
+    script = tmp_path / "cache_kernels.py"
+    script.write_text(CACHE_SCRIPT)
+    r = subprocess.run([sys.executable, str(script), str(PYTHON_DIR), mode], capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, TESSERA_CACHE_DIR=str(cache_dir)))
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+@pytest.mark.parametrize("damage", ["other-kernel", "fifo", "symlink-dev-zero"])
+def test_cache_entry_that_is_not_this_kernels_is_a_miss(tmp_path, damage):
+    # Copying sub's entry over add's made add subtract, silently; a FIFO in
+    # its place blocked forever; a symbolic link to /dev/zero read 5 GB.
+    cache_dir = tmp_path / "cache"
+    add_path, sub_path = run_cache_script(tmp_path, "fill", cache_dir)
+    assert run_cache_script(tmp_path, "run", cache_dir) == ["True", "1"]  # a hit
+    os.unlink(add_path)
+    if damage == "other-kernel":
+        import shutil
+
+        shutil.copyfile(sub_path, add_path)
+    elif damage == "fifo":
+        os.mkfifo(add_path)
+    else:
+        os.symlink("/dev/zero", add_path)
+    assert run_cache_script(tmp_path, "run", cache_dir) == ["True", "0"]  # a miss, recompiled
+    assert os.path.isfile(add_path) and not os.path.islink(add_path)  # and rewritten
+    assert run_cache_script(tmp_path, "run", cache_dir) == ["True", "1"]
+
+
 # ------------------------------------------------ loop-carried types
 
 
