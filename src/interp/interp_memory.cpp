@@ -83,7 +83,11 @@ struct Checker {
   }
   std::string msg = std::string("out-of-bounds ") + what + " in kernel " + f.prog->fn->name +
                     ": program " + programStr(f);
-  if (best && bestDist <= std::max<uint64_t>(best->hi - best->lo, uint64_t(1) << 20)) {
+  if (addr >= kOverflowedAddress) {
+    msg += std::string(
+        ": the pointer arithmetic overflowed the 64-bit address space (an offset far "
+        "beyond any buffer)");
+  } else if (best && bestDist <= std::max<uint64_t>(best->hi - best->lo, uint64_t(1) << 20)) {
     const HostBuffer &b = c.buffers[best->index];
     int64_t rel = static_cast<int64_t>(addr - best->lo);
     int64_t es = static_cast<int64_t>(esize);

@@ -463,6 +463,36 @@ def test_cache_entry_that_is_not_this_kernels_is_a_miss(tmp_path, damage):
     assert run_cache_script(tmp_path, "run", cache_dir) == ["True", "1"]
 
 
+# ------------------------------------------------ pointer arithmetic
+
+
+@triton.jit
+def load_at_kernel(x, out, off):
+    tl.store(out, tl.load(x + off))
+
+
+@triton.jit
+def masked_far_kernel(x, out, off):
+    i = tl.arange(0, 4)
+    o = tl.where(i < 2, i, off)
+    tl.store(out + i, tl.load(x + o, mask=i < 2, other=-1))
+
+
+@pytest.mark.parametrize("off", [2**62, 2**62 + 1, -(2**62), 2**63 - 1, -(2**63)])
+def test_pointer_offset_past_the_address_space_is_an_error(off):
+    # x + 2**62 (4-byte elements) wrapped to x itself: element 0, no error.
+    x = np.arange(8, dtype=np.float32) + 1
+    out = np.zeros(1, np.float32)
+    with pytest.raises(triton.KernelError, match="pointer arithmetic overflowed"):
+        load_at_kernel[(1,)](x, out, off)
+    load_at_kernel[(1,)](x, out, 3)
+    assert out[0] == 4
+    # Masked lanes may hold such offsets.
+    out4 = np.zeros(4, np.float32)
+    masked_far_kernel[(1,)](x, out4, off)
+    assert out4.tolist() == [1, 2, -1, -1]
+
+
 # ------------------------------------------------ loop-carried types
 
 
