@@ -493,6 +493,42 @@ def test_pointer_offset_past_the_address_space_is_an_error(off):
     assert out4.tolist() == [1, 2, -1, -1]
 
 
+# ------------------------------------------------ kernel sources
+
+
+def test_source_is_read_at_decoration_not_at_first_launch():
+    # Editing the file after the import changed the program that ran.
+    k = kernel_from_source(textwrap.dedent("""\
+        def k(out):
+            tl.store(out, 1 + 1)
+        """))
+    path = pathlib.Path(k.fn.__code__.co_filename)
+    path.write_text(path.read_text().replace("1 + 1", "5 + 5"))
+    import linecache
+
+    linecache.checkcache(str(path))
+    out = np.zeros(1, np.int32)
+    k[(1,)](out)
+    assert out[0] == 2
+
+
+def test_decorator_argument_that_reads_as_a_def_is_not_compiled():
+    # A decorator argument holding a "def k(" line was compiled instead of
+    # the function's body.
+    src = ("import tessera as triton\nimport tessera.language as tl\n\n"
+           "def note(text):\n    return lambda f: f\n\n"
+           "@triton.jit\n@note(\"\"\"\ndef k(out):\n    tl.store(out, 99)\n\"\"\")\n"
+           "def k(out):\n    tl.store(out, 7)\n")
+    path2 = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / "robustness_decorated.py"
+    path2.write_text(src)
+    spec = importlib.util.spec_from_file_location(path2.stem, path2)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = np.zeros(1, np.int32)
+    mod.k[(1,)](out)
+    assert out[0] == 7
+
+
 # ------------------------------------------------ loop-carried types
 
 
