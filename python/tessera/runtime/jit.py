@@ -27,6 +27,7 @@ import functools
 import hashlib
 import linecache
 import os
+import threading
 import types
 
 from . import arrays, kernel_cache
@@ -48,17 +49,24 @@ from .errors import CompilationError, KernelError
 _C = None  # the extension, loaded on first use (keeps `import tessera` cheap)
 
 
+_C_lock = threading.Lock()
+
+
 def _ext():
     global _C
     if _C is None:
-        from .. import _ext as loader
-        c = loader.load()
-        c.set_error_types(CompilationError, KernelError)
-        c.set_resolver(arrays.resolver)
-        from ..tools.tensor_descriptor import TensorDescriptor
-        c.set_descriptor_type(TensorDescriptor)
-        c.set_stream_getter(_current_stream)
-        _C = c
+        # Threads launching for the first time at once: one configures the
+        # module, and none uses it before that is done.
+        with _C_lock:
+            if _C is None:
+                from .. import _ext as loader
+                c = loader.load()
+                c.set_error_types(CompilationError, KernelError)
+                c.set_resolver(arrays.resolver)
+                from ..tools.tensor_descriptor import TensorDescriptor
+                c.set_descriptor_type(TensorDescriptor)
+                c.set_stream_getter(_current_stream)
+                _C = c
     return _C
 
 

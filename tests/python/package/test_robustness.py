@@ -493,6 +493,35 @@ def test_pointer_offset_past_the_address_space_is_an_error(off):
     assert out4.tolist() == [1, 2, -1, -1]
 
 
+# ------------------------------------------------ threads
+
+
+def test_first_launches_from_many_threads():
+    # The threads raced on loading the extension: "module 'tessera._C' has
+    # no attribute 'Dispatcher'".
+    for _ in range(3):
+        out = child_ok("""
+            import threading
+            @triton.jit
+            def k(out, v):
+                tl.store(out, v)
+            outs = [np.zeros(1, np.int32) for _ in range(8)]
+            errors = []
+            barrier = threading.Barrier(8)
+            def run(i):
+                barrier.wait()
+                try:
+                    k[(1,)](outs[i], i)
+                except Exception as e:
+                    errors.append(repr(e))
+            ts = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+            for t in ts: t.start()
+            for t in ts: t.join()
+            print(errors or [int(o[0]) for o in outs])
+            """)
+        assert out.strip() == str(list(range(8))), out
+
+
 # ------------------------------------------------ kernel sources
 
 
