@@ -583,10 +583,9 @@ std::array<int64_t, 3> parseGrid(PyObject *grid) {
   std::array<int64_t, 3> g;
   const GridRead r = readGrid(grid, g);
   if (r.problem == GridRead::kOk) return g;
-  if (r.problem == GridRead::kOverflow) {
-    PyLong_AsLongLong(r.item.ptr());  // Python's own OverflowError
-    throw nb::python_error();
-  }
+  if (r.problem == GridRead::kOverflow)  // ValueError, as the interpreter's own limit
+    raise(PyExc_ValueError, "grid dimensions must be in [0, 2^31), got " +
+                                std::string(nb::repr(nb::handle(grid)).c_str()));
   const char *what = r.problem == GridRead::kShape    ? "the grid must be a tuple of 1 to 3 ints"
                      : r.problem == GridRead::kNotInt ? "grid entries must be ints"
                                                       : "grid entries must be >= 0";

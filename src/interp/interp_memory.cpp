@@ -96,9 +96,31 @@ struct Checker {
     msg += std::string(" ") + verb + " element " + std::to_string(idx) + " of buffer " + name +
            " (" + std::to_string((best->hi - best->lo) / esize) + " elements)";
   } else {
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
-    msg += std::string(": address ") + hex + " is outside every buffer passed to the kernel";
+    // An empty buffer has no range; a pointer computed from one still
+    // deserves its name, not a raw address.
+    const HostBuffer *empty = nullptr;
+    size_t emptyIndex = 0;
+    for (size_t i = 0; i < c.buffers.size(); ++i) {
+      uint64_t lo = reinterpret_cast<uint64_t>(c.buffers[i].base);
+      if (c.buffers[i].bytes == 0 && (addr >= lo ? addr - lo : lo - addr) <= (uint64_t{1} << 20)) {
+        empty = &c.buffers[i];
+        emptyIndex = i;
+        break;
+      }
+    }
+    if (empty) {
+      int64_t rel = static_cast<int64_t>(addr - reinterpret_cast<uint64_t>(empty->base));
+      int64_t es = static_cast<int64_t>(esize);
+      int64_t idx = rel >= 0 ? rel / es : -((-rel + es - 1) / es);
+      std::string name =
+          empty->name.empty() ? "#" + std::to_string(emptyIndex) : std::string(empty->name);
+      msg += std::string(" ") + verb + " element " + std::to_string(idx) + " of buffer " + name +
+             ", which is empty (0 elements)";
+    } else {
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+      msg += std::string(": address ") + hex + " is outside every buffer passed to the kernel";
+    }
   }
   const SlotInfo &p = f.info(in.in[0]);
   std::string hint = p.shape.empty()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import linecache
+import operator
 import os
 import threading
 import types
@@ -413,6 +414,7 @@ class JITFunction(KernelInterface):
             raise TypeError(f"{self.__name__}: TESSERA_BACKEND=gpu, but the arguments are in host "
                             "memory; move them to the GPU (tensor.cuda(), cupy.asarray) or unset "
                             "TESSERA_BACKEND")
+        _check_options(self.__name__, opts)
         sp.opts = opts
         sp.debug = bool(opts[4]) if opts[4] is not None else _env_debug()
         sp.num_warps = opts[0] if opts[0] is not None else 4
@@ -728,6 +730,26 @@ def _dump(kernel, name: str, key: str) -> None:
             continue
         with open(os.path.join(d, stage + (".ptx" if stage == "ptx" else ".txt")), "w") as f:
             f.write(text)
+
+
+def _check_options(name: str, opts) -> None:
+    """Launch options a compile can use, on every back end (the CPU ignores
+    num_warps and num_stages, but a kernel run there may run on a GPU next)."""
+    def count(option, value, lo, hi, power_of_two=False):
+        if value is None:
+            return
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name}: {option} must be an int, got {value!r}") from None
+        if type(value) is bool or not lo <= v <= hi or (power_of_two and v & (v - 1)):
+            kind = "a power of two" if power_of_two else "an int"
+            raise ValueError(f"{name}: {option} must be {kind} from {lo} to {hi}, got {value!r}")
+
+    count("num_warps", opts[0], 1, 32, power_of_two=True)
+    count("num_stages", opts[1], 0, 16)
+    if opts[4] is not None and not isinstance(opts[4], int):  # bools, and 0/1 as Triton takes
+        raise TypeError(f"{name}: debug must be True, False or None, got {opts[4]!r}")
 
 
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3):

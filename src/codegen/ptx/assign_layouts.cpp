@@ -397,7 +397,20 @@ class Assigner {
 void assignLayouts(Module &m) {
   if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)
     internalError("assign-layouts", "num_warps must be a power of two");
-  for (auto &fn : m.functions) Assigner(*fn, m.numWarps, m.targetSm, m.archSpecific).run();
+  for (auto &fn : m.functions) {
+    // A GPU function is a kernel: its results would need layouts no caller
+    // agrees on. Front-end kernels have none (callees are inlined); textual
+    // IR given to tessera-opt may.
+    for (const Type &t : fn->resultTypes)
+      if (t.isTile()) {
+        SourceLoc loc = fn->body.ops.empty() ? SourceLoc{} : fn->body.ops.back()->loc;
+        fail(loc,
+             "assign-layouts lays out kernels, and @" + fn->name +
+                 " returns a tile (functions that return values must be inlined first)",
+             "run --pass=inline before assign-layouts, or give the layout pass only kernels");
+      }
+    Assigner(*fn, m.numWarps, m.targetSm, m.archSpecific).run();
+  }
 }
 
 }  // namespace tessera::ptx

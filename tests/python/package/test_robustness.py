@@ -558,6 +558,38 @@ def test_decorator_argument_that_reads_as_a_def_is_not_compiled():
     assert out[0] == 7
 
 
+# ------------------------------------------------ messages
+
+
+@triton.jit
+def store_n_kernel(out, n):
+    tl.store(out, n)
+
+
+@pytest.mark.parametrize("options,error,text", [
+    (dict(num_warps=0), ValueError, "num_warps must be a power of two from 1 to 32, got 0"),
+    (dict(num_warps=3), ValueError, "num_warps must be a power of two"),
+    (dict(num_stages=10**20), ValueError, "num_stages must be an int from 0 to 16"),
+    (dict(num_stages=1.5), TypeError, "num_stages must be an int"),
+    (dict(debug="yes"), TypeError, "debug must be True, False or None, got 'yes'"),
+])
+def test_launch_options_are_checked_on_the_cpu(options, error, text):
+    with pytest.raises(error, match=text):
+        store_n_kernel[(1,)](np.zeros(1, np.int32), 1, **options)
+
+
+def test_grid_past_64_bits_says_what_the_limit_is():
+    # Was a bare "OverflowError: int too big to convert".
+    with pytest.raises(ValueError, match=r"grid dimensions must be in \[0, 2\^31\)"):
+        store_n_kernel[(2**63,)](np.zeros(1, np.int32), 1)
+
+
+def test_out_of_bounds_through_an_empty_array_names_it():
+    # Was "address 0x... is outside every buffer passed to the kernel".
+    with pytest.raises(triton.KernelError, match="writes element 0 of buffer out, which is empty"):
+        store_n_kernel[(1,)](np.zeros(0, np.int32), 1)
+
+
 # ------------------------------------------------ loop-carried types
 
 
