@@ -73,3 +73,20 @@ def test_unrolling_and_inlining_have_a_budget(tmp_path, body):
     assert "use range() instead of tl.static_range" in r.stderr
     assert f"{path}:" in r.stderr  # located
     assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("name,entry", [("_", "tessera_k_5f"), ("k\u00e9", "tessera_k_6bc3a9"),
+                                        ("tessera_k_6b", "tessera_k_74657373657261"
+                                                         "5f6b5f3662"), ("good_name", "good_name")])
+def test_kernel_names_python_allows_become_ptx_identifiers(tmp_path, name, entry):
+    # `_` and non-ASCII names reached ptxas, which refused them.
+    path = tmp_path / "names.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                    f"def {name}(p):\n    tl.store(p, 1)\n", encoding="utf-8")
+    r = subprocess.run([str(TESSERAC), "compile", str(path), "--kernel", name, "--signature", "*i32",
+                        "--emit", "ptx"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f".visible .entry {entry}(" in r.stdout
+    import tessera_testing as tt
+
+    tt.assemble_ptx(r.stdout, "sm_90a")  # ptxas, when the toolkit is installed
