@@ -90,3 +90,16 @@ def test_kernel_names_python_allows_become_ptx_identifiers(tmp_path, name, entry
     import tessera_testing as tt
 
     tt.assemble_ptx(r.stdout, "sm_90a")  # ptxas, when the toolkit is installed
+
+
+@pytest.mark.parametrize("name_bytes", [b"a\xff", b"a\xc3", b"a\xc0\xaf", b"a\xed\xa0\x80"],
+                         ids=["ff", "truncated", "overlong", "surrogate"])
+def test_names_must_be_utf8(tmp_path, name_bytes):
+    # Invalid UTF-8 in a name was accepted (Python refuses the file).
+    path = tmp_path / "names.py"
+    path.write_bytes(b"import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(p):\n    "
+                     + name_bytes + b" = 1\n    tl.store(p, 1)\n")
+    r = subprocess.run([str(TESSERAC), "compile", str(path), "--kernel", "k", "--signature", "*i32"],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 1
+    assert b"names.py:6:6: error: a name holds a byte that is not UTF-8" in r.stderr
