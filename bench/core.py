@@ -9,12 +9,15 @@ same run:
     (target: under 5 ms);
   - vector add, 2^24 fp32, BLOCK 1024, interpreter vs NumPy (target: 100 M
     elements/s or more on 2 cores);
-  - row softmax 4096x1024 fp32, interpreter vs NumPy (target: under 1 s).
+  - row softmax 4096x1024 fp32, interpreter vs NumPy (target: under 1 s);
+  - compile time against kernel length: 10k, 50k and 100k statements, source
+    -> optimised Tile IR and -> PTX (linear; target: 100k under 2 s).
 """
 
 import os
 import pathlib
 import statistics
+import subprocess
 import sys
 import time
 
@@ -82,11 +85,39 @@ def bench_softmax():
           f"{t_np * 1e3:.0f} ms; tessera/numpy time ratio {t_tess / t_np:.1f}x")
 
 
+def long_kernel(statements):
+    """A kernel of `statements` elementwise statements on one tile."""
+    body = "".join(f"    x = x * {i % 7 + 2} + n\n" for i in range(statements))
+    return ("import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(p, n):\n"
+            "    x = tl.load(p + tl.arange(0, 16))\n" + body +
+            "    tl.store(p + tl.arange(0, 16), x)\n")
+
+
+def bench_compile_scaling():
+    tesserac = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", REPO / "build")) / "tesserac"
+    if not tesserac.exists():
+        print(f"compile scaling: skipped ({tesserac} is not built)")
+        return
+    for n in (10_000, 50_000, 100_000):
+        path = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"tessera_long_{n}.py"
+        path.write_text(long_kernel(n))
+        times = {}
+        for emit in ("ttir", "ptx"):
+            cmd = [str(tesserac), "compile", str(path), "--kernel", "k", "--signature",
+                   "*fp32, i32", "--emit", emit]
+            times[emit] = median_time(
+                lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL), 3)
+        print(f"compile {n} statements: -> optimised Tile IR {times['ttir']:.2f} s "
+              f"({times['ttir'] / n * 1e6:.0f} us per statement), -> PTX {times['ptx']:.2f} s "
+              "(target: 100k < 2 s)")
+
+
 def main():
     print(f"cores: {os.cpu_count()}")
     bench_compile()
     bench_vector_add()
     bench_softmax()
+    bench_compile_scaling()
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@
 #include "ir/verifier_diagnostics.h"
 #include "passes/pass_manager.h"
 #include "support/diagnostics.h"
+#include "support/source.h"
 
 namespace {
 
@@ -244,16 +245,23 @@ int run(int argc, char **argv) {
   }
   std::string text;
   std::string name = opts.input == "-" ? "<stdin>" : opts.input;
+  std::optional<std::string> read;
   if (opts.input == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    read = readAtMost(std::cin);
   } else {
     std::ifstream in(opts.input, std::ios::binary);
     if (!in) {
       std::cerr << "tessera-opt: error: cannot open '" << opts.input << "'\n";
       return 1;
     }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    read = readAtMost(in);
   }
+  if (!read) {
+    std::cerr << "tessera-opt: error: '" << name << "' is larger than " << (kMaxSourceBytes >> 20)
+              << " MiB, the most an IR input may be\n";
+    return 1;
+  }
+  text = std::move(*read);
 
   SourceManager sm;
   bool ok = true;

@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "runtime/compiler.h"
+#include "support/source.h"
 
 namespace {
 
@@ -135,12 +136,15 @@ int main(int argc, char **argv) {
     std::cerr << "tesserac: error: cannot read '" << file << "'\n";
     return 1;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::optional<std::string> text = tessera::readAtMost(in);
+  if (!text) {
+    std::cerr << "tesserac: error: '" << file << "' is larger than "
+              << (tessera::kMaxSourceBytes >> 20) << " MiB, the most a kernel source may be\n";
+    return 1;
+  }
   req.fileName = file;
   req.kernel = kernel;
-  std::vector<std::string> parts =
-      split ? splitParts(ss.str()) : std::vector<std::string>{ss.str()};
+  std::vector<std::string> parts = split ? splitParts(*text) : std::vector<std::string>{*text};
   int status = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     req.source = parts[i];

@@ -328,10 +328,15 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
     raise(PyExc_TypeError, argPrefix(param, kernel) + "the resolver returned " +
                                nb::repr(r).c_str() + ", expected (dtype, data_ptr, nbytes)");
   };
-  // (dtype, address, nbytes[, cuda device])
-  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) < 3 || PyTuple_GET_SIZE(r.ptr()) > 4)
+  // (dtype, address, nbytes[, cuda device (-1: host)[, read-only]])
+  if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) < 3 || PyTuple_GET_SIZE(r.ptr()) > 5)
     bad();
-  if (PyTuple_GET_SIZE(r.ptr()) == 4) {
+  if (PyTuple_GET_SIZE(r.ptr()) == 5) {
+    int ro = PyObject_IsTrue(PyTuple_GET_ITEM(r.ptr(), 4));
+    if (ro < 0) throw nb::python_error();
+    out.readOnly = ro != 0;
+  }
+  if (PyTuple_GET_SIZE(r.ptr()) >= 4) {
     long dev = PyLong_AsLong(PyTuple_GET_ITEM(r.ptr(), 3));
     if (dev == -1 && PyErr_Occurred()) {
       PyErr_Clear();
@@ -512,7 +517,11 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
       const void *data = view.buf;
       size_t bytes = bufferExtent(view);
       const bool scalarShaped = view.ndim == 0;
-      PyBuffer_Release(&view);
+      const bool readOnly = view.readonly != 0;
+      if (env && env->pins && known)
+        env->pins->hold(view);
+      else
+        PyBuffer_Release(&view);
       if (known) {
         PyObject *generic = scalarShaped ? numpyGeneric() : nullptr;
         if (generic && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(generic)))
@@ -521,6 +530,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
         out.dtype = code;
         out.data = data;
         out.bytes = bytes;
+        out.readOnly = readOnly;
         out.div16 = reinterpret_cast<uintptr_t>(data) % 16 == 0;
         return;
       }
@@ -573,10 +583,9 @@ std::array<int64_t, 3> parseGrid(PyObject *grid) {
   std::array<int64_t, 3> g;
   const GridRead r = readGrid(grid, g);
   if (r.problem == GridRead::kOk) return g;
-  if (r.problem == GridRead::kOverflow) {
-    PyLong_AsLongLong(r.item.ptr());  // Python's own OverflowError
-    throw nb::python_error();
-  }
+  if (r.problem == GridRead::kOverflow)  // ValueError, as the interpreter's own limit
+    raise(PyExc_ValueError, "grid dimensions must be in [0, 2^31), got " +
+                                std::string(nb::repr(nb::handle(grid)).c_str()));
   const char *what = r.problem == GridRead::kShape    ? "the grid must be a tuple of 1 to 3 ints"
                      : r.problem == GridRead::kNotInt ? "grid entries must be ints"
                                                       : "grid entries must be >= 0";
@@ -621,6 +630,7 @@ RunTimer &runTimer() {
 void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t n,
                const std::array<int64_t, 3> &grid, int num_threads) {
   tessera_status status;
+  SigintScope sigint;  // Ctrl-C stops the run
   {
     nb::gil_scoped_release release;
     auto t0 = std::chrono::steady_clock::now();
@@ -631,7 +641,10 @@ void runKernel(const tessera_kernel *kernel, const tessera_run_arg *args, size_t
     runTimer().ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
     runTimer().runs.fetch_add(1, std::memory_order_relaxed);
   }
-  if (status != TESSERA_OK) raiseLastError(status);
+  if (status != TESSERA_OK) {
+    if (sigint.fired()) raiseInterrupted();
+    raiseLastError(status);
+  }
 }
 
 }  // namespace tessera_py

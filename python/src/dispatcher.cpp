@@ -48,6 +48,7 @@ struct Dispatcher::Analysis {
   size_t nobjs = 0;
   size_t nruntime = 0;  // arguments the compiled kernel takes
   uint64_t hash = 0;
+  BufferPins pins;  // the arguments' buffers, held until the launch is over
 };
 
 Dispatcher::Dispatcher(std::string kernelName, std::vector<std::string> names,
@@ -296,6 +297,7 @@ void Dispatcher::pushObject(PyObject *v, Analysis &a) const {
 
 void Dispatcher::analyze(PyObject *const *items, PyObject *extra, Analysis &a) const {
   LaunchEnv env;
+  env.pins = &a.pins;
   for (size_t i = 0; i < names_.size(); ++i) {
     PyObject *v = items[i];
     ArgInfo &x = a.info[i];

@@ -97,7 +97,13 @@ class CompileInputs {
 
   // An encoded Const: ("none",) ("bool", b) ("int", i) ("float", f)
   // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...]).
-  tessera_value value(nb::handle h) {
+  // `depth`: the tuples around it. The C ABI refuses 64 levels; stopping
+  // there too keeps a 100,000-deep or self-containing tuple from
+  // overflowing the stack here first.
+  tessera_value value(nb::handle h, int depth = 0) {
+    if (depth >= 64)
+      raise(PyExc_ValueError,
+            "a constant's tuples are nested more than 64 deep (or a tuple contains itself)");
     tessera_value v{};
     nb::tuple t = tuple(h, 1, 2, "a constant");
     std::string tag = nb::cast<std::string>(t[0]);
@@ -135,7 +141,7 @@ class CompileInputs {
       nb::handle elems = payload();
       if (!PyList_Check(elems.ptr()) && !PyTuple_Check(elems.ptr())) bad("constant", h);
       std::vector<tessera_value> vals;
-      for (nb::handle e : elems) vals.push_back(value(e));
+      for (nb::handle e : elems) vals.push_back(value(e, depth + 1));
       const auto &stored = tuples_.emplace_back(std::move(vals));
       v.elems = stored.data();
       v.num_elems = stored.size();
@@ -324,11 +330,14 @@ void run(const Kernel &k, nb::handle args, nb::handle grid, int num_threads) {
   Scratch<tessera_run_arg, 16> runArgs(n * 2 * kMaxDescriptorRank);
   size_t used = 0;
   int device = -1;
+  BufferPins pins;  // released after the run
+  LaunchEnv env;
+  env.pins = &pins;
   for (size_t i = 0; i < n; ++i) {
     std::string pname =
         used < nparams ? tessera_kernel_param_name(k.get(), used) : "#" + std::to_string(used);
     ArgInfo a;
-    classifyArg(items[i], a, pname, kname);
+    classifyArg(items[i], a, pname, kname, &env);
     if (a.kind == ArgKind::kNone)
       raise(PyExc_TypeError,
             "argument '" + pname + "' of kernel '" + kname + "': None is not a runtime argument");

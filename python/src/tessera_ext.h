@@ -103,6 +103,7 @@ struct ArgInfo {
   const void *data;  // kPointer: the first element
   size_t bytes;      // kPointer: bytes the kernel may touch from data
   int device = -1;   // kPointer, kDescriptor: the CUDA device of the memory, -1 for host
+  bool readOnly;     // kPointer, kDescriptor: the owner exported it read-only
   // kDescriptor (a host TensorDescriptor): its base as kPointer's fields
   // above, and these.
   int rank;
@@ -111,10 +112,61 @@ struct ArgInfo {
   int64_t shape[kMaxDescriptorRank], strides[kMaxDescriptorRank], block[kMaxDescriptorRank];
 };
 
+// Buffer views held until a launch has finished. The kernel runs with the
+// GIL released; while a view is exported its owner may not resize or free
+// the memory (a bytearray raises BufferError), so another thread cannot pull
+// the memory from under the kernel. Destroyed with the GIL held.
+class BufferPins {
+ public:
+  BufferPins() = default;
+  BufferPins(const BufferPins &) = delete;
+  BufferPins &operator=(const BufferPins &) = delete;
+  ~BufferPins() {
+    for (size_t i = 0; i < n_; ++i)
+      PyBuffer_Release(i < kInline ? &inline_[i] : &more_[i - kInline]);
+  }
+  // Takes over `view` (released with the pins).
+  void hold(const Py_buffer &view) {
+    if (n_ < kInline)
+      inline_[n_] = view;
+    else
+      more_.push_back(view);
+    ++n_;
+  }
+
+ private:
+  static constexpr size_t kInline = 4;
+  Py_buffer inline_[kInline];
+  std::vector<Py_buffer> more_;
+  size_t n_ = 0;
+};
+
+// While alive, SIGINT also stops the interpreter runs in progress (see
+// interrupt.cpp); construct it with the GIL held, around a run.
+class SigintScope {
+ public:
+  SigintScope();
+  ~SigintScope();
+  SigintScope(const SigintScope &) = delete;
+  SigintScope &operator=(const SigintScope &) = delete;
+  // A SIGINT arrived since construction.
+  bool fired() const;
+
+ private:
+  uint64_t start_;
+};
+
+// Raises the pending KeyboardInterrupt (or what the user's SIGINT handler
+// raises) after a run that SIGINT stopped. With the GIL held.
+[[noreturn]] void raiseInterrupted();
+
 // What classifyArg reads from the environment, read once per launch (a
 // Dispatcher passes one for all its arguments) rather than once per argument.
 struct LaunchEnv {
   int cpuForced = -1;  // TESSERA_BACKEND names the CPU; -1: not read yet
+  // Where the buffer views of the launch's arguments are kept until it has
+  // run; null: released at once (the argument is only classified).
+  BufferPins *pins = nullptr;
 };
 
 // Classifies one runtime argument `v` of parameter `param` of kernel
@@ -142,7 +194,7 @@ inline tessera_run_arg toRunArg(const ArgInfo &a) {
   switch (a.kind) {
     case ArgKind::kPointer:
     case ArgKind::kDescriptor:
-      r.kind = TESSERA_RUN_BUFFER;
+      r.kind = a.readOnly ? TESSERA_RUN_BUFFER_READONLY : TESSERA_RUN_BUFFER;
       r.data = a.data;
       r.bytes = a.bytes;
       break;

@@ -13,9 +13,16 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import threading
 from types import ModuleType
 
 _NAME = "tessera._C"
+
+# The first launches of several threads load the module at once: one loads,
+# the others wait, and none sees it before it is initialised (sys.modules
+# holds it from before its initialisation runs).
+_lock = threading.Lock()
+_loaded: ModuleType | None = None
 
 
 def _candidates() -> list[str]:
@@ -60,6 +67,16 @@ def _load_from(path: str) -> ModuleType:
 
 def load() -> ModuleType:
     """Returns the tessera._C module, importing it on first use."""
+    global _loaded
+    if _loaded is not None:
+        return _loaded
+    with _lock:
+        if _loaded is None:
+            _loaded = _load()
+    return _loaded
+
+
+def _load() -> ModuleType:
     module = sys.modules.get(_NAME)
     if module is not None:
         return module

@@ -501,11 +501,13 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
       const bool isFloat = k.kinds[i] == tessera_kernel::Param::kFloat;
       switch (a.kind) {
         case TESSERA_RUN_BUFFER:
+        case TESSERA_RUN_BUFFER_READONLY:
           if (!isPtr) throw tessera::KernelError(what() + " must be a number, got a buffer");
           if (a.data == nullptr && a.bytes != 0)
             throw InvalidArgument{what() + ": the buffer is NULL"};
           values[i] = tessera::interp::ArgValue::pointer(a.data);
-          buffers[numBuffers++] = {a.data, a.bytes, a.name ? std::string_view(a.name) : pname};
+          buffers[numBuffers++] = {a.data, a.bytes, a.name ? std::string_view(a.name) : pname,
+                                   a.kind == TESSERA_RUN_BUFFER_READONLY};
           break;
         case TESSERA_RUN_INT:
           if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got an integer");
@@ -525,6 +527,10 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     k.impl->runInterp({values.data(), num_args}, {buffers.data(), numBuffers}, {gx, gy, gz},
                       num_threads);
   });
+}
+
+void tessera_interrupt_runs(void) {
+  tessera::interp::interruptRuns();
 }
 
 tessera_kernel *tessera_compile_units(const tessera_source_unit *units, size_t num_units,
@@ -636,6 +642,10 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
           if (!isPtr) throw tessera::KernelError(what() + " must be a number, got a buffer");
           values[i] = tessera::interp::ArgValue::pointer(a.data);
           break;
+        case TESSERA_RUN_BUFFER_READONLY:  // the GPU cannot refuse a store into it
+          throw InvalidArgument{what() +
+                                ": read-only memory cannot be passed to a GPU kernel; pass a "
+                                "writable copy"};
         case TESSERA_RUN_INT:
           if (isPtr) throw tessera::KernelError(what() + " must be a device pointer");
           values[i] = tessera::interp::ArgValue::integer(a.i);

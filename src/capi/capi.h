@@ -276,9 +276,10 @@ TESSERA_CAPI_EXPORT const char *tessera_builtin_name(size_t index);
 /* --------------------------------------------------------------- running */
 
 typedef enum tessera_run_arg_kind {
-  TESSERA_RUN_BUFFER = 0, /* data, bytes, name */
-  TESSERA_RUN_INT = 1,    /* i */
-  TESSERA_RUN_FLOAT = 2   /* f */
+  TESSERA_RUN_BUFFER = 0,         /* data, bytes, name */
+  TESSERA_RUN_INT = 1,            /* i */
+  TESSERA_RUN_FLOAT = 2,          /* f */
+  TESSERA_RUN_BUFFER_READONLY = 3 /* as BUFFER; a store or atomic into it is an error */
 } tessera_run_arg_kind;
 
 /* One runtime argument. A BUFFER is host memory of `bytes` bytes starting at
@@ -302,6 +303,12 @@ TESSERA_CAPI_EXPORT tessera_status tessera_kernel_run(const tessera_kernel *kern
                                                       const tessera_run_arg *args, size_t num_args,
                                                       int64_t gx, int64_t gy, int64_t gz,
                                                       int32_t num_threads);
+
+/* Asks every tessera_kernel_run in progress in this process to stop: each
+ * returns TESSERA_ERROR_KERNEL ("... was interrupted (SIGINT)") at its next
+ * program or loop iteration. Async-signal-safe, for a SIGINT handler; runs
+ * started afterwards are not affected. */
+TESSERA_CAPI_EXPORT void tessera_interrupt_runs(void);
 
 /* Launches the kernel's PTX (it must have been compiled with a target) on
  * CUDA device `device`, on `stream` (a CUstream; NULL: the default stream).

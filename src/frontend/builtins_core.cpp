@@ -296,6 +296,17 @@ SVal umulhi(Lowerer &l, A &a) {
 
 SVal cdiv(Lowerer &l, A &a) {
   SVal x = a[a.params[0]], d = a[a.params[1]];
+  if (x.isIntLike() && d.isIntLike()) {
+    // Exactly, as Python's (x + d - 1) // d: the sum may leave 64 bits.
+    __int128 n = x.wide(), q = d.wide(), num = 0;
+    if (q == 0) l.error(a.loc, "division by zero in a compile-time expression");
+    // num == -2^127 would trap when divided by -1.
+    if (__builtin_add_overflow(n, q - 1, &num) || num == kInt128Min)
+      return l.exactInteger(0, a.loc, true);
+    __int128 r = num / q;
+    if (num % q != 0 && ((num < 0) != (q < 0))) --r;
+    return l.exactInteger(r, a.loc);
+  }
   SVal num =
       l.binary(ast::BinOp::Sub, l.binary(ast::BinOp::Add, x, d, a.loc), SVal::integer(1), a.loc);
   return l.binary(ast::BinOp::FloorDiv, num, d, a.loc);
@@ -505,8 +516,16 @@ SVal pyLen(Lowerer &l, A &a) {
 
 SVal pyInt(Lowerer &l, A &a) {
   const SVal &v = a["x"];
-  if (v.kind == SVal::Kind::Float) return SVal::integer(static_cast<int64_t>(std::trunc(v.f)));
-  if (v.isIntLike()) return SVal::integer(v.i);
+  if (v.kind == SVal::Kind::Float) {
+    if (std::isnan(v.f)) l.error(a.loc, "cannot convert float NaN to integer");
+    if (std::isinf(v.f)) l.error(a.loc, "cannot convert float infinity to integer");
+    // The bound keeps the cast to 128 bits defined.
+    double t = std::trunc(v.f);
+    if (std::fabs(t) >= 0x1p126) return l.exactInteger(0, a.loc, /*overflowed=*/true);
+    return l.exactInteger(static_cast<__int128>(t), a.loc);
+  }
+  if (v.kind == SVal::Kind::Bool) return SVal::integer(v.i);
+  if (v.isIntLike()) return v;  // keeps a uint64's value
   if (v.isTensor())
     l.error(a.loc, "int() needs a compile-time value", "use x.to(tl.int32) for tensors");
   l.error(a.loc, "int() is not defined for " + describe(v));
@@ -544,7 +563,7 @@ SVal pyBool(Lowerer &l, A &a) {
 SVal pyAbs(Lowerer &l, A &a) {
   const SVal &v = a["x"];
   if (v.kind == SVal::Kind::Float) return SVal::floating(std::fabs(v.f));
-  if (v.isIntLike()) return SVal::integer(v.i < 0 ? -v.i : v.i);
+  if (v.isIntLike()) return l.exactInteger(v.wide() < 0 ? -v.wide() : v.wide(), a.loc);
   return absFn(l, a);
 }
 

@@ -33,6 +33,28 @@ constexpr std::array<std::string_view, 48> kOperators = {
 bool isIdentStart(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
+// The offset of the first byte of `s` that is not part of well-formed
+// UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), or
+// npos. Python refuses such a file; names must not carry such bytes into
+// the IR and PTX.
+size_t invalidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return i;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 2) return i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
 bool isIdentChar(unsigned char c) {
   return isIdentStart(c) || (c >= '0' && c <= '9');
 }
@@ -329,6 +351,13 @@ Token Lexer::lexName() {
   uint32_t begin = pos_;
   while (!atEnd() && isIdentChar(static_cast<unsigned char>(peekChar()))) ++pos_;
   std::string_view word = text_.substr(begin, pos_ - begin);
+  if (size_t bad = invalidUtf8(word); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(word[bad]));
+    errorAt(begin + static_cast<uint32_t>(bad),
+            std::string("a name holds a byte that is not UTF-8 (") + hex + ")",
+            "save the file as UTF-8 (Python reads source files as UTF-8)");
+  }
   bool raw, bytes, fstr;
   if ((peekChar() == '"' || peekChar() == '\'') && isStringPrefix(word, raw, bytes, fstr))
     return lexString(begin, pos_);

@@ -493,6 +493,18 @@ LoopCarried planCarried(Lowerer &l, const ast::Body &body, const ast::Expr *extr
 void checkCarried(Lowerer &l, const LoopCarried &lc, std::vector<SVal> &ends, SourceLoc loc) {
   for (size_t i = 0; i < lc.names.size(); ++i) {
     if (sameStructure(ends[i], lc.inits[i])) continue;
+    // A float constant would be truncated into an integer carried value;
+    // Triton rejects the type change (a float is fp32), so does this.
+    const SVal &init = lc.inits[i];
+    if (ends[i].kind == SVal::Kind::Float && init.isTensor() && !init.v->type.isPtrLike() &&
+        !isFloat(init.v->type.dtype))
+      l.error(loc,
+              "Loop-carried variable " + lc.names[i] + " has initial type " +
+                  tritonName(init.v->type.dtype) +
+                  " but is re-assigned to fp32 in loop! Please make sure that the type stays "
+                  "consistent.",
+              "initialise it as a float (e.g. " + lc.names[i] +
+                  " = 0.0) or convert the value with .to()");
     if (!convertLike(l, ends[i], lc.inits[i], loc) || !sameStructure(ends[i], lc.inits[i]))
       l.error(loc,
               "loop-carried variable '" + lc.names[i] + "' has type " + describe(lc.inits[i]) +
@@ -677,7 +689,9 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       l.error(s.loc, "'break' is not supported in tl.static_range loops",
               "use range() for a loop that breaks");
     int64_t count = 0;
-    for (int64_t v = a; st > 0 ? v < z : v > z; v += st) {
+    // A next value past int64 is past z too: the loop ends there, as
+    // Python's range does, without overflowing.
+    for (int64_t v = a; st > 0 ? v < z : v > z;) {
       if (++count > 4096)
         l.error(iter.loc, "tl.static_range unrolls more than 4096 iterations",
                 "use range() for long loops");
@@ -685,6 +699,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       LoopDepthGuard depth(l);
       Lowerer::FlowResult f = l.lowerBody(s.body);
       if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+      if (__builtin_add_overflow(v, st, &v)) break;
     }
     return;
   }

@@ -453,6 +453,12 @@ SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) 
 // ---- expressions ------------------------------------------------------------------------
 
 SVal Lowerer::expr(const ast::Expr &e) {
+  SVal v = operand(e);
+  requireRepresentable(v, e.loc);
+  return v;
+}
+
+SVal Lowerer::operand(const ast::Expr &e) {
   using K = ast::ExprKind;
   switch (e.kind) {
     case K::Name:
@@ -518,12 +524,12 @@ SVal Lowerer::expr(const ast::Expr &e) {
                   e.loc);
     }
     case K::BinOp: {
-      SVal a = expr(*e.a);
-      SVal b = expr(*e.b);
+      SVal a = operand(*e.a);
+      SVal b = operand(*e.b);
       return binary(e.binop, a, b, e.loc);
     }
     case K::UnaryOp:
-      return unary(e.unop, expr(*e.a), e.loc);
+      return unary(e.unop, operand(*e.a), e.loc);
     case K::BoolOp: {
       // Compile-time operands short-circuit as in Python; runtime operands
       // become logical and/or of their truth values.
@@ -545,10 +551,10 @@ SVal Lowerer::expr(const ast::Expr &e) {
       return acc;
     }
     case K::Compare: {
-      SVal lhs = expr(*e.a);
+      SVal lhs = operand(*e.a);
       SVal result;
       for (size_t k = 0; k < e.cmpops.size(); ++k) {
-        SVal rhs = expr(*e.list[k]);
+        SVal rhs = operand(*e.list[k]);
         SVal r = compare(e.cmpops[k], lhs, rhs, e.loc);
         if (k == 0)
           result = r;

@@ -73,13 +73,11 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
         l.error(loc, "unsupported operand types for " + opname + ": float");
     }
   }
-  // Exact in 128 bits, as Python computes; the result wraps to 64 bits only
-  // outside [-2^63, 2^64) (see SVal::wideInteger).
+  // Exact in 128 bits, as Python computes; a result outside [-2^63, 2^64)
+  // is big (an error once it leaves the expression, as Triton's). No value
+  // is -2^127 (exactInteger), so neither x / -1 nor x % -1 can trap.
   __int128 x = a.wide(), y = b.wide();
-  auto exact = [&](__int128 v, bool overflowed) {
-    if (overflowed) return SVal::integer(static_cast<int64_t>(static_cast<uint64_t>(v)));
-    return SVal::wideInteger(v);
-  };
+  auto exact = [&](__int128 v, bool overflowed) { return l.exactInteger(v, loc, overflowed); };
   __int128 r = 0;
   switch (op) {
     case BinOp::Add:
@@ -93,50 +91,86 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
       return SVal::floating(static_cast<double>(x) / static_cast<double>(y));
     case BinOp::FloorDiv: {
       if (y == 0) l.error(loc, "division by zero in a compile-time expression");
+      // INT64_MIN // -1 is 2^63, a uint64.
       __int128 q = x / y;
       if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
-      return SVal::wideInteger(q);
+      return exact(q, false);
     }
     case BinOp::Mod: {
       if (y == 0) l.error(loc, "modulo by zero in a compile-time expression");
       __int128 m = x % y;
       if (m != 0 && ((m < 0) != (y < 0))) m += y;
-      return SVal::wideInteger(m);
+      return exact(m, false);
     }
     case BinOp::Pow: {
       if (y < 0) return SVal::floating(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      if (x == 0 || x == 1) return exact(y == 0 ? 1 : x, false);
+      if (x == -1) return exact(y % 2 == 0 ? 1 : -1, false);
       __int128 p = 1;
-      bool over = false;
-      for (__int128 k = 0; k < y && k < 128 && !over; ++k) over = __builtin_mul_overflow(p, x, &p);
+      bool over = y >= 128;  // |x| >= 2: 2^128 and beyond
+      for (__int128 k = 0; k < y && !over; ++k) over = __builtin_mul_overflow(p, x, &p);
       return exact(p, over);
     }
-    case BinOp::LShift:
+    case BinOp::LShift: {
       if (y < 0) l.error(loc, "negative shift count");
-      if (y >= 64) return SVal::integer(0);
-      return exact(static_cast<__int128>(static_cast<unsigned __int128>(x) << y),
-                   (x << y >> y) != x);
+      if (x == 0) return SVal::integer(0);
+      if (y >= 127) return exact(0, true);  // |x| >= 1: at least 2^127
+      __int128 s = static_cast<__int128>(static_cast<unsigned __int128>(x) << y);
+      return exact(s, (s >> y) != x);
+    }
     case BinOp::RShift:
       if (y < 0) l.error(loc, "negative shift count");
-      return SVal::wideInteger(y >= 127 ? (x < 0 ? -1 : 0) : x >> y);
+      return exact(y >= 127 ? (x < 0 ? -1 : 0) : x >> y, false);
     case BinOp::BitAnd:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x & y)
-                                                                      : SVal::wideInteger(x & y);
+                                                                      : exact(x & y, false);
     case BinOp::BitOr:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x | y)
-                                                                      : SVal::wideInteger(x | y);
+                                                                      : exact(x | y, false);
     case BinOp::BitXor:
       return a.kind == SVal::Kind::Bool && b.kind == SVal::Kind::Bool ? SVal::boolean(x ^ y)
-                                                                      : SVal::wideInteger(x ^ y);
+                                                                      : exact(x ^ y, false);
     case BinOp::MatMul:
       break;
   }
   l.error(loc, "unsupported operand types for " + opname + ": int");
 }
 
+// The decimal digits of `v`.
+std::string decimal(__int128 v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  for (; u != 0; u /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+  return neg ? "-" + s : s;
+}
+
 }  // namespace
+
+namespace {
+const char *const kRepresentableHint =
+    "a kernel's integers must fit in 64 bits (int64, or uint64 for [2**63, 2**64)); only the "
+    "arithmetic of one expression may leave that range";
+}  // namespace
+
+SVal Lowerer::exactInteger(__int128 v, SourceLoc loc, bool overflowed) const {
+  // -2^127 counts as overflowed: negating or dividing it by -1 would trap.
+  if (overflowed || v == kInt128Min)
+    error(loc, "Nonrepresentable integer (more than 127 bits in a compile-time expression).",
+          kRepresentableHint);
+  return SVal::wideInteger(v);
+}
+
+void Lowerer::requireRepresentable(const SVal &v, SourceLoc loc) const {
+  if (v.isBig) error(loc, "Nonrepresentable integer " + decimal(v.big) + ".", kRepresentableHint);
+}
 
 SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   if (a.isConst() && b.isConst()) return foldConst(*this, op, a, b, loc);
+  requireRepresentable(a, loc);
+  requireRepresentable(b, loc);
   std::string opname = ast::spelling(op);
   auto isOperand = [](const SVal &v) { return v.isTensor() || v.isNumber(); };
   if (!isOperand(a) || !isOperand(b))
@@ -325,6 +359,8 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
   if (!(a.isTensor() || a.isNumber()) || !(b.isTensor() || b.isNumber()))
     error(loc, std::string("operator ") + ast::spelling(op) + " is not defined on " + describe(a) +
                    " and " + describe(b));
+  requireRepresentable(a, loc);
+  requireRepresentable(b, loc);
   Value *x, *y;
   bool aPtr = a.isTensor() && a.v->type.isPtrLike();
   bool bPtr = b.isTensor() && b.v->type.isPtrLike();
@@ -376,13 +412,13 @@ SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
         return SVal::boolean(false);
       case UnaryOp::Neg:
         if (a.kind == SVal::Kind::Float) return SVal::floating(-a.f);
-        if (a.isIntLike()) return SVal::wideInteger(-a.wide());
+        if (a.isIntLike()) return exactInteger(-a.wide(), loc);
         break;
       case UnaryOp::Pos:
         if (a.isNumber()) return a.kind == SVal::Kind::Bool ? SVal::integer(a.i) : a;
         break;
       case UnaryOp::Invert:
-        if (a.isIntLike()) return SVal::wideInteger(~a.wide());
+        if (a.isIntLike()) return exactInteger(~a.wide(), loc);
         break;
     }
     error(loc, std::string("bad operand type for unary ") + ast::spelling(op) + ": " + describe(a));

@@ -271,6 +271,13 @@ void Lowerer::assign(const ast::Expr &target, const SVal &value) {
 void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index, FlowResult &flow,
                         bool &consumedRest) {
   using K = ast::StmtKind;
+  if (++loweredStatements_ > kMaxLoweredStatements)
+    error(s.loc,
+          "this kernel lowers more than " + std::to_string(kMaxLoweredStatements) +
+              " statements (each tl.static_range iteration and each inlined @jit call counts "
+              "its statements again)",
+          "use range() instead of tl.static_range for long loops, and avoid calls that "
+          "multiply (a function calling itself or another twice per level)");
   switch (s.kind) {
     case K::Return:
       flow.returned = true;

@@ -25,6 +25,16 @@ namespace tessera::frontend {
 
 struct ModuleScope;
 
+// The most statements one kernel may lower, unrolled loops and inlined
+// calls included (see Lowerer::loweredStatements_): 5x the longest kernel
+// compile time is measured on (bench/core.py), refused after about two
+// seconds and 500 MB of IR.
+inline constexpr int64_t kMaxLoweredStatements = int64_t{1} << 19;
+
+// The one 128-bit value whose negation (and division by -1) overflows.
+inline constexpr __int128 kInt128Min =
+    static_cast<__int128>(static_cast<unsigned __int128>(1) << 127);
+
 struct SVal {
   enum class Kind {
     None,
@@ -60,6 +70,12 @@ struct SVal {
   // are unbounded and Triton types such a constant uint64 (1 << 63,
   // 0xFFFFFFFFFFFFFFFF), so it must not read as a negative int64.
   bool u64 = false;
+  // Int: the exact value `big` lies outside [-2^63, 2^64) and `i` is
+  // meaningless. Python computes such an intermediate exactly ((1 << 64) - 1
+  // is a uint64); only the arithmetic of one expression may hold it, and
+  // Lowerer::expr refuses it as Triton's "Nonrepresentable integer" error.
+  bool isBig = false;
+  __int128 big = 0;
 
   static SVal none() { return {}; }
   static SVal boolean(bool b) {
@@ -75,11 +91,14 @@ struct SVal {
     return r;
   }
   // An integer computed exactly: values in [2^63, 2^64) keep their sign as
-  // u64; anything outside [-2^63, 2^64) wraps to 64 bits, as the constant
-  // would in the kernel.
+  // u64; anything outside [-2^63, 2^64) is big (see isBig).
   static SVal wideInteger(__int128 v) {
     SVal r = integer(static_cast<int64_t>(static_cast<uint64_t>(v)));
     r.u64 = v > static_cast<__int128>(INT64_MAX) && v <= static_cast<__int128>(UINT64_MAX);
+    if (v < static_cast<__int128>(INT64_MIN) || v > static_cast<__int128>(UINT64_MAX)) {
+      r.isBig = true;
+      r.big = v;
+    }
     return r;
   }
   static SVal floating(double f) {
@@ -133,10 +152,12 @@ struct SVal {
   bool isConst() const;
   double asDouble() const {
     if (kind == Kind::Float) return f;
+    if (isBig) return static_cast<double>(big);
     return u64 ? static_cast<double>(static_cast<uint64_t>(i)) : static_cast<double>(i);
   }
   // The exact value of a Bool or Int.
   __int128 wide() const {
+    if (isBig) return big;
     return u64 ? static_cast<__int128>(static_cast<uint64_t>(i)) : static_cast<__int128>(i);
   }
 };
@@ -213,9 +234,20 @@ class Lowerer {
   [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
     fail(loc, std::move(msg), std::move(hint));
   }
+  // A compile-time integer computed exactly: `v`, big when outside [-2^63,
+  // 2^64) (see SVal::isBig). `overflowed`: the 128-bit computation itself
+  // overflowed, Triton's "Nonrepresentable integer" error at once.
+  SVal exactInteger(__int128 v, SourceLoc loc, bool overflowed = false) const;
+  // Triton's "Nonrepresentable integer" error when `v` is a big integer: the
+  // value leaves the arithmetic of its expression (the kernel's integers
+  // have 64 bits).
+  void requireRepresentable(const SVal &v, SourceLoc loc) const;
 
   // ---- expressions and statements ---------------------------------------------
+  // The value of `e`, never a big integer (see SVal::isBig).
   SVal expr(const ast::Expr &e);
+  // The value of `e` as an operand of compile-time arithmetic: may be big.
+  SVal operand(const ast::Expr &e);
   SVal call(const SVal &callee, std::vector<SVal> args, std::vector<SourceLoc> argLocs,
             std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
             SourceLoc loc);
@@ -280,6 +312,11 @@ class Lowerer {
   const ModuleScope *scope_ = nullptr;
   std::vector<std::unique_ptr<ModuleScope>> scopes_;  // one per unit, built on first use
   int inlineDepth_ = 0;
+  // Statements lowered so far, each unrolled iteration and inlined call
+  // counted again: the budget that keeps nested tl.static_range loops and
+  // calls that double per level (f(x, N - 1) + f(x, N - 1)) from running
+  // out of memory or time.
+  int64_t loweredStatements_ = 0;
   int dryRun_ = 0;
   int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
 

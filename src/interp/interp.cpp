@@ -23,6 +23,8 @@ namespace tessera::interp {
 
 namespace detail {
 
+std::atomic<uint64_t> gInterrupts{0};
+
 std::string programStr(const Frame &f) {
   return "(" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) + ", " +
          std::to_string(f.pid[2]) + ")";
@@ -68,8 +70,15 @@ void parallelCopy(Frame &f, std::span<const uint32_t> values, std::span<const ui
   }
 }
 
+[[noreturn]] void interrupted(const Ctx &c) {
+  throw RuntimeError("kernel " + c.prog->fn->name + " was interrupted (SIGINT)");
+}
+
+// At every loop iteration: another program failed, or the user pressed Ctrl-C.
 inline void checkAbort(const Frame &f) {
   if (f.ctx->abort.load(std::memory_order_relaxed)) throw Aborted{};
+  if (gInterrupts.load(std::memory_order_relaxed) != f.ctx->interruptsAtStart) [[unlikely]]
+    interrupted(*f.ctx);
 }
 
 __extension__ using I128 = __int128;
@@ -431,6 +440,7 @@ void worker(const Program &p, Ctx &c, std::atomic<int64_t> &next, int64_t total,
     initFrame(f, p, c, args);
     for (;;) {
       if (c.abort.load(std::memory_order_relaxed)) return;
+      if (gInterrupts.load(std::memory_order_relaxed) != c.interruptsAtStart) interrupted(c);
       pid = next.fetch_add(1);
       if (pid >= total) return;
       int64_t x = pid % c.grid.x, rest = pid / c.grid.x;
@@ -496,6 +506,7 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
   if (total == 0) return;
 
   Ctx c;
+  c.interruptsAtStart = gInterrupts.load();
   c.prog = &prog;
   c.buffers = buffers;
   c.grid = grid;
@@ -508,6 +519,8 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
   }
   std::sort(c.ranges.begin(), c.ranges.end(),
             [](const BufRange &a, const BufRange &b) { return a.lo < b.lo; });
+  for (const BufRange &r : c.ranges)
+    if (!buffers[r.index].readOnly) c.writable.push_back(r);
 
   // hardware_concurrency() reads /sys on every call: ask once.
   static const int64_t hardwareThreads = std::thread::hardware_concurrency();
@@ -517,6 +530,10 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
   std::atomic<int64_t> next{0};
   runOnThreads(static_cast<int>(threads), [&] { worker(prog, c, next, total, bound); });
   if (c.error.set) throw RuntimeError(c.error.message);
+}
+
+void interruptRuns() noexcept {
+  detail::gInterrupts.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace tessera::interp

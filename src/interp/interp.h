@@ -31,6 +31,9 @@ struct HostBuffer {
   // The parameter's name, for messages; it outlives the run (the kernel's
   // parameters or the caller's argument array), so no copy per launch.
   std::string_view name;
+  // Loads may read it; a store or atomic into it is an error (the caller's
+  // memory is immutable: bytes, a read-only array or mapping).
+  bool readOnly = false;
 };
 
 // One value per argument of the kernel function's body block, in order.
@@ -56,6 +59,12 @@ struct RunOptions {
   bool debug = false;                      // device_assert is checked only when true
   std::ostream *printStream = nullptr;     // device_print output (default std::cout)
 };
+
+// Asks every run in progress to stop, for a SIGINT handler: async-signal-
+// safe (one atomic increment). Each run stops at its next program or loop
+// iteration and throws RuntimeError ("... interrupted"); runs started later
+// are not affected.
+void interruptRuns() noexcept;
 
 // Runs every program of `grid`. Throws RuntimeError for out-of-bounds
 // accesses, failed device_asserts and argument mismatches.

@@ -86,7 +86,21 @@ void addPtrLoop(const uint64_t *__restrict p, int64_t sp, const S *__restrict of
   // Offsets are sign-extended by dtype, then the address wraps mod 2^64.
   // Element sizes are powers of two: a shift, which vectorises without
   // 64-bit multiplies.
-  if (sp == 1 && so == 1) {
+  if constexpr (sizeof(S) == 8) {
+    // A 64-bit offset can leave the address space: p + 2^62 * 4 would wrap
+    // to p itself and pass every bounds check. Such an address becomes
+    // kOverflowedAddress-tagged (never inside a buffer: user addresses are
+    // below 2^63), an error only if an unmasked access uses it.
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t e = static_cast<int64_t>(off[i * so]), addr = 0;
+      const uint64_t base = p[i * sp];
+      bool over =
+          e > (INT64_MAX >> shift) || e < (INT64_MIN >> shift) || base >= kOverflowedAddress ||
+          __builtin_add_overflow(static_cast<int64_t>(base), e * (int64_t{1} << shift), &addr) ||
+          addr < 0;
+      o[i] = over ? kOverflowedAddress | (base & 0xFFFF'FFFF'FFFFu) : static_cast<uint64_t>(addr);
+    }
+  } else if (sp == 1 && so == 1) {
     for (int64_t i = 0; i < n; ++i)
       o[i] = p[i] + (static_cast<uint64_t>(static_cast<int64_t>(off[i])) << shift);
   } else {

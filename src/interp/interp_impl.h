@@ -94,15 +94,25 @@ struct ErrorBox {
 };
 
 // Shared, read-mostly state of one run().
+// The tag of an address whose pointer arithmetic left the 64-bit address
+// space (add_ptr with a huge offset): no buffer lies at or above it, so an
+// unmasked access through it is reported, not wrapped into a buffer.
+inline constexpr uint64_t kOverflowedAddress = uint64_t{1} << 63;
+
+// How many times interruptRuns() was called: a run stops when it changes.
+extern std::atomic<uint64_t> gInterrupts;
+
 struct Ctx {
   const Program *prog = nullptr;
   std::span<const HostBuffer> buffers;
-  std::vector<BufRange> ranges;  // sorted by lo
+  std::vector<BufRange> ranges;    // sorted by lo
+  std::vector<BufRange> writable;  // the ranges of buffers that are not read-only
   Grid grid;
   const RunOptions *opts = nullptr;
   std::ostream *out = nullptr;
   std::mutex printMu;
   std::atomic<bool> abort{false};
+  uint64_t interruptsAtStart = 0;  // gInterrupts when the run began
   ErrorBox error;
 };
 

@@ -27,9 +27,10 @@ namespace tessera::interp::detail {
 namespace {
 
 // The last buffer that held an access of `size` bytes: addresses a with
-// a - lo < span are inside it. span == 0 means "no window yet".
+// a - lo < span are inside it. span == 0 means "no window yet". Loads search
+// every buffer, stores and atomics only the writable ones.
 struct Checker {
-  const Ctx &c;
+  const std::vector<BufRange> &ranges;
   uint64_t size;
   uint64_t lo = 0, span = 0;
 
@@ -38,7 +39,7 @@ struct Checker {
   bool refill(uint64_t a) {
     uint64_t end = a + size;
     if (end < a) return false;
-    for (const BufRange &r : c.ranges) {
+    for (const BufRange &r : ranges) {
       if (r.lo <= a && end <= r.hi) {
         lo = r.lo;
         span = r.hi - r.lo - size + 1;
@@ -49,9 +50,26 @@ struct Checker {
   }
 };
 
+// A write into a buffer the caller marked read-only (a read-only NumPy array,
+// bytes, a read-only mmap): refused before any byte of it changes.
+[[noreturn]] void readOnlyWrite(const Frame &f, const Inst &in, const char *what,
+                                const HostBuffer &b, uint32_t index) {
+  std::string name = b.name.empty() ? "#" + std::to_string(index) : std::string(b.name);
+  runtimeFail(f, in,
+              std::string(what) + " to read-only buffer " + name + " in kernel " +
+                  f.prog->fn->name + ": program " + programStr(f) +
+                  " writes memory the caller passed as read-only",
+              "pass a writable copy (e.g. numpy.array(x) or bytearray(x)), or do not store "
+              "through this pointer");
+}
+
 [[noreturn]] void outOfBounds(const Frame &f, const Inst &in, const char *what, const char *verb,
                               uint64_t addr, uint64_t esize, int64_t lane) {
   const Ctx &c = *f.ctx;
+  if (verb[0] != 'r')  // a write: inside a read-only buffer is its own error
+    for (const BufRange &r : c.ranges)
+      if (c.buffers[r.index].readOnly && r.lo <= addr && addr < r.hi)
+        readOnlyWrite(f, in, what, c.buffers[r.index], r.index);
   // Name the buffer nearest to the address: the pointer was most likely
   // computed from it with a wrong offset.
   const BufRange *best = nullptr;
@@ -65,7 +83,11 @@ struct Checker {
   }
   std::string msg = std::string("out-of-bounds ") + what + " in kernel " + f.prog->fn->name +
                     ": program " + programStr(f);
-  if (best && bestDist <= std::max<uint64_t>(best->hi - best->lo, uint64_t(1) << 20)) {
+  if (addr >= kOverflowedAddress) {
+    msg += std::string(
+        ": the pointer arithmetic overflowed the 64-bit address space (an offset far "
+        "beyond any buffer)");
+  } else if (best && bestDist <= std::max<uint64_t>(best->hi - best->lo, uint64_t(1) << 20)) {
     const HostBuffer &b = c.buffers[best->index];
     int64_t rel = static_cast<int64_t>(addr - best->lo);
     int64_t es = static_cast<int64_t>(esize);
@@ -74,9 +96,31 @@ struct Checker {
     msg += std::string(" ") + verb + " element " + std::to_string(idx) + " of buffer " + name +
            " (" + std::to_string((best->hi - best->lo) / esize) + " elements)";
   } else {
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
-    msg += std::string(": address ") + hex + " is outside every buffer passed to the kernel";
+    // An empty buffer has no range; a pointer computed from one still
+    // deserves its name, not a raw address.
+    const HostBuffer *empty = nullptr;
+    size_t emptyIndex = 0;
+    for (size_t i = 0; i < c.buffers.size(); ++i) {
+      uint64_t lo = reinterpret_cast<uint64_t>(c.buffers[i].base);
+      if (c.buffers[i].bytes == 0 && (addr >= lo ? addr - lo : lo - addr) <= (uint64_t{1} << 20)) {
+        empty = &c.buffers[i];
+        emptyIndex = i;
+        break;
+      }
+    }
+    if (empty) {
+      int64_t rel = static_cast<int64_t>(addr - reinterpret_cast<uint64_t>(empty->base));
+      int64_t es = static_cast<int64_t>(esize);
+      int64_t idx = rel >= 0 ? rel / es : -((-rel + es - 1) / es);
+      std::string name =
+          empty->name.empty() ? "#" + std::to_string(emptyIndex) : std::string(empty->name);
+      msg += std::string(" ") + verb + " element " + std::to_string(idx) + " of buffer " + name +
+             ", which is empty (0 elements)";
+    } else {
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+      msg += std::string(": address ") + hex + " is outside every buffer passed to the kernel";
+    }
   }
   const SlotInfo &p = f.info(in.in[0]);
   std::string hint = p.shape.empty()
@@ -93,12 +137,13 @@ inline int64_t strideOf(const Frame &f, uint32_t operand, int64_t n) {
 // When p[i] == p[0] + i * sizeof(T) for all i and the whole range lies in one
 // buffer, the start of that range; else null (the per-element path decides).
 template <class T>
-const T *contiguousInBounds(const Frame &f, const uint64_t *__restrict p, int64_t n) {
+const T *contiguousInBounds(const std::vector<BufRange> &ranges, const uint64_t *__restrict p,
+                            int64_t n) {
   if (n < 4) return nullptr;
   uint64_t p0 = p[0], diff = 0;
   for (int64_t i = 0; i < n; ++i) diff |= p[i] ^ (p0 + static_cast<uint64_t>(i) * sizeof(T));
   if (diff != 0) return nullptr;
-  Checker whole{*f.ctx, static_cast<uint64_t>(n) * sizeof(T)};
+  Checker whole{ranges, static_cast<uint64_t>(n) * sizeof(T)};
   return whole.refill(p0) ? reinterpret_cast<const T *>(p0) : nullptr;
 }
 
@@ -111,7 +156,7 @@ void loadLoop(Frame &f, const Inst &in) {
   const T *other = in.in.size() > 2 ? f.at<T>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[1], n) : 0, so = other ? strideOf(f, in.in[2], n) : 0;
   T *o = f.at<T>(in.out[0]);
-  if (const T *src = contiguousInBounds<T>(f, p, n)) {
+  if (const T *src = contiguousInBounds<T>(f.ctx->ranges, p, n)) {
     // The whole range is inside one buffer, so masked lanes may be read too:
     // branch-free loops the compiler vectorises.
     if (!mask) {
@@ -122,7 +167,7 @@ void loadLoop(Frame &f, const Inst &in) {
       for (int64_t i = 0; i < n; ++i) o[i] = mask[i * sm] ? src[i] : T(0);
     }
   } else if (!mask) {
-    Checker ck{*f.ctx, sizeof(T)};
+    Checker ck{f.ctx->ranges, sizeof(T)};
     for (int64_t i = 0; i < n; ++i) {
       uint64_t a = p[i];
       if (!ck.ok(a)) [[unlikely]]
@@ -130,7 +175,7 @@ void loadLoop(Frame &f, const Inst &in) {
       o[i] = loadBits<T>(reinterpret_cast<const void *>(a));
     }
   } else {
-    Checker ck{*f.ctx, sizeof(T)};
+    Checker ck{f.ctx->ranges, sizeof(T)};
     for (int64_t i = 0; i < n; ++i) {
       if (!mask[i * sm]) {
         o[i] = other ? other[i * so] : T(0);
@@ -155,7 +200,7 @@ void storeLoop(Frame &f, const Inst &in) {
   int64_t sv = strideOf(f, in.in[1], n);
   const uint8_t *mask = in.in.size() > 2 ? f.at<uint8_t>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[2], n) : 0;
-  if (T *dst = const_cast<T *>(contiguousInBounds<T>(f, p, n))) {
+  if (T *dst = const_cast<T *>(contiguousInBounds<T>(f.ctx->writable, p, n))) {
     if (!mask && sv == 1) {
       std::memcpy(dst, v, static_cast<size_t>(n) * sizeof(T));
     } else {
@@ -164,7 +209,7 @@ void storeLoop(Frame &f, const Inst &in) {
     }
     return;
   }
-  Checker ck{*f.ctx, sizeof(T)};
+  Checker ck{f.ctx->writable, sizeof(T)};
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i * sm]) continue;
     uint64_t a = p[i];
@@ -296,7 +341,7 @@ void execAtomicRmw(Frame &f, const Inst &in) {
     using S = typename K::S;
     const S *v = f.at<S>(in.in[1]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{*f.ctx, sizeof(S)};
+    Checker ck{f.ctx->writable, sizeof(S)};
     for (int64_t i = 0; i < n; ++i) {  // row-major order, one element at a time
       if (mask && !mask[i * sm]) {
         o[i] = S(0);
@@ -318,7 +363,7 @@ void execAtomicCas(Frame &f, const Inst &in) {
     const S *cmp = f.at<S>(in.in[1]);
     const S *val = f.at<S>(in.in[2]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{*f.ctx, sizeof(S)};
+    Checker ck{f.ctx->writable, sizeof(S)};
     for (int64_t i = 0; i < n; ++i) {
       checkAtomic(f, in, ck, p[i], sizeof(S), i);
       S c = cmp[i * sc], v = val[i * sv];

@@ -117,9 +117,9 @@ Function *Module::lookup(std::string_view name) const {
 }
 
 void Builder::setInsertionPointBefore(Operation *op) {
+  if (!op->linked) internalError("builder", "an insertion point before an op in no block");
   block_ = op->parent;
-  point_ = std::find_if(block_->ops.begin(), block_->ops.end(),
-                        [&](const std::unique_ptr<Operation> &o) { return o.get() == op; });
+  point_ = op->self;
 }
 
 Operation *Builder::create(OpCode code, std::vector<Value *> operands,
@@ -145,7 +145,8 @@ Operation *Builder::create(OpCode code, std::vector<Value *> operands,
     op->regions.back()->parentOp = op.get();
   }
   Operation *raw = op.get();
-  block_->ops.insert(point_, std::move(op));
+  raw->self = block_->ops.insert(point_, std::move(op));
+  raw->linked = true;
   return raw;
 }
 

@@ -95,6 +95,13 @@ class Operation {
   std::vector<NamedAttr> attrs;  // kept sorted by name
   SourceLoc loc;
   Block *parent = nullptr;
+  // Where this op sits in parent->ops, so that finding it is O(1) (a search
+  // made passes quadratic in kernel length). Set when the op is inserted
+  // (Builder::create, the IR parser); std::list::splice keeps it valid, so
+  // moving ops between blocks needs no update. Meaningful while `linked`:
+  // a buried op (passes::Graveyard) is no longer in any block.
+  std::list<std::unique_ptr<Operation>>::iterator self;
+  bool linked = false;
 
   const OpInfo &info() const { return opInfo(code); }
   Value *result(unsigned i = 0) const { return results.at(i).get(); }

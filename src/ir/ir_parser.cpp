@@ -578,7 +578,10 @@ class IRParser {
       for (auto &r : op->results) group.push_back(r.get());
       define(resultName, opStart, std::move(group));
     }
+    Operation *raw = op.get();
     block.ops.push_back(std::move(op));
+    raw->self = std::prev(block.ops.end());
+    raw->linked = true;
   }
 
   void parseRegion(Block &block) {

@@ -85,17 +85,15 @@ void ValueMap::apply(Function &fn) const {
 }
 
 std::list<std::unique_ptr<Operation>>::iterator iteratorOf(Operation *op) {
-  Block *b = op->parent;
-  return std::find_if(b->ops.begin(), b->ops.end(),
-                      [&](const std::unique_ptr<Operation> &o) { return o.get() == op; });
+  return op->linked ? op->self : op->parent->ops.end();
 }
 
 void Graveyard::bury(Operation *op) {
-  Block *b = op->parent;
-  auto it = iteratorOf(op);
-  if (it == b->ops.end()) return;
+  if (!op->linked) return;  // buried already
+  auto it = op->self;
   dead_.push_back(std::move(*it));
-  b->ops.erase(it);
+  op->parent->ops.erase(it);
+  op->linked = false;
 }
 
 bool hasWriteEffects(Operation *op) {

@@ -14,6 +14,7 @@
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
 #include "support/diagnostics.h"
+#include "support/source.h"
 
 namespace tessera {
 
@@ -217,8 +218,19 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
   SourceManager &sm = *k->sm_;
   // Files 1..n are the units, in order: serialisation relies on it.
   std::vector<uint32_t> files;
-  for (const SourceUnit &u : units)
+  for (const SourceUnit &u : units) {
+    if (u.source.size() > kMaxSourceBytes)
+      throw std::invalid_argument("the source of '" + u.fileName + "' has " +
+                                  std::to_string(u.source.size()) +
+                                  " bytes; a kernel source may "
+                                  "have at most " +
+                                  std::to_string(kMaxSourceBytes >> 20) + " MiB");
+    if (u.colOffset > kMaxColOffset)
+      throw std::invalid_argument("the column offset of '" + u.fileName + "' is " +
+                                  std::to_string(u.colOffset) + "; it may be at most " +
+                                  std::to_string(kMaxColOffset));
     files.push_back(sm.addFile(u.fileName, u.source, u.firstLine, u.colOffset));
+  }
   registerGpuPasses();
   std::vector<PassTiming> timingStore;
   std::vector<PassTiming> *timings = timingRequested(req) ? &timingStore : nullptr;

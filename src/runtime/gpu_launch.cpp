@@ -5,6 +5,7 @@
 // generator asked for.
 #include <cstring>
 
+#include "codegen/ptx/gpu_passes.h"
 #include "runtime/compiler.h"
 #include "runtime/cuda_driver.h"
 #include "support/scratch.h"
@@ -39,8 +40,8 @@ static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::
     return *static_cast<const cuda::LoadedKernel *>(p);
   if (!k.hasPtx())
     throw Error("kernel '" + k.name() + "' was compiled without a GPU target; compile it for one");
-  std::shared_ptr<cuda::LoadedKernel> loaded =
-      cuda::LoadedKernel::load(k.ir("ptx"), k.name(), device, k.sharedBytes(), k.name());
+  std::shared_ptr<cuda::LoadedKernel> loaded = cuda::LoadedKernel::load(
+      k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(), k.name());
   owners.push_back(loaded);
   slots[device].store(loaded.get(), std::memory_order_release);
   return *loaded;

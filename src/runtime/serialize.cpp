@@ -195,6 +195,8 @@ std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes) {
     uint32_t firstLine = r.u32("unit first line");
     uint32_t colOffset = r.u32("unit column offset");
     std::string_view text = r.str("unit text");
+    if (colOffset > kMaxColOffset || text.size() > kMaxSourceBytes)
+      throw InvalidCachedKernel("a source unit's column offset or size is out of range");
     k->sm_->addFile(std::string(name), std::string(text), firstLine, colOffset);
     scratch.addFile(unitFileName(u), "");
   }

@@ -1,6 +1,19 @@
 #include "support/source.h"
 
+#include <istream>
+
 namespace tessera {
+
+std::optional<std::string> readAtMost(std::istream &in, size_t limit) {
+  std::string out;
+  char buf[1 << 16];
+  while (in && out.size() <= limit) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, limit + 1 - out.size())));
+    out.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (out.size() > limit) return std::nullopt;
+  return out;
+}
 
 uint32_t SourceManager::addFile(std::string name, std::string text, uint32_t firstLine,
                                 uint32_t colOffset) {
@@ -10,8 +23,9 @@ uint32_t SourceManager::addFile(std::string name, std::string text, uint32_t fir
   f.firstLine = firstLine == 0 ? 1 : firstLine;
   f.colOffset = colOffset;
   f.lineStarts.push_back(0);
-  for (uint32_t i = 0; i < f.text.size(); ++i)
-    if (f.text[i] == '\n') f.lineStarts.push_back(i + 1);
+  // Callers keep text under kMaxSourceBytes, so offsets fit 32 bits.
+  for (size_t i = 0; i < f.text.size(); ++i)
+    if (f.text[i] == '\n') f.lineStarts.push_back(static_cast<uint32_t>(i + 1));
   files_.push_back(std::move(f));
   return static_cast<uint32_t>(files_.size());
 }

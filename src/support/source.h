@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,20 @@ struct SourceFile {
   uint32_t colOffset = 0;  // columns removed by dedenting
   std::vector<uint32_t> lineStarts;
 };
+
+// The largest kernel source (one unit, or one input file of the tools):
+// far beyond any kernel, small enough that reading it (or a device such as
+// /dev/zero named by mistake) cannot exhaust memory, and that offsets fit
+// the 32-bit line tables.
+inline constexpr size_t kMaxSourceBytes = size_t{64} << 20;
+
+// The largest column offset of a unit (the indentation dedenting removed):
+// columns are 32-bit, and no real indentation comes near it.
+inline constexpr uint32_t kMaxColOffset = uint32_t{1} << 16;
+
+// All of `in` when it holds at most `limit` bytes, else nullopt (having
+// read limit + 1 bytes, not the rest).
+std::optional<std::string> readAtMost(std::istream &in, size_t limit = kMaxSourceBytes);
 
 class SourceManager {
  public:

@@ -53,3 +53,34 @@ def kernel(x_ptr, n):
 @triton.jit
 def kernel(x_ptr, n):
     tl.static_assert(1 > 2, "one is not greater")  # expected-error {{static_assert failed: one is not greater}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    y = 0
+    for i in range(n):
+        y = 1.5  # expected-error@-1 {{Loop-carried variable y has initial type int32 but is re-assigned to fp32 in loop!}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    big = 1 << 100  # expected-error {{Nonrepresentable integer 1267650600228229401496703205376.}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    m = n + (1 << 64)  # expected-error {{Nonrepresentable integer 18446744073709551616.}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    m = 3 ** 100  # expected-error {{Nonrepresentable integer (more than 127 bits}}
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    m = (1 << 64) - 1  # in range again: a uint64
+    tl.static_assert(m == 18446744073709551615)
+    tl.static_assert(-(-9223372036854775807 - 1) // -1 == -9223372036854775808)
+    tl.static_assert((-9223372036854775807 - 1) // -1 == 9223372036854775808)
+    tl.static_assert(abs(-2**63) == 2**63)

@@ -40,7 +40,7 @@ TESSERA_ERROR_INTERNAL = 4
 VALUE_NONE, VALUE_BOOL, VALUE_INT, VALUE_FLOAT, VALUE_STRING, VALUE_DTYPE, VALUE_TUPLE = range(7)
 ARG_POINTER, ARG_SCALAR, ARG_CONSTEXPR = range(3)
 GLOBAL_CONSTANT, GLOBAL_MODULE_ALIAS, GLOBAL_JIT_FUNCTION, GLOBAL_OPAQUE = range(4)
-RUN_BUFFER, RUN_INT, RUN_FLOAT = range(3)
+RUN_BUFFER, RUN_INT, RUN_FLOAT, RUN_BUFFER_READONLY = range(4)
 
 
 class CValue(ctypes.Structure):
@@ -624,7 +624,8 @@ def run(kernel: Kernel, grid: int | Iterable[int], *args: Any, num_threads: int 
         if isinstance(a, np.ndarray):
             if not a.flags.c_contiguous:
                 raise ValueError(f"argument {i} is not C-contiguous")
-            r.kind, r.data, r.bytes = RUN_BUFFER, a.ctypes.data, a.nbytes
+            kind = RUN_BUFFER if a.flags.writeable else RUN_BUFFER_READONLY
+            r.kind, r.data, r.bytes = kind, a.ctypes.data, a.nbytes
         elif isinstance(a, (bool, np.bool_)):
             r.kind, r.i = RUN_INT, int(a)
         elif isinstance(a, (int, np.integer)):

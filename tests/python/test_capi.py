@@ -87,6 +87,22 @@ def test_equal_to_1_specialisation() -> None:
     assert out[0] == 6.0
 
 
+def test_readonly_buffer_is_read_not_written(rng: np.random.Generator) -> None:
+    # RUN_BUFFER_READONLY: loads read it, a store into it is an error that
+    # names the parameter, before any byte changes.
+    k = compile_kernel(K, "scale_kernel", "*fp32, *fp32, i32, 64")
+    x = rng.standard_normal(100).astype(np.float32)
+    x.setflags(write=False)
+    out = poisoned(100, np.float32)
+    run(k, 2, x, out, 100)
+    assert_close(out, x * np.float32(2), rtol=0, atol=0)
+    frozen = out.copy()
+    out.setflags(write=False)
+    with pytest.raises(tt.KernelError, match="store to read-only buffer out_ptr"):
+        run(k, 2, x, out, 100)
+    assert (out.view(np.uint32) == frozen.view(np.uint32)).all()
+
+
 def test_null_and_range_errors() -> None:
     L = tt.lib()
     L.tessera_clear_error()

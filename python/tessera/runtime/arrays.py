@@ -5,8 +5,9 @@ a plain struct format) itself. Everything else comes here through the
 resolver: PyTorch tensors, `__array_interface__` objects, NumPy arrays of
 ml_dtypes types (bfloat16, float8), `reinterpret` wrappers and the
 `MockTensor`s of `warmup`. The resolver answers (signature dtype, address of
-the first element, bytes the kernel may touch from there); the interpreter
-checks every unmasked access against that extent.
+the first element, bytes the kernel may touch from there[, CUDA device or -1
+for host memory[, read-only]]); the interpreter checks every unmasked access
+against that extent, and refuses a store or atomic into read-only memory.
 
 No NumPy or PyTorch import happens here: types are recognised by their
 module and attribute names, so importing tessera stays cheap.
@@ -139,10 +140,10 @@ class MockTensor:
 
 
 def _resolve(obj):
-    """(signature dtype, address, extent in bytes) of a pointer argument."""
+    """(signature dtype, address, extent in bytes[, device[, read-only]]) of a
+    pointer argument."""
     if isinstance(obj, TensorWrapper):
-        _, ptr, nbytes = _resolve(obj.base)
-        return signature_dtype(obj.dtype), ptr, nbytes
+        return (signature_dtype(obj.dtype),) + tuple(_resolve(obj.base)[1:])
     if isinstance(obj, MockTensor):
         return signature_dtype(obj.dtype), 0, 0
     mod = type(obj).__module__
@@ -164,8 +165,8 @@ def _resolve(obj):
         if _cpu_forced():
             raise _gpu_unavailable(f"a {type(obj).__name__} with __cuda_array_interface__")
         dev = getattr(getattr(obj, "device", None), "id", 0) or 0
-        dtype = obj.dtype if hasattr(obj, "dtype") else cai["typestr"]
-        return signature_dtype(dtype), cai["data"][0], 0, int(dev)
+        sig = signature_dtype(obj.dtype) if hasattr(obj, "dtype") else _typestr_signature(cai["typestr"])
+        return sig, cai["data"][0], 0, int(dev)
     if hasattr(obj, "__dlpack_device__"):
         dev_type, dev_id = obj.__dlpack_device__()
         if dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
@@ -174,9 +175,17 @@ def _resolve(obj):
             return _resolve_dlpack(obj)
     ai = getattr(obj, "__array_interface__", None)
     if ai is not None:
-        ptr = ai["data"][0]
-        dtype = obj.dtype if hasattr(obj, "dtype") else ai["typestr"]
-        itemsize = getattr(dtype, "itemsize", None) or int(ai["typestr"][2:])
+        ptr, readonly = ai["data"]
+        typestr = ai["typestr"]
+        if typestr[0] == ">" and typestr[2:] != "1":
+            raise TypeError(f"a big-endian array (typestr {typestr!r}) cannot be read by a kernel, "
+                            "which reads native (little-endian) numbers; pass a native-order copy, "
+                            "e.g. x.astype(x.dtype.newbyteorder('='))")
+        if hasattr(obj, "dtype"):
+            dtype, sig = obj.dtype, signature_dtype(obj.dtype)
+        else:
+            dtype, sig = None, _typestr_signature(typestr)
+        itemsize = getattr(dtype, "itemsize", None) or int(typestr[2:])
         shape = ai["shape"]
         strides = ai.get("strides")
         if strides is None:  # C-contiguous
@@ -184,10 +193,29 @@ def _resolve(obj):
             for n in reversed(shape):
                 strides.insert(0, acc)
                 acc *= n
-        return signature_dtype(dtype), ptr, _extent_from_strides(shape, strides, itemsize)
+        extent = _extent_from_strides(shape, strides, itemsize)
+        if readonly:  # a store into it is refused by the interpreter
+            return sig, ptr, extent, -1, True
+        return sig, ptr, extent
     if hasattr(obj, "data_ptr") and hasattr(obj, "dtype"):
         return signature_dtype(obj.dtype), obj.data_ptr(), _extent_of_generic(obj)
     raise TypeError(f"expected a tensor, an array, an int, a float or a bool, got {type(obj).__name__}")
+
+
+# __array_interface__ typestrs (kind and size, after the byte order) -> signature names.
+_TYPESTR_TO_SIG = {
+    "b1": "i1", "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64",
+    "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64", "f2": "fp16", "f4": "fp32", "f8": "fp64",
+}
+
+
+def _typestr_signature(typestr: str) -> str:
+    """The signature name of an __array_interface__ typestr such as '<f4'."""
+    sig = _TYPESTR_TO_SIG.get(typestr[1:])
+    if sig is None:
+        raise TypeError(f"an __array_interface__ of typestr {typestr!r} is not supported by "
+                        "Tessera kernels; pass an array of a numeric dtype (e.g. '<f4', '<i4')")
+    return sig
 
 
 # DLPack (dlpack.h): device types and the dtype codes of DLDataType.

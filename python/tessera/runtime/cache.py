@@ -22,12 +22,14 @@ Guarantees:
     entry, a directory without permission or a full disk is a miss (or a
     write that did not happen), reported by at most one ``warnings.warn`` per
     cache root and process.
-  * ``get``/``put`` store bytes as given (compiled-kernel blobs check
-    themselves; a caller that finds one corrupt calls ``remove``).
-    ``get_checked``/``put_checked`` frame the payload with a magic, its length
-    and a BLAKE2b digest (of the key and the payload), so any payload (JSON
-    autotuning results, say) is checked: a truncated, damaged or misplaced
-    entry is removed and reads as a miss.
+  * ``get``/``put`` store bytes as given. ``get_checked``/``put_checked``
+    frame the payload with a magic, its length and a BLAKE2b digest (of the
+    key and the payload), so any payload (compiled kernels, JSON autotuning
+    results) is checked: a truncated, damaged or misplaced entry (another
+    key's file copied over this one) is removed and reads as a miss.
+  * Only regular files of at most 256 MiB are read: a FIFO, a device or a
+    symbolic link in an entry's place (which would block or read without
+    end) is removed and reads as a miss.
 
 Only the standard library is imported, and only cheap modules.
 """
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import warnings
 
 __all__ = ["FileCache", "cache_disabled", "default_cache_dir", "hash_key", "kernel_cache",
@@ -53,6 +56,9 @@ _DIGEST_BYTES = 32
 _HEADER_BYTES = len(_MAGIC) + _LEN_BYTES + _DIGEST_BYTES
 
 _warned_roots: set = set()
+
+# The largest entry read (compiled kernels are kilobytes to a few MB).
+_MAX_ENTRY_BYTES = 256 << 20
 
 
 def default_cache_dir() -> str:
@@ -157,14 +163,42 @@ class FileCache:
         path = self.path(key)
         if cache_disabled():
             return None
+        # No blocking open (a FIFO), no following a final symbolic link (to
+        # /dev/zero, say), and then only a regular file of bounded size.
+        flags = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_NOFOLLOW", 0))
         try:
-            with open(path, "rb") as f:
-                return f.read()
+            fd = os.open(path, flags)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as e:  # permission, a directory in the way, I/O error
+        except OSError as e:
+            if os.path.islink(path):  # O_NOFOLLOW refused it
+                self.remove(key)
+                return None
+            self._warn("reading", e)  # permission, I/O error
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_ENTRY_BYTES:
+                bad = True
+            else:
+                chunks, total = [], 0
+                while total <= _MAX_ENTRY_BYTES:
+                    chunk = os.read(fd, min(1 << 20, _MAX_ENTRY_BYTES + 1 - total))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    total += len(chunk)
+                bad = total > _MAX_ENTRY_BYTES  # grew while read
+        except (OSError, ValueError) as e:  # a directory in the way, I/O error
             self._warn("reading", e)
             return None
+        finally:
+            os.close(fd)
+        if bad:
+            self.remove(key)
+            return None
+        return b"".join(chunks)
 
     def put(self, key: str, data) -> bool:
         """Stores `data` (bytes-like) under `key` atomically. True when written;

@@ -26,7 +26,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import linecache
+import operator
 import os
+import threading
 import types
 
 from . import arrays, kernel_cache
@@ -48,17 +50,24 @@ from .errors import CompilationError, KernelError
 _C = None  # the extension, loaded on first use (keeps `import tessera` cheap)
 
 
+_C_lock = threading.Lock()
+
+
 def _ext():
     global _C
     if _C is None:
-        from .. import _ext as loader
-        c = loader.load()
-        c.set_error_types(CompilationError, KernelError)
-        c.set_resolver(arrays.resolver)
-        from ..tools.tensor_descriptor import TensorDescriptor
-        c.set_descriptor_type(TensorDescriptor)
-        c.set_stream_getter(_current_stream)
-        _C = c
+        # Threads launching for the first time at once: one configures the
+        # module, and none uses it before that is done.
+        with _C_lock:
+            if _C is None:
+                from .. import _ext as loader
+                c = loader.load()
+                c.set_error_types(CompilationError, KernelError)
+                c.set_resolver(arrays.resolver)
+                from ..tools.tensor_descriptor import TensorDescriptor
+                c.set_descriptor_type(TensorDescriptor)
+                c.set_stream_getter(_current_stream)
+                _C = c
     return _C
 
 
@@ -193,8 +202,11 @@ class JITFunction(KernelInterface):
         self._dispatcher = None
         self._units_cache = None  # (units, used_globals, source_hash)
         self._src_override = None  # JITFunction.src assigned
+        # The source as it is now: editing the file after the import must
+        # not change the kernel that runs (Python runs the imported code).
+        self._lines = _file_lines(fn)
         code = fn.__code__
-        if code.co_filename.startswith("<") and not linecache.getlines(code.co_filename):
+        if code.co_filename.startswith("<") and not self._lines:
             text = _source_from_exec_caller(fn)
             if text is not None:
                 _EXEC_SOURCES[code] = text
@@ -402,6 +414,7 @@ class JITFunction(KernelInterface):
             raise TypeError(f"{self.__name__}: TESSERA_BACKEND=gpu, but the arguments are in host "
                             "memory; move them to the GPU (tensor.cuda(), cupy.asarray) or unset "
                             "TESSERA_BACKEND")
+        _check_options(self.__name__, opts)
         sp.opts = opts
         sp.debug = bool(opts[4]) if opts[4] is not None else _env_debug()
         sp.num_warps = opts[0] if opts[0] is not None else 4
@@ -534,7 +547,7 @@ class JITFunction(KernelInterface):
     def src(self) -> str:
         if self._src_override is not None:
             return self._src_override
-        return _function_source(self.fn)[0]
+        return _function_source(self.fn, lines=self._lines)[0]
 
     @src.setter
     def src(self, text: str) -> None:
@@ -719,26 +732,50 @@ def _dump(kernel, name: str, key: str) -> None:
             f.write(text)
 
 
+def _check_options(name: str, opts) -> None:
+    """Launch options a compile can use, on every back end (the CPU ignores
+    num_warps and num_stages, but a kernel run there may run on a GPU next)."""
+    def count(option, value, lo, hi, power_of_two=False):
+        if value is None:
+            return
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name}: {option} must be an int, got {value!r}") from None
+        if type(value) is bool or not lo <= v <= hi or (power_of_two and v & (v - 1)):
+            kind = "a power of two" if power_of_two else "an int"
+            raise ValueError(f"{name}: {option} must be {kind} from {lo} to {hi}, got {value!r}")
+
+    count("num_warps", opts[0], 1, 32, power_of_two=True)
+    count("num_stages", opts[1], 0, 16)
+    if opts[4] is not None and not isinstance(opts[4], int):  # bools, and 0/1 as Triton takes
+        raise TypeError(f"{name}: debug must be True, False or None, got {opts[4]!r}")
+
+
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3):
     from .. import knobs
     c = _ext()
     disk = None if knobs.compilation.always_compile else _disk_cache()
     if disk is not None:
-        blob = disk.get(key)
+        # Checked: an entry that is not the one stored under this key (another
+        # kernel's copied over it, say) reads as a miss and is rewritten.
+        blob = disk.get_checked(key)
         if blob is not None:
             try:
                 kernel = c.Kernel.deserialize(blob)
+            except ValueError:
+                kernel = None  # written by another version: rebuild below
+            if kernel is not None and kernel.name == name:
                 stats.disk_hits += 1
                 return kernel
-            except ValueError:
-                disk.remove(key)  # corrupt or stale: rebuild below
+            disk.remove(key)
     kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps,
                        num_stages=num_stages)
     stats.compiles += 1
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)
     if disk is not None:
-        if disk.put(key, kernel.serialize()):  # False (no exception) when the disk refuses
+        if disk.put_checked(key, kernel.serialize()):  # False (no exception) when the disk refuses
             stats.disk_writes += 1
     return kernel
 
@@ -780,17 +817,25 @@ def _source_from_exec_caller(fn, depth: int = 12):
     return None
 
 
-def _function_source(fn, override: str | None = None):
+def _file_lines(fn):
+    """The lines of `fn`'s file as they are now (a snapshot: later edits to
+    the file do not change what runs); empty when there is no file."""
+    return linecache.getlines(fn.__code__.co_filename, fn.__globals__)
+
+
+def _function_source(fn, override: str | None = None, lines=None):
     """(source, first_line, col_offset) of `fn` as the front end should see
     it: the decorator lines become one `@jit` line (decorators such as
     @autotune may hold arbitrary Python), so line numbers stay those of the
-    file. `override` (JITFunction.src assigned) replaces the file's text;
-    a function exec'd from a string uses that string."""
+    file. `lines`: the file as it was when the function was decorated (else
+    read now). `override` (JITFunction.src assigned) replaces the file's
+    text; a function exec'd from a string uses that string."""
     code = fn.__code__
     if override is not None:
         lines, start = override.splitlines(True), 0
     else:
-        lines = linecache.getlines(code.co_filename, fn.__globals__)
+        if not lines:
+            lines = _file_lines(fn)
         start = code.co_firstlineno - 1
         if not lines and code in _EXEC_SOURCES:
             lines = _EXEC_SOURCES[code].splitlines(True)
@@ -798,9 +843,7 @@ def _function_source(fn, override: str | None = None):
         raise CompilationError(f"cannot find the source of @jit function '{fn.__name__}' "
                                f"({code.co_filename}); define kernels in .py files, or "
                                "assign the source text to kernel.src")
-    i = start
-    while i < len(lines) and not lines[i].lstrip().startswith(("def ", "async def ")):
-        i += 1
+    i = _def_line(lines, start, fn.__name__)
     if i == len(lines):
         raise CompilationError(f"cannot find 'def {fn.__name__}' in {code.co_filename}")
     block = lines[i:_block_end(lines, i)]
@@ -813,6 +856,54 @@ def _function_source(fn, override: str | None = None):
     # An assigned source keeps the function's place in its file: patches
     # that replace words within lines keep the lines where they were.
     return text, (code.co_firstlineno if override is not None else start + 1), indent
+
+
+def _scan_line(line: str, depth: int, quote):
+    """(bracket depth, open triple quote or None) after `line`, from the
+    state before it."""
+    k = 0
+    while k < len(line):
+        ch = line[k]
+        if quote is not None:
+            if line.startswith(quote, k):
+                quote = None
+                k += 3
+                continue
+            k += 2 if ch == "\\" else 1
+            continue
+        if ch == "#":
+            break
+        if line.startswith(('"""', "'''"), k):
+            quote = line[k:k + 3]
+            k += 3
+            continue
+        if ch in "\"'":  # a one-line string: skip to its end
+            k += 1
+            while k < len(line) and line[k] != ch:
+                k += 2 if line[k] == "\\" else 1
+            k += 1
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        k += 1
+    return depth, quote
+
+
+def _def_line(lines, start: int, name: str) -> int:
+    """Index of the `def name(` line of the function whose decorators start
+    at lines[start]: the first such line outside the decorators' brackets
+    and strings (a decorator argument may hold text that reads as a def);
+    len(lines) when there is none."""
+    depth, quote = 0, None
+    heads = (f"def {name}(", f"async def {name}(")
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if depth <= 0 and quote is None and line.lstrip().startswith(heads):
+            return i
+        depth, quote = _scan_line(line, depth, quote)
+    return len(lines)
 
 
 def _block_end(lines, i: int) -> int:
@@ -831,33 +922,7 @@ def _block_end(lines, i: int) -> int:
         if j > i and quote is None and depth == 0 and stripped and not stripped.startswith("#"):
             if len(line) - len(line.lstrip()) <= indent:
                 break
-        k = 0
-        while k < len(line):
-            ch = line[k]
-            if quote is not None:
-                if line.startswith(quote, k):
-                    quote = None
-                    k += 3
-                    continue
-                k += 2 if ch == "\\" else 1
-                continue
-            if ch == "#":
-                break
-            if line.startswith(('"""', "'''"), k):
-                quote = line[k:k + 3]
-                k += 3
-                continue
-            if ch in "\"'":  # a one-line string: skip to its end
-                k += 1
-                while k < len(line) and line[k] != ch:
-                    k += 2 if line[k] == "\\" else 1
-                k += 1
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            k += 1
+        depth, quote = _scan_line(line, depth, quote)
         if stripped:
             end = j + 1
         j += 1
@@ -934,7 +999,7 @@ def _collect_units(root: JITFunction):
         target = pending.pop(0)
         fn = target.fn
         override = getattr(target, "_src_override", None)
-        source, first_line, col = _function_source(fn, override)
+        source, first_line, col = _function_source(fn, override, getattr(target, "_lines", None))
         names = {}
         _code_names(fn.__code__, names)
         if override is not None:  # the new text may read other globals

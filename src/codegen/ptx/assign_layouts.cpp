@@ -385,9 +385,7 @@ class Assigner {
     Value *v = user->operands[i];
     Builder b;
     if (Operation *def = v->def) {
-      auto &ops = def->parent->ops;
-      auto it = std::find_if(ops.begin(), ops.end(), [&](auto &p) { return p.get() == def; });
-      b.setInsertionPoint(def->parent, std::next(it));
+      b.setInsertionPoint(def->parent, std::next(def->self));
       b.setLoc(def->loc);
     } else {
       b.setInsertionPoint(v->owner, v->owner->ops.begin());
@@ -435,9 +433,7 @@ class Assigner {
             Type userType = res->type;
             res->type = withLayout(res->type, want);
             Builder b;
-            auto &ops = op->parent->ops;
-            auto it = std::find_if(ops.begin(), ops.end(), [&](auto &p) { return p.get() == op; });
-            b.setInsertionPoint(op->parent, std::next(it));
+            b.setInsertionPoint(op->parent, std::next(op->self));
             b.setLoc(op->loc);
             Value *conv = b.op1(OpCode::ConvertLayout, {res}, userType);
             replaceAllUsesWith(fn_.body, res, conv);
@@ -467,7 +463,20 @@ class Assigner {
 void assignLayouts(Module &m) {
   if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)
     internalError("assign-layouts", "num_warps must be a power of two");
-  for (auto &fn : m.functions) Assigner(*fn, m.numWarps, m.targetSm, m.archSpecific).run();
+  for (auto &fn : m.functions) {
+    // A GPU function is a kernel: its results would need layouts no caller
+    // agrees on. Front-end kernels have none (callees are inlined); textual
+    // IR given to tessera-opt may.
+    for (const Type &t : fn->resultTypes)
+      if (t.isTile()) {
+        SourceLoc loc = fn->body.ops.empty() ? SourceLoc{} : fn->body.ops.back()->loc;
+        fail(loc,
+             "assign-layouts lays out kernels, and @" + fn->name +
+                 " returns a tile (functions that return values must be inlined first)",
+             "run --pass=inline before assign-layouts, or give the layout pass only kernels");
+      }
+    Assigner(*fn, m.numWarps, m.targetSm, m.archSpecific).run();
+  }
 }
 
 }  // namespace tessera::ptx

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/ir.h"
@@ -46,6 +47,28 @@ struct PtxKernel {
   int numWarps = 4;
   int sharedBytes = 0;  // dynamic shared memory the launch must provide
 };
+
+// The .entry name of kernel `name`: the name itself when it is a PTX
+// identifier, else "tessera_k_" and the hex of its bytes. Python accepts
+// names PTX refuses ("_", non-ASCII letters); the launcher looks the kernel
+// up by this name.
+inline std::string ptxEntryName(std::string_view name) {
+  auto follow = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+  };
+  bool ok = !name.empty() && follow(name[0]) && !(name[0] >= '0' && name[0] <= '9') &&
+            !(name[0] == '_' && name.size() == 1) && name.rfind("tessera_k_", 0) != 0;
+  for (char c : name) ok = ok && follow(c);
+  if (ok) return std::string(name);
+  static const char *hex = "0123456789abcdef";
+  std::string out = "tessera_k_";
+  for (unsigned char c : name) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
 
 // Tells an optimised, inlined module (one kernel) the target the GPU passes
 // compile for: warps, pipelining depth, SM version.
