@@ -174,7 +174,7 @@ typedef struct tessera_compile_options {
   const char *passes;
   const tessera_global *globals;
   size_t num_globals;
-  /* GPU code generation: "sm_80", "sm_90", "sm_90a" (or a newer sm_NN) adds
+  /* GPU code generation: "sm_80", "sm_90", "sm_90a", "sm_100", "sm_120", ... adds
    * the stages "ttgir" and "ptx"; NULL or "": the CPU only. */
   const char *target;
   int32_t num_warps;  /* warps per program on the GPU (a power of two; default 4) */

@@ -113,7 +113,7 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   ptx::PtxOptions gpu;
   if (!ptx::parseTarget(req.target, gpu.target))
     throw CompilationError("unknown GPU target '" + req.target +
-                           "': use sm_80, sm_90 or sm_90a (or a newer sm_NN)");
+                           "'; the targets are: " + ptx::knownTargets());
   if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
     throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
                            std::to_string(req.numWarps));
