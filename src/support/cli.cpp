@@ -39,7 +39,7 @@ void wrap(std::string &out, const std::string &help, size_t indent, size_t colum
   bool lineStart = true;
   while (pos < help.size()) {
     if (help[pos] == '\n') {
-      out += "\n" + std::string(indent, ' ');
+      out.append(1, '\n').append(indent, ' ');
       column = indent;
       lineStart = true;
       ++pos;
@@ -53,7 +53,7 @@ void wrap(std::string &out, const std::string &help, size_t indent, size_t colum
     if (end == std::string::npos) end = help.size();
     size_t length = end - pos;
     if (!lineStart && column + 1 + length > kWidth) {
-      out += "\n" + std::string(indent, ' ');
+      out.append(1, '\n').append(indent, ' ');
       column = indent;
       lineStart = true;
     }
