@@ -2,6 +2,8 @@
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
 //            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_NN] [-o FILE] ...
+//   tesserac aot FILE.py --kernel NAME --signature SIG [--signature SIG2 ...] -o DIR
+//            (tesserac_aot.cpp)
 //
 // `tesserac --help` describes every option (the parser is support/cli.h,
 // shared with the other tools). --passes replaces the Tile IR pipeline (the
@@ -67,9 +69,13 @@ constexpr const char *kEpilog =
     "      --signature '*fp32:16, *fp32:16, *fp32:16, i32, 1024' --emit ptx -o add.ptx\n"
     "\n"
     "environment: TESSERA_PRINT_AFTER=a,b (or all) and TESSERA_TIME_PASSES=1 act as\n"
-    "--print-after and --time-passes.";
+    "--print-after and --time-passes.\n"
+    "\n"
+    "tesserac aot --help: C launchers of kernels compiled ahead of time.";
 
 }  // namespace
+
+int aotMain(int argc, char **argv);  // tesserac_aot.cpp
 
 int main(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ttir", output;
@@ -141,10 +147,12 @@ int main(int argc, char **argv) {
            split);
   cli.string("-o,--output", "FILE", "write the output to FILE instead of stdout ('-': stdout)",
              output);
+  if (argc > 1 && std::string_view(argv[1]) == "aot") return aotMain(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) != "compile") {
     std::string_view first = argv[1];
     if (first == "-h" || first == "--help" || first == "--version") return *cli.parse(2, argv);
-    return cli.fail("unknown command '" + std::string(first) + "' (the command is 'compile')");
+    return cli.fail("unknown command '" + std::string(first) +
+                    "' (the commands are 'compile' and 'aot')");
   }
   if (argc < 2) return cli.fail("no command given (tesserac compile FILE.py --kernel NAME ...)");
   if (std::optional<int> exit = cli.parse(argc, argv, 2)) return *exit;

@@ -76,7 +76,7 @@ def scale(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # TYPO: tesserac: error: unknown option '--kernal'; did you mean '--kernel'?
 # NOKERNEL: tesserac: error: --kernel NAME is required
 # NOFILE: tesserac: error: missing FILE.py
-# COMMAND: tesserac: error: unknown command 'compil' (the command is 'compile')
+# COMMAND: tesserac: error: unknown command 'compil' (the commands are 'compile' and 'aot')
 # NOCOMMAND: tesserac: error: no command given
 # NOREAD: tesserac: error: cannot read '{{.*}}does-not-exist.py'
 # NOWRITE: tesserac: error: cannot write '{{.*}}no-such-folder/out.ttir'
