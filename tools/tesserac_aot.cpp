@@ -1,7 +1,11 @@
 // `tesserac aot`: ahead-of-time launchers (runtime/aot.h). Compiles one
 // kernel for each --signature given and writes NAME.h and NAME.c, C source
 // that launches it through the CUDA driver in a program without Tessera.
+#include <unistd.h>
+
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -18,7 +22,8 @@ constexpr const char *kSummary =
     "Compiles a kernel ahead of time, once per --signature, and writes a C header and "
     "source file (NAME.h, NAME.c) that launch it through the CUDA driver API in a program "
     "that has no Tessera: the PTX is embedded; the launcher takes the grid and a CUstream at "
-    "call time, loads the module lazily in the current context (any device), and returns a "
+    "call time, loads the module lazily in the current context (any device; the cubin when "
+    "ptxas is installed and the device runs it, else the PTX), and returns a "
     "CUresult, never exiting. With several signatures it dispatches at run time to the first "
     "whose ':16' and ':1' facts hold for the arguments (list the most general last). "
     "Diagnostics exit with 1, usage errors with 2.";
@@ -32,6 +37,52 @@ constexpr const char *kEpilog =
     "\n"
     "  CUresult r = add_kernel(stream, (n + 1023) / 1024, 1, 1, x, y, out, n);";
 
+// The ptxas to assemble cubins with: --ptxas, else one on PATH, else the
+// CUDA toolkit's default place; "" when there is none.
+std::string findPtxas(const std::string &given) {
+  if (!given.empty()) return given;
+  if (const char *path = std::getenv("PATH")) {
+    std::string dirs = path;
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string candidate = dirs.substr(start, end - start) + "/ptxas";
+      if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+      start = end + 1;
+    }
+  }
+  return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "";
+}
+
+std::string shellQuote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// ptxas's cubin of `ptx` for `target` (-lineinfo keeps the source lines for
+// profilers). Throws tessera::Error with ptxas's messages when it fails.
+std::string assemble(const std::string &ptxas, const std::string &ptx, const std::string &target) {
+  char dir[] = "/tmp/tesserac-aot-XXXXXX";
+  if (!mkdtemp(dir)) throw tessera::Error("cannot create a temporary folder for ptxas");
+  std::string in = std::string(dir) + "/k.ptx", out = std::string(dir) + "/k.cubin",
+              log = std::string(dir) + "/log";
+  std::ofstream(in, std::ios::binary) << ptx;
+  std::string cmd = shellQuote(ptxas) + " -arch=" + target + " -lineinfo " + shellQuote(in) +
+                    " -o " + shellQuote(out) + " > " + shellQuote(log) + " 2>&1";
+  int status = std::system(cmd.c_str());
+  std::stringstream bin, messages;
+  bin << std::ifstream(out, std::ios::binary).rdbuf();
+  messages << std::ifstream(log).rdbuf();
+  for (const std::string &f : {in, out, log}) std::remove(f.c_str());
+  rmdir(dir);
+  if (status != 0 || bin.str().empty())
+    throw tessera::Error("ptxas (" + ptxas + ") could not assemble the PTX for " + target + ":\n" +
+                         messages.str() + "(--no-cubin embeds the PTX only)");
+  return bin.str();
+}
+
 bool isIdentifier(const std::string &s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
@@ -42,7 +93,8 @@ bool isIdentifier(const std::string &s) {
 }  // namespace
 
 int aotMain(int argc, char **argv) {
-  std::string file, kernel, name, outDir = ".";
+  std::string file, kernel, name, outDir = ".", ptxasGiven;
+  bool noCubin = false;
   std::vector<std::string> signatures;
   tessera::CompileRequest req;
   req.target = "sm_80";
@@ -81,6 +133,12 @@ int aotMain(int argc, char **argv) {
              "the launcher's C name, and of its files (default: the kernel's name)", name);
   cli.string("-o,--output", "DIR", "the folder to write NAME.h and NAME.c into (default: .)",
              outDir);
+  cli.string("--ptxas", "PATH",
+             "the ptxas that assembles the embedded cubins (default: ptxas on PATH, else "
+             "/usr/local/cuda/bin/ptxas; without one only the PTX is embedded)",
+             ptxasGiven);
+  cli.flag("--no-cubin", "embed the PTX only (the driver compiles it at the first launch)",
+           noCubin);
   if (std::optional<int> exit = cli.parse(argc, argv, 2)) return *exit;
   if (kernel.empty()) return cli.fail("--kernel NAME is required (the @jit function to compile)");
   if (signatures.empty())
@@ -100,10 +158,13 @@ int aotMain(int argc, char **argv) {
   req.fileName = file;
   req.kernel = kernel;
   std::vector<tessera::AotVariant> variants;
+  std::string ptxas = noCubin ? "" : findPtxas(ptxasGiven);
   try {
     for (const std::string &sig : signatures) {
       req.args = tessera::frontend::parseSignature(sig);
-      variants.push_back({req.args, sig, tessera::compileKernel(req)});
+      variants.push_back({req.args, sig, tessera::compileKernel(req), ""});
+      if (!ptxas.empty())
+        variants.back().cubin = assemble(ptxas, variants.back().kernel->ir("ptx"), req.target);
     }
     tessera::AotFiles files = tessera::generateAot(name, file, variants);
     for (auto [fileName, text] :

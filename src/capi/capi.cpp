@@ -492,7 +492,8 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     size_t numBuffers = 0;
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
-      const auto &[pname, ptype] = params[i];
+      // Not a structured binding: Clang before 16 cannot capture one in a lambda.
+      const std::string &pname = params[i].first, &ptype = params[i].second;
       // Built only for a message: this loop is on every launch.
       auto what = [&] {
         return "argument " + std::to_string(i) + " ('" + pname + "', " + ptype + ") of kernel '" +

@@ -158,6 +158,22 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
   for (size_t i = 0; i < n; ++i)
     c << "/* " << variants[i].signature << " */\nstatic const char tsr_ptx_" << i << "[] =\n"
       << cString(variants[i].kernel->ir("ptx")) << ";\n\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string &bin = variants[i].cubin;
+    if (bin.empty()) continue;
+    c << "/* ptxas's cubin of the same PTX (" << bin.size() << " bytes) */\n"
+      << "static const unsigned char tsr_cubin_" << i << "[] = {";
+    for (size_t b = 0; b < bin.size(); ++b) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x,", static_cast<unsigned char>(bin[b]));
+      c << (b % 16 ? "" : "\n    ") << hex;
+    }
+    c << "\n};\n\n";
+  }
+  c << "static const void *const tsr_cubin[" << n << "] = {";
+  for (size_t i = 0; i < n; ++i)
+    c << (i ? ", " : "") << (variants[i].cubin.empty() ? "NULL" : "tsr_cubin_" + std::to_string(i));
+  c << "};\n";
   c << "static const char *const tsr_ptx[" << n << "] = {";
   for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << "tsr_ptx_" << i;
   c << "};\nstatic const unsigned int tsr_threads[" << n << "] = {";
@@ -192,7 +208,14 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
     << "    void *values[1] = {(void *)(uintptr_t)1};\n"
     << "    CUmodule tsr_module = NULL;\n"
     << "    CUfunction tsr_function = NULL;\n"
-    << "    tsr_r = cuModuleLoadDataEx(&tsr_module, tsr_ptx[tsr_variant], 1, options, values);\n"
+    << "    /* The cubin when the device runs it, else the PTX through the JIT. */\n"
+    << "    tsr_r = CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
+    << "    if (tsr_cubin[tsr_variant] != NULL)\n"
+    << "      tsr_r = cuModuleLoadData(&tsr_module, tsr_cubin[tsr_variant]);\n"
+    << "    if (tsr_r != CUDA_SUCCESS) {\n"
+    << "      tsr_module = NULL;\n"
+    << "      tsr_r = cuModuleLoadDataEx(&tsr_module, tsr_ptx[tsr_variant], 1, options, values);\n"
+    << "    }\n"
     << "    if (tsr_r == CUDA_SUCCESS) tsr_r = cuModuleGetFunction(&tsr_function, tsr_module, \""
     << first.name() << "\");\n"
     << "    if (tsr_r == CUDA_SUCCESS && tsr_shared_bytes[tsr_variant] > 48 * 1024)\n"

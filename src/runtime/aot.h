@@ -8,7 +8,9 @@
 //                       int32_t n_elements);
 //   CUresult add_kernel_unload(void);
 //
-// The PTX of every specialisation is embedded. The launcher takes the grid
+// The PTX of every specialisation is embedded, and its cubin when ptxas made
+// one (loaded first: no JIT at the first launch; the PTX when the device
+// cannot run the cubin). The launcher takes the grid
 // and a stream at call time, loads the modules lazily in the current
 // context (any device; once per context, under a mutex), and reports every
 // failure as the driver's CUresult (CUDA_ERROR_INVALID_VALUE when no
@@ -32,6 +34,7 @@ struct AotVariant {
   std::vector<frontend::ArgSpec> spec;  // the signature it was compiled for
   std::string signature;                // its text, for the comments
   std::shared_ptr<KernelImpl> kernel;   // compiled with a GPU target
+  std::string cubin;                    // ptxas's output for the target; may be empty
 };
 
 struct AotFiles {

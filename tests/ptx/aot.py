@@ -1,5 +1,6 @@
 # tesserac aot: the C launcher of a kernel compiled ahead of time, with two
-# specialisations and its dispatcher; the generated C compiles warning-free as
+# specialisations and its dispatcher, the cubins ptxas makes (when installed);
+# the generated C compiles warning-free as
 # C99 and as C++ against the CUDA toolkit's headers when they are installed
 # (tests/gpu/test_aot_gpu.py runs it on a GPU).
 # RUN: rm -rf %t && mkdir -p %t
@@ -8,6 +9,10 @@
 # RUN: FileCheck %s --check-prefix=SOURCE --input-file %t/add.c
 # RUN: ! test -f /usr/local/cuda/include/cuda.h || cc -std=c99 -Wall -Wextra -Werror -fsyntax-only -I/usr/local/cuda/include %t/add.c
 # RUN: ! test -f /usr/local/cuda/include/cuda.h || c++ -x c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I/usr/local/cuda/include %t/add.c
+# RUN: ! command -v ptxas >/dev/null || grep -q "static const unsigned char tsr_cubin_1\[\]" %t/add.c
+# RUN: tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --no-cubin -o %t
+# RUN: FileCheck %s --check-prefix=NOCUBIN --input-file %t/add_kernel.c
+# RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --ptxas /bin/false -o %t 2>&1; test $? = 1) | FileCheck %s --check-prefix=PTXAS
 # RUN: tesserac aot --help | FileCheck %s --check-prefix=HELP
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel -o %t 2>&1; test $? = 2) | FileCheck %s --check-prefix=NOSIG
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --signature "*fp32, *fp32, *fp32, i64, 1024" -o %t 2>&1; test $? = 1) | FileCheck %s --check-prefix=MISMATCH
@@ -34,6 +39,11 @@
 # SOURCE: if (tsr_variant < 0) return CUDA_ERROR_INVALID_VALUE;
 # SOURCE: return cuLaunchKernel(tsr_function, gx, gy, gz, tsr_threads[tsr_variant], 1, 1,
 # SOURCE-NOT: exit(
+
+# NOCUBIN-NOT: tsr_cubin_0
+# NOCUBIN: static const void *const tsr_cubin[1] = {NULL};
+# PTXAS: tesserac: error: ptxas (/bin/false) could not assemble the PTX for sm_80:
+# PTXAS: (--no-cubin embeds the PTX only)
 
 # HELP: usage: tesserac aot FILE.py --kernel NAME --signature SIG...
 # HELP: --signature SIG
