@@ -1,8 +1,9 @@
-// tessera-demo: compiles the example kernels from their .py files, runs them
-// on the best backend available (today: the CPU interpreter), and checks each
-// against a float64 reference computed here, printing the error and the time.
+// tessera-demo: compiles the example kernels from their .py files through the
+// C++ API, runs them on the CPU interpreter, and checks each against a
+// float64 reference computed here, printing the error and the time.
+// (scripts/demo.sh runs the same examples from Python, on a GPU when there is one.)
 //
-//   tessera-demo [EXAMPLES_DIR]
+//   tessera-demo [EXAMPLES_DIR] [--threads N]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/serialize.h"
+#include "support/cli.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -65,6 +68,8 @@ double timeIt(const std::function<void()> &fn) {
 
 using tessera::Arg;
 
+tessera::RunOptions gRunOptions;  // --threads
+
 Report vectorAdd(const std::string &dir, std::mt19937 &rng) {
   auto k = tessera::compile(readFile(dir + "/vector_add.py"), "add_kernel",
                             "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
@@ -77,7 +82,7 @@ Report vectorAdd(const std::string &dir, std::mt19937 &rng) {
   auto run = [&] {
     k->run({Arg::buffer(x.data(), n * 4), Arg::buffer(y.data(), n * 4),
             Arg::buffer(out.data(), n * 4), Arg::integer(n)},
-           {tessera::cdiv(n, 1024)});
+           {tessera::cdiv(n, 1024)}, gRunOptions);
   };
   Report r;
   r.ms = timeIt(run);
@@ -98,7 +103,7 @@ Report gelu(const std::string &dir, std::mt19937 &rng) {
   }
   auto run = [&] {
     k->run({Arg::buffer(x.data(), n * 4), Arg::buffer(out.data(), n * 4), Arg::integer(n)},
-           {tessera::cdiv(n, 1024)});
+           {tessera::cdiv(n, 1024)}, gRunOptions);
   };
   Report r;
   r.ms = timeIt(run);
@@ -123,7 +128,7 @@ Report softmax(const std::string &dir, std::mt19937 &rng) {
   auto run = [&] {
     k->run({Arg::buffer(out.data(), out.size() * 4), Arg::buffer(x.data(), x.size() * 4),
             Arg::integer(cols), Arg::integer(cols), Arg::integer(cols)},
-           {rows});
+           {rows}, gRunOptions);
   };
   Report r;
   r.ms = timeIt(run);
@@ -148,7 +153,7 @@ Report matmul(const std::string &dir, std::mt19937 &rng) {
             Arg::buffer(c.data(), c.size() * 4), Arg::integer(M), Arg::integer(N), Arg::integer(K),
             Arg::integer(K), Arg::integer(1), Arg::integer(N), Arg::integer(1), Arg::integer(N),
             Arg::integer(1)},
-           {tessera::cdiv(M, 64) * tessera::cdiv(N, 64)});
+           {tessera::cdiv(M, 64) * tessera::cdiv(N, 64)}, gRunOptions);
   };
   Report r;
   r.ms = timeIt(run);
@@ -180,7 +185,7 @@ Report layerNorm(const std::string &dir, std::mt19937 &rng) {
             Arg::buffer(w.data(), w.size() * 4), Arg::buffer(b.data(), b.size() * 4),
             Arg::buffer(mean.data(), rows * 4), Arg::buffer(rstd.data(), rows * 4),
             Arg::integer(cols), Arg::integer(cols), Arg::floating(eps)},
-           {rows});
+           {rows}, gRunOptions);
   };
   Report r;
   r.ms = timeIt(run);
@@ -191,7 +196,23 @@ Report layerNorm(const std::string &dir, std::mt19937 &rng) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string dir = argc > 1 ? argv[1] : "examples";
+  std::string dir = "examples";
+  tessera::cli::Parser cli(
+      "tessera-demo", "[EXAMPLES_DIR] [options]",
+      "Compiles the example kernels (vector_add.py, gelu.py, softmax.py, matmul.py, "
+      "layer_norm.py) through the C++ API, runs them on the CPU interpreter and checks "
+      "each against a float64 reference, printing its error and time. Exit status 0 when "
+      "every example is correct, 1 otherwise, 2 on a usage error.");
+  const std::string &version = tessera::compilerVersion();
+  cli.version(version.substr(version.find(' ') + 1));
+  cli.positional("EXAMPLES_DIR", "the folder of the example kernels (default: examples)", dir,
+                 /*required=*/false);
+  cli.integer("--threads", "N", "interpreter threads (default 0: every hardware thread)",
+              gRunOptions.numThreads, 0, 4096);
+  if (std::optional<int> exit = cli.parse(argc, argv)) return *exit;
+  if (!std::ifstream(dir + "/vector_add.py"))
+    return cli.fail("'" + dir +
+                    "' holds no vector_add.py: name the examples folder of a Tessera checkout");
   std::mt19937 rng(std::random_device{}());
   struct Example {
     const char *name;
@@ -205,7 +226,9 @@ int main(int argc, char **argv) {
       {"matmul       (256x192x320 fp32)", matmul, 1e-5},
       {"layer_norm   (512x1000 fp32)", layerNorm, 1e-4},
   };
-  std::printf("Tessera demo: example kernels on the CPU interpreter (no GPU back end yet)\n\n");
+  std::printf(
+      "Tessera demo: the example kernels through the C++ API on the CPU interpreter\n"
+      "(scripts/demo.sh runs them from Python, on a CUDA GPU when there is one)\n\n");
   std::printf("%-34s %-8s %-12s %s\n", "example", "result", "max error", "time (median of 3)");
   int failures = 0;
   for (const auto &e : examples) {

@@ -28,6 +28,8 @@
 #include "ir/printer.h"
 #include "ir/verifier_diagnostics.h"
 #include "passes/pass_manager.h"
+#include "runtime/serialize.h"
+#include "support/cli.h"
 #include "support/diagnostics.h"
 #include "support/source.h"
 
@@ -48,72 +50,60 @@ struct Options {
   int numStages = 3;          // GPU passes: software pipelining depth
   int targetSm = 80;          // GPU passes: the tensor-core instructions a dot may use
   bool archSpecific = false;  // sm_90a
+  std::string output;         // -o FILE; stdout when empty
 };
 
-constexpr const char *kUsage =
-    "usage: tessera-opt FILE.tir [--pass=a,b,c] [--print-after=PASS] [--print-after-all]\n"
-    "                   [--split-input-file] [--verify-diagnostics] [--print-locations]\n"
-    "                   [--list-passes] [--num-warps=N] [--num-stages=N] [--target=sm_NN]\n"
-    "FILE '-' reads standard input.\n";
+constexpr const char *kSummary =
+    "Reads textual Tile IR, verifies it, runs the passes named by --pass in order and "
+    "prints the result on stdout (or into -o FILE). Errors are rendered as "
+    "'file:line:col: error: ...' with the line and a caret on stderr, exit status 1; "
+    "usage errors exit with 2.";
 
-std::vector<std::string> splitCommas(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-// Returns an error message, or "" when the arguments are fine.
-std::string parseArgs(int argc, char **argv, Options &opts) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const char *prefix) { return arg.substr(std::string(prefix).size()); };
-    if (arg.rfind("--pass=", 0) == 0) {
-      for (auto &p : splitCommas(value("--pass="))) opts.passes.push_back(p);
-    } else if (arg.rfind("--print-after=", 0) == 0) {
-      for (auto &p : splitCommas(value("--print-after="))) opts.printAfter.insert(p);
-    } else if (arg == "--print-after-all") {
-      opts.printAfterAll = true;
-    } else if (arg == "--split-input-file") {
-      opts.splitInputFile = true;
-    } else if (arg == "--verify-diagnostics") {
-      opts.verifyDiagnostics = true;
-    } else if (arg == "--print-locations") {
-      opts.printLocations = true;
-    } else if (arg.rfind("--num-warps=", 0) == 0) {
-      opts.numWarps = std::atoi(value("--num-warps=").c_str());
-      if (opts.numWarps < 1 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
-        return "--num-warps must be a power of two from 1 to 32";
-    } else if (arg.rfind("--num-stages=", 0) == 0) {
-      opts.numStages = std::atoi(value("--num-stages=").c_str());
-      if (opts.numStages < 1 || opts.numStages > 16) return "--num-stages must be from 1 to 16";
-    } else if (arg.rfind("--target=", 0) == 0) {
-      ptx::Target t;
-      if (!ptx::parseTarget(value("--target="), t))
-        return "--target must be sm_80, sm_90, sm_90a, ...";
-      opts.targetSm = t.sm;
-      opts.archSpecific = t.archSpecific;
-    } else if (arg == "--list-passes") {
-      opts.listPasses = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return "unknown option '" + arg + "'";
-    } else if (opts.input.empty()) {
-      opts.input = arg;
-    } else {
-      return "more than one input file ('" + opts.input + "' and '" + arg + "')";
-    }
-  }
-  if (opts.input.empty() && !opts.listPasses) return "no input file (use '-' for stdin)";
-  if (std::string bad = checkPassNames(opts.passes); !bad.empty()) return bad;
-  if (std::string bad = checkPassNames({opts.printAfter.begin(), opts.printAfter.end()});
-      !bad.empty())
-    return "--print-after: " + bad;
-  return {};
+// Declares the options on `cli`, writing into `opts`.
+void declareOptions(cli::Parser &cli, Options &opts) {
+  cli.positional("FILE.tir", "the Tile IR to read ('-': standard input)", opts.input,
+                 /*required=*/false);
+  cli.option("--pass,--passes", "a,b,c",
+             "the passes to run, in order (repeatable; --list-passes names them)",
+             [&opts](const std::string &v) {
+               for (std::string &p : cli::splitCommas(v)) opts.passes.push_back(std::move(p));
+               return checkPassNames(opts.passes);
+             });
+  cli.option("--print-after", "a,b", "print the IR after these passes (before the output)",
+             [&opts](const std::string &v) {
+               std::vector<std::string> names = cli::splitCommas(v);
+               opts.printAfter.insert(names.begin(), names.end());
+               return checkPassNames(names);
+             });
+  cli.flag("--print-after-all", "print the IR after every pass", opts.printAfterAll);
+  cli.flag("--split-input-file",
+           "cut the input at '// -----' lines and process each part on its own (an "
+           "error in one does not stop the others; line numbers stay the file's)",
+           opts.splitInputFile);
+  cli.flag("--verify-diagnostics",
+           "check the errors against '// expected-error {{text}}' comments "
+           "('expected-error@+N' / '@-N' for another line) instead of printing them",
+           opts.verifyDiagnostics);
+  cli.flag("--print-locations", "print every op's source location", opts.printLocations);
+  cli.flag("--list-passes", "print the passes with a line on each and exit", opts.listPasses);
+  cli.integer("--num-warps", "N", "GPU passes: warps per program (1 to 32, a power of two; 4)",
+              opts.numWarps, 1, 32, /*powerOfTwo=*/true);
+  cli.integer("--num-stages", "N", "GPU passes: software pipelining depth (1 to 16; 3)",
+              opts.numStages, 1, 16);
+  cli.option("--target", "sm_NN",
+             "GPU passes: the target whose tensor-core instructions a dot may use "
+             "(sm_80, the default, sm_90, sm_90a, sm_100, sm_120, ...)",
+             [&opts](const std::string &v) -> std::string {
+               ptx::Target t;
+               if (!ptx::parseTarget(v, t))
+                 return "expects a GPU target, got '" + v +
+                        "'; the targets are: " + ptx::knownTargets();
+               opts.targetSm = t.sm;
+               opts.archSpecific = t.archSpecific;
+               return {};
+             });
+  cli.string("-o,--output", "FILE", "write the output to FILE instead of stdout ('-': stdout)",
+             opts.output);
 }
 
 struct Chunk {
@@ -234,16 +224,19 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
 
 int run(int argc, char **argv) {
   Options opts;
-  if (std::string problem = parseArgs(argc, argv, opts); !problem.empty()) {
-    std::cerr << "tessera-opt: error: " << problem << "\n" << kUsage;
-    return 1;
-  }
+  cli::Parser cli("tessera-opt", "FILE.tir [--pass=a,b,c] [options]", kSummary);
+  const std::string &version = compilerVersion();
+  cli.version(version.substr(version.find(' ') + 1));
+  declareOptions(cli, opts);
+  if (std::optional<int> exit = cli.parse(argc, argv)) return *exit;
+  if (opts.input.empty() && !opts.listPasses)
+    return cli.fail("no input file: name a .tir file, or '-' for standard input");
   if (opts.listPasses) {
     if (allPasses().empty()) std::cout << "(no passes registered)\n";
     for (const auto &p : allPasses()) std::cout << p.name << "\t" << p.description << "\n";
     return 0;
   }
-  std::string text;
+  std::string text, result;
   std::string name = opts.input == "-" ? "<stdin>" : opts.input;
   std::optional<std::string> read;
   if (opts.input == "-") {
@@ -251,7 +244,7 @@ int run(int argc, char **argv) {
   } else {
     std::ifstream in(opts.input, std::ios::binary);
     if (!in) {
-      std::cerr << "tessera-opt: error: cannot open '" << opts.input << "'\n";
+      std::cerr << "tessera-opt: error: cannot open '" << opts.input << "': check the path\n";
       return 1;
     }
     read = readAtMost(in);
@@ -276,10 +269,17 @@ int run(int argc, char **argv) {
       for (const auto &d : errors) std::cerr << render(sm, d);
       ok = ok && errors.empty();
     }
-    if (i) std::cout << "// -----\n";
-    std::cout << output;
+    if (i) result += "// -----\n";
+    result += output;
   }
-  std::cout.flush();
+  if (opts.output.empty() || opts.output == "-") {
+    std::cout << result;
+    std::cout.flush();
+  } else if (ok && !cli::writeOutput(opts.output, result)) {
+    std::cerr << "tessera-opt: error: cannot write '" << opts.output
+              << "': check that its folder exists and is writable\n";
+    return 1;
+  }
   return ok ? 0 : 1;
 }
 

@@ -1,50 +1,35 @@
 // tesserac: the Tessera compiler driver.
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
-//            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_80|sm_90|sm_90a] [--num-warps N]
-//            [--num-stages N] [--debug] [--passes a,b,c] [--no-opt]
-//            [--print-after a,b] [--print-after-all] [--time-passes]
-//            [--split-input-file]
+//            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_NN] [-o FILE] ...
+//   tesserac aot FILE.py --kernel NAME --signature SIG [--signature SIG2 ...] -o DIR
+//            (tesserac_aot.cpp)
 //
-// --passes replaces the Tile IR pipeline (the GPU passes always follow it for
-// a GPU target); --print-after / --print-after-all print the IR after those
-// passes (Tile IR or GPU) on stderr, --time-passes a table of pass times.
+// `tesserac --help` describes every option (the parser is support/cli.h,
+// shared with the other tools). --passes replaces the Tile IR pipeline (the
+// GPU passes always follow it for a GPU target); --print-after /
+// --print-after-all print the IR after those passes on stderr.
 //
 // --split-input-file compiles each part of FILE between lines `# -----`
 // separately (same kernel name and signature; line numbers stay those of
 // FILE), reporting every part's diagnostics: diagnostic tests keep many cases
 // in one file.
-// Prints the requested stage to stdout; diagnostics go to stderr with a
-// non-zero exit status.
+//
+// The requested stage goes to stdout (or -o FILE, written only when every
+// part compiled); diagnostics go to stderr with exit status 1, usage errors
+// exit with 2.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "codegen/ptx/gpu_passes.h"
 #include "runtime/compiler.h"
+#include "runtime/serialize.h"
+#include "support/cli.h"
 #include "support/source.h"
 
 namespace {
-
-int usage(const char *msg) {
-  if (msg) std::cerr << "tesserac: error: " << msg << "\n";
-  std::cerr << "usage: tesserac compile FILE.py --kernel NAME --signature SIG\n"
-               "                [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target "
-               "sm_80|sm_90|sm_90a] [--num-warps N] [--num-stages N] [--debug]\n"
-               "                [--passes a,b,c] [--no-opt] [--print-after a,b] "
-               "[--print-after-all] [--time-passes]\n"
-               "                [--split-input-file]\n";
-  return 2;
-}
-
-std::vector<std::string> splitComma(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // The cases of a --split-input-file: the part before the first `# -----`
 // line is a shared preamble (imports, helpers); every later part is compiled
@@ -69,90 +54,135 @@ std::vector<std::string> splitParts(const std::string &text) {
   return parts;
 }
 
+constexpr const char *kSummary =
+    "Compiles one kernel of a Python file written in the Triton kernel language, "
+    "specialised by a signature, and prints the IR or PTX of the stage asked for on "
+    "stdout (or into -o FILE). Diagnostics go to stderr with exit status 1; usage "
+    "errors exit with 2.";
+
+constexpr const char *kEpilog =
+    "signature: Triton's AOT syntax, one entry per parameter: '*fp32' a pointer, 'i32'\n"
+    "a scalar, ':16' divisible by 16, ':1' equal to one, a bare value (1024, 'ieee',\n"
+    "True, tl.float16) a tl.constexpr; parameters left out take their defaults.\n"
+    "\n"
+    "example:\n"
+    "  tesserac compile examples/vector_add.py --kernel add_kernel \\\n"
+    "      --signature '*fp32:16, *fp32:16, *fp32:16, i32, 1024' --emit ptx -o add.ptx\n"
+    "\n"
+    "environment: TESSERA_PRINT_AFTER=a,b (or all) and TESSERA_TIME_PASSES=1 act as\n"
+    "--print-after and --time-passes.\n"
+    "\n"
+    "tesserac aot --help: C launchers of kernels compiled ahead of time.";
+
 }  // namespace
 
+int aotMain(int argc, char **argv);  // tesserac_aot.cpp
+
 int main(int argc, char **argv) {
-  if (argc < 2) return usage(nullptr);
-  std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h") return usage(nullptr), 0;
-  if (cmd != "compile") return usage(("unknown command '" + cmd + "'").c_str());
-  std::string file, kernel, signature, emit = "ttir";
-  bool haveSignature = false, split = false;
+  std::string file, kernel, signature, emit = "ttir", output;
+  bool haveSignature = false, split = false, noOpt = false;
   tessera::CompileRequest req;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char *name) -> std::string {
-      std::string prefix = std::string(name) + "=";
-      if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
-      if (i + 1 >= argc) {
-        usage((std::string(name) + " needs a value").c_str());
-        std::exit(2);
-      }
-      return argv[++i];
+  tessera::registerPasses(tessera::ptx::gpuPasses());
+  tessera::cli::Parser cli("tesserac", "compile FILE.py --kernel NAME [--signature SIG] [options]",
+                           kSummary);
+  const std::string &version = tessera::compilerVersion();
+  cli.version(version.substr(version.find(' ') + 1));
+  cli.epilog(kEpilog);
+  cli.positional("FILE.py", "the kernel's Python source file", file);
+  cli.string("--kernel", "NAME", "the @jit function to compile (required)", kernel);
+  cli.option("--signature", "SIG",
+             "the parameters' types and constexpr values, e.g. '*fp32:16, i32, 1024' "
+             "(see 'signature' below); without it every parameter needs a default",
+             [&](const std::string &v) {
+               signature = v;
+               haveSignature = true;
+               return std::string();
+             });
+  cli.option("--emit", "STAGE",
+             "what to print: ttir (the optimised Tile IR, the default; also 'ir'), "
+             "ttir-initial (before the passes), ttgir (with GPU layouts) or ptx",
+             [&](const std::string &v) -> std::string {
+               emit = v == "ir" ? "ttir" : v;
+               if (emit == "ttir" || emit == "ttir-initial" || emit == "ttgir" || emit == "ptx")
+                 return {};
+               return "expects ir, ttir, ttir-initial, ttgir or ptx, got '" + v + "'";
+             });
+  cli.option("--target", "sm_NN",
+             "the GPU to compile for (sm_90a when --emit is ttgir or ptx and no "
+             "target is given): sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...",
+             [&](const std::string &v) -> std::string {
+               tessera::ptx::Target t;
+               if (tessera::ptx::parseTarget(v, t)) {
+                 req.target = v;
+                 return {};
+               }
+               return "expects a GPU target, got '" + v +
+                      "'; the targets are: " + tessera::ptx::knownTargets();
+             });
+  cli.integer("--num-warps", "N",
+              "warps per program on the GPU: 1, 2, 4 (the default), 8, 16 or 32", req.numWarps, 1,
+              32, /*powerOfTwo=*/true);
+  cli.integer("--num-stages", "N",
+              "loop iterations whose loads are in flight at once on the GPU (1 to 16; "
+              "default 3; 1 turns software pipelining off)",
+              req.numStages, 1, 16);
+  cli.flag("--debug", "keep tl.device_assert checks (as TRITON_DEBUG=1)", req.lower.debug);
+  auto passList = [](std::vector<std::string> &out) {
+    return [&out](const std::string &v) {
+      for (std::string &p : tessera::cli::splitCommas(v)) out.push_back(std::move(p));
+      return tessera::checkPassNames(out);
     };
-    if (a == "--kernel" || a.rfind("--kernel=", 0) == 0)
-      kernel = value("--kernel");
-    else if (a == "--signature" || a.rfind("--signature=", 0) == 0) {
-      signature = value("--signature");
-      haveSignature = true;
-    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0)
-      emit = value("--emit");
-    else if (a == "--passes" || a.rfind("--passes=", 0) == 0)
-      req.passes = splitComma(value("--passes"));
-    else if (a == "--target" || a.rfind("--target=", 0) == 0)
-      req.target = value("--target");
-    else if (a == "--num-warps" || a.rfind("--num-warps=", 0) == 0)
-      req.numWarps = std::atoi(value("--num-warps").c_str());
-    else if (a == "--num-stages" || a.rfind("--num-stages=", 0) == 0)
-      req.numStages = std::atoi(value("--num-stages").c_str());
-    else if (a == "--debug")
-      req.lower.debug = true;
-    else if (a == "--print-after" || a.rfind("--print-after=", 0) == 0)
-      req.printAfter = splitComma(value("--print-after"));
-    else if (a == "--print-after-all")
-      req.printAfterAll = true;
-    else if (a == "--time-passes")
-      req.timePasses = true;
-    else if (a == "--no-opt")
-      req.optimize = false;
-    else if (a == "--split-input-file")
-      split = true;
-    else if (!a.empty() && a[0] == '-')
-      return usage(("unknown option '" + a + "'").c_str());
-    else if (file.empty())
-      file = a;
-    else
-      return usage("more than one input file");
+  };
+  cli.option("--passes", "a,b,c",
+             "the Tile IR passes to run instead of the default pipeline (the GPU "
+             "passes always follow for a GPU target)",
+             passList(req.passes));
+  cli.flag("--no-opt", "run no Tile IR pass (the lowered IR as it is)", noOpt);
+  cli.option("--print-after", "a,b", "print the IR after these passes (Tile IR or GPU) on stderr",
+             passList(req.printAfter));
+  cli.flag("--print-after-all", "print the IR after every pass on stderr", req.printAfterAll);
+  cli.flag("--time-passes", "print a table of each pass's time on stderr", req.timePasses);
+  cli.flag("--split-input-file",
+           "compile each part of FILE between '# -----' lines on its own (the part "
+           "before the first is a shared preamble; line numbers stay FILE's)",
+           split);
+  cli.string("-o,--output", "FILE", "write the output to FILE instead of stdout ('-': stdout)",
+             output);
+  if (argc > 1 && std::string_view(argv[1]) == "aot") return aotMain(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) != "compile") {
+    std::string_view first = argv[1];
+    if (first == "-h" || first == "--help" || first == "--version") return *cli.parse(2, argv);
+    return cli.fail("unknown command '" + std::string(first) +
+                    "' (the commands are 'compile' and 'aot')");
   }
-  if (file.empty()) return usage("no input file");
-  if (kernel.empty()) return usage("--kernel is required");
-  if (emit == "ir") emit = "ttir";  // the optimised Tile IR
-  if (emit != "ttir" && emit != "ttir-initial" && emit != "ttgir" && emit != "ptx")
-    return usage(
-        ("unknown --emit stage '" + emit + "' (use ir, ttir, ttir-initial, ttgir or ptx)").c_str());
+  if (argc < 2) return cli.fail("no command given (tesserac compile FILE.py --kernel NAME ...)");
+  if (std::optional<int> exit = cli.parse(argc, argv, 2)) return *exit;
+  if (kernel.empty()) return cli.fail("--kernel NAME is required (the @jit function to compile)");
+  req.optimize = !noOpt;
   if ((emit == "ttgir" || emit == "ptx") && req.target.empty()) req.target = "sm_90a";
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    std::cerr << "tesserac: error: cannot read '" << file << "'\n";
+    std::cerr << "tesserac: error: cannot read '" << file << "': check the path\n";
     return 1;
   }
-  std::optional<std::string> text = tessera::readAtMost(in);
-  if (!text) {
+  std::optional<std::string> source = tessera::readAtMost(in);
+  if (!source) {
     std::cerr << "tesserac: error: '" << file << "' is larger than "
               << (tessera::kMaxSourceBytes >> 20) << " MiB, the most a kernel source may be\n";
     return 1;
   }
   req.fileName = file;
   req.kernel = kernel;
-  std::vector<std::string> parts = split ? splitParts(*text) : std::vector<std::string>{*text};
+  std::vector<std::string> parts = split ? splitParts(*source) : std::vector<std::string>{*source};
   int status = 0;
+  std::string text;
   for (size_t i = 0; i < parts.size(); ++i) {
     req.source = parts[i];
     try {
       if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
       auto k = tessera::compileKernel(req);
-      if (split && i) std::cout << "# -----\n";
-      std::cout << k->ir(emit);
+      if (split && i) text += "# -----\n";
+      text += k->ir(emit);
     } catch (const tessera::CompilationError &e) {
       // Diagnostics come rendered (file:line:col, caret, newline); messages
       // about the request itself (a pass name, a target) are one sentence.
@@ -167,6 +197,13 @@ int main(int argc, char **argv) {
       std::cerr << tessera::render(none, e.diag);
       status = 1;
     }
+  }
+  if (output.empty() || output == "-") {
+    std::cout << text;
+  } else if (status == 0 && !tessera::cli::writeOutput(output, text)) {
+    std::cerr << "tesserac: error: cannot write '" << output
+              << "': check that its folder exists and is writable\n";
+    status = 1;
   }
   return status;
 }

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "capi/capi.h"
 #include "support/scratch.h"
+#include "tessera/capi.h"
 
 namespace tessera_py {
 

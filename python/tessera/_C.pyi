@@ -1,5 +1,5 @@
 """Type stub and contract of `tessera._C`, the nanobind extension over the C ABI
-(src/capi/capi.h). The Python package resolves globals, builds specialisations
+(include/tessera/capi.h). The Python package resolves globals, builds specialisations
 and owns the caches; the extension compiles, (de)serialises and launches.
 
 Encoded compile-time values (`Const` below) are tagged tuples, so that a dtype

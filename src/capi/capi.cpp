@@ -1,7 +1,7 @@
 // The C ABI over the compile pipeline (runtime/compiler.h). Every entry point
 // catches every exception and turns it into a status plus a thread-local
 // message; nothing C++ crosses the boundary.
-#include "capi/capi.h"
+#include "tessera/capi.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -290,7 +290,8 @@ tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compil
   req.lower.debug = o.debug != 0;
   req.optimize = o.optimize != 0;
   req.passes = splitPasses(o.passes);
-  if (o.target) req.target = o.target;
+  if (o.target)
+    req.target = std::string_view(o.target) == "native" ? tessera::nativeGpuTarget() : o.target;
   req.numWarps = o.num_warps == 0 ? 4 : o.num_warps;
   req.numStages = o.num_stages == 0 ? 3 : o.num_stages;
   return req;
@@ -491,7 +492,8 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
     size_t numBuffers = 0;
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
-      const auto &[pname, ptype] = params[i];
+      // Not a structured binding: Clang before 16 cannot capture one in a lambda.
+      const std::string &pname = params[i].first, &ptype = params[i].second;
       // Built only for a message: this loop is on every launch.
       auto what = [&] {
         return "argument " + std::to_string(i) + " ('" + pname + "', " + ptype + ") of kernel '" +
@@ -659,6 +661,7 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
       }
     }
     if (gx == 0 || gy == 0 || gz == 0) return;
+    if (device < 0) device = tessera::cuda::currentDevice();
     k.impl->launchCuda({values.data(), num_args}, {gx, gy, gz}, stream, device);
   });
 }

@@ -167,10 +167,12 @@ struct Operand {
   std::vector<int64_t> shape;  // unpacked: [.., M, K] or [.., K, N]
 };
 
-const Format &lookupFormat(Lowerer &l, A &a, const std::string &param) {
+// A pointer, not a reference: GCC 13 takes a reference returned from a call
+// with a temporary argument (the std::string) for a dangling one.
+const Format *lookupFormat(Lowerer &l, A &a, const std::string &param) {
   std::string name = l.constStr(a[param], a.locOf(param), param);
   for (const Format &f : kFormats)
-    if (name == f.name) return f;
+    if (name == f.name) return &f;
   l.error(a.locOf(param), "tl.dot_scaled: unknown " + param + " '" + name + "'",
           "use one of 'e2m1', 'e4m3', 'e5m2', 'e2m3', 'e3m2', 'bf16', 'fp16'");
 }
@@ -285,8 +287,8 @@ Value *upcast(Lowerer &l, A &a, const Operand &op, DType compute, bool fastMath)
 }
 
 SVal dotScaled(Lowerer &l, A &a) {
-  const Format &lf = lookupFormat(l, a, "lhs_format");
-  const Format &rf = lookupFormat(l, a, "rhs_format");
+  const Format &lf = *lookupFormat(l, a, "lhs_format");
+  const Format &rf = *lookupFormat(l, a, "rhs_format");
   Operand lhs = prepareOperand(l, a, "lhs", lf);
   Operand rhs = prepareOperand(l, a, "rhs", rf);
   int rank = static_cast<int>(lhs.shape.size());

@@ -62,12 +62,13 @@ void encode(Frame &f, uint32_t slot, const T *src, int64_t n) {
   });
 }
 
-// acc[b,m,:] += a[b,m,k] * b[b,k,:], k in order; one fma per step. Built
-// twice (with and without FMA instructions) and picked at load time, so the
-// inner loop vectorises where the CPU has FMA.
+// acc[b,m,:] += a[b,m,k] * b[b,k,:], k in order; one fma per step. Inlined
+// into gemmF32/gemmF64, which are built twice (with and without FMA
+// instructions) and picked at load time, so the inner loop vectorises where
+// the CPU has FMA. (The clones are on the plain functions: Clang has no
+// target_clones on templates.)
 template <class T>
-__attribute__((target_clones("fma", "default"))) void gemmFma(const T *a, const T *b, T *acc,
-                                                              DotShape s) {
+__attribute__((always_inline)) inline void gemmFma(const T *a, const T *b, T *acc, DotShape s) {
   for (int64_t bt = 0; bt < s.batch; ++bt)
     for (int64_t m = 0; m < s.M; ++m) {
       T *row = acc + (bt * s.M + m) * s.N;
@@ -79,10 +80,12 @@ __attribute__((target_clones("fma", "default"))) void gemmFma(const T *a, const 
     }
 }
 
-void gemmF32(const float *a, const float *b, float *acc, DotShape s) {
+__attribute__((target_clones("fma", "default"))) void gemmF32(const float *a, const float *b,
+                                                              float *acc, DotShape s) {
   gemmFma<float>(a, b, acc, s);
 }
-void gemmF64(const double *a, const double *b, double *acc, DotShape s) {
+__attribute__((target_clones("fma", "default"))) void gemmF64(const double *a, const double *b,
+                                                              double *acc, DotShape s) {
   gemmFma<double>(a, b, acc, s);
 }
 

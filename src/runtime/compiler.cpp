@@ -114,7 +114,7 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   ptx::PtxOptions gpu;
   if (!ptx::parseTarget(req.target, gpu.target))
     throw CompilationError("unknown GPU target '" + req.target +
-                           "': use sm_80, sm_90 or sm_90a (or a newer sm_NN)");
+                           "'; the targets are: " + ptx::knownTargets());
   if (req.numWarps < 1 || req.numWarps > 32 || (req.numWarps & (req.numWarps - 1)))
     throw CompilationError("num_warps must be a power of two from 1 to 32, got " +
                            std::to_string(req.numWarps));
@@ -169,22 +169,23 @@ void KernelImpl::runInterp(std::span<const interp::ArgValue> args,
   }
 }
 
-void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &opts) const {
+std::vector<interp::ArgValue> KernelImpl::bindArgs(const std::vector<Arg> &args,
+                                                   std::vector<interp::HostBuffer> *buffers) const {
   const Function &fn = function();
   if (args.size() != fn.body.args.size())
     throw KernelError("kernel '" + name_ + "' takes " + std::to_string(fn.body.args.size()) +
                       " runtime arguments but " + std::to_string(args.size()) + " were given");
   std::vector<interp::ArgValue> values;
-  std::vector<interp::HostBuffer> buffers;
   for (size_t i = 0; i < args.size(); ++i) {
     const Value &p = *fn.body.args[i];
     const Arg &a = args[i];
     std::string what = "argument " + std::to_string(i) + " ('" + p.nameHint + "')";
     if (p.type.isPtr()) {
       if (a.kind != Arg::Kind::Buffer)
-        throw KernelError(what + " of kernel '" + name_ + "' must be a buffer");
+        throw KernelError(what + " of kernel '" + name_ + "' must be a " +
+                          (buffers ? "buffer (Arg::buffer)" : "device pointer (Arg::pointer)"));
       values.push_back(interp::ArgValue::pointer(a.data));
-      buffers.push_back({a.data, a.bytes, p.nameHint});
+      if (buffers) buffers->push_back({a.data, a.bytes, p.nameHint});
     } else if (isFloat(p.type.dtype)) {
       if (a.kind == Arg::Kind::Buffer)
         throw KernelError(what + " of kernel '" + name_ + "' must be a number");
@@ -196,6 +197,12 @@ void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &
       values.push_back(interp::ArgValue::integer(a.i));
     }
   }
+  return values;
+}
+
+void KernelImpl::run(const std::vector<Arg> &args, Grid grid, const RunOptions &opts) const {
+  std::vector<interp::HostBuffer> buffers;
+  std::vector<interp::ArgValue> values = bindArgs(args, &buffers);
   runInterp(values, buffers, {grid.x, grid.y, grid.z}, opts.numThreads);
 }
 
@@ -264,6 +271,9 @@ std::shared_ptr<CompiledKernel> compile(std::string_view source, std::string_vie
   req.colOffset = options.colOffset;
   req.kernel = std::string(kernel);
   req.lower.debug = options.debug;
+  req.target = options.target == "native" ? nativeGpuTarget() : options.target;
+  req.numWarps = options.numWarps;
+  req.numStages = options.numStages;
   try {
     req.args = frontend::parseSignature(std::string(signature));
   } catch (const CompileError &e) {

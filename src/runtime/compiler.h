@@ -74,6 +74,7 @@ class KernelImpl : public CompiledKernel {
   std::string ir(std::string_view stage) const override;
   std::vector<std::pair<std::string, std::string>> params() const override;
   void run(const std::vector<Arg> &args, Grid grid, const RunOptions &opts) const override;
+  void launch(const std::vector<Arg> &args, Grid grid, void *stream) const override;
 
   // Lower-level run used by the C ABI: values already in interpreter form.
   void runInterp(std::span<const interp::ArgValue> args,
@@ -98,6 +99,10 @@ class KernelImpl : public CompiledKernel {
   void cudaAttrs(int device, int &numRegs, int &localBytes) const;
 
  private:
+  // The public API's arguments in interpreter form, checked against the
+  // parameters; `buffers` (the interpreter's) receives each buffer's extent.
+  std::vector<interp::ArgValue> bindArgs(const std::vector<Arg> &args,
+                                         std::vector<interp::HostBuffer> *buffers) const;
   friend std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
   friend std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);
   std::string name_;
@@ -124,6 +129,11 @@ class KernelImpl : public CompiledKernel {
 // keeps its own copy of the sources for run-time messages. A JitFunction
 // global naming a unit that does not exist throws std::invalid_argument.
 std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
+
+// The PTX target of the current CUDA device (CompileOptions::target
+// "native"): sm_90a on a Hopper, else the newest known target up to the
+// device's. Throws tessera::Error when there is no driver or device.
+std::string nativeGpuTarget();
 
 // Defined in serialize.cpp (declared here for the friendship above).
 std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);

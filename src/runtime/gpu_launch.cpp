@@ -39,7 +39,9 @@ static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::
   if (const void *p = slots[device].load(std::memory_order_acquire))
     return *static_cast<const cuda::LoadedKernel *>(p);
   if (!k.hasPtx())
-    throw Error("kernel '" + k.name() + "' was compiled without a GPU target; compile it for one");
+    throw Error("kernel '" + k.name() +
+                "' was compiled without a GPU target; compile it for one (CompileOptions::target, "
+                "e.g. \"native\" or \"sm_90a\") to launch it on a GPU");
   std::shared_ptr<cuda::LoadedKernel> loaded = cuda::LoadedKernel::load(
       k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(), k.name());
   owners.push_back(loaded);
@@ -89,6 +91,33 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
   lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+}
+
+void KernelImpl::launch(const std::vector<Arg> &args, Grid grid, void *stream) const {
+  std::vector<interp::ArgValue> values = bindArgs(args, nullptr);
+  std::string why;
+  if (!cuda::driverAvailable(&why)) throw Error("kernel '" + name_ + "' cannot launch: " + why);
+  launchCuda(values, {grid.x, grid.y, grid.z}, stream, cuda::currentDevice());
+}
+
+std::string nativeGpuTarget() {
+  std::string why;
+  if (!cuda::driverAvailable(&why))
+    throw Error("target \"native\" names the current CUDA device, but " + why +
+                "; name a target instead (e.g. \"sm_90a\")");
+  int device = cuda::currentDevice();
+  const cuda::DeviceInfo &info = cuda::deviceInfo(device);
+  int cc = info.major * 10 + info.minor;
+  if (cc == 90) return "sm_90a";  // Hopper's own instructions (wgmma)
+  // The newest target Tessera knows up to the device's: the driver runs PTX
+  // of an older target on a newer GPU.
+  for (int sm = cc; sm >= 80; --sm) {
+    ptx::Target t;
+    if (ptx::parseTarget("sm_" + std::to_string(sm), t)) return t.name();
+  }
+  throw Error("target \"native\": CUDA device " + std::to_string(device) + " (" + info.name +
+              ") has compute capability " + std::to_string(info.major) + "." +
+              std::to_string(info.minor) + "; Tessera compiles for sm_80 (Ampere) and newer");
 }
 
 }  // namespace tessera

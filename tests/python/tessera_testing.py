@@ -1,4 +1,4 @@
-"""Test harness: Tessera's C ABI (libtessera.so, src/capi/capi.h) through ctypes.
+"""Test harness: Tessera's C ABI (libtessera.so, include/tessera/capi.h) through ctypes.
 
     k = compile_kernel("examples/vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 1024")
     run(k, (cdiv(n, 1024),), x, y, out, n)

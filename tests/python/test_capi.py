@@ -1,4 +1,4 @@
-"""The C ABI itself (src/capi/capi.h): arg specs, constexpr value kinds,
+"""The C ABI itself (include/tessera/capi.h): arg specs, constexpr value kinds,
 globals, queries, error statuses, concurrency."""
 
 from __future__ import annotations

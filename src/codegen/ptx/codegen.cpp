@@ -38,6 +38,30 @@ void prepareModule(Module &m, const PtxOptions &opts) {
   m.archSpecific = opts.target.archSpecific;
 }
 
+namespace {
+
+// The targets Tessera compiles for and the PTX ISA version that introduced
+// each (the PTX ISA manual's "PTX Target Architecture" table). The `a`
+// variants need the same version as their base target.
+struct KnownTarget {
+  int sm;
+  bool hasArchSpecific;
+  int ptxVersion;
+};
+constexpr KnownTarget kTargets[] = {
+    {80, false, 70}, {86, false, 71}, {87, false, 74}, {88, false, 90},
+    {89, false, 78}, {90, true, 78},  {100, true, 86}, {101, true, 86},
+    {103, true, 88}, {110, true, 90}, {120, true, 87}, {121, true, 88},
+};
+
+const KnownTarget *findTarget(int sm) {
+  for (const KnownTarget &k : kTargets)
+    if (k.sm == sm) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
 bool parseTarget(const std::string &s, Target &out) {
   std::string t = s.rfind("sm_", 0) == 0 ? s.substr(3) : s;
   Target r;
@@ -48,10 +72,24 @@ bool parseTarget(const std::string &s, Target &out) {
   if (t.empty() || t.size() > 3 || t.find_first_not_of("0123456789") != std::string::npos)
     return false;
   r.sm = std::stoi(t);
-  if (r.sm < 80) return false;
-  if (r.archSpecific && r.sm != 90 && r.sm < 100) return false;
+  const KnownTarget *k = findTarget(r.sm);
+  if (!k || (r.archSpecific && !k->hasArchSpecific)) return false;
   out = r;
   return true;
+}
+
+std::string knownTargets() {
+  std::string out;
+  for (const KnownTarget &k : kTargets) {
+    out += (out.empty() ? "sm_" : ", sm_") + std::to_string(k.sm);
+    if (k.hasArchSpecific) out += ", sm_" + std::to_string(k.sm) + "a";
+  }
+  return out;
+}
+
+int minPtxVersion(const Target &t) {
+  const KnownTarget *k = findTarget(t.sm);
+  return k ? k->ptxVersion : 80;
 }
 
 PtxKernel emitPtx(Module &m, const PtxOptions &opts) {

@@ -104,7 +104,11 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
   return s;
 }
 
-Emitter::Emitter(Function &fn, const PtxOptions &opts) : fn_(fn), opts_(opts) {}
+Emitter::Emitter(Function &fn, const PtxOptions &opts) : fn_(fn), opts_(opts) {
+  // PTX 8.0 is the floor of every instruction emitted; newer targets
+  // (sm_100: 8.6, sm_120: 8.7) need the version that introduced them.
+  needPtxVersion(minPtxVersion(opts.target));
+}
 
 std::string Emitter::reg(RegClass c) {
   int &n = counts_[static_cast<int>(c)];

@@ -24,14 +24,21 @@ void assignLayouts(Module &m);
 const std::vector<PassInfo> &gpuPasses();
 const std::vector<std::string> &gpuPipeline();
 
-// A PTX target: sm_80, sm_90 or sm_90a.
+// A PTX target: sm_80 ... sm_121, with the `a` variants (sm_90a, sm_100a, ...).
 struct Target {
   int sm = 80;
   bool archSpecific = false;  // the `a` of sm_90a
   std::string name() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
 };
-// Parses "sm_80", "sm_90", "sm_90a" (also "80", "90a"); false when unknown.
+// Parses "sm_80", "sm_90", "sm_90a", "sm_120" (also "80", "90a"); false for
+// a name that is not a known target (knownTargets() lists them).
 bool parseTarget(const std::string &s, Target &out);
+// "sm_80, sm_86, ..., sm_121a": for messages.
+std::string knownTargets();
+// The oldest PTX ISA version (major * 10 + minor) that may name `t` in its
+// `.target` line: 8.6 for sm_100, 8.7 for sm_120, ... ptxas refuses a module
+// whose `.version` is older than its target.
+int minPtxVersion(const Target &t);
 
 struct PtxOptions {
   Target target;

@@ -1,5 +1,7 @@
-/* Tessera's C ABI: compile a kernel written in the Triton kernel language,
- * inspect it, and run it on the CPU reference interpreter.
+/* Tessera's C ABI (#include <tessera/capi.h>, link tessera::tessera or
+ * `pkg-config --libs tessera`): compile a kernel written in the Triton kernel
+ * language, inspect it, and run it on the CPU reference interpreter or launch
+ * it on a CUDA GPU.
  *
  * This is the boundary the Python package binds to. It uses only C types; no
  * C++ exception ever crosses it. Every function that can fail reports the
@@ -30,11 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__GNUC__)
-#define TESSERA_CAPI_EXPORT __attribute__((visibility("default")))
-#else
-#define TESSERA_CAPI_EXPORT
-#endif
+#include "tessera/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,8 +172,9 @@ typedef struct tessera_compile_options {
   const char *passes;
   const tessera_global *globals;
   size_t num_globals;
-  /* GPU code generation: "sm_80", "sm_90", "sm_90a" (or a newer sm_NN) adds
-   * the stages "ttgir" and "ptx"; NULL or "": the CPU only. */
+  /* GPU code generation: "sm_80", "sm_90", "sm_90a", "sm_100", "sm_120", ...
+   * or "native" (the device of the current CUDA context) adds the stages
+   * "ttgir" and "ptx"; NULL or "": the CPU only. */
   const char *target;
   int32_t num_warps;  /* warps per program on the GPU (a power of two; default 4) */
   int32_t num_stages; /* GPU: loads in flight per loop, in iterations (1-16; default 3) */
@@ -311,7 +310,9 @@ TESSERA_CAPI_EXPORT tessera_status tessera_kernel_run(const tessera_kernel *kern
 TESSERA_CAPI_EXPORT void tessera_interrupt_runs(void);
 
 /* Launches the kernel's PTX (it must have been compiled with a target) on
- * CUDA device `device`, on `stream` (a CUstream; NULL: the default stream).
+ * CUDA device `device` (-1: the device of the current CUDA context, as
+ * cudaSetDevice chose), through its primary context, on `stream` (a
+ * CUstream or cudaStream_t; NULL: the default stream).
  * Pointer arguments are TESSERA_RUN_BUFFER entries whose `data` is a device
  * address (`bytes` is not used). The module is loaded on the device's
  * primary context at the first launch. Asynchronous: faults surface at the

@@ -1,0 +1,200 @@
+// `tesserac aot`: ahead-of-time launchers (runtime/aot.h). Compiles one
+// kernel for each --signature given and writes NAME.h and NAME.c, C source
+// that launches it through the CUDA driver in a program without Tessera.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "codegen/ptx/gpu_passes.h"
+#include "runtime/aot.h"
+#include "runtime/compiler.h"
+#include "runtime/serialize.h"
+#include "support/cli.h"
+#include "support/source.h"
+
+namespace {
+
+constexpr const char *kSummary =
+    "Compiles a kernel ahead of time, once per --signature, and writes a C header and "
+    "source file (NAME.h, NAME.c) that launch it through the CUDA driver API in a program "
+    "that has no Tessera: the PTX is embedded; the launcher takes the grid and a CUstream at "
+    "call time, loads the module lazily in the current context (any device; the cubin when "
+    "ptxas is installed and the device runs it, else the PTX), and returns a "
+    "CUresult, never exiting. With several signatures it dispatches at run time to the first "
+    "whose ':16' and ':1' facts hold for the arguments (list the most general last). "
+    "Diagnostics exit with 1, usage errors with 2.";
+
+constexpr const char *kEpilog =
+    "example:\n"
+    "  tesserac aot examples/vector_add.py --kernel add_kernel \\\n"
+    "      --signature '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' \\\n"
+    "      --signature '*fp32, *fp32, *fp32, i32, 1024' --target sm_80 -o gen/\n"
+    "  cc -c gen/add_kernel.c -I/usr/local/cuda/include   # then link with -lcuda\n"
+    "\n"
+    "  CUresult r = add_kernel(stream, (n + 1023) / 1024, 1, 1, x, y, out, n);";
+
+// The ptxas to assemble cubins with: --ptxas, else one on PATH, else the
+// CUDA toolkit's default place; "" when there is none.
+std::string findPtxas(const std::string &given) {
+  if (!given.empty()) return given;
+  if (const char *path = std::getenv("PATH")) {
+    std::string dirs = path;
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string candidate = dirs.substr(start, end - start) + "/ptxas";
+      if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+      start = end + 1;
+    }
+  }
+  return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "";
+}
+
+std::string shellQuote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// ptxas's cubin of `ptx` for `target` (-lineinfo keeps the source lines for
+// profilers). Throws tessera::Error with ptxas's messages when it fails.
+std::string assemble(const std::string &ptxas, const std::string &ptx, const std::string &target) {
+  char dir[] = "/tmp/tesserac-aot-XXXXXX";
+  if (!mkdtemp(dir)) throw tessera::Error("cannot create a temporary folder for ptxas");
+  std::string in = std::string(dir) + "/k.ptx", out = std::string(dir) + "/k.cubin",
+              log = std::string(dir) + "/log";
+  std::ofstream(in, std::ios::binary) << ptx;
+  std::string cmd = shellQuote(ptxas) + " -arch=" + target + " -lineinfo " + shellQuote(in) +
+                    " -o " + shellQuote(out) + " > " + shellQuote(log) + " 2>&1";
+  int status = std::system(cmd.c_str());
+  std::stringstream bin, messages;
+  bin << std::ifstream(out, std::ios::binary).rdbuf();
+  messages << std::ifstream(log).rdbuf();
+  for (const std::string &f : {in, out, log}) std::remove(f.c_str());
+  rmdir(dir);
+  if (status != 0 || bin.str().empty())
+    throw tessera::Error("ptxas (" + ptxas + ") could not assemble the PTX for " + target + ":\n" +
+                         messages.str() + "(--no-cubin embeds the PTX only)");
+  return bin.str();
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+}  // namespace
+
+int aotMain(int argc, char **argv) {
+  std::string file, kernel, name, outDir = ".", ptxasGiven;
+  bool noCubin = false;
+  std::vector<std::string> signatures;
+  tessera::CompileRequest req;
+  req.target = "sm_80";
+  tessera::cli::Parser cli("tesserac", "aot FILE.py --kernel NAME --signature SIG... [options]",
+                           kSummary);
+  const std::string &version = tessera::compilerVersion();
+  cli.version(version.substr(version.find(' ') + 1));
+  cli.epilog(kEpilog);
+  cli.positional("FILE.py", "the kernel's Python source file", file);
+  cli.string("--kernel", "NAME", "the @jit function to compile (required)", kernel);
+  cli.option("--signature", "SIG",
+             "one specialisation, in Triton's AOT syntax (repeat for several; required); they "
+             "may differ only in ':16' and ':1' facts",
+             [&](const std::string &v) {
+               signatures.push_back(v);
+               return std::string();
+             });
+  cli.option("--target", "sm_NN",
+             "the GPU to compile for (default sm_80, whose PTX every newer GPU runs): sm_80, "
+             "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...",
+             [&](const std::string &v) -> std::string {
+               tessera::ptx::Target t;
+               if (tessera::ptx::parseTarget(v, t)) {
+                 req.target = v;
+                 return {};
+               }
+               return "expects a GPU target, got '" + v +
+                      "'; the targets are: " + tessera::ptx::knownTargets();
+             });
+  cli.integer("--num-warps", "N", "warps per program: 1, 2, 4 (the default), 8, 16 or 32",
+              req.numWarps, 1, 32, /*powerOfTwo=*/true);
+  cli.integer("--num-stages", "N", "software pipelining depth of loops (1 to 16; default 3)",
+              req.numStages, 1, 16);
+  cli.flag("--debug", "keep tl.device_assert checks", req.lower.debug);
+  cli.string("--name", "NAME",
+             "the launcher's C name, and of its files (default: the kernel's name)", name);
+  cli.string("-o,--output", "DIR", "the folder to write NAME.h and NAME.c into (default: .)",
+             outDir);
+  cli.string("--ptxas", "PATH",
+             "the ptxas that assembles the embedded cubins (default: ptxas on PATH, else "
+             "/usr/local/cuda/bin/ptxas; without one only the PTX is embedded)",
+             ptxasGiven);
+  cli.flag("--no-cubin", "embed the PTX only (the driver compiles it at the first launch)",
+           noCubin);
+  if (std::optional<int> exit = cli.parse(argc, argv, 2)) return *exit;
+  if (kernel.empty()) return cli.fail("--kernel NAME is required (the @jit function to compile)");
+  if (signatures.empty())
+    return cli.fail("--signature SIG is required (one for each specialisation to embed)");
+  if (name.empty()) name = kernel;
+  if (!isIdentifier(name))
+    return cli.fail("--name '" + name + "' is not a C identifier (letters, digits and '_')");
+
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::cerr << "tesserac: error: cannot read '" << file << "': check the path\n";
+    return 1;
+  }
+  std::optional<std::string> source = tessera::readAtMost(in);
+  if (!source) {
+    std::cerr << "tesserac: error: '" << file << "' is larger than "
+              << (tessera::kMaxSourceBytes >> 20) << " MiB, the most a kernel source may be\n";
+    return 1;
+  }
+  req.source = *source;
+  req.fileName = file;
+  req.kernel = kernel;
+  std::vector<tessera::AotVariant> variants;
+  std::string ptxas = noCubin ? "" : findPtxas(ptxasGiven);
+  try {
+    for (const std::string &sig : signatures) {
+      req.args = tessera::frontend::parseSignature(sig);
+      variants.push_back({req.args, sig, tessera::compileKernel(req), ""});
+      if (!ptxas.empty())
+        variants.back().cubin = assemble(ptxas, variants.back().kernel->ir("ptx"), req.target);
+    }
+    tessera::AotFiles files = tessera::generateAot(name, file, variants);
+    for (auto [fileName, text] :
+         {std::pair{files.headerName, files.header}, std::pair{files.sourceName, files.source}}) {
+      std::string path = outDir + "/" + fileName;
+      if (!tessera::cli::writeOutput(path, text)) {
+        std::cerr << "tesserac: error: cannot write '" << path
+                  << "': check that the folder exists and is writable\n";
+        return 1;
+      }
+    }
+  } catch (const tessera::CompilationError &e) {
+    std::string_view what = e.what();
+    if (what.empty() || what.back() != '\n')
+      std::cerr << "tesserac: error: " << what << "\n";
+    else
+      std::cerr << what;
+    return 1;
+  } catch (const tessera::CompileError &e) {
+    tessera::SourceManager none;
+    std::cerr << tessera::render(none, e.diag);
+    return 1;
+  } catch (const tessera::Error &e) {
+    std::cerr << "tesserac: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
