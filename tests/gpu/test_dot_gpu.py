@@ -262,3 +262,59 @@ def test_dot_of_loads_read_transposed(gen, name, a_t, b_t, stored_t, mnk, block,
         assert torch.equal(c.long(), ref.long()), "integer dot differs from the exact product"
     else:
         assert rel_err(c, ref) <= tol
+
+
+def dot_kernels():
+    """tests/python/kernels/dots.py (written against `triton`), with Tessera as triton."""
+    import importlib.util
+    import pathlib
+    import sys
+    path = pathlib.Path(__file__).resolve().parents[1] / "python" / "kernels" / "dots.py"
+    saved = {n: sys.modules.get(n) for n in ("triton", "triton.language")}
+    sys.modules.update({"triton": triton, "triton.language": tl})
+    try:
+        spec = importlib.util.spec_from_file_location("tessera_test_dot_kernels", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        for n, m in saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+    return module
+
+
+DOTS = dot_kernels()
+
+
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("bm,bn,d,warps", [(128, 32, 64, 4), (64, 64, 128, 4), (128, 64, 64, 8)])
+def test_one_load_read_by_two_dots(gen, dt, bm, bn, d, warps):
+    # kt feeds Q K^T as it is and dS K transposed, from one ring on sm_90a.
+    steps = 5
+    a = random_operand((bm, d), dt, gen)
+    k = random_operand((steps * bn, d), dt, gen)
+    out = poisoned((bm, d), torch.float32)
+    DOTS.shared_operand_kernel[(1,)](a, k, out, steps, BM=bm, BN=bn, D=d, num_warps=warps)
+    ref = torch.zeros((bm, d), dtype=torch.float64, device="cuda")
+    for i in range(steps):
+        ki = k[i * bn:(i + 1) * bn].double()
+        ref += (a.double() @ ki.T).to(dt).double() @ ki
+    assert rel_err(out, ref) <= 1e-2
+
+
+@pytest.mark.parametrize("bm,bn,bk,warps", [(128, 64, 64, 4), (64, 128, 32, 4), (128, 128, 64, 8)])
+def test_products_combined_elementwise(gen, bm, bn, bk, warps):
+    # One product on wgmma, one on mma.sync (its B is also summed), their
+    # accumulators combined: the wgmma one converts its layout.
+    steps = 4
+    a = random_operand((bm, bk), torch.float16, gen)
+    b = random_operand((steps, bk, bn), torch.float16, gen)
+    c = random_operand((steps, bk, bn), torch.float16, gen)
+    out = poisoned((bm, bn), torch.float32)
+    DOTS.mixed_tensor_core_kernel[(1,)](a, b, c, out, steps, BM=bm, BN=bn, BK=bk,
+                                        num_warps=warps)
+    a64, b64, c64 = a.double(), b.double(), c.double()
+    ref = sum((a64 @ b64[i]) * (a64 @ c64[i]) + b64[i].sum(dim=0)[None, :] for i in range(steps))
+    assert rel_err(out, ref) <= 1e-5

@@ -78,6 +78,36 @@ def test_dot_3d(rng: np.random.Generator, bmnk: tuple[int, int, int, int]) -> No
     assert_close(o, a.astype(np.float64) @ b.astype(np.float64), np.float32, rtol=1e-5, atol=1e-5 * math.sqrt(k))
 
 
+def test_one_load_read_by_two_dots(rng: np.random.Generator) -> None:
+    # kt feeds one dot as it is and another transposed (attention's backward).
+    bm, bn, d, steps = 32, 16, 16, 3
+    a = (rng.standard_normal((bm, d)) * 0.5).astype(np.float16)
+    k = (rng.standard_normal((steps * bn, d)) * 0.5).astype(np.float16)
+    o = poisoned((bm, d), np.float32)
+    kern = compile_kernel("dots.py", "shared_operand_kernel", f"*fp16, *fp16, *fp32, i32, {bm}, {bn}, {d}")
+    run(kern, 1, a, k, o, steps)
+    ref = np.zeros((bm, d))
+    for i in range(steps):
+        ki = k[i * bn:(i + 1) * bn].astype(np.float64)
+        s = (a.astype(np.float64) @ ki.T).astype(np.float16).astype(np.float64)
+        ref += s @ ki
+    assert_close(o, ref, np.float32, rtol=1e-2, atol=1e-2)
+
+
+def test_products_combined_elementwise(rng: np.random.Generator) -> None:
+    bm, bn, bk, steps = 32, 16, 16, 3
+    a = rng.standard_normal((bm, bk)).astype(np.float16)
+    b = rng.standard_normal((steps, bk, bn)).astype(np.float16)
+    c = rng.standard_normal((steps, bk, bn)).astype(np.float16)
+    o = poisoned((bm, bn), np.float32)
+    kern = compile_kernel("dots.py", "mixed_tensor_core_kernel",
+                          f"*fp16, *fp16, *fp16, *fp32, i32, {bm}, {bn}, {bk}")
+    run(kern, 1, a, b, c, o, steps)
+    a64, b64, c64 = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    ref = sum((a64 @ b64[i]) * (a64 @ c64[i]) + b64[i].sum(axis=0)[None, :] for i in range(steps))
+    assert_close(o, ref, np.float32, rtol=1e-4, atol=1e-3)
+
+
 def test_dot_tf32_differs_from_ieee(rng: np.random.Generator) -> None:
     # Guards against "tf32" silently computing in full precision.
     a = rng.standard_normal((16, 16)).astype(np.float32)

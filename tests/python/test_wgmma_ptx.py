@@ -171,3 +171,34 @@ def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
             assert "convert_layout" not in line, line
             if depth <= 0 and "}" in line:
                 in_loop = False
+
+
+# Kernels from tests/python/kernels/dots.py: one load read by two dots (as
+# it is and transposed) fills one ring that both wgmma dots read; a wgmma
+# product combined with an mma.sync one (whose B stays in registers) has
+# its accumulator converted to the layout the other pinned.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("kernel,sig,wgmma,mma_sync", [
+    ("shared_operand_kernel", "*fp16:16, *fp16:16, *fp32:16, i32, 128, 32, 64", 12, 0),
+    ("shared_operand_kernel", "*fp16:16, *fp16:16, *fp32:16, i32, 64, 64, 128", 12, 0),
+    ("mixed_tensor_core_kernel", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 128, 64, 64", 8, 64),
+])
+def test_dots_sharing_rings_and_layouts(kernel, sig, wgmma, mma_sync):
+    def compile_to(emit):
+        r = subprocess.run([str(TESSERAC), "compile", str(REPO / "tests/python/kernels/dots.py"),
+                            "--kernel", kernel, "--signature", sig, "--emit", emit, "--target",
+                            "sm_90a", "--num-warps", "4", "--num-stages", "3"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    ptx = compile_to("ptx")
+    assert ptx.count("wgmma.mma_async") == wgmma
+    assert ptx.count("mma.sync") == mma_sync
+    if kernel == "shared_operand_kernel":
+        # One ring for kt, read directly and through memdesc_trans.
+        ttgir = compile_to("ttgir")
+        assert ttgir.count("local_alloc") == 2  # a, staged once; kt's ring
+        assert "memdesc_trans" in ttgir
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")

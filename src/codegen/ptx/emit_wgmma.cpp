@@ -2,8 +2,9 @@
 //
 // Requires: a dot that selectWgmma accepts (B, and A unless it is a tile in
 // registers, memdescs in the swizzled shared layout that
-// pipeline-dot-operands writes), whose result has wgmmaAccumulatorLayout
-// and whose tile A has wgmmaOperandALayout (assign-layouts gives them that).
+// pipeline-dot-operands writes), whose tile A has wgmmaOperandALayout
+// (assign-layouts gives it that) and whose result has wgmmaAccumulatorLayout
+// (else the accumulator is converted in and out through shared memory).
 // Emits: per K step (16 for 16-bit types, 32 for fp8) and per 64-row tile
 // of the warpgroup, one wgmma.mma_async reading B (and A) straight from shared
 // memory through 64-bit matrix descriptors, or A from four 32-bit registers
@@ -44,8 +45,21 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const Value *res = op.result();
   int64_t M = res->type.shape[0], N = res->type.shape[1], K = a->type.shape[a->type.rank() - 1];
   LinearLayout lr = layoutOf(res);
-  if (!(lr == wgmmaAccumulatorLayout(M, N, p, opts_.numWarps)))
-    internalError("emit-ptx", "a wgmma dot whose result is not in the wgmma accumulator layout");
+  const LinearLayout lacc = wgmmaAccumulatorLayout(M, N, p, opts_.numWarps);
+  // The result's layout class may have been pinned first by another
+  // tensor-core dot (an mma.sync product combined elementwise with this
+  // one's). wgmma has no other form, so the accumulator then goes into and
+  // out of the instruction's layout through shared memory: correct, and a
+  // conversion slower per dot.
+  const bool relaid = !(lr == lacc);
+  auto relayout = [&](const Regs &r, const LinearLayout &from, const LinearLayout &to, DType d) {
+    std::vector<int64_t> strides = rowMajorStrides({M, N});
+    needShared(M * N * sharedElemBytes(d));
+    barrier();
+    storeTileShared(r, from, d, strides, 0);
+    barrier();
+    return loadTileShared(to, d, strides, 0);
+  };
   const bool aInRegisters = a->type.isTile();
   if (aInRegisters && !(layoutOf(a) == wgmmaOperandALayout(M, K, p, opts_.numWarps)))
     internalError("emit-ptx", "a wgmma operand A in registers not in the wgmma A layout");
@@ -124,10 +138,10 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   // stay in flight across the back edge when pipeline-dot-operands marked
   // the dot overlap = 1; whatever reads the registers next waits for it
   // (Emitter::waitForWgmmaReaders).
-  int numAcc = lr.numRegs();
+  int numAcc = lacc.numRegs();
   Regs acc;
   bool chained = false;
-  if (c->type.dtype == DType::F32 && !c->def && c->owner && c->owner->parentOp &&
+  if (!relaid && c->type.dtype == DType::F32 && !c->def && c->owner && c->owner->parentOp &&
       c->owner->parentOp->code == OpCode::For && c->owner == op.parent && useCount(c) == 1 &&
       useCount(res) == 1) {
     Operation *y = op.parent->terminator();
@@ -142,6 +156,14 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     acc = spread(c, numAcc);
   } else if (zeroInit) {
     for (int r = 0; r < numAcc; ++r) acc.push_back(reg(RegClass::F32));
+  } else if (relaid) {
+    DType d = c->type.dtype;
+    Regs cin = relayout(spread(c, lr.numRegs()), lr, lacc, d);
+    for (int r = 0; r < numAcc; ++r) {
+      std::string t = reg(RegClass::F32);
+      ins("mov.f32 " + t + ", " + convert(cin[r], d, DType::F32));
+      acc.push_back(t);
+    }
   } else if (c->type.isTile() && c->def && c->type.dtype == DType::F32 && useCount(c) == 1 &&
              std::set<std::string>(get(c).begin(), get(c).end()).size() ==
                  static_cast<size_t>(numAcc)) {
@@ -199,7 +221,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   }
   Regs out;
   for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], DType::F32, res->type.dtype));
-  set(res, out);
+  set(res, relaid ? relayout(out, lacc, lr, res->type.dtype) : out);
 }
 
 }  // namespace tessera::ptx

@@ -15,15 +15,16 @@
 //   - at the top of the body: `async_wait {pending = S-2}` (the current
 //     slot has landed, for every thread), then the copy of iteration i+S-1
 //     into the slot that iteration i-1 read, and a commit;
-//   - the dot reads `memdesc_index ring, slot` instead of L's value;
+//   - each dot that read L reads `memdesc_index ring, slot` instead;
 //   - after the loop: `async_wait {pending = 0}` and `local_dealloc`.
 // Every copy is L's own access masked with "its iteration runs" (the
 // iteration's index below the loop's bound, the look-ahead off where that
 // index could wrap around), so no address is read that the program would
 // not read; masked-off elements are zero, as L's `other` must be.
-// Candidates: non-volatile loads directly in the body whose one use is the
-// dot; `other` absent or +0; pointer and mask computed by pure body ops from
-// the induction variable, values defined before the loop, and loop-carried
+// Candidates: non-volatile loads directly in the body whose every use is
+// an operand of a tensor-core dot (several dots reading one load share its
+// ring, when they agree on its shared layout); `other` absent or +0; pointer and mask computed by
+// pure body ops from the induction variable, values defined before the loop, and loop-carried
 // values that only advance themselves (`p = p + inc`: the matmul's pointer
 // increments), are used by nothing else and are unused after the loop.
 // Those carried values then run S-1 iterations ahead: their initial value is
@@ -107,6 +108,14 @@ class Pipeliner {
     uses_ = countUses(fn_);
     info_ = analyzeAxisInfo(fn_);
     std::vector<Candidate> cands = candidates();
+    // A load that several dots read fills one ring, so every reader must
+    // be a candidate and all must agree on its layout (wgmma's swizzle, or
+    // padded rows); where not, it stays a load and the candidates are
+    // chosen again.
+    for (Operation *load = unservable(cands); load; load = unservable(cands)) {
+      excluded_.insert(load);
+      cands = candidates();
+    }
     if (cands.empty()) return;
     transform(cands);
   }
@@ -151,6 +160,44 @@ class Pipeliner {
     return out;
   }
 
+  static bool isTranspose(const Operation *op) {
+    return op->code == OpCode::Permute && op->result()->type.rank() == 2 &&
+           op->intsAttr("order") == std::vector<int64_t>{1, 0};
+  }
+
+  // Whether every use of `v` is operand A or B of a dot in the body,
+  // directly or through a transpose that nothing else reads: then one ring
+  // can serve all of them (the backward pass of attention reads K^T both
+  // as it is and transposed).
+  bool onlyDotsRead(const Value *v) {
+    int reads = 0;
+    for (auto &o : body_.ops) {
+      if (o->code != OpCode::Dot) continue;
+      for (unsigned i = 0; i < 2; ++i) {
+        const Value *x = o->operand(i);
+        if (x == v) ++reads;
+        const Operation *tr = x->def;
+        if (tr && tr->parent == &body_ && isTranspose(tr) && uses_[x] == 1 && tr->operand(0) == v)
+          ++reads;
+      }
+    }
+    return reads == uses_[v];
+  }
+
+  // The first ring load that some use reads other than as a candidate, or
+  // whose candidates want different shared layouts.
+  Operation *unservable(const std::vector<Candidate> &cands) {
+    std::unordered_map<const Operation *, std::pair<const Candidate *, int>> seen;
+    for (const Candidate &c : cands) {
+      auto [it, fresh] = seen.emplace(c.load, std::pair{&c, 0});
+      if (!(it->second.first->shared == c.shared)) return c.load;
+      ++it->second.second;
+    }
+    for (const Candidate &c : cands)  // in order, so the choice is deterministic
+      if (seen[c.load].second != uses_[c.load->result()]) return c.load;
+    return nullptr;
+  }
+
   static bool isPositiveZero(const Value *v) {
     auto c = passes::constantOf(v);
     return c && (c->isFloat ? c->f == 0 && !std::signbit(c->f) : c->i == 0);
@@ -175,6 +222,10 @@ class Pipeliner {
   }
 
   std::vector<Candidate> candidates() {
+    invariants_.clear();
+    advancing_.clear();
+    loads_.clear();
+    registerA_.clear();
     std::vector<Candidate> out;
     std::unordered_set<Value *> carried;
     for (auto &o : body_.ops) {
@@ -187,9 +238,7 @@ class Pipeliner {
         // `load(...).T`): the ring holds the load's tile and the dot reads
         // it through a transposed view.
         Operation *tr = nullptr;
-        if (v->def && v->def->code == OpCode::Permute && v->def->parent == &body_ &&
-            uses_[v] == 1 && v->type.rank() == 2 &&
-            v->def->intsAttr("order") == std::vector<int64_t>{1, 0}) {
+        if (v->def && v->def->parent == &body_ && isTranspose(v->def) && uses_[v] == 1) {
           tr = v->def;
           v = tr->operand(0);
         }
@@ -199,9 +248,9 @@ class Pipeliner {
             out.push_back({ld, dot, i, {}, *shared, /*invariant=*/true});
           continue;
         }
-        if (!ld || ld->code != OpCode::Load || ld->parent != &body_ ||
-            ld->intAttr("volatile") != 0 || uses_[v] != 1 || !v->type.isTile() ||
-            v->type.rank() != 2)
+        if (!ld || ld->code != OpCode::Load || ld->parent != &body_ || excluded_.count(ld) ||
+            ld->intAttr("volatile") != 0 || !v->type.isTile() || v->type.rank() != 2 ||
+            (uses_[v] != 1 && !onlyDotsRead(v)))
           continue;
         if (ld->operands.size() > 2 && !isPositiveZero(ld->operand(2))) continue;
         std::unordered_set<Operation *> seen;
@@ -400,13 +449,23 @@ class Pipeliner {
     // else they run S-2 ahead (3 stages or more). The dots are marked
     // overlap = 1.
     bool overlap = stages_ >= 2;
-    int64_t bytes = 0;
+    // One ring per load, filled by the copies of its first candidate and
+    // read by all of them: ringOf[k] is candidate k's.
+    std::vector<const Candidate *> fills;
+    std::vector<size_t> ringOf;
+    std::unordered_map<const Operation *, size_t> ringIndex;
     for (const Candidate &c : cands) {
+      auto [it, fresh] = ringIndex.emplace(c.load, fills.size());
+      if (fresh) fills.push_back(&c);
+      ringOf.push_back(it->second);
       // A in registers cannot change while a wgmma reads it: such dots wait
       // for themselves.
       overlap = overlap && c.shared.swizzle != 0 && !registerA_.count(c.dot);
-      const Type &t = c.load->result()->type;
-      bytes += c.shared.slotBytes(t.shape, byteSize(t.dtype));
+    }
+    int64_t bytes = 0;
+    for (const Candidate *c : fills) {
+      const Type &t = c->load->result()->type;
+      bytes += c->shared.slotBytes(t.shape, byteSize(t.dtype));
     }
     int64_t slots = stages_;
     int lookAhead = static_cast<int>(stages_) - 1;
@@ -422,9 +481,9 @@ class Pipeliner {
     pre_.setInsertionPointBefore(loop_);
     pre_.setLoc(loop_->loc);
     std::vector<Value *> rings;
-    for (const Candidate &c : cands) {
-      const Type &t = c.load->result()->type;
-      Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c.shared.str());
+    for (const Candidate *c : fills) {
+      const Type &t = c->load->result()->type;
+      Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c->shared.str());
       rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
     }
     // Operands loaded before the loop: one buffer each, copied ahead of
@@ -453,8 +512,8 @@ class Pipeliner {
       Iteration it = iteration(pre_, loop_->operand(0), j);
       Map map{{iv(), it.at}};
       for (size_t k = 0; k < advancing_.size(); ++k) map[advancing_[k].arg] = current[k];
-      for (size_t c = 0; c < cands.size(); ++c)
-        copyAt(pre_, cands[c], it, map, rings[c], pre_.constInt(j, i32));
+      for (size_t r = 0; r < fills.size(); ++r)
+        copyAt(pre_, *fills[r], it, map, rings[r], pre_.constInt(j, i32));
       pre_.create(OpCode::AsyncCommit, {}, {});
       for (size_t k = 0; k < advancing_.size(); ++k) {
         Map step = map;
@@ -476,8 +535,8 @@ class Pipeliner {
     head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
     Iteration ahead = iteration(head, iv(), lookAhead);
     Map map{{iv(), ahead.at}};
-    for (size_t c = 0; c < cands.size(); ++c)
-      copyAt(head, cands[c], ahead, map, rings[c], writeSlot);
+    for (size_t r = 0; r < fills.size(); ++r)
+      copyAt(head, *fills[r], ahead, map, rings[r], writeSlot);
     head.create(OpCode::AsyncCommit, {}, {});
     Operation *yield = body_.terminator();
     for (const Advancing &a : advancing_) {
@@ -492,7 +551,7 @@ class Pipeliner {
       b.setLoc(cands[c].dot->loc);
       const Type &t = cands[c].load->result()->type;
       Type bufType = Type::memdesc(t.shape, t.dtype, cands[c].shared.str());
-      Value *buf = b.op1(OpCode::MemDescIndex, {rings[c], readSlot}, bufType);
+      Value *buf = b.op1(OpCode::MemDescIndex, {rings[ringOf[c]], readSlot}, bufType);
       if (Operation *tr = cands[c].trans) {
         SharedLayout view = cands[c].shared;
         view.contig = 1 - view.contig;
@@ -521,7 +580,7 @@ class Pipeliner {
     after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
     for (Value *r : staged) after.create(OpCode::LocalDealloc, {r}, {});
-    for (const Candidate &c : cands) eraseOp(c.load);
+    for (const Candidate *c : fills) eraseOp(c->load);
     // A staged load that nothing else reads (another loop may stage it too).
     std::unordered_set<Operation *> stagedLoads;
     for (const Candidate &c : invariants_) stagedLoads.insert(c.load);
@@ -568,6 +627,7 @@ class Pipeliner {
   std::vector<Advancing> advancing_;
   std::unordered_set<Operation *> loads_;      // the candidates'
   std::unordered_set<Operation *> registerA_;  // dots whose B alone is a candidate
+  std::unordered_set<Operation *> excluded_;   // loads whose readers disagree on a layout
   std::vector<Candidate> invariants_;          // operands loaded before the loop
 };
 

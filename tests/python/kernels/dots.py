@@ -31,3 +31,38 @@ def dot3d_kernel(a_ptr, b_ptr, out_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.
     b = tl.load(b_ptr + rb * K * N + rkb * N + rn)
     r = tl.dot(a, b, input_precision="ieee")
     tl.store(out_ptr + rb * M * N + rm * N + rn, r)
+
+
+@triton.jit
+def shared_operand_kernel(a_ptr, k_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.constexpr,
+                          D: tl.constexpr):
+    # One load read by two dots, as it is and transposed (attention's
+    # backward pass reads K^T so): on sm_90a both read one ring.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    a = tl.load(a_ptr + rm[:, None] * D + rd[None, :])
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for i in range(steps):
+        kt = tl.load(k_ptr + (i * BN + rn)[None, :] * D + rd[:, None])
+        s = tl.dot(a, kt)
+        acc += tl.dot(s.to(a.dtype), tl.trans(kt))
+    tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
+
+
+@triton.jit
+def mixed_tensor_core_kernel(a_ptr, b_ptr, c_ptr, out_ptr, steps, BM: tl.constexpr,
+                             BN: tl.constexpr, BK: tl.constexpr):
+    # Two products combined elementwise, one whose B is also summed (so it
+    # stays in registers: mma.sync on sm_90a) and one whose operands both
+    # reach shared memory (wgmma): their accumulator layouts differ.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for i in range(steps):
+        b = tl.load(b_ptr + i * BK * BN + rk[:, None] * BN + rn[None, :])
+        c = tl.load(c_ptr + i * BK * BN + rk[:, None] * BN + rn[None, :])
+        acc += tl.dot(a, b) * tl.dot(a, c) + tl.sum(b.to(tl.float32), axis=0)[None, :]
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
