@@ -8,7 +8,7 @@ program and the same inputs, so a mismatch is reproduced by its seed alone,
 and `Program.reproducer()` prints a self-contained script.
 
 What a program covers: elementwise integer and float arithmetic over int8,
-int32, int64, uint32, uint64, float16, bfloat16 and float32 (Triton's
+int16, int32, int64, uint8, uint32, uint64, float16, bfloat16 and float32 (Triton's
 promotion rules, explicit casts, edge constants folded at compile time),
 broadcasting of rows, columns and scalars against 2-D tiles, reductions
 (sum, max, min) and scans (cumsum) along either axis, `tl.where`, masks,
@@ -16,13 +16,21 @@ loads and stores at random offsets, `if` on runtime scalars, `for` loops
 with loop-carried accumulators (runtime and static trip counts), and small
 `tl.dot`s.
 
-Every value the generator builds knows its dtype, its shape class and two
-facts the comparison needs: `transc` (it went through transcendental math,
-whose folding at compile time may round differently from the run-time
-routine) and `inexact` (float arithmetic whose result depends on evaluation
-order or contraction, which a GPU may choose differently: reductions, dots,
-mul-add). The runner (`runner.py`) compares bit for bit unless a flag says
-otherwise.
+Every value the generator builds knows its dtype, its shape class and the
+facts a comparison with the GPU needs: `transc` (it went through
+transcendental math), `inexact` (float arithmetic whose result depends on
+evaluation order, contraction or the math routine, which a GPU may choose
+differently: reductions, dots, mul-add, division, exp...) and `ub` (it
+depends on what Triton leaves undefined and the interpreter defines:
+integer division by zero, float -> int conversion out of range). The
+passes-off-vs-on comparison ignores them all: both sides run on the same
+interpreter, so every output must agree bit for bit.
+
+Also covered: algebraic identities on values that break them (x - x, x * 0.0,
+x + 0.0, x == x on NaN, -0.0 and the dtype's bounds: what canonicalize must
+leave alone), loads that must see earlier stores to the same address (in
+straight-line code and across loop iterations), and atomics whose old value
+is used.
 
 The generator models Triton's type rules itself (it imports nothing from
 Tessera), so a program Tessera refuses is either a generator bug or a
@@ -34,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-INTS = ("int8", "int32", "int64", "uint32", "uint64")
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64")
 FLOATS = ("float16", "bfloat16", "float32")
 DTYPES = INTS + FLOATS
 BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16,
@@ -85,10 +93,12 @@ class V:
     shape: str
     transc: bool = False
     inexact: bool = False
+    ub: bool = False
 
 
 def _flags(*vs: V) -> dict:
-    return {"transc": any(v.transc for v in vs), "inexact": any(v.inexact for v in vs)}
+    return {"transc": any(v.transc for v in vs), "inexact": any(v.inexact for v in vs),
+            "ub": any(v.ub for v in vs)}
 
 
 @dataclasses.dataclass
@@ -103,6 +113,7 @@ class Output:
     buffer: Buffer
     transc: bool
     inexact: bool
+    ub: bool
 
 
 @dataclasses.dataclass
@@ -136,6 +147,7 @@ class _Gen:
         self.features: set = set()
         self.inputs: list = []
         self.scalars: list = []
+        self.constexpr_names: set = set()
         self.dot = self.r.random() < 0.12
         if self.dot:
             self.bm = self.bn = 16
@@ -429,9 +441,54 @@ class _Gen:
             return "scalar"
         return shape
 
+    def identity(self, d: str, shape: str, depth: int) -> V:
+        """x combined with itself or with a neutral, absorbing or edge
+        constant: what canonicalize rewrites (x - x, x * 1, x // -1, x + 0.0,
+        x == x, ...) and CSE merges. Many hold for ordinary values only, and
+        the inputs hold NaN, -0.0, zero and the dtype's bounds."""
+        self.features.add("identity")
+        x = self.expr(d, shape, depth - 1)
+        if not x.expr.isidentifier():
+            x = self.bind(x, "t")
+        e, fl = x.expr, _flags(x)
+        if is_float(d):
+            form = self.r.choice((
+                "{x} + 0.0", "{x} - 0.0", "0.0 + {x}", "0.0 - {x}", "{x} + -0.0", "{x} * 1.0",
+                "{x} * 0.0", "{x} * -1.0", "{x} / 1.0", "{x} / 2.0", "{x} * 2.0", "{x} - {x}",
+                "{x} * {x}", "{x} / {x}", "-(-{x})", "tl.maximum({x}, {x})", "tl.minimum({x}, {x})",
+                "tl.abs(-{x})", "tl.where({x} == {x}, {x}, 0.0)", "tl.where({x} != {x}, 1.0, {x})",
+                "({x} == {x}).to(tl.{d})", "({x} < {x}).to(tl.{d})", "({x} >= {x}).to(tl.{d})",
+                "{x}.to(tl.float32).to(tl.{d})", "({x} + 1.0) - 1.0", "{x} * 0.5 * 2.0"))
+            if "/" in form and d != "float32":
+                form = "({f}).to(tl.{d})".format(f=form, d=d)
+            fl["inexact"] = fl["inexact"] or form in ("({x} + 1.0) - 1.0",)
+            return V(form.format(x=e, d=d), d, shape, **fl)
+        b = BITS[d]
+        lo, hi = int_range(d)
+        forms = ["{x} + 0", "0 + {x}", "{x} - 0", "{x} * 1", "{x} * 0", "{x} - {x}", "{x} ^ {x}",
+                 "{x} & {x}", "{x} | {x}", "{x} | 0", "{x} ^ 0", "{x} // 1", "{x} % 1",
+                 "{x} // 2", "{x} % 2", "{x} // 4", "{x} % 8", "{x} * 2", "{x} * 4", "{x} >> 0",
+                 "{x} << 0", "({x} << 3) >> 3", "({x} >> 1) << 1", "-(-{x})", "~(~{x})",
+                 "tl.minimum({x}, {x})", "tl.maximum({x}, {x})", "({x} == {x}).to(tl.{d})",
+                 "({x} < {x}).to(tl.{d})", "({x} <= {x}).to(tl.{d})", "tl.where({x} > 0, {x}, {x})",
+                 "({x} + 1) - 1", "({x} + 100) + 27", "({x} * 3) * 5", "tl.abs(tl.abs({x}))",
+                 "{x} >> " + str(b - 1), "{x} << " + str(b - 1), "{x} & (({x} * 0) + 1)",
+                 "({x}.to(tl.int64)).to(tl.{d})", "({x}.to(tl.uint64)).to(tl.{d})",
+                 "({x}.to(tl.int8)).to(tl.{d})", "({x}.to(tl.float32)).to(tl.{d})",
+                 "tl.maximum({x}, tl.full((), {lo}, tl.{d}))", "tl.minimum({x}, tl.full((), {hi}, tl.{d}))"]
+        if not is_unsigned(d):
+            forms += ["{x} // -1", "{x} % -1", "{x} * -1", "0 - {x}", "{x} & -1", "{x} // -2",
+                      "{x} % -4"]
+        ub_forms = ["{x} // {x}", "{x} % {x}", "0 // {x}", "0 % {x}", "({x} * 0) // ({x} * 0)"]
+        form = self.r.choice(forms + (ub_forms if e not in self.constexpr_names else []))
+        fl["ub"] = fl["ub"] or form in ub_forms or ".to(tl.float32)).to" in form
+        return V(form.format(x=e, d=d, lo=lo, hi=hi), d, shape, **fl)
+
     def expr(self, d: str, shape: str, depth: int) -> V:
         if depth <= 0:
             return self.leaf(d, shape)
+        if self.r.random() < 0.12:
+            return self.identity(d, shape, depth)
         x = self.r.random()
         if x < 0.4:
             return self.binary(d, shape, depth)
@@ -497,6 +554,7 @@ class _Gen:
         else:
             self.features.add("static_range")
             head = f"for {i} in tl.static_range({self.r.randint(1, 3)}):"
+            self.constexpr_names.add(i)  # a compile-time int: 0 // i is an error, not UB
         self.emit(head)
         self.indent += 1
         saved = list(self.vars)
@@ -533,12 +591,79 @@ class _Gen:
         v.inexact = v.inexact or out == "float32"
         self.bind(v)
 
+    def scratch(self, d: str) -> Output:
+        """A fresh output buffer that statements store to and load from
+        (compared at the end like the others)."""
+        o = Output(Buffer(f"o{len(self.outputs)}", d, self.size), False, False, False)
+        self.outputs.append(o)
+        return o
+
+    def mark(self, o: Output, v: V) -> None:
+        o.transc, o.inexact, o.ub = o.transc or v.transc, o.inexact or v.inexact, o.ub or v.ub
+
+    def stmt_memory(self) -> None:
+        """Loads that must see earlier stores to the same address (in
+        straight-line code and through loop iterations) and atomics whose
+        old value is used: what CSE, LICM and DCE must not merge, hoist or
+        drop."""
+        self.features.add("memory")
+        d = self.r.choice(("int32", "int64", "uint32", "float32", "float16", "int8"))
+        o = self.scratch(d)
+        ptr = f"{o.buffer.name} + idx"
+        form = self.r.choice(("rw", "rw", "loop", "atomic"))
+        a = self.cast(self.expr(d, "2d", 1), d)
+        self.mark(o, a)
+        self.emit(f"tl.store({ptr}, {a.expr}, mask=inb)")
+        if form == "rw":
+            first = self.bind(V(f"tl.load({ptr}, mask=inb, other={self.literal(d)})", d, "2d",
+                                **_flags(a)))
+            b = self.cast(self.expr(d, "2d", 1), d)
+            self.mark(o, b)
+            self.emit(f"tl.store({ptr}, {b.expr}, mask=inb)")
+            second = V(f"tl.load({ptr}, mask=inb, other={self.literal(d)})", d, "2d",
+                       **_flags(a, b))
+            self.bind(second)
+            if self.r.random() < 0.5:
+                self.bind(V(f"{first.expr} - {first.expr}" if not is_float(d) else first.expr,
+                            d, "2d", **_flags(first)))
+        elif form == "loop":
+            self.features.add("for")
+            s = self.scalar_arg("int32")
+            self.scalars[-1] = (s.expr, "int32", self.r.randint(0, 4))
+            i = self.name("i")
+            self.emit(f"for {i} in range(0, {s.expr}):")
+            self.indent += 1
+            cur = self.name("t")
+            self.emit(f"{cur} = tl.load({ptr}, mask=inb, other={self.literal(d)})")
+            step = self.r.choice((f"{cur} + 1", f"{cur} * 2", f"tl.maximum({cur}, {i})"))
+            self.emit(f"tl.store({ptr}, ({step}).to(tl.{d}), mask=inb)")
+            self.indent -= 1
+            if is_float(d):
+                o.inexact = True
+            self.bind(V(f"tl.load({ptr}, mask=inb, other={self.literal(d)})", d, "2d",
+                        **_flags(a)))
+        else:
+            self.features.add("atomic")
+            op = self.r.choice(("add", "max", "min", "xchg") if d in ("int32", "int64", "uint32",
+                                                                       "float32")
+                               else ("xchg",))
+            if d in ("int8", "float16"):  # atomics take 32- and 64-bit (and fp16 add) words
+                return
+            b = self.cast(self.expr(d, "2d", 1), d)
+            self.mark(o, b)
+            old = self.bind(V(f"tl.atomic_{op}({ptr}, {b.expr}, mask=inb)", d, "2d",
+                              **_flags(a, b)))
+            if is_float(d) and op == "add":
+                o.inexact = old.inexact = True
+
     def store(self, k: int) -> Output:
         d = self.r.choice(DTYPES)
-        shape = self.r.choice(("2d", "2d", "2d", "row", "col", "scalar"))
+        shape = self.r.choice(("2d", "2d", "2d", "2d", "row", "col", "scalar"))
         cands = [v for v in self.vars if v.shape == shape]
         if cands and self.r.random() < 0.8:
             v = self.r.choice(cands)
+            if self.r.random() < 0.7:  # mostly in its own dtype: casts lose what differs
+                d = v.dtype if v.dtype != "int1" else "int8"
         else:
             v = self.expr(d, shape, 2)
         v = self.cast(v, d)
@@ -552,21 +677,26 @@ class _Gen:
         mask = "inb" if self.r.random() < 0.7 else "inb & (rm[:, None] != 1)"
         self.emit(f"tl.store({ptr}, {e}, mask={mask})")
         self.features.add("store")
-        return Output(Buffer(f"o{k}", d, self.size), v.transc, v.inexact)
+        return Output(Buffer(f"o{k}", d, self.size), v.transc, v.inexact, v.ub)
 
     def build(self) -> Program:
         self.need_s_n = False
+        self.outputs: list = []
         for _ in range(self.r.randint(1, 4)):
             x = self.r.random()
-            if x < 0.55:
+            if x < 0.45:
                 self.stmt_assign()
-            elif x < 0.75:
+            elif x < 0.62:
                 self.stmt_if()
-            else:
+            elif x < 0.8:
                 self.stmt_for()
+            else:
+                self.stmt_memory()
         if self.dot:
             self.stmt_dot()
-        outputs = [self.store(k) for k in range(self.r.randint(1, 3))]
+        for _ in range(self.r.randint(1, 3)):
+            self.outputs.append(self.store(len(self.outputs)))
+        outputs = self.outputs
         n_valid = self.r.choice((self.grid * self.bm * self.bn,) * 2 +
                                 (self.r.randint(0, self.grid * self.bm * self.bn),))
         body = self.lines

@@ -16,7 +16,7 @@ import pytest
 import generator
 import runner
 
-PROGRAMS = 4000
+PROGRAMS = 6000
 CHUNK = 50
 TOTAL = int(os.environ.get("TESSERA_DIFF_PROGRAMS", PROGRAMS))
 
