@@ -148,6 +148,7 @@ class _Gen:
         self.inputs: list = []
         self.scalars: list = []
         self.constexpr_names: set = set()
+        self.whiles: list = []
         self.dot = self.r.random() < 0.12
         if self.dot:
             self.bm = self.bn = 16
@@ -547,10 +548,26 @@ class _Gen:
         init = self.cast(self.expr(d, shape, 1), d)
         self.emit(f"{acc} = {init.expr}")
         i = self.name("i")
-        if self.r.random() < 0.5:
+        x = self.r.random()
+        if x < 0.4:
             s = self.scalar_arg("int32")
             self.scalars[-1] = (s.expr, "int32", self.r.randint(0, 4))
             head = f"for {i} in range(0, {s.expr}):"
+        elif x < 0.6:
+            # Constant bounds, negative steps and empty ranges: what
+            # canonicalize's trip-count reasoning sees.
+            self.features.add("const_range")
+            step = self.r.choice((1, 2, 3, -1, -2))
+            lo, hi = self.r.randint(0, 5), self.r.randint(0, 5)  # i indexes loads
+            rng = self.r.choice(("range", "tl.range"))
+            head = f"for {i} in {rng}({lo}, {hi}, {step}):"
+        elif x < 0.7:
+            self.features.add("while")
+            s = self.scalar_arg("int32")
+            self.scalars[-1] = (s.expr, "int32", self.r.randint(-1, 4))
+            self.emit(f"{i} = 0")
+            head = f"while {i} < {s.expr}:"
+            self.whiles.append(i)
         else:
             self.features.add("static_range")
             head = f"for {i} in tl.static_range({self.r.randint(1, 3)}):"
@@ -573,6 +590,9 @@ class _Gen:
             body = V(f"{ea} {op} {eb}", d, shape, **_flags(accv, step))
             body.inexact = body.inexact or is_float(d)
         self.emit(f"{acc} = {self.cast(body, d).expr}")
+        if self.whiles and self.whiles[-1] == i:
+            self.emit(f"{i} += 1")
+            self.whiles.pop()
         self.indent -= 1
         self.vars = saved
         self.vars.append(V(acc, d, shape, transc=body.transc, inexact=body.inexact))

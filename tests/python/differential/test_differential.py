@@ -39,8 +39,9 @@ def test_generator_is_deterministic_and_varied():
     assert [x.tobytes() for x in runner.random_inputs(a)] == \
         [x.tobytes() for x in runner.random_inputs(b)]
     covered = set().union(*(generator.generate(s).features for s in range(1, 300)))
-    for f in ("broadcast", "cast", "constant", "dot", "for", "if", "intdiv", "load", "mask",
-              "math", "reduce", "scan", "shift", "static_range", "store", "where"):
+    for f in ("atomic", "broadcast", "cast", "const_range", "constant", "dot", "for", "identity",
+              "if", "intdiv", "load", "mask", "math", "memory", "reduce", "scan", "shift",
+              "static_range", "store", "where", "while"):
         assert f in covered, f
 
 
@@ -73,3 +74,31 @@ def test_the_passes_knob_turns_the_pipeline_off():
         runs[passes] = k.asm
     assert runs["none"]["ttir"] == runs["none"]["ttir-initial"]
     assert runs[""]["ttir"] != runs[""]["ttir-initial"]
+
+
+def test_gpu_mode_plumbing_on_the_interpreter():
+    # The GPU mode's buffers travel as integers and reach the kernel through
+    # tessera.reinterpret; NumPy copies stand in for CUDA tensors here, so a
+    # mistake in that path (a dtype, a view, the tolerance rules) shows
+    # without a GPU.
+    # PyTorch CPU tensors, when PyTorch is installed, take the path of CUDA
+    # tensors but one copy.
+    import tessera
+    devices = [(np.copy, lambda a: a)]
+    try:
+        import torch
+        devices.append((lambda a: torch.from_numpy(a.copy()), lambda t: t.numpy()))
+    except ImportError:
+        pass
+    for device in devices:
+        for seed in range(1, 101):
+            res = runner.check(generator.generate(seed), tessera, gpu=device)
+            assert res.ok, f"seed {seed}: {res.error or res.mismatches}"
+
+
+def test_gpu_tolerance_catches_a_wrong_float():
+    want = np.array([1.0, -2.0, 100.0], np.float32)
+    assert runner.compare_close("o", "float32", want * (1 + 1e-6), want) is None
+    got = want.copy()
+    got[1] = -2.1
+    assert runner.compare_close("o", "float32", got, want).first == 1
