@@ -476,7 +476,8 @@ class _Gen:
                  "{x} >> " + str(b - 1), "{x} << " + str(b - 1), "{x} & (({x} * 0) + 1)",
                  "({x}.to(tl.int64)).to(tl.{d})", "({x}.to(tl.uint64)).to(tl.{d})",
                  "({x}.to(tl.int8)).to(tl.{d})", "({x}.to(tl.float32)).to(tl.{d})",
-                 "tl.maximum({x}, tl.full((), {lo}, tl.{d}))", "tl.minimum({x}, tl.full((), {hi}, tl.{d}))"]
+                 "tl.maximum({x}, tl.full((), {lo}, tl.{d}))",
+                 "tl.minimum({x}, tl.full((), {hi}, tl.{d}))"]
         if not is_unsigned(d):
             forms += ["{x} // -1", "{x} % -1", "{x} * -1", "0 - {x}", "{x} & -1", "{x} // -2",
                       "{x} % -4"]

@@ -40,8 +40,8 @@ except ImportError:  # pragma: no cover - the suites install ml_dtypes
 
 from generator import Program, is_float
 
-NP = {"int8": np.int8, "int16": np.int16, "uint8": np.uint8, "int32": np.int32, "int64": np.int64, "uint32": np.uint32,
-      "uint64": np.uint64, "float16": np.float16, "float32": np.float32}
+NP = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+      "uint32": np.uint32, "uint64": np.uint64, "float16": np.float16, "float32": np.float32}
 POISON = 0xA5
 
 

@@ -16,7 +16,7 @@ import pytest
 import generator
 import runner
 
-PROGRAMS = 6000
+PROGRAMS = 10000
 CHUNK = 50
 TOTAL = int(os.environ.get("TESSERA_DIFF_PROGRAMS", PROGRAMS))
 
