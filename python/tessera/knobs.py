@@ -13,6 +13,11 @@ Triton's) every time it is read, unless it was assigned in this process:
     compilation.dump_ir         TESSERA_KERNEL_DUMP, TRITON_KERNEL_DUMP: write each compiled
                                 kernel's IR stages and PTX under compilation.dump_dir
     compilation.dump_dir        TESSERA_DUMP_DIR, TRITON_DUMP_DIR (default ~/.cache/tessera/dump)
+    compilation.passes          TESSERA_PASSES: the Tile IR passes of kernels compiled from now
+                                on: unset or empty, the default pipeline; "none", no pass (the
+                                interpreter runs the IR as lowered); "inline,cse", those passes
+                                in that order. Part of the cache keys. The differential tester
+                                (scripts/differential.py) compares "none" with the default.
     autotuning.print            TESSERA_PRINT_AUTOTUNING, TRITON_PRINT_AUTOTUNING
     autotuning.cache            TESSERA_CACHE_AUTOTUNING, TRITON_CACHE_AUTOTUNING
     runtime.jit_cache_hook      a function called (Triton's keyword arguments) before a kernel
@@ -128,6 +133,7 @@ class compilation_knobs(base_knobs):
     dump_ir = _Env(("TESSERA_KERNEL_DUMP", "TRITON_KERNEL_DUMP"), bool, False)
     dump_dir = _Env(("TESSERA_DUMP_DIR", "TRITON_DUMP_DIR"), str,
                     lambda: os.path.join(_default_cache_dir(), "dump"))
+    passes = _Env(("TESSERA_PASSES",), str, "")
 
 
 class autotuning_knobs(base_knobs):

@@ -69,7 +69,7 @@ cp "$here"/corpus/* "$work/corpus/" 2>/dev/null || true
 cd "$work"
 echo "fuzzing for ${seconds}s in $work"
 if ! ./fuzz_frontend -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-     -rss_limit_mb=2048 -print_final_stats=1 corpus; then
+     -rss_limit_mb=2048 -print_final_stats=1 -dict="$here/tessera.dict" corpus; then
   echo "fuzz_frontend found a crash; inputs: $(ls "$work"/crash-* "$work"/timeout-* \
         "$work"/oom-* 2>/dev/null | tr '\n' ' ')" >&2
   FUZZ_KEEP=1

@@ -429,8 +429,10 @@ class JITFunction(KernelInterface):
         from .. import knobs
         c = _ext()
         units, _, source_hash = units_entry
+        passes = _tile_passes()
         key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
-                    (sp.num_warps, sp.num_stages) if sp.target else 0)
+                    (sp.num_warps, sp.num_stages) if sp.target else 0,
+                    *((passes,) if passes != (True, "") else ()))
         view_key = kernel_cache.cache_key(sp.view, sp.options)
         device_cache = self.cache[max(sp.device, 0)]
         compiled = self._by_hash.get(key)
@@ -444,7 +446,7 @@ class JITFunction(KernelInterface):
         if kernel_cache.call_hook(knobs.runtime.jit_cache_hook, *hook_args):
             return None
         kernel = _load_or_compile(key, units, self.fn.__name__, sp.specs, sp.debug, sp.target,
-                                  sp.num_warps, sp.num_stages)
+                                  sp.num_warps, sp.num_stages, passes)
         from ..compiler import CompiledKernel
         compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
         self._by_hash[key] = compiled
@@ -752,7 +754,20 @@ def _check_options(name: str, opts) -> None:
         raise TypeError(f"{name}: debug must be True, False or None, got {opts[4]!r}")
 
 
-def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3):
+def _tile_passes() -> tuple:
+    """knobs.compilation.passes (TESSERA_PASSES) as the extension takes it:
+    (optimize, pass list); (True, "") is the default pipeline. Read when a
+    kernel is compiled, like TESSERA_DEBUG: a kernel already compiled in this
+    process keeps its passes."""
+    from .. import knobs
+    p = (knobs.compilation.passes or "").strip()
+    if p.lower() == "none":
+        return (False, "")
+    return (True, p)
+
+
+def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3,
+                     passes=(True, "")):
     from .. import knobs
     c = _ext()
     disk = None if knobs.compilation.always_compile else _disk_cache()
@@ -769,8 +784,8 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
                 stats.disk_hits += 1
                 return kernel
             disk.remove(key)
-    kernel = c.compile(units, name, specs, debug=debug, target=target, num_warps=num_warps,
-                       num_stages=num_stages)
+    kernel = c.compile(units, name, specs, debug=debug, optimize=passes[0], passes=passes[1],
+                       target=target, num_warps=num_warps, num_stages=num_stages)
     stats.compiles += 1
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 
 import tessera as triton
 import tessera.language as tl
@@ -71,3 +72,31 @@ def test_set_allocator():
     with pytest.raises(TypeError, match="callable"):
         triton.set_allocator(3)
     triton.set_allocator(_allocation.NullAllocator())
+
+
+@triton.jit
+def folded(out_ptr, x):
+    tl.store(out_ptr + tl.arange(0, 4), tl.full((4,), 3, tl.int32) * 2 + x)
+
+
+def test_passes_knob_selects_the_tile_ir_pipeline_and_keys_the_cache(monkeypatch):
+    out = np.zeros(4, np.int32)
+    asm = {}
+    # The default first: a "none" kernel that found its entry in the disk
+    # cache would show the optimised IR.
+    for passes in ("", "none", "canonicalize"):
+        monkeypatch.setenv("TESSERA_PASSES", passes)
+        out[:] = 0
+        asm[passes] = triton.JITFunction(folded.fn)[(1,)](out, 5).asm
+        assert (out == 11).all()
+    assert asm["none"]["ttir"] == asm["none"]["ttir-initial"]
+    assert asm[""]["ttir"] != asm["none"]["ttir"]
+    assert asm["canonicalize"]["ttir"] != asm["none"]["ttir"]
+    monkeypatch.setenv("TESSERA_PASSES", "cse,no-such-pass")
+    with pytest.raises(triton.CompilationError, match="no-such-pass"):
+        triton.JITFunction(folded.fn)[(1,)](out, 5)
+    triton.knobs.compilation.passes = "none"  # the knob wins over the environment
+    try:
+        assert triton.JITFunction(folded.fn)[(1,)](out, 5).asm["ttir"] == asm["none"]["ttir"]
+    finally:
+        del triton.knobs.compilation.passes
