@@ -91,7 +91,7 @@ def test_one_load_read_by_two_dots(rng: np.random.Generator) -> None:
         ki = k[i * bn:(i + 1) * bn].astype(np.float64)
         s = (a.astype(np.float64) @ ki.T).astype(np.float16).astype(np.float64)
         ref += s @ ki
-    assert_close(o, ref, np.float32, rtol=1e-2, atol=1e-2)
+    assert_close(o, ref, np.float32, rtol=2e-2, atol=5e-2)  # s rounds to fp16 from fp32 or float64
 
 
 def test_products_combined_elementwise(rng: np.random.Generator) -> None:
