@@ -95,6 +95,7 @@ _OP = _define()
 
 def launcher(kernel, grid):
     """What `kernel[grid]` is while Dynamo traces: a traceable function."""
+    from . import _torch_marks  # noqa: F401  (Dynamo runs a first import for real)
     return functools.partial(_launch, kernel, grid)
 
 
@@ -153,13 +154,6 @@ def _launch(kernel, grid, *args, **kwargs):
     _OP(kernel._tessera_id, _SEP.join(parts), flat, outputs, inputs, ints, floats)
 
 
-def _assume_constant(fn):
-    """Dynamo calls `fn` while tracing and keeps its result as a constant."""
-    mark = getattr(torch.compiler, "assume_constant_result", None)
-    return mark(fn) if mark is not None else fn
-
-
-@_assume_constant
 def _written(kernel_id: int) -> tuple:
     """Names of the parameters kernel `kernel_id` may write through: what the
     source analysis finds, and an autotuner's reset_to_zero / restore_value."""

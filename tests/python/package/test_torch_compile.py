@@ -274,3 +274,31 @@ def test_unsupported_constexpr_is_a_clear_error():
 
     with pytest.raises(Exception, match="inside torch.compile"):
         torch.compile(f, fullgraph=True, backend="eager")(torch.zeros(1))
+
+
+def test_eager_launches_do_not_load_dynamo(tmp_path):
+    """Launching on torch tensors outside torch.compile must not import
+    torch._dynamo (over a second of import time)."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "eager.py"
+    script.write_text(
+        "import sys\n"
+        "import torch\n"
+        "import tessera as triton\n"
+        "import tessera.language as tl\n"
+        "@triton.jit\n"
+        "def k(x_ptr, BLOCK: tl.constexpr):\n"
+        "    tl.store(x_ptr + tl.arange(0, BLOCK), tl.full([BLOCK], 2.0, tl.float32))\n"
+        "x = torch.zeros(16)\n"
+        "k[(1,)](x, BLOCK=16)\n"
+        "k[(1,)](x, BLOCK=16)\n"
+        "assert x.eq(2).all()\n"
+        "print('torch._dynamo' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "False"
