@@ -82,12 +82,25 @@ _LAUNCHABLE = weakref.WeakValueDictionary()
 _LAUNCHABLE_IDS = itertools.count()
 
 _is_compiling = None  # torch.compiler.is_compiling, once torch is imported
+_torch_ops_loaded = False  # torch_ops imported (the op defined) outside tracing
+
+
+def _find_is_compiling():
+    """torch.compiler.is_compiling if torch is imported (else None), kept:
+    Dynamo then reads a global rather than tracing a look-up in sys.modules."""
+    global _is_compiling
+    if _is_compiling is None:
+        torch = sys.modules.get("torch")
+        if torch is not None and hasattr(torch, "compiler"):
+            _is_compiling = torch.compiler.is_compiling
+    return _is_compiling
 
 
 def register_launchable(kernel) -> int:
     """The number `launchable` finds `kernel` by (for torch.compile)."""
     n = next(_LAUNCHABLE_IDS)
     _LAUNCHABLE[n] = kernel
+    _find_is_compiling()
     return n
 
 
@@ -101,17 +114,20 @@ def launchable(n: int):
 def torch_compiling() -> bool:
     """Whether Dynamo is tracing (torch.compile): launches then become the
     custom op of torch_ops.py. Cheap, and False until torch is imported."""
-    global _is_compiling
+    global _torch_ops_loaded
     f = _is_compiling
     if f is None:
-        torch = sys.modules.get("torch")
-        if torch is None or not hasattr(torch, "compiler"):
+        f = _find_is_compiling()
+        if f is None:
             return False
-        f = torch.compiler.is_compiling
-        if not f():
-            from . import torch_ops  # noqa: F401  defines the op before any tracing
-        _is_compiling = f
-    return f()
+    if f():
+        return True
+    if not _torch_ops_loaded:
+        # Define the op now, outside any trace (a first import inside a
+        # trace works too: Dynamo performs it for real).
+        from . import torch_ops  # noqa: F401
+        _torch_ops_loaded = True
+    return False
 
 
 def torch_launcher(kernel, grid):

@@ -276,29 +276,51 @@ def test_unsupported_constexpr_is_a_clear_error():
         torch.compile(f, fullgraph=True, backend="eager")(torch.zeros(1))
 
 
-def test_eager_launches_do_not_load_dynamo(tmp_path):
-    """Launching on torch tensors outside torch.compile must not import
-    torch._dynamo (over a second of import time)."""
+def run_script(tmp_path, text):
+    """The last line a fresh Python process running `text` prints."""
     import os
     import subprocess
     import sys
 
-    script = tmp_path / "eager.py"
-    script.write_text(
-        "import sys\n"
-        "import torch\n"
-        "import tessera as triton\n"
-        "import tessera.language as tl\n"
-        "@triton.jit\n"
-        "def k(x_ptr, BLOCK: tl.constexpr):\n"
-        "    tl.store(x_ptr + tl.arange(0, BLOCK), tl.full([BLOCK], 2.0, tl.float32))\n"
-        "x = torch.zeros(16)\n"
-        "k[(1,)](x, BLOCK=16)\n"
-        "k[(1,)](x, BLOCK=16)\n"
-        "assert x.eq(2).all()\n"
-        "print('torch._dynamo' in sys.modules)\n")
+    script = tmp_path / "script.py"  # a file: @jit reads the kernel's source
+    script.write_text(text)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
                        timeout=300)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split()[-1] == "False"
+    return r.stdout.split()[-1]
+
+
+KERNEL = (
+    "import tessera as triton\n"
+    "import tessera.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 2)\n")
+
+
+def test_eager_launches_do_not_load_dynamo(tmp_path):
+    """Launching on torch tensors outside torch.compile must not import
+    torch._dynamo (over a second of import time)."""
+    assert run_script(tmp_path, "import sys\nimport torch\n" + KERNEL + (
+        "x = torch.zeros(16)\n"
+        "k[(1,)](x, BLOCK=16)\n"
+        "k[(1,)](x, BLOCK=16)\n"
+        "assert x.eq(4).all()\n"
+        "print('torch._dynamo' in sys.modules)\n")) == "False"
+
+
+def test_first_launch_inside_compile_with_torch_imported_late(tmp_path):
+    """A kernel defined before torch is imported, launched first inside
+    torch.compile: the op is defined while Dynamo traces."""
+    assert run_script(tmp_path, KERNEL + (
+        "import torch\n"
+        "def f(x):\n"
+        "    k[(1,)](x, BLOCK=16)\n"
+        "    return x * 3\n"
+        "x = torch.arange(16.0)\n"
+        "y = torch.compile(f, fullgraph=True, backend='aot_eager')(x)\n"
+        "assert torch.equal(y, (torch.arange(16.0) + 2) * 3), y\n"
+        "assert torch.equal(x, torch.arange(16.0) + 2), x\n"
+        "print('ok')\n")) == "ok"
