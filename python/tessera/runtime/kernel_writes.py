@@ -185,10 +185,11 @@ class _Analysis:
                 self.write(every)
                 return every
             if _is_language(obj):
-                if f.id in _WRITES:  # from tessera.language import store
+                name = getattr(obj, "__name__", f.id)  # `from tl import store as st`
+                if name in _WRITES:
                     self.write(args[0] if args else every)
                     return set()
-                return set() if f.id in _VALUE_READS else every
+                return set() if name in _VALUE_READS else every
             if isinstance(obj, types.BuiltinFunctionType) or obj in (range, int, float, bool):
                 return every  # min, max, len, range, ...
             self.callee(obj, args, kwargs, every)  # another @jit function

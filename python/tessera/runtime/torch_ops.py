@@ -48,7 +48,10 @@ and from values Dynamo can trace; constexprs must be constants of the types
 above (not @jit functions or other objects: a TypeError says so); bools are
 constants (each value its own graph), floats are Dynamo's (specialised
 unless it makes them symbolic); a kernel needs at least one tensor argument
-(the op dispatches on them); what the source analysis decided is fixed in
+(the op dispatches on them); host TensorDescriptor arguments are refused
+(pass the tensor and build the descriptor in the kernel); memory reached
+through addresses stored in a tensor (pointer tables) is invisible to
+torch.compile, as it is to any op; what the source analysis decided is fixed in
 the graph (assigning `kernel.src` later needs `torch._dynamo.reset()`); a
 kernel that reads a view past its end, within its storage, may read a copy
 of the view only (functionalisation may clone what it mutates). Pre-run

@@ -93,6 +93,16 @@ def test_unknown_callee_writes_everything():
     assert written_params(ns["k"]) >= {"a_ptr", "b_ptr"}
 
 
+def test_aliased_language_functions():
+    ns = {"triton": triton}
+    text = ("from tessera.language import store as put, load as get, arange\n"
+            "@triton.jit\n"
+            "def k(a_ptr, b_ptr):\n"
+            "    put(b_ptr + arange(0, 4), get(a_ptr + arange(0, 4)))\n")
+    exec(text, ns)
+    assert written_params(ns["k"]) == {"b_ptr"}
+
+
 def test_source_edit_is_reanalysed():
     @triton.jit
     def k(a_ptr, b_ptr):
