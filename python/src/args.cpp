@@ -191,7 +191,7 @@ void classifyNumpyScalar(PyObject *v, uint32_t code, ArgInfo &out, std::string_v
   }
 }
 
-// torch.dtype objects (singletons) of CUDA tensors seen through the resolver,
+// torch.dtype objects (singletons) of tensors seen through the resolver,
 // with their dtype codes: the fast path below reads them without Python. A
 // handful in practice, so a flat list.
 std::vector<std::pair<PyObject *, uint32_t>> &torchDTypes() {
@@ -218,16 +218,19 @@ bool cpuBackendForced() {
   return s.find("cpu") != std::string::npos || s.find("interpreter") != std::string::npos;
 }
 
-// A torch tensor type's `dtype` (getset), `get_device` and `data_ptr`
-// (methods): torch's own C descriptors, looked up once per type and called
-// directly, which saves an attribute lookup per read on every launch. A type
-// whose three are not torch's C ones (a subclass that overrides them in
-// Python) gets none and takes the general path.
+// A torch tensor type's `dtype` and `is_cpu` (getsets), `get_device`,
+// `data_ptr` and `untyped_storage` (methods): torch's own C descriptors,
+// looked up once per type and called directly, which saves an attribute
+// lookup per read on every launch. A type whose descriptors are not torch's
+// C ones (a subclass that overrides them in Python) gets none and takes the
+// general path.
 struct TorchReaders {
   PyTypeObject *type = nullptr;  // a strong reference: the address is never reused
   PyObject *dtype = nullptr;
+  PyObject *isCpu = nullptr;
   PyObject *getDevice = nullptr;
   PyObject *dataPtr = nullptr;
+  PyObject *untypedStorage = nullptr;
 };
 
 const TorchReaders *torchReaders(PyTypeObject *t) {
@@ -256,12 +259,16 @@ const TorchReaders *torchReaders(PyTypeObject *t) {
   };
   TorchReaders r;
   r.dtype = descriptor("dtype", &PyGetSetDescr_Type);
+  r.isCpu = descriptor("is_cpu", &PyGetSetDescr_Type);
   r.getDevice = descriptor("get_device", &PyMethodDescr_Type);
   r.dataPtr = descriptor("data_ptr", &PyMethodDescr_Type);
-  if (!r.dtype || !r.getDevice || !r.dataPtr) {
+  r.untypedStorage = descriptor("untyped_storage", &PyMethodDescr_Type);
+  if (!r.dtype || !r.isCpu || !r.getDevice || !r.dataPtr || !r.untypedStorage) {
     Py_XDECREF(r.dtype);
+    Py_XDECREF(r.isCpu);
     Py_XDECREF(r.getDevice);
     Py_XDECREF(r.dataPtr);
+    Py_XDECREF(r.untypedStorage);
     r = TorchReaders{};
   }
   r.type = reinterpret_cast<PyTypeObject *>(Py_NewRef(reinterpret_cast<PyObject *>(t)));
@@ -269,48 +276,114 @@ const TorchReaders *torchReaders(PyTypeObject *t) {
   return slot->dtype ? slot : nullptr;
 }
 
-// The launch fast path for a PyTorch CUDA tensor: dtype, get_device() and
-// data_ptr() read through torch's C descriptors, no resolver call. False
-// (nothing consumed) for anything else, which then takes the general path.
-bool classifyTorchCuda(PyObject *v, ArgInfo &out, LaunchEnv &env) {
+// A method result read as an unsigned 64-bit integer; false (the error
+// cleared) if the call failed or did not return one.
+bool callU64(PyObject *method, PyObject *self, unsigned long long &out) {
+  PyObject *const args[1] = {self};
+  nb::object v = nb::steal(PyObject_Vectorcall(method, args, 1, nullptr));
+  if (!v.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  out = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// Bytes from `address` to the end of a CPU tensor's storage: what the
+// interpreter lets the kernel touch (a view may be read past its own end,
+// as on a GPU, but not past its storage's). False: take the general path.
+bool cpuTensorExtent(const TorchReaders &r, PyObject *v, unsigned long long address,
+                     size_t &bytes) {
+  PyObject *const self[1] = {v};
+  nb::object storage = nb::steal(PyObject_Vectorcall(r.untypedStorage, self, 1, nullptr));
+  if (!storage.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  static PyObject *nbytesName = PyUnicode_InternFromString("nbytes");
+  static PyObject *dataPtrName = PyUnicode_InternFromString("data_ptr");
+  unsigned long long base = 0, size = 0;
+  PyObject *const st[1] = {storage.ptr()};
+  for (auto [name, out] : {std::pair{nbytesName, &size}, std::pair{dataPtrName, &base}}) {
+    nb::object x =
+        nb::steal(PyObject_VectorcallMethod(name, st, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+    if (!x.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    *out = PyLong_AsUnsignedLongLong(x.ptr());
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  bytes = base + size > address ? static_cast<size_t>(base + size - address) : 0;
+  return true;
+}
+
+// The launch fast path for a PyTorch tensor on a CUDA device or the CPU:
+// dtype, device, data_ptr() (and for the CPU the storage's extent) read
+// through torch's C descriptors, no resolver call. False (nothing consumed)
+// for anything else, which then takes the general path.
+bool classifyTorch(PyObject *v, ArgInfo &out, LaunchEnv &env) {
   const TorchReaders *r = torchReaders(Py_TYPE(v));
   if (!r) return false;
-  PyObject *const self[1] = {v};
-  nb::object dt = nb::steal(
-      Py_TYPE(r->dtype)->tp_descr_get(r->dtype, v, reinterpret_cast<PyObject *>(Py_TYPE(v))));
+  PyTypeObject *type = Py_TYPE(v);
+  nb::object dt =
+      nb::steal(Py_TYPE(r->dtype)->tp_descr_get(r->dtype, v, reinterpret_cast<PyObject *>(type)));
   if (!dt.is_valid()) {
     PyErr_Clear();
     return false;
   }
   const std::optional<uint32_t> code = knownTorchDType(dt.ptr());
   if (!code) return false;
-  nb::object dev = nb::steal(PyObject_Vectorcall(r->getDevice, self, 1, nullptr));
-  if (!dev.is_valid()) {
+  nb::object cpu =
+      nb::steal(Py_TYPE(r->isCpu)->tp_descr_get(r->isCpu, v, reinterpret_cast<PyObject *>(type)));
+  if (!cpu.is_valid()) {
     PyErr_Clear();
     return false;
   }
-  long d = PyLong_AsLong(dev.ptr());
-  if (d < 0) {
-    PyErr_Clear();
-    return false;
+  unsigned long long address = 0;
+  if (cpu.ptr() == Py_True) {
+    size_t bytes = 0;
+    if (!callU64(r->dataPtr, v, address) || !cpuTensorExtent(*r, v, address, bytes)) return false;
+    out.kind = ArgKind::kPointer;
+    out.dtype = *code;
+    out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
+    out.bytes = bytes;
+    out.device = -1;
+    out.div16 = address % 16 == 0;
+    return true;
+  }
+  // Not on the CPU: a CUDA device's index, -1 for anything else (meta,
+  // other accelerators), which the general path explains.
+  unsigned long long device = 0;
+  {
+    PyObject *const self[1] = {v};
+    nb::object dev = nb::steal(PyObject_Vectorcall(r->getDevice, self, 1, nullptr));
+    if (!dev.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    long d = PyLong_AsLong(dev.ptr());
+    if (d < 0) {
+      PyErr_Clear();
+      return false;
+    }
+    device = static_cast<unsigned long long>(d);
   }
   if (env.cpuForced < 0) env.cpuForced = cpuBackendForced();
   if (env.cpuForced) return false;
-  nb::object p = nb::steal(PyObject_Vectorcall(r->dataPtr, self, 1, nullptr));
-  if (!p.is_valid()) {
-    PyErr_Clear();
-    return false;
-  }
-  unsigned long long address = PyLong_AsUnsignedLongLong(p.ptr());
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
+  if (!callU64(r->dataPtr, v, address)) return false;
   out.kind = ArgKind::kPointer;
   out.dtype = *code;
   out.data = reinterpret_cast<const void *>(static_cast<uintptr_t>(address));
   out.bytes = 0;
-  out.device = static_cast<int>(d);
+  out.device = static_cast<int>(device);
   out.div16 = address % 16 == 0;
   return true;
 }
@@ -365,7 +438,7 @@ void classifyResolved(PyObject *v, ArgInfo &out, std::string_view param, std::st
   out.kind = ArgKind::kPointer;
   out.device = device;
   out.dtype = dtypeCode(std::string_view(name, static_cast<size_t>(len)));
-  if (device >= 0 && isTorchTensorType(Py_TYPE(v))) {
+  if (isTorchTensorType(Py_TYPE(v))) {
     // Remember this torch.dtype for the fast path (dtype objects live forever).
     if (PyObject *dt = PyObject_GetAttrString(v, "dtype")) {
       if (knownTorchDType(dt))
@@ -505,7 +578,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     return;
   }
   LaunchEnv local;
-  if (classifyTorchCuda(v, out, env ? *env : local)) return;
+  if (classifyTorch(v, out, env ? *env : local)) return;
   if (isNeverAnArgument(v)) raiseUnsupported(v, param, kernel);
   if (gDescriptorType && PyObject_TypeCheck(v, gDescriptorType))
     return classifyDescriptor(v, out, param, kernel, env);

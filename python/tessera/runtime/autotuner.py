@@ -72,7 +72,7 @@ import time
 import types
 
 from .errors import CompilationError, OutOfResources
-from .jit import JITFunction
+from .jit import JITFunction, register_launchable, torch_compiling, torch_launcher
 
 __all__ = ["Autotuner", "Config", "Heuristics", "INVALID_CONFIG_ERRORS", "autotune", "heuristics"]
 
@@ -430,6 +430,8 @@ class _Wrapper:
     """What Autotuner and Heuristics share: the kernel interface over `run`."""
 
     def __getitem__(self, grid):
+        if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
+            return torch_launcher(self, grid)
         return functools.partial(self.run, grid=grid, warmup=False)
 
     @property
@@ -488,6 +490,7 @@ class Autotuner(_Wrapper):
         self.user_do_bench = do_bench
         self.cache_results = cache_results
         self._defaults = _defaults_of(self.base_fn, self.arg_names)
+        self._tessera_id = register_launchable(self)  # for torch.compile (torch_ops.py)
         self.cache = {}  # tuning key -> Config
         self._checked = {}  # (id(config), len(args), kwargs names) -> config: no conflicts
         self.best_config = None
@@ -786,6 +789,7 @@ class Heuristics(_Wrapper):
         self.base_fn = _base_function(fn)
         _copy_names(self, self.base_fn)
         self._defaults = _defaults_of(self.base_fn, self.arg_names)
+        self._tessera_id = register_launchable(self)  # for torch.compile (torch_ops.py)
 
     def __repr__(self) -> str:
         return f"Heuristics({self.fn!r}, {list(self.values)})"

@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import linecache
 import operator
 import os
+import sys
 import threading
 import types
+import weakref
 
 from . import arrays, kernel_cache
 from .arrays import TensorWrapper, reinterpret  # noqa: F401  (Triton's names live here too)
@@ -69,6 +72,68 @@ def _ext():
                 c.set_stream_getter(_current_stream)
                 _C = c
     return _C
+
+
+# ---- torch.compile (torch_ops.py) ----------------------------------------------------------
+
+# Kernel objects a compiled graph may launch, by number: the custom op
+# tessera::launch names its kernel with one (a graph holds no Python objects).
+_LAUNCHABLE = weakref.WeakValueDictionary()
+_LAUNCHABLE_IDS = itertools.count()
+
+_is_compiling = None  # torch.compiler.is_compiling, once torch is imported
+_torch_ops_loaded = False  # torch_ops imported (the op defined) outside tracing
+
+
+def _find_is_compiling():
+    """torch.compiler.is_compiling if torch is imported (else None), kept:
+    Dynamo then reads a global rather than tracing a look-up in sys.modules."""
+    global _is_compiling
+    if _is_compiling is None:
+        torch = sys.modules.get("torch")
+        if torch is not None and hasattr(torch, "compiler"):
+            _is_compiling = torch.compiler.is_compiling
+    return _is_compiling
+
+
+def register_launchable(kernel) -> int:
+    """The number `launchable` finds `kernel` by (for torch.compile)."""
+    n = next(_LAUNCHABLE_IDS)
+    _LAUNCHABLE[n] = kernel
+    _find_is_compiling()
+    return n
+
+
+def launchable(n: int):
+    k = _LAUNCHABLE.get(n)
+    if k is None:
+        raise RuntimeError(f"tessera: the kernel {n} launched by a torch.compile graph no longer exists")
+    return k
+
+
+def torch_compiling() -> bool:
+    """Whether Dynamo is tracing (torch.compile): launches then become the
+    custom op of torch_ops.py. Cheap, and False until torch is imported."""
+    global _torch_ops_loaded
+    f = _is_compiling
+    if f is None:
+        f = _find_is_compiling()
+        if f is None:
+            return False
+    if f():
+        return True
+    if not _torch_ops_loaded:
+        # Define the op now, outside any trace (a first import inside a
+        # trace works too: Dynamo performs it for real).
+        from . import torch_ops  # noqa: F401
+        _torch_ops_loaded = True
+    return False
+
+
+def torch_launcher(kernel, grid):
+    """`kernel[grid]` while Dynamo traces (torch_ops.launcher)."""
+    from . import torch_ops
+    return torch_ops.launcher(kernel, grid)
 
 
 class Stats:
@@ -143,6 +208,8 @@ class KernelInterface:
     """`kernel[grid](...)` and `kernel.warmup(...)` over a `run` method."""
 
     def __getitem__(self, grid):
+        if torch_compiling():
+            return torch_launcher(self, grid)
         return functools.partial(self.run, grid=grid, warmup=False)
 
     def warmup(self, *args, grid, **kwargs):
@@ -156,6 +223,8 @@ class JITFunction(KernelInterface):
     def __getitem__(self, grid):
         # After the first launch, a C++ Launcher: calling it binds the
         # arguments and launches without running Python (dispatcher.h).
+        if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
+            return torch_launcher(self, grid)
         d = self._dispatcher
         if d is None:
             return functools.partial(self.run, grid=grid, warmup=False)
@@ -217,6 +286,7 @@ class JITFunction(KernelInterface):
         self._device_caches = None
         self._key_cache = {}
         self._pre_run_hooks = []
+        self._tessera_id = register_launchable(self)
 
     # The launch fast path reads these two, so setting them reconfigures it.
     @property
@@ -281,6 +351,8 @@ class JITFunction(KernelInterface):
     # ---- launching -----------------------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
+        if not warmup and torch_compiling():  # the launch becomes an op of the graph
+            return torch_launcher(self, grid)(*args, **kwargs)
         # The C++ Launcher passes a grid function's result with the function.
         grid_fn = kwargs.pop("_grid_fn", None)
         for hook in self.pre_run_hooks:

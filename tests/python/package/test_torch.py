@@ -64,3 +64,32 @@ def test_cuda_tensor_refused_with_cpu_backend(monkeypatch):
     monkeypatch.setenv("TESSERA_BACKEND", "cpu")
     with pytest.raises(TypeError, match="lives on a GPU"):
         scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16)
+
+
+@triton.jit
+def read_n(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@pytest.mark.parametrize("launch", range(3))  # the first launch of a dtype may take the
+def test_cpu_fast_path_extent(launch):        # resolver, later ones the C++ fast path
+    base = torch.randn(1100, dtype=torch.float64)
+    view = base[1000:1010]  # 100 elements of storage from here, 10 in the view
+    out = torch.full((128,), float("nan"), dtype=torch.float64)
+    read_n[(1,)](view, out, 100, BLOCK=128)  # up to the storage's end: allowed
+    torch.testing.assert_close(out[:100], base[1000:], rtol=0, atol=0)
+    assert out[100:].isnan().all()
+    with pytest.raises(triton.KernelError, match="out-of-bounds|outside"):
+        read_n[(1,)](view, out, 101, BLOCK=128)  # one past the storage
+
+
+def test_cpu_fast_path_parameter_and_meta():
+    p = torch.nn.Parameter(torch.randn(64))
+    out = torch.full((64,), float("nan"))
+    for _ in range(2):
+        out.fill_(float("nan"))
+        scale_kernel[(1,)](p, out, 64, 2.0, BLOCK=64)
+        torch.testing.assert_close(out, p.detach() * 2)
+    with pytest.raises(TypeError, match="meta"):
+        scale_kernel[(1,)](torch.empty(64, device="meta"), out, 64, 2.0, BLOCK=64)

@@ -1,0 +1,281 @@
+"""Tessera launches inside `torch.compile`: the custom op `tessera::launch`.
+
+Dynamo cannot trace a launch: it ends in C++ (the launcher, the compiler,
+the interpreter or the CUDA driver), and Dynamo's own support for Triton
+kernels only knows Triton's classes. So while Dynamo traces, `kernel[grid]`
+(JITFunction, Autotuner, Heuristics; also `JITFunction.run(..., grid=)`)
+returns `launcher(kernel, grid)` from here instead of the C++ launcher: a
+plain Python function Dynamo traces, which turns the call into one call of
+the opaque custom op
+
+    tessera::launch(SymInt kernel, str spec, SymInt[] grid, Tensor(a!)[] outputs,
+                    Tensor[] inputs, SymInt[] ints, float[] floats) -> ()
+
+- `kernel` numbers the kernel object in a registry (jit.py registers every
+  JITFunction, Autotuner and Heuristics when it is made): a graph holds no
+  Python objects;
+- `outputs` are the tensors the kernel may write through, `inputs` the
+  others: kernel_writes.py reads that from the kernel's source (stores and
+  atomics, through locals, block pointers, descriptors and @jit callees;
+  anything it cannot follow counts as written), plus an autotuner's
+  reset_to_zero / restore_value arguments. A tensor passed twice appears
+  once, as an output if either parameter is written;
+- `ints` and `floats` are the scalar arguments, so Dynamo keeps sizes
+  symbolic: an int such as `x.numel()` is a SymInt and a new size reuses the
+  graph (Tessera still specialises the kernel on `n == 1` and `n % 16` when
+  the op runs, as in eager);
+- `spec` says where each argument goes and holds the constants (constexprs,
+  bools, None, strings, tl dtypes, tuples of these) as text; another
+  constant is another string, so Dynamo guards on it and retraces;
+- `grid` is the grid, evaluated while tracing when it is a callable of the
+  bound arguments (so it may be symbolic too); for an autotuned kernel with
+  a callable grid, one grid per config, and the op uses the grid of the
+  config the autotuner picks when it runs.
+
+The op's fake implementation does nothing: a kernel's results are the
+outputs it writes. AOTAutograd functionalises the op (`auto_functionalized`)
+and Inductor calls it as an opaque extern kernel, in order with the reads
+and writes around it; when it runs it launches exactly as eager code does,
+through the C++ fast path. Only public API is used (`torch.library.
+custom_op`, PyTorch >= 2.4, `torch.compiler.is_compiling` and
+`assume_constant_result`), tested with PyTorch 2.15 on the CPU and written
+for 2.11 on CUDA (tests/gpu/test_torch_compile_gpu.py).
+
+Limits: inside a compiled function a launch returns None (eager returns the
+compiled kernel); a grid callable must compute the grid from its argument
+(the bound arguments, plus each config's values for an autotuned kernel)
+and from values Dynamo can trace; constexprs must be constants of the types
+above (not @jit functions or other objects: a TypeError says so); bools are
+constants (each value its own graph), floats are Dynamo's (specialised
+unless it makes them symbolic); a kernel needs at least one tensor argument
+(the op dispatches on them); host TensorDescriptor arguments are refused
+(pass the tensor and build the descriptor in the kernel); memory reached
+through addresses stored in a tensor (pointer tables) is invisible to
+torch.compile, as it is to any op; what the source analysis decided is fixed in
+the graph (assigning `kernel.src` later needs `torch._dynamo.reset()`); a
+kernel that reads a view past its end, within its storage, may read a copy
+of the view only (functionalisation may clone what it mutates). Pre-run
+hooks and autotuner hooks run when the op runs, on the tensors it gets.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import torch
+
+from . import jit as _jit
+from . import kernel_writes
+from ..language import core as _tl
+
+_SEP = "\x1f"  # between arguments in a spec; repr() never writes it raw
+
+
+def _define():
+    """tessera::launch, defined once per process (a reload finds it)."""
+    existing = getattr(getattr(torch.ops, "tessera", None), "launch", None)
+    if existing is not None and hasattr(existing, "default"):
+        return existing
+
+    @torch.library.custom_op("tessera::launch", mutates_args=("outputs",))
+    def launch_op(kernel: int, spec: str, grid: list[int], outputs: list[torch.Tensor],
+                  inputs: list[torch.Tensor], ints: list[int], floats: list[float]) -> None:
+        _run(kernel, spec, grid, outputs, inputs, ints, floats)
+
+    @launch_op.register_fake
+    def _(kernel, spec, grid, outputs, inputs, ints, floats):
+        return None  # the kernel's outputs are its (mutated) arguments
+
+    return torch.ops.tessera.launch
+
+
+_OP = _define()
+
+
+# --------------------------------------------------------------------- tracing side
+
+
+def launcher(kernel, grid):
+    """What `kernel[grid]` is while Dynamo traces: a traceable function."""
+    from . import _torch_marks  # noqa: F401  (Dynamo runs a first import for real)
+    return functools.partial(_launch, kernel, grid)
+
+
+def _encode(v, outputs, inputs, ints, floats, what):
+    """The spec text of one argument; tensors and numbers go to their lists
+    (a tensor the kernel writes is already in `outputs`)."""
+    if isinstance(v, torch.Tensor):
+        for i, o in enumerate(outputs):
+            if o is v:
+                return "o" + str(i)
+        inputs.append(v)
+        return "t" + str(len(inputs) - 1)
+    if v is None or isinstance(v, (bool, str)):
+        return "c" + repr(v)
+    if isinstance(v, (int, torch.SymInt)):
+        ints.append(v)
+        return "i" + str(len(ints) - 1)
+    if isinstance(v, (float, torch.SymFloat)):
+        floats.append(v)
+        return "f" + str(len(floats) - 1)
+    if isinstance(v, _tl.dtype):
+        return "d" + v.name
+    if isinstance(v, tuple) and all(x is None or isinstance(x, (bool, int, float, str)) for x in v):
+        return "c" + repr(v)
+    raise TypeError(f"{what}: a Tessera launch inside torch.compile takes tensors, ints, floats, "
+                    f"bools, strings, None, tl dtypes and tuples of constants; got "
+                    f"{type(v).__name__} (launch outside the compiled function, or pass a "
+                    "constant)")
+
+
+def _launch(kernel, grid, *args, **kwargs):
+    what = f"kernel '{getattr(kernel, '__name__', 'kernel')}'"
+    names = base_jit(kernel).arg_names
+    written = _written(kernel._tessera_id)
+    # The tensors the kernel may write: once each, even if passed twice.
+    outputs = []
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor) and (i >= len(names) or names[i] in written):
+            if not any(o is a for o in outputs):
+                outputs.append(a)
+    for name, v in kwargs.items():
+        if isinstance(v, torch.Tensor) and name in written:
+            if not any(o is v for o in outputs):
+                outputs.append(v)
+    inputs, ints, floats, parts = [], [], [], []
+    for a in args:  # "=code" for a positional argument, "name=code" for a keyword
+        parts.append("=" + _encode(a, outputs, inputs, ints, floats, what))
+    for name, v in kwargs.items():
+        parts.append(name + "=" + _encode(v, outputs, inputs, ints, floats, what))
+    grids = _grids(kernel, grid, args, kwargs)
+    if len(grids) > 1:
+        parts.append("#table")
+    flat = []
+    for g in grids:
+        flat.extend(g)
+    _OP(kernel._tessera_id, _SEP.join(parts), flat, outputs, inputs, ints, floats)
+
+
+def _written(kernel_id: int) -> tuple:
+    """Names of the parameters kernel `kernel_id` may write through: what the
+    source analysis finds, and an autotuner's reset_to_zero / restore_value."""
+    kernel = _jit.launchable(kernel_id)
+    names = set(kernel_writes.written_params(base_jit(kernel)))
+    while not isinstance(kernel, _jit.JITFunction):
+        names.update(getattr(kernel, "reset_to_zero", None) or ())
+        names.update(getattr(kernel, "restore_value", None) or ())
+        kernel = kernel.fn
+    return tuple(sorted(names))  # a tuple of str: a constant every Dynamo version keeps
+
+
+def base_jit(kernel):
+    """The JITFunction under autotuner and heuristics wrappers."""
+    while not isinstance(kernel, _jit.JITFunction):
+        kernel = kernel.fn
+    return kernel
+
+
+def _grid3(g, what):
+    g = tuple(g)
+    if not 1 <= len(g) <= 3:
+        raise ValueError(f"{what}: the grid must be a tuple of 1 to 3 ints, got {g}")
+    return g + (1,) * (3 - len(g))
+
+
+def _grids(kernel, grid, args, kwargs):
+    """The grid (three entries) of each config the launch may run with: one
+    grid, or for an autotuned kernel whose grid is a callable, one per config."""
+    what = f"kernel '{getattr(kernel, '__name__', 'kernel')}'"
+    if not callable(grid):
+        return [_grid3(grid, what)]
+    tuner = autotuner_of(kernel)
+    if tuner is None:
+        return [_grid3(grid(_meta(kernel, args, kwargs)), what)]
+    return [_grid3(grid(_meta(kernel, args, dict(kwargs, **c.kwargs))), what)
+            for c in tuner.configs]
+
+
+def _meta(kernel, args, kwargs):
+    """The dict a grid callable receives, as the eager launch would build it."""
+    while not isinstance(kernel, _jit.JITFunction):
+        if hasattr(kernel, "_with_values"):  # Heuristics: its values join the kwargs
+            kwargs = kernel._with_values(args, kwargs)
+        kernel = kernel.fn
+    bound = kernel._binder(*args, **kwargs)[0]
+    return dict(zip(kernel.arg_names, bound))
+
+
+def autotuner_of(kernel):
+    """The Autotuner among the wrappers of `kernel`, or None."""
+    while not isinstance(kernel, _jit.JITFunction):
+        if hasattr(kernel, "configs"):
+            return kernel
+        kernel = kernel.fn
+    return None
+
+
+# --------------------------------------------------------------------- run-time side
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(spec: str):
+    """((keyword or "", kind, index or constant), ...) and whether the grid
+    is a table, for a spec string."""
+    table = spec.endswith(_SEP + "#table") or spec == "#table"
+    if table:
+        spec = spec[:-len("#table")].rstrip(_SEP)
+    out = []
+    for part in spec.split(_SEP) if spec else ():
+        name, part = part.split("=", 1)
+        kind, rest = part[0], part[1:]
+        if kind == "c":
+            value = ast.literal_eval(rest)
+        elif kind == "d":
+            value = rest
+        else:
+            value = int(rest)
+        out.append((name, kind, value))
+    return tuple(out), table
+
+
+def _run(kernel_id, spec, grid, outputs, inputs, ints, floats):
+    kernel = _jit.launchable(kernel_id)
+    parts, table = _parse(spec)
+    args, kwargs = [], {}
+    for name, kind, value in parts:
+        if kind == "o":
+            v = outputs[value]
+        elif kind == "t":
+            v = inputs[value]
+        elif kind == "i":
+            v = ints[value]
+        elif kind == "f":
+            v = floats[value]
+        elif kind == "d":
+            v = _tl.dtype(value)
+        else:
+            v = value
+        if not name:
+            args.append(v)
+        else:
+            kwargs[name] = v
+    grids = [tuple(grid[i:i + 3]) for i in range(0, len(grid), 3)]
+    if table:
+        kernel[_table_grid(kernel, grids)](*args, **kwargs)
+    else:
+        kernel[grids[0]](*args, **kwargs)
+
+
+def _table_grid(kernel, grids):
+    """A grid callable that gives the grid traced for the config that runs."""
+    configs = autotuner_of(kernel).configs
+
+    def pick(meta):
+        for c, g in zip(configs, grids):
+            if all(meta.get(k) == v for k, v in c.kwargs.items()):
+                return g
+        raise RuntimeError(f"kernel '{kernel.__name__}': no traced grid for the config that runs "
+                           f"({meta})")
+
+    return pick
