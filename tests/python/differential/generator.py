@@ -29,8 +29,9 @@ interpreter, so every output must agree bit for bit.
 Also covered: algebraic identities on values that break them (x - x, x * 0.0,
 x + 0.0, x == x on NaN, -0.0 and the dtype's bounds: what canonicalize must
 leave alone), loads that must see earlier stores to the same address (in
-straight-line code and across loop iterations), and atomics whose old value
-is used.
+straight-line code and across loop iterations; a `tl.debug_barrier()` after
+each such store, as Triton requires for another thread to see it), and
+atomics whose old value is used.
 
 The generator models Triton's type rules itself (it imports nothing from
 Tessera), so a program Tessera refuses is either a generator bug or a
@@ -634,13 +635,19 @@ class _Gen:
         form = self.r.choice(("rw", "rw", "loop", "atomic"))
         a = self.cast(self.expr(d, "2d", 1), d)
         self.mark(o, a)
+        # Triton orders a store before a later load or atomic of the same
+        # address by another thread of the program only through
+        # tl.debug_barrier() (where a layout replicates elements, one thread
+        # stores and all load): the programs say so, as a user must.
         self.emit(f"tl.store({ptr}, {a.expr}, mask=inb)")
+        self.emit("tl.debug_barrier()")
         if form == "rw":
             first = self.bind(V(f"tl.load({ptr}, mask=inb, other={self.literal(d)})", d, "2d",
                                 **_flags(a)))
             b = self.cast(self.expr(d, "2d", 1), d)
             self.mark(o, b)
             self.emit(f"tl.store({ptr}, {b.expr}, mask=inb)")
+            self.emit("tl.debug_barrier()")
             second = V(f"tl.load({ptr}, mask=inb, other={self.literal(d)})", d, "2d",
                        **_flags(a, b))
             self.bind(second)
@@ -658,6 +665,7 @@ class _Gen:
             self.emit(f"{cur} = tl.load({ptr}, mask=inb, other={self.literal(d)})")
             step = self.r.choice((f"{cur} + 1", f"{cur} * 2", f"tl.maximum({cur}, {i})"))
             self.emit(f"tl.store({ptr}, ({step}).to(tl.{d}), mask=inb)")
+            self.emit("tl.debug_barrier()")
             self.indent -= 1
             if is_float(d):
                 o.inexact = True
