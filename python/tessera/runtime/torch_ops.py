@@ -44,21 +44,29 @@ call that launches one kernel costs about 28 us of host time on 2 shared
 cores, of which about 12 us are torch.compile's own and 11 us the op's
 dispatch and run (bench/torch_launch.py).
 
-Limits: inside a compiled function a launch returns None (eager returns the
-compiled kernel); a grid callable must compute the grid from its argument
-(the bound arguments, plus each config's values for an autotuned kernel)
-and from values Dynamo can trace; constexprs must be constants of the types
-above (not @jit functions or other objects: a TypeError says so); bools are
-constants (each value its own graph), floats are Dynamo's (specialised
-unless it makes them symbolic); a kernel needs at least one tensor argument
-(the op dispatches on them); host TensorDescriptor arguments are refused
-(pass the tensor and build the descriptor in the kernel); memory reached
-through addresses stored in a tensor (pointer tables) is invisible to
-torch.compile, as it is to any op; what the source analysis decided is fixed in
-the graph (assigning `kernel.src` later needs `torch._dynamo.reset()`); a
-kernel that reads a view past its end, within its storage, may read a copy
-of the view only (functionalisation may clone what it mutates). Pre-run
-hooks and autotuner hooks run when the op runs, on the tensors it gets.
+Limits:
+- inside a compiled function a launch returns None (eager returns the
+  compiled kernel);
+- a grid callable must compute the grid from its argument (the bound
+  arguments, plus each config's values for an autotuned kernel) and from
+  values Dynamo can trace;
+- constexprs must be constants of the types above (not @jit functions or
+  other objects: a TypeError says so); host TensorDescriptor arguments are
+  refused too (pass the tensor, build the descriptor in the kernel);
+- bools are constants (each value its own graph), and so are floats (op
+  schemas have no symbolic float: a float that changes every call
+  recompiles the graph each time; pass such a value in a tensor); int
+  constexprs stay symbolic like other ints (the graph is reused, the
+  kernel is specialised when it runs);
+- a kernel needs at least one tensor argument (the op dispatches on them);
+- memory reached through addresses stored in a tensor (pointer tables) is
+  invisible to torch.compile, as it is to any op;
+- what the source analysis decided is fixed in the graph (assigning
+  `kernel.src` later needs `torch._dynamo.reset()`);
+- a kernel that reads a view past its end, within its storage, may read a
+  copy of the view only (functionalisation may clone what it mutates);
+- pre-run hooks and autotuner hooks run when the op runs, on the tensors
+  it gets.
 """
 
 from __future__ import annotations
@@ -102,8 +110,6 @@ def _define():
 
 def _fake(kernel, spec, grid, outputs, inputs, ints, floats):
     return None  # the kernel's outputs are its (mutated) arguments
-
-
 
 
 # --------------------------------------------------------------------- tracing side

@@ -71,6 +71,27 @@ def test_plain_kernel_fullgraph(backend):
     assert launches_in_graph(f, x, y) == 1
 
 
+def test_int_constexprs_stay_symbolic_floats_are_guarded():
+    """BLOCK= from a Python int argument: the graph is reused and the kernel
+    specialised when the op runs; a new float value is a new graph (op
+    schemas have no symbolic floats) but still the right answer."""
+
+    def f(x, alpha, block):
+        out = torch.full_like(x, math.nan)
+        n = x.numel()
+        axpy_kernel[(triton.cdiv(n, block),)](x, x, out, n, alpha, BLOCK=block, OUT=tl.float32)
+        return out
+
+    cf, counter = compiled(f)
+    for n, block in ((100, 32), (1000, 64), (37, 128), (4096, 16)):
+        x = torch.randn(n)
+        torch.testing.assert_close(cf(x, 0.5, block), 1.5 * x)
+    assert counter.frame_count <= 2
+    for alpha in (1.5, -2.0):
+        x = torch.randn(300)
+        torch.testing.assert_close(cf(x, alpha, 64), (alpha + 1) * x)
+
+
 def test_launch_returns_compiled_kernel_in_eager_only():
     x, y = torch.randn(64), torch.randn(64)
     out = torch.empty(64)
