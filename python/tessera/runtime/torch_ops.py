@@ -66,7 +66,13 @@ Limits:
 - a kernel that reads a view past its end, within its storage, may read a
   copy of the view only (functionalisation may clone what it mutates);
 - pre-run hooks and autotuner hooks run when the op runs, on the tensors
-  it gets.
+  it gets;
+- a graph names its kernels by numbers of the process that traced it:
+  Inductor's on-disk caches are safe (a cached graph is only used for an
+  identical trace, whose numbers mean the same kernels), but artifacts
+  saved to run in another process without tracing again (torch.export,
+  AOTInductor packages, precompiled Dynamo caches) are not supported;
+- CUDA graphs (mode="reduce-overhead") are not tested yet.
 """
 
 from __future__ import annotations

@@ -345,3 +345,35 @@ def test_first_launch_inside_compile_with_torch_imported_late(tmp_path):
         "assert torch.equal(y, (torch.arange(16.0) + 2) * 3), y\n"
         "assert torch.equal(x, torch.arange(16.0) + 2), x\n"
         "print('ok')\n")) == "ok"
+
+
+@triton.jit
+def twice(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def test_writes_into_views():
+    """Outputs that are slices of a caller's buffer and of an intermediate:
+    functionalisation must write them back into their bases."""
+
+    def f(x, buf):
+        twice[(1,)](x, buf[10:20], 10, BLOCK=16)
+        twice[(1,)](x, buf[30:], 5, BLOCK=16)
+        local = torch.zeros(40)
+        twice[(1,)](x, local[5:], 3, BLOCK=16)
+        return buf.sum(), local * 1
+
+    cf, _ = compiled(f)
+    for n in (40, 50):
+        x = torch.randn(16)
+        buf = torch.zeros(n)
+        ref = torch.zeros(n)
+        ref[10:20] = x[:10] * 2
+        ref[30:35] = x[:5] * 2
+        local_ref = torch.zeros(40)
+        local_ref[5:8] = x[:3] * 2
+        s, local = cf(x, buf)
+        torch.testing.assert_close(buf, ref)
+        torch.testing.assert_close(s, ref.sum())
+        torch.testing.assert_close(local, local_ref)
