@@ -107,7 +107,8 @@ def register_launchable(kernel) -> int:
 def launchable(n: int):
     k = _LAUNCHABLE.get(n)
     if k is None:
-        raise RuntimeError(f"tessera: the kernel {n} launched by a torch.compile graph no longer exists")
+        raise RuntimeError(f"tessera: the kernel {n} launched by a torch.compile graph "
+                           "no longer exists")
     return k
 
 
