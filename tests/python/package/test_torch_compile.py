@@ -377,3 +377,20 @@ def test_writes_into_views():
         torch.testing.assert_close(buf, ref)
         torch.testing.assert_close(s, ref.sum())
         torch.testing.assert_close(local, local_ref)
+
+
+def test_kernel_errors_surface_unchanged():
+    """An out-of-bounds access in a compiled graph is the KernelError an
+    eager launch raises, naming the kernel's line."""
+
+    @triton.jit
+    def overrun(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+    def f(x, out):
+        overrun[(1,)](x, out, BLOCK=32)
+        return out
+
+    with pytest.raises(triton.KernelError, match="out-of-bounds load in kernel overrun"):
+        torch.compile(f, fullgraph=True)(torch.ones(16), torch.zeros(32))
