@@ -184,13 +184,22 @@ def _launch(kernel, grid, *args, **kwargs):
 
 def _written(kernel_id: int) -> tuple:
     """Names of the parameters kernel `kernel_id` may write through: what the
-    source analysis finds, and an autotuner's reset_to_zero / restore_value."""
+    source analysis finds, an autotuner's reset_to_zero / restore_value, and
+    every parameter when hooks run (pre-run, autotuner or config hooks)."""
     kernel = _jit.launchable(kernel_id)
-    names = set(kernel_writes.written_params(base_jit(kernel)))
+    base = base_jit(kernel)
+    names = set(kernel_writes.written_params(base))
+    hooks = bool(base.pre_run_hooks)
     while not isinstance(kernel, _jit.JITFunction):
         names.update(getattr(kernel, "reset_to_zero", None) or ())
         names.update(getattr(kernel, "restore_value", None) or ())
+        hooks = hooks or getattr(kernel, "user_pre_hook", None) is not None or \
+            getattr(kernel, "user_post_hook", None) is not None or \
+            any(c.pre_hook is not None or getattr(c, "post_hook", None) is not None
+                for c in getattr(kernel, "configs", ()))
         kernel = kernel.fn
+    if hooks:  # a hook may write to any argument
+        names.update(base.arg_names)
     return tuple(sorted(names))  # a tuple of str: a constant every Dynamo version keeps
 
 

@@ -394,3 +394,39 @@ def test_kernel_errors_surface_unchanged():
 
     with pytest.raises(triton.KernelError, match="out-of-bounds load in kernel overrun"):
         torch.compile(f, fullgraph=True)(torch.ones(16), torch.zeros(32))
+
+
+def _zero_acc(args):
+    args["acc_ptr"].zero_()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}, pre_hook=_zero_acc),
+                          triton.Config({"BLOCK": 64}, pre_hook=_zero_acc)], key=["n"])
+@triton.jit
+def hooked_add(x_ptr, acc_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(acc_ptr + offs, mask=mask),
+             mask=mask)
+
+
+def test_config_hook_writes_count_as_writes():
+    """A config pre_hook zeroes a parameter the kernel only reads: the graph
+    must see it changed (every parameter counts as written under hooks)."""
+
+    def f(x, acc):
+        out = torch.full_like(x, math.nan)
+        n = x.numel()
+        before = acc * 1
+        hooked_add[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, acc, out, n)
+        return out, acc * 1, before
+
+    cf, _ = compiled(f)
+    for n in (100, 1000):
+        x, acc = torch.randn(n), torch.randn(n)
+        acc0 = acc.clone()
+        out, after, before = cf(x, acc)
+        torch.testing.assert_close(before, acc0)
+        torch.testing.assert_close(out, x)
+        torch.testing.assert_close(after, torch.zeros(n))
+        torch.testing.assert_close(acc, torch.zeros(n))
