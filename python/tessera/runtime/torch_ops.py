@@ -130,6 +130,8 @@ def launcher(kernel, grid):
 def _encode(v, outputs, inputs, ints, floats, what):
     """The spec text of one argument; tensors and numbers go to their lists
     (a tensor the kernel writes is already in `outputs`)."""
+    if isinstance(v, _tl.constexpr):  # tl.constexpr(64) stands for 64, as in eager
+        v = v.value
     if isinstance(v, torch.Tensor):
         for i, o in enumerate(outputs):
             if o is v:
@@ -211,7 +213,7 @@ def base_jit(kernel):
 
 
 def _grid3(g, what):
-    g = tuple(g)
+    g = tuple(x.value if isinstance(x, _tl.constexpr) else x for x in g)
     if not 1 <= len(g) <= 3:
         raise ValueError(f"{what}: the grid must be a tuple of 1 to 3 ints, got {g}")
     return g + (1,) * (3 - len(g))

@@ -34,7 +34,7 @@ def axpy(x, y, alpha):
     out = torch.full_like(x, math.nan)  # poisoned: an unwritten element fails
     n = x.numel()
     axpy_kernel[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](
-        x, y, out, n, alpha, BLOCK=64, OUT=tl.float32)
+        x, y, out, n, alpha, BLOCK=tl.constexpr(64), OUT=tl.float32)
     return out
 
 
