@@ -45,6 +45,9 @@ cores, of which about 12 us are torch.compile's own and 11 us the op's
 dispatch and run (bench/torch_launch.py).
 
 Limits:
+- write `kernel[grid](...)` inside the compiled function: a launcher made
+  outside it (`launch = kernel[grid]`) is the C++ object, which Dynamo
+  cannot trace (fullgraph=True says so, otherwise the graph breaks there);
 - inside a compiled function a launch returns None (eager returns the
   compiled kernel);
 - a grid callable must compute the grid from its argument (the bound
