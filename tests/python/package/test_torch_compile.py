@@ -284,13 +284,20 @@ def test_same_tensor_read_and_written():
         torch.testing.assert_close(x, before + 1)
 
 
+class Opaque:
+    """A constexpr value no spec string can hold."""
+
+
+OPAQUE = Opaque()
+
+
 def test_unsupported_constexpr_is_a_clear_error():
     @triton.jit
     def k(x_ptr, F: tl.constexpr):
         tl.store(x_ptr, 1.0)
 
     def f(x):
-        k[(1,)](x, F=object())
+        k[(1,)](x, F=OPAQUE)
         return x
 
     with pytest.raises(Exception, match="inside torch.compile"):
