@@ -209,8 +209,6 @@ class KernelInterface:
     """`kernel[grid](...)` and `kernel.warmup(...)` over a `run` method."""
 
     def __getitem__(self, grid):
-        if torch_compiling():
-            return torch_launcher(self, grid)
         return functools.partial(self.run, grid=grid, warmup=False)
 
     def warmup(self, *args, grid, **kwargs):
