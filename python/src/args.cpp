@@ -328,7 +328,10 @@ bool cpuTensorExtent(const TorchReaders &r, PyObject *v, unsigned long long addr
 // The launch fast path for a PyTorch tensor on a CUDA device or the CPU:
 // dtype, device, data_ptr() (and for the CPU the storage's extent) read
 // through torch's C descriptors, no resolver call. False (nothing consumed)
-// for anything else, which then takes the general path.
+// for anything else, which then takes the general path. Not DLPack: a
+// tensor's __dlpack__() builds a capsule with shape and strides on every
+// call (about 4.5 us here, against 0.5 us for these reads), and describes
+// the view, where the interpreter's bounds are the storage's.
 bool classifyTorch(PyObject *v, ArgInfo &out, LaunchEnv &env) {
   const TorchReaders *r = torchReaders(Py_TYPE(v));
   if (!r) return false;

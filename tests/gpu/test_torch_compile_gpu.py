@@ -154,3 +154,59 @@ def test_layer_norm_example_under_compile(gen):
         ref = torch.nn.functional.layer_norm(x.double(), (shape[1],), w.double(), b.double(), 1e-5)
         torch.testing.assert_close(y.double(), ref, rtol=1e-4, atol=1e-4)
         torch.testing.assert_close(mean.double(), x.double().mean(1), rtol=1e-5, atol=1e-5)
+
+
+class LayerNorm(torch.autograd.Function):
+    """The layer-norm example's three kernels (spin locks with atomic_cas,
+    partial sums) as an autograd.Function."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        m, n = x.shape
+        y = torch.full_like(x, math.nan)
+        mean = torch.full((m,), math.nan, device="cuda")
+        rstd = torch.full((m,), math.nan, device="cuda")
+        ex_ln.layer_norm_fwd_kernel[(m,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5,
+                                          BLOCK_SIZE=triton.next_power_of_2(n))
+        ctx.save_for_backward(x, w, mean, rstd)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, w, mean, rstd = ctx.saved_tensors
+        dy = dy.contiguous()
+        m, n = x.shape
+        groups = 16
+        locks = torch.zeros(2 * groups, dtype=torch.int32, device="cuda")
+        partial_dw = torch.zeros((groups, n), device="cuda")
+        partial_db = torch.zeros((groups, n), device="cuda")
+        dx = torch.full_like(x, math.nan)
+        ex_ln.layer_norm_bwd_dx_kernel[(m,)](dx, dy, partial_dw, partial_db, x, w, mean, rstd,
+                                             locks, x.stride(0), n, GROUP_SIZE_M=groups,
+                                             BLOCK_SIZE_N=triton.next_power_of_2(n))
+        dw = torch.full((n,), math.nan, device="cuda")
+        db = torch.full((n,), math.nan, device="cuda")
+        ex_ln.layer_norm_bwd_dwdb_kernel[(triton.cdiv(n, 128),)](
+            partial_dw, partial_db, dw, db, min(groups, m), n, BLOCK_SIZE_M=32, BLOCK_SIZE_N=128)
+        return dx, dw, db
+
+
+def test_layer_norm_autograd_under_compile(gen):
+    def f(x, w, b, target):
+        return ((LayerNorm.apply(x, w, b) - target) ** 2).mean()
+
+    cf, _ = compiled(f)
+    for shape in ((64, 512), (300, 1000)):
+        x = (torch.randn(shape, device="cuda", generator=gen) * 2 + 0.5).requires_grad_()
+        w = torch.randn(shape[1], device="cuda", generator=gen).requires_grad_()
+        b = torch.randn(shape[1], device="cuda", generator=gen).requires_grad_()
+        target = torch.randn(shape, device="cuda", generator=gen)
+        loss = cf(x, w, b, target)
+        grads = torch.autograd.grad(loss, (x, w, b))
+        xr, wr, br = (t.detach().double().requires_grad_() for t in (x, w, b))
+        ref = ((torch.nn.functional.layer_norm(xr, (shape[1],), wr, br, 1e-5)
+                - target.double()) ** 2).mean()
+        refs = torch.autograd.grad(ref, (xr, wr, br))
+        torch.testing.assert_close(loss.double(), ref, rtol=1e-5, atol=1e-6)
+        for g, r in zip(grads, refs):
+            torch.testing.assert_close(g.double(), r, rtol=1e-4, atol=1e-5)

@@ -107,7 +107,8 @@ def register_launchable(kernel) -> int:
 def launchable(n: int):
     k = _LAUNCHABLE.get(n)
     if k is None:
-        raise RuntimeError(f"tessera: the kernel {n} launched by a torch.compile graph no longer exists")
+        raise RuntimeError(f"tessera: the kernel {n} launched by a torch.compile graph "
+                           "no longer exists")
     return k
 
 
@@ -208,8 +209,6 @@ class KernelInterface:
     """`kernel[grid](...)` and `kernel.warmup(...)` over a `run` method."""
 
     def __getitem__(self, grid):
-        if torch_compiling():
-            return torch_launcher(self, grid)
         return functools.partial(self.run, grid=grid, warmup=False)
 
     def warmup(self, *args, grid, **kwargs):

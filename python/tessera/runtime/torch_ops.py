@@ -37,25 +37,46 @@ outputs it writes. AOTAutograd functionalises the op (`auto_functionalized`)
 and Inductor calls it as an opaque extern kernel, in order with the reads
 and writes around it; when it runs it launches exactly as eager code does,
 through the C++ fast path. Only public API is used (`torch.library.
-custom_op`, PyTorch >= 2.4, `torch.compiler.is_compiling` and
-`assume_constant_result`), tested with PyTorch 2.15 on the CPU and written
-for 2.11 on CUDA (tests/gpu/test_torch_compile_gpu.py).
+Library`, `register_fake` from PyTorch 2.4, `torch.compiler.is_compiling`
+and `assume_constant_result`), tested with PyTorch 2.15 and 2.11 on the
+CPU (the CUDA twin, tests/gpu/test_torch_compile_gpu.py, passes there with
+its tensors moved to the CPU; it is written for 2.11 on an H100). A compiled
+call that launches one kernel costs about 28 us of host time on 2 shared
+cores, of which about 12 us are torch.compile's own and 11 us the op's
+dispatch and run (bench/torch_launch.py).
 
-Limits: inside a compiled function a launch returns None (eager returns the
-compiled kernel); a grid callable must compute the grid from its argument
-(the bound arguments, plus each config's values for an autotuned kernel)
-and from values Dynamo can trace; constexprs must be constants of the types
-above (not @jit functions or other objects: a TypeError says so); bools are
-constants (each value its own graph), floats are Dynamo's (specialised
-unless it makes them symbolic); a kernel needs at least one tensor argument
-(the op dispatches on them); host TensorDescriptor arguments are refused
-(pass the tensor and build the descriptor in the kernel); memory reached
-through addresses stored in a tensor (pointer tables) is invisible to
-torch.compile, as it is to any op; what the source analysis decided is fixed in
-the graph (assigning `kernel.src` later needs `torch._dynamo.reset()`); a
-kernel that reads a view past its end, within its storage, may read a copy
-of the view only (functionalisation may clone what it mutates). Pre-run
-hooks and autotuner hooks run when the op runs, on the tensors it gets.
+Limits:
+- write `kernel[grid](...)` inside the compiled function: a launcher made
+  outside it (`launch = kernel[grid]`) is the C++ object, which Dynamo
+  cannot trace (fullgraph=True says so, otherwise the graph breaks there);
+- inside a compiled function a launch returns None (eager returns the
+  compiled kernel);
+- a grid callable must compute the grid from its argument (the bound
+  arguments, plus each config's values for an autotuned kernel) and from
+  values Dynamo can trace;
+- constexprs must be constants of the types above (not @jit functions or
+  other objects: a TypeError says so); host TensorDescriptor arguments are
+  refused too (pass the tensor, build the descriptor in the kernel);
+- bools are constants (each value its own graph), and so are floats (op
+  schemas have no symbolic float: a float that changes every call
+  recompiles the graph each time; pass such a value in a tensor); int
+  constexprs stay symbolic like other ints (the graph is reused, the
+  kernel is specialised when it runs);
+- a kernel needs at least one tensor argument (the op dispatches on them);
+- memory reached through addresses stored in a tensor (pointer tables) is
+  invisible to torch.compile, as it is to any op;
+- what the source analysis decided is fixed in the graph (assigning
+  `kernel.src` later needs `torch._dynamo.reset()`);
+- a kernel that reads a view past its end, within its storage, may read a
+  copy of the view only (functionalisation may clone what it mutates);
+- pre-run hooks and autotuner hooks run when the op runs, on the tensors
+  it gets;
+- a graph names its kernels by numbers of the process that traced it:
+  Inductor's on-disk caches are safe (a cached graph is only used for an
+  identical trace, whose numbers mean the same kernels), but artifacts
+  saved to run in another process without tracing again (torch.export,
+  AOTInductor packages, precompiled Dynamo caches) are not supported;
+- CUDA graphs (mode="reduce-overhead") are not tested yet.
 """
 
 from __future__ import annotations
@@ -72,25 +93,33 @@ from ..language import core as _tl
 _SEP = "\x1f"  # between arguments in a spec; repr() never writes it raw
 
 
+_SCHEMA = ("launch(SymInt kernel, str spec, SymInt[] grid, Tensor(a!)[] outputs, "
+           "Tensor[] inputs, SymInt[] ints, float[] floats) -> ()")
+_LIB = None  # the torch.library.Library that holds the op (alive while it is)
+
+
 def _define():
-    """tessera::launch, defined once per process (a reload finds it)."""
+    """tessera::launch, defined once per process (a reload finds it).
+
+    Through torch.library.Library rather than the custom_op decorator: the
+    decorator wraps the op in Python-level autograd and in-place-view
+    layers, which cost about 7 us of every call, and a launch needs neither
+    (its outputs are mutated arguments, not differentiable results; eager
+    launches bump no version counters either). Autograd goes through
+    torch.autograd.Function around the launches, as in eager."""
+    global _LIB
     existing = getattr(getattr(torch.ops, "tessera", None), "launch", None)
     if existing is not None and hasattr(existing, "default"):
         return existing
-
-    @torch.library.custom_op("tessera::launch", mutates_args=("outputs",))
-    def launch_op(kernel: int, spec: str, grid: list[int], outputs: list[torch.Tensor],
-                  inputs: list[torch.Tensor], ints: list[int], floats: list[float]) -> None:
-        _run(kernel, spec, grid, outputs, inputs, ints, floats)
-
-    @launch_op.register_fake
-    def _(kernel, spec, grid, outputs, inputs, ints, floats):
-        return None  # the kernel's outputs are its (mutated) arguments
-
+    _LIB = torch.library.Library("tessera", "FRAGMENT")
+    _LIB.define(_SCHEMA)
+    _LIB.impl("launch", _run, "CompositeExplicitAutograd")
+    torch.library.register_fake("tessera::launch", _fake, lib=_LIB)
     return torch.ops.tessera.launch
 
 
-_OP = _define()
+def _fake(kernel, spec, grid, outputs, inputs, ints, floats):
+    return None  # the kernel's outputs are its (mutated) arguments
 
 
 # --------------------------------------------------------------------- tracing side
@@ -105,6 +134,8 @@ def launcher(kernel, grid):
 def _encode(v, outputs, inputs, ints, floats, what):
     """The spec text of one argument; tensors and numbers go to their lists
     (a tensor the kernel writes is already in `outputs`)."""
+    if isinstance(v, _tl.constexpr):  # tl.constexpr(64) stands for 64, as in eager
+        v = v.value
     if isinstance(v, torch.Tensor):
         for i, o in enumerate(outputs):
             if o is v:
@@ -159,13 +190,22 @@ def _launch(kernel, grid, *args, **kwargs):
 
 def _written(kernel_id: int) -> tuple:
     """Names of the parameters kernel `kernel_id` may write through: what the
-    source analysis finds, and an autotuner's reset_to_zero / restore_value."""
+    source analysis finds, an autotuner's reset_to_zero / restore_value, and
+    every parameter when hooks run (pre-run, autotuner or config hooks)."""
     kernel = _jit.launchable(kernel_id)
-    names = set(kernel_writes.written_params(base_jit(kernel)))
+    base = base_jit(kernel)
+    names = set(kernel_writes.written_params(base))
+    hooks = bool(base.pre_run_hooks)
     while not isinstance(kernel, _jit.JITFunction):
         names.update(getattr(kernel, "reset_to_zero", None) or ())
         names.update(getattr(kernel, "restore_value", None) or ())
+        hooks = hooks or getattr(kernel, "user_pre_hook", None) is not None or \
+            getattr(kernel, "user_post_hook", None) is not None or \
+            any(c.pre_hook is not None or getattr(c, "post_hook", None) is not None
+                for c in getattr(kernel, "configs", ()))
         kernel = kernel.fn
+    if hooks:  # a hook may write to any argument
+        names.update(base.arg_names)
     return tuple(sorted(names))  # a tuple of str: a constant every Dynamo version keeps
 
 
@@ -177,7 +217,7 @@ def base_jit(kernel):
 
 
 def _grid3(g, what):
-    g = tuple(g)
+    g = tuple(x.value if isinstance(x, _tl.constexpr) else x for x in g)
     if not 1 <= len(g) <= 3:
         raise ValueError(f"{what}: the grid must be a tuple of 1 to 3 ints, got {g}")
     return g + (1,) * (3 - len(g))
@@ -218,53 +258,47 @@ def autotuner_of(kernel):
 # --------------------------------------------------------------------- run-time side
 
 
+_OUT, _IN, _INT, _FLOAT, _CONST = range(5)  # where an argument comes from, in a plan
+
+
 @functools.lru_cache(maxsize=1024)
-def _parse(spec: str):
-    """((keyword or "", kind, index or constant), ...) and whether the grid
-    is a table, for a spec string."""
+def _plan(kernel_id: int, spec: str):
+    """(kernel, positional parts, keyword parts, grid is a table) for a launch
+    spec; a part is (source, index or constant). Worked out once per spec: the
+    run of a launch only indexes its lists. Holds the kernel, so a graph's
+    kernels live as long as their plans."""
+    kernel = _jit.launchable(kernel_id)
     table = spec.endswith(_SEP + "#table") or spec == "#table"
     if table:
         spec = spec[:-len("#table")].rstrip(_SEP)
-    out = []
+    positional, keyword = [], []
+    sources = {"o": _OUT, "t": _IN, "i": _INT, "f": _FLOAT}
     for part in spec.split(_SEP) if spec else ():
         name, part = part.split("=", 1)
         kind, rest = part[0], part[1:]
         if kind == "c":
-            value = ast.literal_eval(rest)
+            item = (_CONST, ast.literal_eval(rest))
         elif kind == "d":
-            value = rest
+            item = (_CONST, _tl.dtype(rest))
         else:
-            value = int(rest)
-        out.append((name, kind, value))
-    return tuple(out), table
+            item = (sources[kind], int(rest))
+        if name:
+            keyword.append((name,) + item)
+        else:
+            positional.append(item)
+    return kernel, tuple(positional), tuple(keyword), table
 
 
 def _run(kernel_id, spec, grid, outputs, inputs, ints, floats):
-    kernel = _jit.launchable(kernel_id)
-    parts, table = _parse(spec)
-    args, kwargs = [], {}
-    for name, kind, value in parts:
-        if kind == "o":
-            v = outputs[value]
-        elif kind == "t":
-            v = inputs[value]
-        elif kind == "i":
-            v = ints[value]
-        elif kind == "f":
-            v = floats[value]
-        elif kind == "d":
-            v = _tl.dtype(value)
-        else:
-            v = value
-        if not name:
-            args.append(v)
-        else:
-            kwargs[name] = v
-    grids = [tuple(grid[i:i + 3]) for i in range(0, len(grid), 3)]
+    kernel, positional, keyword, table = _plan(kernel_id, spec)
+    lists = (outputs, inputs, ints, floats)
+    args = [value if src == _CONST else lists[src][value] for src, value in positional]
+    kwargs = {name: value if src == _CONST else lists[src][value] for name, src, value in keyword}
     if table:
+        grids = [tuple(grid[i:i + 3]) for i in range(0, len(grid), 3)]
         kernel[_table_grid(kernel, grids)](*args, **kwargs)
     else:
-        kernel[grids[0]](*args, **kwargs)
+        kernel[tuple(grid)](*args, **kwargs)
 
 
 def _table_grid(kernel, grids):
@@ -279,3 +313,6 @@ def _table_grid(kernel, grids):
                            f"({meta})")
 
     return pick
+
+
+_OP = _define()  # last: it registers _run and _fake, defined above

@@ -93,3 +93,31 @@ def test_cpu_fast_path_parameter_and_meta():
         torch.testing.assert_close(out, p.detach() * 2)
     with pytest.raises(TypeError, match="meta"):
         scale_kernel[(1,)](torch.empty(64, device="meta"), out, 64, 2.0, BLOCK=64)
+
+
+def test_cpu_tensors_bound_in_cpp_after_first_launch():
+    """Once a dtype has been seen, CPU tensors are read in C++: the Python
+    resolver is not called again (bench/torch_launch.py times the gain)."""
+    from tessera.runtime import arrays
+
+    C = triton.runtime.jit._ext()
+    calls = []
+
+    def counting(obj):
+        calls.append(type(obj).__name__)
+        return arrays.resolver(obj)
+
+    C.set_resolver(counting)
+    try:
+        for dtype in (torch.float32, torch.float16, torch.int32):
+            x = torch.arange(64).to(dtype)
+            out = torch.zeros(64, dtype=dtype)
+            scale_kernel[(1,)](x, out, 64, 2, BLOCK=64)  # may learn the dtype
+            calls.clear()
+            for _ in range(3):
+                out.zero_()
+                scale_kernel[(1,)](x, out, 64, 2, BLOCK=64)
+                assert torch.equal(out, x * 2)
+            assert calls == [], f"{dtype}: the resolver read {calls}"
+    finally:
+        C.set_resolver(arrays.resolver)

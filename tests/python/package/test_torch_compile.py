@@ -34,7 +34,7 @@ def axpy(x, y, alpha):
     out = torch.full_like(x, math.nan)  # poisoned: an unwritten element fails
     n = x.numel()
     axpy_kernel[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](
-        x, y, out, n, alpha, BLOCK=64, OUT=tl.float32)
+        x, y, out, n, alpha, BLOCK=tl.constexpr(64), OUT=tl.float32)
     return out
 
 
@@ -69,6 +69,27 @@ def test_plain_kernel_fullgraph(backend):
     assert counter.frame_count <= 2  # static, then one dynamic graph for all sizes
     assert dynamo.explain(f)(x, y).graph_break_count == 0
     assert launches_in_graph(f, x, y) == 1
+
+
+def test_int_constexprs_stay_symbolic_floats_are_guarded():
+    """BLOCK= from a Python int argument: the graph is reused and the kernel
+    specialised when the op runs; a new float value is a new graph (op
+    schemas have no symbolic floats) but still the right answer."""
+
+    def f(x, alpha, block):
+        out = torch.full_like(x, math.nan)
+        n = x.numel()
+        axpy_kernel[(triton.cdiv(n, block),)](x, x, out, n, alpha, BLOCK=block, OUT=tl.float32)
+        return out
+
+    cf, counter = compiled(f)
+    for n, block in ((100, 32), (1000, 64), (37, 128), (4096, 16)):
+        x = torch.randn(n)
+        torch.testing.assert_close(cf(x, 0.5, block), 1.5 * x)
+    assert counter.frame_count <= 2
+    for alpha in (1.5, -2.0):
+        x = torch.randn(300)
+        torch.testing.assert_close(cf(x, alpha, 64), (alpha + 1) * x)
 
 
 def test_launch_returns_compiled_kernel_in_eager_only():
@@ -263,13 +284,20 @@ def test_same_tensor_read_and_written():
         torch.testing.assert_close(x, before + 1)
 
 
+class Opaque:
+    """A constexpr value no spec string can hold."""
+
+
+OPAQUE = Opaque()
+
+
 def test_unsupported_constexpr_is_a_clear_error():
     @triton.jit
     def k(x_ptr, F: tl.constexpr):
         tl.store(x_ptr, 1.0)
 
     def f(x):
-        k[(1,)](x, F=object())
+        k[(1,)](x, F=OPAQUE)
         return x
 
     with pytest.raises(Exception, match="inside torch.compile"):
@@ -324,3 +352,151 @@ def test_first_launch_inside_compile_with_torch_imported_late(tmp_path):
         "assert torch.equal(y, (torch.arange(16.0) + 2) * 3), y\n"
         "assert torch.equal(x, torch.arange(16.0) + 2), x\n"
         "print('ok')\n")) == "ok"
+
+
+@triton.jit
+def twice(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def test_writes_into_views():
+    """Outputs that are slices of a caller's buffer and of an intermediate:
+    functionalisation must write them back into their bases."""
+
+    def f(x, buf):
+        twice[(1,)](x, buf[10:20], 10, BLOCK=16)
+        twice[(1,)](x, buf[30:], 5, BLOCK=16)
+        local = torch.zeros(40)
+        twice[(1,)](x, local[5:], 3, BLOCK=16)
+        return buf.sum(), local * 1
+
+    cf, _ = compiled(f)
+    for n in (40, 50):
+        x = torch.randn(16)
+        buf = torch.zeros(n)
+        ref = torch.zeros(n)
+        ref[10:20] = x[:10] * 2
+        ref[30:35] = x[:5] * 2
+        local_ref = torch.zeros(40)
+        local_ref[5:8] = x[:3] * 2
+        s, local = cf(x, buf)
+        torch.testing.assert_close(buf, ref)
+        torch.testing.assert_close(s, ref.sum())
+        torch.testing.assert_close(local, local_ref)
+
+
+def test_kernel_errors_surface_unchanged():
+    """An out-of-bounds access in a compiled graph is the KernelError an
+    eager launch raises, naming the kernel's line."""
+
+    @triton.jit
+    def overrun(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+    def f(x, out):
+        overrun[(1,)](x, out, BLOCK=32)
+        return out
+
+    with pytest.raises(triton.KernelError, match="out-of-bounds load in kernel overrun"):
+        torch.compile(f, fullgraph=True)(torch.ones(16), torch.zeros(32))
+
+
+def _zero_acc(args):
+    args["acc_ptr"].zero_()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}, pre_hook=_zero_acc),
+                          triton.Config({"BLOCK": 64}, pre_hook=_zero_acc)], key=["n"])
+@triton.jit
+def hooked_add(x_ptr, acc_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(acc_ptr + offs, mask=mask),
+             mask=mask)
+
+
+def test_config_hook_writes_count_as_writes():
+    """A config pre_hook zeroes a parameter the kernel only reads: the graph
+    must see it changed (every parameter counts as written under hooks)."""
+
+    def f(x, acc):
+        out = torch.full_like(x, math.nan)
+        n = x.numel()
+        before = acc * 1
+        hooked_add[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, acc, out, n)
+        return out, acc * 1, before
+
+    cf, _ = compiled(f)
+    for n in (100, 1000):
+        x, acc = torch.randn(n), torch.randn(n)
+        acc0 = acc.clone()
+        out, after, before = cf(x, acc)
+        torch.testing.assert_close(before, acc0)
+        torch.testing.assert_close(out, x)
+        torch.testing.assert_close(after, torch.zeros(n))
+        torch.testing.assert_close(acc, torch.zeros(n))
+
+
+def test_layer_norm_example_autograd_under_compile():
+    """The layer-norm example's three kernels (its backward takes spin locks
+    with atomic_cas and sums partial results) as a torch.autograd.Function,
+    compiled, against torch.nn.functional.layer_norm's autograd."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples"))
+    import layer_norm as ln
+
+    class LayerNorm(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, b):
+            m, n = x.shape
+            y = torch.full_like(x, math.nan)
+            mean = torch.full((m,), math.nan)
+            rstd = torch.full((m,), math.nan)
+            ln.layer_norm_fwd_kernel[(m,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5,
+                                           BLOCK_SIZE=triton.next_power_of_2(n))
+            ctx.save_for_backward(x, w, mean, rstd)
+            return y
+
+        @staticmethod
+        def backward(ctx, dy):
+            x, w, mean, rstd = ctx.saved_tensors
+            dy = dy.contiguous()
+            m, n = x.shape
+            groups = 8
+            locks = torch.zeros(2 * groups, dtype=torch.int32)
+            partial_dw = torch.zeros((groups, n))
+            partial_db = torch.zeros((groups, n))
+            dx = torch.full_like(x, math.nan)
+            ln.layer_norm_bwd_dx_kernel[(m,)](dx, dy, partial_dw, partial_db, x, w, mean, rstd,
+                                              locks, x.stride(0), n, GROUP_SIZE_M=groups,
+                                              BLOCK_SIZE_N=triton.next_power_of_2(n))
+            dw = torch.full((n,), math.nan)
+            db = torch.full((n,), math.nan)
+            ln.layer_norm_bwd_dwdb_kernel[(triton.cdiv(n, 128),)](
+                partial_dw, partial_db, dw, db, min(groups, m), n, BLOCK_SIZE_M=32,
+                BLOCK_SIZE_N=128)
+            return dx, dw, db
+
+    def f(x, w, b, target):
+        return ((LayerNorm.apply(x, w, b) - target) ** 2).mean()
+
+    cf, counter = compiled(f)
+    for shape in ((7, 100), (33, 300)):
+        x = (torch.randn(shape, dtype=torch.float32) * 2 + 0.5).requires_grad_()
+        w = torch.randn(shape[1]).requires_grad_()
+        b = torch.randn(shape[1]).requires_grad_()
+        target = torch.randn(shape)
+        loss = cf(x, w, b, target)
+        grads = torch.autograd.grad(loss, (x, w, b))
+        xr, wr, br = (t.detach().double().requires_grad_() for t in (x, w, b))
+        ref = ((torch.nn.functional.layer_norm(xr, (shape[1],), wr, br, 1e-5)
+                - target.double()) ** 2).mean()
+        refs = torch.autograd.grad(ref, (xr, wr, br))
+        torch.testing.assert_close(loss.double(), ref, rtol=1e-5, atol=1e-6)
+        for g, r in zip(grads, refs):
+            torch.testing.assert_close(g.double(), r, rtol=1e-4, atol=1e-5)
+    assert counter.frame_count <= 2
