@@ -128,8 +128,18 @@ def test_autograd_function_under_compile(gen, dtype):
         ref = (torch.sin(xr) * wr * torch.arange(n, device="cuda", dtype=torch.float64)).sum()
         rx, rw = torch.autograd.grad(ref, (xr, wr))
         torch.testing.assert_close(loss.double(), ref, **tol)
-        torch.testing.assert_close(gx.double(), rx, **tol)
-        torch.testing.assert_close(gw.double(), rw, **tol)
+        if dtype == torch.float32:
+            # gx = g * w * cos(x), gw = g * sin(x): the GPU's float32 sine and
+            # cosine are within an absolute 2^-21 or so, a large relative
+            # error near their zeros, so the bounds scale with |g * w| and
+            # |g| (g reaches 65535).
+            g64 = torch.arange(n, device="cuda", dtype=torch.float64)
+            for got, want, scale in ((gx, rx, g64 * wr.detach().abs()), (gw, rw, g64)):
+                err = (got.double() - want).abs()
+                assert (err <= 1e-4 * want.abs() + 4e-6 * scale + 1e-2).all(), err.max().item()
+        else:
+            torch.testing.assert_close(gx.double(), rx, **tol)
+            torch.testing.assert_close(gw.double(), rw, **tol)
     assert counter.frame_count <= 2
 
 
