@@ -23,9 +23,10 @@
 // not read; masked-off elements are zero, as L's `other` must be.
 // Candidates: non-volatile loads directly in the body whose every use is
 // an operand of a tensor-core dot (several dots reading one load share its
-// ring, when they agree on its shared layout); `other` absent or +0; pointer and mask computed by
-// pure body ops from the induction variable, values defined before the loop, and loop-carried
-// values that only advance themselves (`p = p + inc`: the matmul's pointer
+// ring, when they agree on its shared layout); `other` absent or +0;
+// pointer and mask computed by pure body ops from the induction variable,
+// values defined before the loop, and loop-carried values that only
+// advance themselves (`p = p + inc`: the matmul's pointer
 // increments), are used by nothing else and are unused after the loop.
 // Those carried values then run S-1 iterations ahead: their initial value is
 // advanced S-1 times before the loop. 16-bit operands are stored in shared
@@ -165,25 +166,6 @@ class Pipeliner {
            op->intsAttr("order") == std::vector<int64_t>{1, 0};
   }
 
-  // Whether every use of `v` is operand A or B of a dot in the body,
-  // directly or through a transpose that nothing else reads: then one ring
-  // can serve all of them (the backward pass of attention reads K^T both
-  // as it is and transposed).
-  bool onlyDotsRead(const Value *v) {
-    int reads = 0;
-    for (auto &o : body_.ops) {
-      if (o->code != OpCode::Dot) continue;
-      for (unsigned i = 0; i < 2; ++i) {
-        const Value *x = o->operand(i);
-        if (x == v) ++reads;
-        const Operation *tr = x->def;
-        if (tr && tr->parent == &body_ && isTranspose(tr) && uses_[x] == 1 && tr->operand(0) == v)
-          ++reads;
-      }
-    }
-    return reads == uses_[v];
-  }
-
   // The first ring load that some use reads other than as a candidate, or
   // whose candidates want different shared layouts.
   Operation *unservable(const std::vector<Candidate> &cands) {
@@ -248,9 +230,10 @@ class Pipeliner {
             out.push_back({ld, dot, i, {}, *shared, /*invariant=*/true});
           continue;
         }
+        // A load with several uses is a candidate for each dot that reads
+        // it; unservable() drops it where another use remains.
         if (!ld || ld->code != OpCode::Load || ld->parent != &body_ || excluded_.count(ld) ||
-            ld->intAttr("volatile") != 0 || !v->type.isTile() || v->type.rank() != 2 ||
-            (uses_[v] != 1 && !onlyDotsRead(v)))
+            ld->intAttr("volatile") != 0 || !v->type.isTile() || v->type.rank() != 2)
           continue;
         if (ld->operands.size() > 2 && !isPositiveZero(ld->operand(2))) continue;
         std::unordered_set<Operation *> seen;
