@@ -19,7 +19,6 @@
 // part compiled); diagnostics go to stderr with exit status 1, usage errors
 // exit with 2.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -160,17 +159,8 @@ int main(int argc, char **argv) {
   if (kernel.empty()) return cli.fail("--kernel NAME is required (the @jit function to compile)");
   req.optimize = !noOpt;
   if ((emit == "ttgir" || emit == "ptx") && req.target.empty()) req.target = "sm_90a";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::cerr << "tesserac: error: cannot read '" << file << "': check the path\n";
-    return 1;
-  }
-  std::optional<std::string> source = tessera::readAtMost(in);
-  if (!source) {
-    std::cerr << "tesserac: error: '" << file << "' is larger than "
-              << (tessera::kMaxSourceBytes >> 20) << " MiB, the most a kernel source may be\n";
-    return 1;
-  }
+  std::optional<std::string> source = tessera::cli::readSourceFile("tesserac", file);
+  if (!source) return 1;
   req.fileName = file;
   req.kernel = kernel;
   std::vector<std::string> parts = split ? splitParts(*source) : std::vector<std::string>{*source};

@@ -15,7 +15,6 @@
 #include "runtime/compiler.h"
 #include "runtime/serialize.h"
 #include "support/cli.h"
-#include "support/source.h"
 
 namespace {
 
@@ -148,17 +147,8 @@ int aotMain(int argc, char **argv) {
   if (!isIdentifier(name))
     return cli.fail("--name '" + name + "' is not a C identifier (letters, digits and '_')");
 
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::cerr << "tesserac: error: cannot read '" << file << "': check the path\n";
-    return 1;
-  }
-  std::optional<std::string> source = tessera::readAtMost(in);
-  if (!source) {
-    std::cerr << "tesserac: error: '" << file << "' is larger than "
-              << (tessera::kMaxSourceBytes >> 20) << " MiB, the most a kernel source may be\n";
-    return 1;
-  }
+  std::optional<std::string> source = tessera::cli::readSourceFile("tesserac", file);
+  if (!source) return 1;
   req.source = *source;
   req.fileName = file;
   req.kernel = kernel;

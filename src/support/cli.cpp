@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "support/source.h"
+
 namespace tessera::cli {
 
 namespace {
@@ -89,6 +91,19 @@ std::optional<long long> parseInteger(std::string_view text, long long lo, long 
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
     return std::nullopt;
   return v;
+}
+
+std::optional<std::string> readSourceFile(std::string_view tool, const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << tool << ": error: cannot read '" << path << "': check the path\n";
+    return std::nullopt;
+  }
+  std::optional<std::string> source = readAtMost(in);
+  if (!source)
+    std::cerr << tool << ": error: '" << path << "' is larger than " << (kMaxSourceBytes >> 20)
+              << " MiB, the most a kernel source may be\n";
+  return source;
 }
 
 bool writeOutput(const std::string &path, const std::string &text) {

@@ -102,6 +102,11 @@ std::optional<long long> parseInteger(std::string_view text, long long lo, long 
 // (the -o FILE of the tools). False when the file cannot be written.
 bool writeOutput(const std::string &path, const std::string &text);
 
+// Reads the kernel source file `path` (at most kMaxSourceBytes). Nullopt
+// after printing "TOOL: error: ..." on stderr when it cannot be read or is
+// larger.
+std::optional<std::string> readSourceFile(std::string_view tool, const std::string &path);
+
 // Splits "a,b,,c" into {"a", "b", "c"}.
 std::vector<std::string> splitCommas(std::string_view text);
 
