@@ -15,9 +15,12 @@
 #pragma GCC optimize("O3")
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <type_traits>
 
 #include "interp/interp_impl.h"
 #include "interp/interp_scalar.h"
@@ -220,6 +223,35 @@ void storeLoop(Frame &f, const Inst &in) {
   }
 }
 
+// Float atomic max and min as the GPU runs them, on the bit patterns
+// (emit_memory.cpp): a value whose sign bit is clear takes the signed
+// integer op, one whose sign bit is set the opposite unsigned op. For
+// numbers that is the float order with -0.0 below +0.0. A NaN orders by its
+// bits too, as a positive one: the GPU's arithmetic makes NaNs with the sign
+// bit clear (x86's default NaN has it set), so that is the NaN the two
+// backends share.
+template <class K>
+typename K::S floatAtomicMaxMin(bool max, typename K::S old, typename K::S val) {
+  using S = typename K::S;
+  auto positiveNan = [](S x) { return std::isnan(K::get(x)) ? K::put(std::fabs(K::get(x))) : x; };
+  old = positiveNan(old);
+  val = positiveNan(val);
+  using U = std::make_unsigned_t<std::conditional_t<
+      std::is_floating_point_v<S>, std::conditional_t<sizeof(S) == 8, uint64_t, uint32_t>, S>>;
+  using I = std::make_signed_t<U>;
+  U o, v;
+  std::memcpy(&o, &old, sizeof(S));
+  std::memcpy(&v, &val, sizeof(S));
+  U r;
+  if (static_cast<I>(v) >= 0)
+    r = max ? U(std::max(I(o), I(v))) : U(std::min(I(o), I(v)));
+  else
+    r = max ? std::min(o, v) : std::max(o, v);
+  S out;
+  std::memcpy(&out, &r, sizeof(S));
+  return out;
+}
+
 // The new value of an RMW element of codec K.
 template <class K>
 typename K::S combine(Rmw kind, typename K::S old, typename K::S val) {
@@ -227,8 +259,10 @@ typename K::S combine(Rmw kind, typename K::S old, typename K::S val) {
     case Rmw::Add:
       return K::put(applyBin<K, Bin::Add>(K::get(old), K::get(val)));
     case Rmw::Max:
+      if constexpr (K::isFloat) return floatAtomicMaxMin<K>(true, old, val);
       return K::put(applyBin<K, Bin::Max>(K::get(old), K::get(val)));
     case Rmw::Min:
+      if constexpr (K::isFloat) return floatAtomicMaxMin<K>(false, old, val);
       return K::put(applyBin<K, Bin::Min>(K::get(old), K::get(val)));
     case Rmw::And:
       return K::put(applyBin<K, Bin::And>(K::get(old), K::get(val)));

@@ -177,6 +177,8 @@ inline typename K::C applyBin(typename K::C a, typename K::C b) {
         if constexpr (NanProp) return a + b;  // a quiet NaN
         return std::isnan(a) ? b : a;
       }
+      // -0.0 orders below +0.0, as PTX's min and max order them.
+      if (a == b) return std::signbit(a) == (B == Bin::Max) ? b : a;
       if constexpr (B == Bin::Max) return a > b ? a : b;
       return a < b ? a : b;
     }

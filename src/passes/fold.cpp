@@ -174,8 +174,8 @@ std::optional<Scalar> foldMinMax(const Operation &op, const Scalar &a, const Sca
     if (op.intAttr("propagate_nan", 0) || (an && bn)) return Scalar::ofFloat(NAN);
     return an ? b : a;
   }
-  // max(-0, +0) is either zero depending on the target; leave it.
-  if (a.f == b.f && std::signbit(a.f) != std::signbit(b.f)) return std::nullopt;
+  // -0.0 orders below +0.0, as on both targets (PTX min/max, the interpreter).
+  if (a.f == b.f) return std::signbit(a.f) == isMax ? b : a;
   return Scalar::ofFloat(isMax ? std::max(a.f, b.f) : std::min(a.f, b.f));
 }
 

@@ -1,6 +1,9 @@
 """The kernel language on the GPU: elementwise math over dtypes, casts,
 reductions and scans over axes, 2-D tiles (broadcasts, layout conversions),
 control flow, atomics, shape ops and dot, each against PyTorch."""
+import math
+
+import numpy as np
 import pytest
 
 from conftest import skip_without_gpu
@@ -72,6 +75,103 @@ def test_float_binary(gen, dtype, op):
     ref = torch_binary(op, x.float(), y.float()).to(dtype) if dtype != torch.float64 else torch_binary(op, x, y)
     tol = {torch.float32: 1e-6, torch.float64: 1e-12}.get(dtype, 1e-2)
     assert rel_err(out, ref) <= tol
+
+
+def spread_floats(gen, n, dtype):
+    """Signed values from the subnormals to the overflow threshold, with
+    zeros, infinities and NaN among them."""
+    info = torch.finfo(dtype)
+    lo, hi = math.log2(info.smallest_normal) - 8, math.log2(info.max) - 1
+    e = torch.rand(n, generator=gen, dtype=torch.float64) * (hi - lo) + lo
+    v = torch.exp2(e) * torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0)
+    v = v.to(dtype)
+    special = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -3.0], dtype=dtype)
+    v[torch.randint(0, n, (n // 20,), generator=gen)] = special[
+        torch.randint(0, len(special), (n // 20,), generator=gen)]
+    return v
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_float_mod_is_exact(dtype):
+    # C's fmod, bit for bit: quotients up to 2^250 (where a - trunc(a/b) * b
+    # keeps no correct bit), infinite divisors (a), zero divisors (NaN),
+    # signed zeros, subnormals. NumPy's fmod (in float32 for the 16-bit
+    # types, whose fmod is exact in it) is the reference.
+    gen = torch.Generator().manual_seed(20261125)
+    n = 4096
+    x, y = spread_floats(gen, n, dtype), spread_floats(gen, n, dtype)
+    # Some pairs of nearby magnitude, where the quotient's low bits matter.
+    y[: n // 4] = (x[: n // 4].double() * torch.rand(n // 4, generator=gen, dtype=torch.float64)
+                   ).to(dtype)
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 512),)](x.cuda(), y.cuda(), out, n, OP="mod", BLOCK=512)
+    wide = torch.float64 if dtype == torch.float64 else torch.float32
+    ref = torch.from_numpy(np.fmod(x.to(wide).numpy(), y.to(wide).numpy())).to(dtype)
+    got, want = out.cpu().double(), ref.double()
+    same = ((got == want) & (torch.signbit(got) == torch.signbit(want))) | (got.isnan() & want.isnan())
+    bad = (~same).nonzero().flatten()[:5].tolist()
+    assert not bad, [(x[i].item(), y[i].item(), got[i].item(), want[i].item()) for i in bad]
+
+
+def same_bits_or_nan(got, want):
+    got, want = got.double().cpu(), want.double()
+    return bool((((got == want) & (torch.signbit(got) == torch.signbit(want)))
+                 | (got.isnan() & want.isnan())).all())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_min_max_order_signed_zeros(dtype, op):
+    # -0.0 below +0.0 in either operand order; the interpreter (and constant
+    # folding) order them the same way.
+    x = torch.tensor([0.0, -0.0, -0.0, 0.0, 1.0, -1.0], dtype=dtype)
+    y = torch.tensor([-0.0, 0.0, -0.0, 0.0, -0.0, 0.0], dtype=dtype)
+    out = poisoned(6, dtype)
+    binary_kernel[(1,)](x.cuda(), y.cuda(), out, 6, OP=op, BLOCK=8)
+    want = torch.tensor([0.0, 0.0, -0.0, 0.0, 1.0, 0.0] if op == "max" else
+                        [-0.0, -0.0, -0.0, 0.0, -0.0, -1.0])
+    assert same_bits_or_nan(out, want), out
+
+
+@triton.jit
+def atomic_max_min_kernel(hi_ptr, lo_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.atomic_max(hi_ptr + offs, x, mask=m)
+    tl.atomic_min(lo_ptr + offs, x, mask=m)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_float_atomic_max_min_order(dtype):
+    # The expectations of the interpreter's test (test_language_ops.py):
+    # signed zeros as numbers, a quiet NaN in memory above every positive
+    # number under max, below under min.
+    nan = math.nan
+    mem = torch.tensor([0.0, -0.0, -0.0, 0.0, nan, nan, 2.0, -2.0], dtype=dtype, device="cuda")
+    x = torch.tensor([-0.0, 0.0, -0.0, 0.0, 1.0, -1.0, -3.0, -1.0], dtype=dtype, device="cuda")
+    hi, lo = mem.clone(), mem.clone()
+    atomic_max_min_kernel[(1,)](hi, lo, x, 8, BLOCK=8)
+    assert same_bits_or_nan(hi, torch.tensor([0.0, 0.0, -0.0, 0.0, nan, nan, 2.0, -1.0])), hi
+    assert same_bits_or_nan(lo, torch.tensor([-0.0, -0.0, -0.0, 0.0, 1.0, -1.0, -3.0, -2.0])), lo
+
+
+@triton.jit
+def nan_then_atomic_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x - x)  # inf - inf: the arithmetic's own NaN
+    tl.debug_barrier()
+    tl.atomic_max(out_ptr + offs, tl.full((BLOCK,), 1.0, tl.float32))
+    tl.atomic_min(out_ptr + BLOCK + offs, x - x)
+
+
+def test_arithmetic_nan_orders_above_numbers_in_atomics():
+    # As on the interpreter (test_language_ops.py).
+    x = torch.full((8,), math.inf, device="cuda")
+    out = torch.cat([torch.zeros(8), torch.full((8,), 5.0)]).cuda()
+    nan_then_atomic_kernel[(1,)](out, x, BLOCK=8)
+    assert out[:8].isnan().all() and (out[8:] == 5.0).all(), out
 
 
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.int16, torch.uint8])

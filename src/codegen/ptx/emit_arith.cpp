@@ -378,14 +378,9 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         else
           bin("div.full");
         break;
-      case OpCode::Rem: {  // fmod: a - trunc(a / b) * b
-        std::string q = out(wc);
-        ins("div.rn." + ft + " " + q + ", " + a[0] + ", " + a[1]);
-        ins("cvt.rzi." + ft + "." + ft + " " + q + ", " + q);
-        ins("neg." + ft + " " + q + ", " + q);
-        ins("fma.rn." + ft + " " + d + ", " + q + ", " + a[1] + ", " + a[0]);
+      case OpCode::Rem:
+        ins("mov." + ft + " " + d + ", " + exactFmod(a[0], a[1], dbl));
         break;
-      }
       case OpCode::Neg:
         un("neg");
         break;
@@ -608,6 +603,54 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
       unsupported(op, std::string("'") + op.info().mnemonic + "' on integers");
   }
   return normalizeInt(*this, d, rd);
+}
+
+std::string Emitter::exactFmod(const std::string &a, const std::string &b, bool dbl) {
+  // C's fmod, exactly (as the interpreter's std::fmod): a - trunc(a / b) * b
+  // in floating point loses the low bits once the quotient passes 2^24 and
+  // gives NaN for an infinite b. Binary long division instead: t = |b| 2^k,
+  // the largest such t <= |a|, then while t >= |b|: subtract t where it fits
+  // and halve it. Each subtraction has t <= x < 2t, so it is exact
+  // (Sterbenz), and so is each doubling and halving of t (t >= |b|). Steps:
+  // twice log2 of the quotient, a few for the usual x % 1.0 or x % 2 pi.
+  std::string ft = dbl ? "f64" : "f32";
+  RegClass c = dbl ? RegClass::F64 : RegClass::F32;
+  std::string inf = dbl ? "0d7FF0000000000000" : "0f7F800000";
+  std::string zero = dbl ? "0d0000000000000000" : "0f00000000";
+  std::string half = dbl ? "0d3FE0000000000000" : "0f3F000000";
+  std::string nanImm = dbl ? "0d7FF8000000000000" : "0f7FC00000";
+  std::string x = reg(c), y = reg(c), t = reg(c), t2 = reg(c), r = reg(c);
+  std::string skip = reg(RegClass::Pred), p = reg(RegClass::Pred), bad = reg(RegClass::Pred);
+  ins("abs." + ft + " " + x + ", " + a);
+  ins("abs." + ft + " " + y + ", " + b);
+  // Only finite |a| and finite, nonzero |b| enter the loops (an infinite t
+  // would never halve down to |b|).
+  ins("setp.geu." + ft + " " + skip + ", " + x + ", " + inf);
+  ins("setp.geu.or." + ft + " " + skip + ", " + y + ", " + inf + ", " + skip);
+  ins("setp.equ.or." + ft + " " + skip + ", " + y + ", " + zero + ", " + skip);
+  std::string grow = newLabel(), shrink = newLabel(), done = newLabel();
+  ins("@" + skip + " bra " + done);
+  ins("mov." + ft + " " + t + ", " + y);
+  label(grow);  // t = |b| 2^k <= x < 2t (2t may round to inf: then it stops)
+  ins("add.rn." + ft + " " + t2 + ", " + t + ", " + t);
+  ins("setp.le." + ft + " " + p + ", " + t2 + ", " + x);
+  ins("@" + p + " mov." + ft + " " + t + ", " + t2);
+  ins("@" + p + " bra " + grow);
+  label(shrink);  // x < 2t on entry; x < t after the subtraction
+  ins("setp.ge." + ft + " " + p + ", " + x + ", " + t);
+  ins("@" + p + " sub.rn." + ft + " " + x + ", " + x + ", " + t);
+  ins("setp.gt." + ft + " " + p + ", " + t + ", " + y);
+  ins("@" + p + " mul.rn." + ft + " " + t + ", " + t + ", " + half);
+  ins("@" + p + " bra " + shrink);
+  label(done);
+  // The sign of a; |b| infinite leaves x = |a|, so a itself (C's fmod).
+  ins("copysign." + ft + " " + r + ", " + a + ", " + x);
+  // NaN for a NaN operand, an infinite a or a zero b.
+  ins("setp.nan." + ft + " " + bad + ", " + a + ", " + b);
+  ins("setp.eq.or." + ft + " " + bad + ", " + b + ", " + zero + ", " + bad);
+  ins("setp.eq.or." + ft + " " + bad + ", " + x + ", " + inf + ", " + bad);
+  ins("selp." + ft + " " + r + ", " + nanImm + ", " + r + ", " + bad);
+  return r;
 }
 
 }  // namespace tessera::ptx

@@ -114,6 +114,8 @@ class Emitter {
   // gives, and f32 to the fp8 code cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 gives.
   std::string fp8ToF16Soft(const std::string &r, DType from);
   std::string f32ToFp8Soft(const std::string &f, DType to);
+  // C's fmod of two f32 (or f64) registers, exact (emit_arith.cpp).
+  std::string exactFmod(const std::string &a, const std::string &b, bool dbl);
   std::string constant(const Type &elem, const Attr &value);
   std::string movImm(RegClass c, const std::string &imm);
   // float64 exp/exp2 and log/log2 in software (emit_math64.cpp).

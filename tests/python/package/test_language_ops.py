@@ -255,3 +255,96 @@ def test_atomics_across_programs(rng):
     counter = np.zeros(1, dtype=np.int32)
     atomic_add_kernel[(64,)](counter, x, BLOCK=64)
     assert counter[0] == x.sum()
+
+
+def spread_floats(rng, n, name):
+    """Signed values from the subnormals to near the overflow threshold, with
+    zeros, infinities and NaN among them."""
+    dt = np_dtype(name)
+    info = ml_dtypes.finfo(dt) if name == "bfloat16" else np.finfo(dt)
+    lo, hi = np.log2(float(info.smallest_normal)) - 8, np.log2(float(info.max)) - 1
+    v = np.exp2(rng.uniform(lo, hi, n)) * rng.choice([-1.0, 1.0], n)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -3.0])
+    pick = rng.integers(0, n, n // 20)
+    v[pick] = special[rng.integers(0, len(special), len(pick))]
+    return v.astype(dt)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_float_mod_is_exact(rng, dtype):
+    # C's fmod bit for bit (the GPU runs an exact long division too):
+    # quotients up to 2^250, infinite divisors, zero divisors, signed zeros.
+    n = 2000
+    x, y = spread_floats(rng, n, dtype), spread_floats(rng, n, dtype)
+    y[: n // 4] = (x[: n // 4].astype(np.float64) * rng.uniform(0, 1, n // 4)).astype(x.dtype)
+    out = poisoned(n, dtype)
+    binary_kernel[(triton.cdiv(n, 128),)](x, y, out, n, OP="mod", BLOCK=128)
+    wide = np.float64 if dtype == "float64" else np.float32
+    with np.errstate(invalid="ignore"):
+        ref = np.fmod(x.astype(wide), y.astype(wide)).astype(x.dtype)
+    got, want = out.astype(np.float64), ref.astype(np.float64)
+    same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+    bad = np.flatnonzero(~same)[:5]
+    assert not len(bad), [(x[i], y[i], out[i], ref[i]) for i in bad]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_min_max_order_signed_zeros(dtype, op):
+    # -0.0 below +0.0 whatever the operand order, as PTX's min and max.
+    x = np.array([0.0, -0.0, -0.0, 0.0, 1.0, -1.0], dtype=np_dtype(dtype))
+    y = np.array([-0.0, 0.0, -0.0, 0.0, -0.0, 0.0], dtype=np_dtype(dtype))
+    out = poisoned(len(x), dtype)
+    binary_kernel[(1,)](x, y, out, len(x), OP=op, BLOCK=8)
+    want = np.array([0.0, 0.0, -0.0, 0.0, 1.0, 0.0] if op == "max" else
+                    [-0.0, -0.0, -0.0, 0.0, -0.0, -1.0])
+    got = out.astype(np.float64)
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), got
+
+
+@triton.jit
+def atomic_max_min_kernel(hi_ptr, lo_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.atomic_max(hi_ptr + offs, x, mask=m)
+    tl.atomic_min(lo_ptr + offs, x, mask=m)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_atomic_max_min_order(dtype):
+    # Signed zeros order as numbers (-0.0 below +0.0); a NaN in memory (a
+    # positive quiet NaN, bits above every positive number's) stays under
+    # max and gives way under min, as the GPU's integer atomics order them.
+    dt = np.dtype(dtype)
+    mem = np.array([0.0, -0.0, -0.0, 0.0, np.nan, np.nan, np.nan, np.nan, 2.0, -2.0], dtype=dt)
+    x = np.array([-0.0, 0.0, -0.0, 0.0, 1.0, -1.0, 1.0, -1.0, -3.0, -1.0], dtype=dt)
+    hi, lo = mem.copy(), mem.copy()
+    atomic_max_min_kernel[(1,)](hi, lo, x, len(x), BLOCK=16)
+    want_hi = np.array([0.0, 0.0, -0.0, 0.0, np.nan, np.nan, np.nan, np.nan, 2.0, -1.0])
+    want_lo = np.array([-0.0, -0.0, -0.0, 0.0, 1.0, -1.0, 1.0, -1.0, -3.0, -2.0])
+    for got, want in ((hi, want_hi), (lo, want_lo)):
+        g = got.astype(np.float64)
+        same = ((g == want) & (np.signbit(g) == np.signbit(want))) | (np.isnan(g) & np.isnan(want))
+        assert same.all(), (got, want)
+
+
+@triton.jit
+def nan_then_atomic_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x - x)  # inf - inf: the arithmetic's own NaN
+    tl.debug_barrier()
+    tl.atomic_max(out_ptr + offs, tl.full((BLOCK,), 1.0, tl.float32))
+    tl.atomic_min(out_ptr + BLOCK + offs, x - x)
+
+
+def test_arithmetic_nan_orders_above_numbers_in_atomics():
+    # The GPU's NaN from arithmetic has the sign bit clear (x86's has it
+    # set); atomic max keeps it against 1.0 and atomic min writes it over
+    # nothing smaller, on both backends alike.
+    x = np.full(8, np.inf, dtype=np.float32)
+    out = np.concatenate([np.zeros(8, np.float32), np.full(8, 5.0, np.float32)])
+    nan_then_atomic_kernel[(1,)](out, x, BLOCK=8)
+    assert np.isnan(out[:8]).all(), out
+    assert (out[8:] == 5.0).all(), out
