@@ -23,6 +23,9 @@ device-to-device copy as the bandwidth ceiling.
                 few block configurations) against PyTorch's SDPA (FlashAttention
                 backend): batch 4, 32 heads, fp16, HEAD_DIM 64 and 128,
                 N_CTX 4096 and 8192, causal and not, TFLOP/s.
+  attention_bwd the example's backward (dQ, dK, dV; the same source for both)
+                against SDPA's backward: N_CTX 4096, HEAD_DIM 64 and 128,
+                causal and not, TFLOP/s (2.5x the forward's FLOPs).
 
     python3 bench/gpu.py [--quick] [--out FILE]
 """
@@ -437,11 +440,73 @@ def attention(quick):
             f"triton {res['triton_cfg']})")
 
 
+ATTENTION_BWD_CONFIGS = [(64, 64, 4, 2), (32, 128, 4, 2), (64, 128, 8, 2), (64, 128, 4, 3),
+                         (32, 64, 4, 3)]
+
+
+def attention_bwd(quick):
+    """The example's backward (dQ, dK, dV from O, lse and dO) by both
+    compilers, SDPA's backward (autograd) as the ceiling; 2.5x the forward's
+    FLOPs (five products of the forward's two)."""
+    import attention as t_att
+    tr_att = triton_module("attention")
+    cases = [(d, 4096, c) for d in (64, 128) for c in (False, True)]
+    if quick:
+        cases = cases[:1]
+    Z, H = 4, 32
+    for head_dim, n_ctx, causal in cases:
+        q, k, v, do = (torch.randn(Z, H, n_ctx, head_dim, device="cuda", dtype=torch.float16)
+                       for _ in range(4))
+        flops = 10 * Z * H * n_ctx * n_ctx * head_dim * (0.5 if causal else 1.0)
+        qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+        out = torch.nn.functional.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+        sdpa = lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)  # noqa: E731
+        refs = sdpa()
+        res = {"sdpa": flops / bench(sdpa) / 1e9}
+        for impl, mod in (("tessera", t_att), ("triton", tr_att)):
+            best = None
+            try:
+                o, lse = mod.attention(q, k, v, causal=causal, block_m=128, block_n=64,
+                                       num_warps=8)
+            except Exception as e:  # noqa: BLE001
+                say(f"  {impl} attention forward failed: {str(e).splitlines()[0][:200]}")
+                continue
+            for bm, bn, warps, stages in ATTENTION_BWD_CONFIGS:
+                grads = [torch.full_like(q, float("nan")) for _ in range(3)]
+                run = lambda: mod.attention_backward(  # noqa: E731
+                    q, k, v, o, lse, do, causal=causal, block_m=bm, block_n=bn,
+                    num_warps=warps, num_stages=stages, dq=grads[0], dk=grads[1], dv=grads[2])
+                try:
+                    run()
+                    torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001
+                    say(f"  {impl} attention bwd {bm}x{bn} w{warps} s{stages} failed: "
+                        f"{str(e).splitlines()[0][:200]}")
+                    continue
+                err = max(((g.double() - r.double()).norm() / r.double().norm()).item()
+                          for g, r in zip(grads, refs))
+                if not err <= 2e-2:
+                    say(f"  {impl} attention bwd {bm}x{bn}: relative error {err:.2e} against SDPA")
+                    continue
+                t = flops / bench(run) / 1e9
+                if best is None or t > best[0]:
+                    best = (t, f"{bm}x{bn}w{warps}s{stages}")
+            res[impl] = best[0] if best else None
+            res[impl + "_cfg"] = best[1] if best else "-"
+        t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
+        fmt = lambda x: f"{x:6.1f}" if x else "   n/a"  # noqa: E731
+        say(f"attention bwd D={head_dim:3d} N={n_ctx:5d} {'causal' if causal else 'full  '}  "
+            f"tessera {fmt(t)} | triton {fmt(tr)} | SDPA {fmt(sd)} TFLOP/s || tessera/triton "
+            f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
+            f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res.get('tessera_cfg')}, "
+            f"triton {res.get('triton_cfg')})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out")
-    ap.add_argument("--only", default="memory,matmul,attention,cold,launch")
+    ap.add_argument("--only", default="memory,matmul,attention,attention_bwd,cold,launch")
     args = ap.parse_args()
     parts = args.only.split(",")
     try:
@@ -451,6 +516,8 @@ def main():
             matmul(args.quick)
         if "attention" in parts:
             attention(args.quick)
+        if "attention_bwd" in parts:
+            attention_bwd(args.quick)
         if "launch" in parts:
             launch_overhead()
         if "cold" in parts:

@@ -9,9 +9,16 @@ N_CTX x N_CTX score matrix never leaves the chip. Scores are kept in base 2
 The key blocks that need no mask (all keys valid and, when causal, all at or
 before every query row of the program) run in a loop with no mask
 arithmetic; the few blocks on the diagonal or past the end run in a second,
-masked loop. The log-sum-exp of each row is stored for a backward pass.
+masked loop. The log-sum-exp of each row is stored for the backward pass.
 
-Inputs are (Z, H, N_CTX, HEAD_DIM) arrays, fp16 or bf16, contiguous.
+The backward pass (`attention_backward`) recomputes P = exp2(S - lse) block
+by block instead of storing it, in two kernels that need no atomics: one
+program per key block accumulates dK and dV over the query blocks, one per
+query block accumulates dQ over the key blocks, each with
+dS = P * (dO V^T - delta), delta = rowsum(dO * O) computed first.
+
+Inputs are (Z, H, N_CTX, HEAD_DIM) arrays, fp16 or bf16, contiguous in the
+head dimension.
 """
 import math
 
@@ -123,6 +130,213 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
                                BLOCK_N=block_n, CAUSAL=causal, num_warps=num_warps,
                                num_stages=num_stages)
     return o, lse
+
+
+@triton.jit
+def attention_bwd_delta_kernel(o_ptr, do_ptr, delta_ptr, N_CTX, stride_oh, stride_om,
+                               stride_doh, stride_dom, HEAD_DIM: tl.constexpr,
+                               BLOCK_M: tl.constexpr):
+    # delta = rowsum(dO * O), the rowsum(dP * P) of dS = P * (dP - rowsum(dP * P)).
+    pid_m = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, HEAD_DIM)
+    inside = rm[:, None] < N_CTX
+    o = tl.load(o_ptr + head * stride_oh + rm[:, None] * stride_om + rd[None, :], mask=inside,
+                other=0.0)
+    do = tl.load(do_ptr + head * stride_doh + rm[:, None] * stride_dom + rd[None, :],
+                 mask=inside, other=0.0)
+    delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), 1)
+    tl.store(delta_ptr + head * N_CTX + rm, delta, mask=rm < N_CTX)
+
+
+@triton.jit
+def _dkdv_blocks(dk, dv, k, v, q_head, do_head, lse_head, delta_head, stride_qm, stride_dom, rn,
+                 lo, hi, N_CTX, qk_scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                 MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+    # Transposed scores (keys x queries), so that dV = P^T dO and dK = dS^T Q
+    # are plain products.
+    rd = tl.arange(0, HEAD_DIM)
+    for start in range(lo, hi, BLOCK_M):
+        rm = start + tl.arange(0, BLOCK_M)
+        if MASKED:
+            inside = rm < N_CTX
+            qt = tl.load(q_head + rm[None, :] * stride_qm + rd[:, None], mask=inside[None, :],
+                         other=0.0)
+            do = tl.load(do_head + rm[:, None] * stride_dom + rd[None, :], mask=inside[:, None],
+                         other=0.0)
+            lse = tl.load(lse_head + rm, mask=inside, other=0.0)
+            delta = tl.load(delta_head + rm, mask=inside, other=0.0)
+        else:
+            qt = tl.load(q_head + rm[None, :] * stride_qm + rd[:, None])
+            do = tl.load(do_head + rm[:, None] * stride_dom + rd[None, :])
+            lse = tl.load(lse_head + rm)
+            delta = tl.load(delta_head + rm)
+        pt = tl.math.exp2(tl.dot(k, qt) * qk_scale - lse[None, :])
+        if MASKED:
+            keep = rm[None, :] < N_CTX
+            if CAUSAL:
+                keep = keep & (rm[None, :] >= rn[:, None])
+            pt = tl.where(keep, pt, 0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)
+        dpt = tl.dot(v, tl.trans(do))
+        dst = pt * (dpt - delta[None, :])
+        dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
+    return dk, dv
+
+
+@triton.jit
+def attention_bwd_dkdv_kernel(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr,
+                              sm_scale, N_CTX, stride_h, stride_m, HEAD_DIM: tl.constexpr,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              CAUSAL: tl.constexpr):
+    # One program per BLOCK_N keys of one head; q, k, v, do, dk and dv share
+    # their strides (the wrapper makes them contiguous).
+    pid_n = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64)
+    start_n = pid_n * BLOCK_N
+    rn = start_n + tl.arange(0, BLOCK_N)
+    rd = tl.arange(0, HEAD_DIM)
+    kv = head * stride_h + rn[:, None] * stride_m + rd[None, :]
+    k = tl.load(k_ptr + kv, mask=rn[:, None] < N_CTX, other=0.0)
+    v = tl.load(v_ptr + kv, mask=rn[:, None] < N_CTX, other=0.0)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    q_head, do_head = q_ptr + head * stride_h, do_ptr + head * stride_h
+    lse_head, delta_head = lse_ptr + head * N_CTX, delta_ptr + head * N_CTX
+    # Causal: the query blocks on the diagonal (masked), then those wholly
+    # below it; not causal: every whole block. The ragged tail, masked, last.
+    if CAUSAL:
+        diag_end = start_n + BLOCK_N
+        dk, dv = _dkdv_blocks(dk, dv, k, v, q_head, do_head, lse_head, delta_head, stride_m,
+                              stride_m, rn, start_n, diag_end, N_CTX, qk_scale, HEAD_DIM, BLOCK_M,
+                              True, CAUSAL)
+    else:
+        diag_end = 0
+    whole_end = tl.maximum(diag_end, N_CTX // BLOCK_M * BLOCK_M)
+    dk, dv = _dkdv_blocks(dk, dv, k, v, q_head, do_head, lse_head, delta_head, stride_m,
+                          stride_m, rn, diag_end, whole_end, N_CTX, qk_scale, HEAD_DIM, BLOCK_M,
+                          False, CAUSAL)
+    dk, dv = _dkdv_blocks(dk, dv, k, v, q_head, do_head, lse_head, delta_head, stride_m,
+                          stride_m, rn, whole_end, N_CTX, N_CTX, qk_scale, HEAD_DIM, BLOCK_M,
+                          True, CAUSAL)
+    tl.store(dk_ptr + kv, (dk * sm_scale).to(dk_ptr.dtype.element_ty), mask=rn[:, None] < N_CTX)
+    tl.store(dv_ptr + kv, dv.to(dv_ptr.dtype.element_ty), mask=rn[:, None] < N_CTX)
+
+
+@triton.jit
+def _dq_blocks(dq, q, do, lse, delta, k_head, v_head, stride_m, rm, lo, hi, N_CTX, qk_scale,
+               HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, MASKED: tl.constexpr,
+               CAUSAL: tl.constexpr):
+    rd = tl.arange(0, HEAD_DIM)
+    for start in range(lo, hi, BLOCK_N):
+        rn = start + tl.arange(0, BLOCK_N)
+        kt_ptrs = k_head + rn[None, :] * stride_m + rd[:, None]
+        vt_ptrs = v_head + rn[None, :] * stride_m + rd[:, None]
+        if MASKED:
+            kt = tl.load(kt_ptrs, mask=rn[None, :] < N_CTX, other=0.0)
+            vt = tl.load(vt_ptrs, mask=rn[None, :] < N_CTX, other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+            vt = tl.load(vt_ptrs)
+        p = tl.math.exp2(tl.dot(q, kt) * qk_scale - lse[:, None])
+        if MASKED:
+            keep = rn[None, :] < N_CTX
+            if CAUSAL:
+                keep = keep & (rm[:, None] >= rn[None, :])
+            p = tl.where(keep, p, 0.0)
+        dp = tl.dot(do, vt)
+        ds = p * (dp - delta[:, None])
+        dq = tl.dot(ds.to(kt.dtype), tl.trans(kt), dq)
+    return dq
+
+
+@triton.jit
+def attention_bwd_dq_kernel(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dq_ptr, sm_scale,
+                            N_CTX, stride_h, stride_m, HEAD_DIM: tl.constexpr,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    # One program per BLOCK_M queries of one head, walking the keys as the
+    # forward pass does: unmasked blocks, then the diagonal / ragged ones.
+    pid_m = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, HEAD_DIM)
+    qo = head * stride_h + rm[:, None] * stride_m + rd[None, :]
+    inside = rm < N_CTX
+    q = tl.load(q_ptr + qo, mask=inside[:, None], other=0.0)
+    do = tl.load(do_ptr + qo, mask=inside[:, None], other=0.0)
+    lse = tl.load(lse_ptr + head * N_CTX + rm, mask=inside, other=0.0)
+    delta = tl.load(delta_ptr + head * N_CTX + rm, mask=inside, other=0.0)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    k_head, v_head = k_ptr + head * stride_h, v_ptr + head * stride_h
+    if CAUSAL:
+        split = pid_m * BLOCK_M
+        end = tl.minimum((pid_m + 1) * BLOCK_M, N_CTX)
+    else:
+        split = N_CTX // BLOCK_N * BLOCK_N
+        end = N_CTX
+    dq = _dq_blocks(dq, q, do, lse, delta, k_head, v_head, stride_m, rm, 0, split, N_CTX,
+                    qk_scale, HEAD_DIM, BLOCK_N, False, CAUSAL)
+    dq = _dq_blocks(dq, q, do, lse, delta, k_head, v_head, stride_m, rm, split, end, N_CTX,
+                    qk_scale, HEAD_DIM, BLOCK_N, True, CAUSAL)
+    tl.store(dq_ptr + qo, (dq * sm_scale).to(dq_ptr.dtype.element_ty), mask=inside[:, None])
+
+
+def _contiguous(t):
+    if isinstance(t, np.ndarray):
+        return np.ascontiguousarray(t)
+    return t.contiguous()
+
+
+def attention_backward(q, k, v, o, lse, do, causal=False, sm_scale=None, block_m=64,
+                       block_n=64, num_warps=4, num_stages=2, dq=None, dk=None, dv=None):
+    """The gradients (dq, dk, dv) of attention(q, k, v) for the output gradient do,
+    from the forward's o and lse (written into dq, dk and dv when given, contiguous)."""
+    Z, H, n_ctx, head_dim = q.shape
+    if causal:
+        assert max(block_m, block_n) % min(block_m, block_n) == 0, \
+            "causal attention needs one block size a multiple of the other"
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(head_dim)
+    q, k, v, o, do = (_contiguous(t) for t in (q, k, v, o, do))
+    dq = _empty(q, q.shape) if dq is None else dq
+    dk = _empty(k, k.shape) if dk is None else dk
+    dv = _empty(v, v.shape) if dv is None else dv
+    delta = _empty(q, (Z, H, n_ctx), float32=True)
+    stride_h, stride_m = n_ctx * head_dim, head_dim
+    attention_bwd_delta_kernel[(triton.cdiv(n_ctx, 128), Z * H)](
+        o, do, delta, n_ctx, stride_h, stride_m, stride_h, stride_m, HEAD_DIM=head_dim,
+        BLOCK_M=128, num_warps=4)
+    # dK/dV programs own the larger key block and walk the smaller query
+    # blocks (their diagonal then starts on a block boundary); dQ the reverse.
+    big, small = max(block_m, block_n), min(block_m, block_n)
+    attention_bwd_dkdv_kernel[(triton.cdiv(n_ctx, big), Z * H)](
+        q, k, v, do, lse, delta, dk, dv, sm_scale, n_ctx, stride_h, stride_m,
+        HEAD_DIM=head_dim, BLOCK_M=small, BLOCK_N=big, CAUSAL=causal, num_warps=num_warps,
+        num_stages=num_stages)
+    attention_bwd_dq_kernel[(triton.cdiv(n_ctx, big), Z * H)](
+        q, k, v, do, lse, delta, dq, sm_scale, n_ctx, stride_h, stride_m, HEAD_DIM=head_dim,
+        BLOCK_M=big, BLOCK_N=small, CAUSAL=causal, num_warps=num_warps, num_stages=num_stages)
+    return dq, dk, dv
+
+
+def reference_backward(q, k, v, do, causal=False, sm_scale=None):
+    """The gradients (dq, dk, dv) of the same attention in float64 NumPy."""
+    q, k, v, do = (np.asarray(t, dtype=np.float64) for t in (q, k, v, do))
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    s = q @ np.swapaxes(k, -1, -2) * sm_scale
+    if causal:
+        n = q.shape[-2]
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    dv = np.swapaxes(p, -1, -2) @ do
+    dp = do @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True))
+    return ds @ k * sm_scale, np.swapaxes(ds, -1, -2) @ q * sm_scale, dv
 
 
 def reference(q, k, v, causal=False, sm_scale=None):

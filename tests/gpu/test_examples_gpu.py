@@ -202,3 +202,26 @@ def test_attention_forward(gen, dtype, causal, head_dim, n_ctx, config):
         s = s.masked_fill(torch.ones(n_ctx, n_ctx, dtype=torch.bool, device="cuda").triu(1),
                           float("-inf"))
     assert rel_err(lse, torch.logsumexp(s, -1) / math.log(2)) < 1e-3
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("n_ctx", [128, 1000, 2048])
+@pytest.mark.parametrize("blocks", [(64, 64), (32, 128), (128, 32)])
+def test_attention_backward(gen, dtype, causal, head_dim, n_ctx, blocks):
+    Z, H = 2, 3
+    q, k, v, do = (torch.randn(Z, H, n_ctx, head_dim, device="cuda", generator=gen).to(dtype)
+                   for _ in range(4))
+    o, lse = ex_attention.attention(q, k, v, causal=causal, block_m=128, block_n=64,
+                                    num_warps=8)
+    bm, bn = blocks
+    grads = [poisoned(q.shape, dtype) for _ in range(3)]
+    ex_attention.attention_backward(q, k, v, o, lse, do, causal=causal, block_m=bm, block_n=bn,
+                                    num_warps=4 if head_dim == 64 else 8, dq=grads[0],
+                                    dk=grads[1], dv=grads[2])
+    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
+    ref = torch.nn.functional.scaled_dot_product_attention(q64, k64, v64, is_causal=causal)
+    ref.backward(do.double())
+    for name, g, r in zip(("dq", "dk", "dv"), grads, (q64.grad, k64.grad, v64.grad)):
+        assert rel_err(g, r) < (5e-3 if dtype == torch.float16 else 3e-2), name

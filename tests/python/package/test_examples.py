@@ -81,6 +81,24 @@ def test_attention(rng, causal, shape, blocks):
     np.testing.assert_allclose(lse, ref_lse, rtol=0, atol=1e-4)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape,blocks", [((1, 2, 200, 64), (64, 32)),
+                                          ((2, 1, 77, 16), (16, 32)),
+                                          ((1, 1, 128, 32), (64, 64))])
+def test_attention_backward(rng, causal, shape, blocks):
+    import attention
+    q, k, v, do = (rng.standard_normal(shape).astype(np.float16) for _ in range(4))
+    o, lse = attention.attention(q, k, v, causal=causal, block_m=64, block_n=16, num_warps=4)
+    bm, bn = blocks
+    grads = attention.attention_backward(q, k, v, o, lse, do, causal=causal, block_m=bm,
+                                         block_n=bn)
+    refs = attention.reference_backward(q, k, v, do, causal=causal)
+    for name, g, r in zip(("dq", "dk", "dv"), grads, refs):
+        # P and dS are rounded to fp16 before their products, as on the GPU.
+        err = np.abs(g.astype(np.float64) - r).max() / np.abs(r).max()
+        assert err < 3e-3, (name, err)
+
+
 def test_demo_script_runs():
     env = dict(os.environ)
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "demo.py"), "--quick"], env=env,
