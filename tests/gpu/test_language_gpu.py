@@ -174,6 +174,30 @@ def test_arithmetic_nan_orders_above_numbers_in_atomics():
     assert out[:8].isnan().all() and (out[8:] == 5.0).all(), out
 
 
+@triton.jit
+def widen_then_float_kernel(x_ptr, o32_ptr, o64_ptr, ou64_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(o32_ptr + offs, x.to(tl.int8).to(tl.uint32).to(tl.float32), mask=m)
+    tl.store(o64_ptr + offs, x.to(tl.int8).to(tl.uint32).to(tl.float64), mask=m)
+    tl.store(ou64_ptr + offs, x.to(tl.int8).to(tl.uint64).to(tl.float32), mask=m)
+
+
+def test_sign_extended_then_unsigned_to_float():
+    # int8 -> uint32 sign-extends, so -100 is 2^32 - 100 as a float; ptxas
+    # turned cvt.rn.f32.u32 of that sign extension into a signed conversion.
+    x = torch.tensor([-100, -5, 3, 100, -1, 0, 7, -128, 300, -300], dtype=torch.int16)
+    outs = [poisoned(10), poisoned(10, torch.float64), poisoned(10)]
+    widen_then_float_kernel[(1,)](x.cuda(), *outs, 10, BLOCK=16)
+    wide = [(v % 256 - 256 if v % 256 >= 128 else v % 256) for v in x.tolist()]  # as int8
+    u32 = torch.tensor([float(v % (1 << 32)) for v in wide], dtype=torch.float64)
+    u64 = torch.tensor([float(v % (1 << 64)) for v in wide], dtype=torch.float64)
+    assert torch.equal(outs[0].cpu(), u32.float()), outs[0]
+    assert torch.equal(outs[1].cpu(), u32), outs[1]
+    assert torch.equal(outs[2].cpu(), u64.float()), outs[2]
+
+
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.int16, torch.uint8])
 @pytest.mark.parametrize("op", INT_OPS)
 def test_int_binary(gen, dtype, op):

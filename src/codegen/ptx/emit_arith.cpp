@@ -227,13 +227,21 @@ std::string Emitter::convert(const std::string &r, DType from, DType to, bool rt
   }
   if (isFloat(to)) {  // int -> float
     std::string st = ity(from);
+    std::string src = r;
+    if (from == DType::U32) {
+      // Through u64: ptxas turns cvt.rn.f32.u32 of a bfe.s32 (int8 -> uint32)
+      // into a signed I2F.S8, so -100 would convert as -100, not 2^32 - 100.
+      src = reg(RegClass::B64);
+      ins("cvt.u64.u32 " + src + ", " + r);
+      st = "u64";
+    }
     if (to == DType::F64) {
       std::string d = reg(RegClass::F64);
-      ins("cvt.rn.f64." + st + " " + d + ", " + r);
+      ins("cvt.rn.f64." + st + " " + d + ", " + src);
       return d;
     }
     std::string f = reg(RegClass::F32);
-    ins("cvt.rn.f32." + st + " " + f + ", " + r);
+    ins("cvt.rn.f32." + st + " " + f + ", " + src);
     return fromF32(f, to);  // large ints: rounded twice, as rare as it is small
   }
   // int -> int

@@ -463,7 +463,9 @@ class _Gen:
                 "{x}.to(tl.float32).to(tl.{d})", "({x} + 1.0) - 1.0", "{x} * 0.5 * 2.0"))
             if "/" in form and d != "float32":
                 form = "({f}).to(tl.{d})".format(f=form, d=d)
-            fl["inexact"] = fl["inexact"] or form in ("({x} + 1.0) - 1.0",)
+            # x / x is not exactly 1 on the GPU: `/` is div.full.f32 there, as
+            # in Triton (within 2 ulp), where the interpreter rounds correctly.
+            fl["inexact"] = fl["inexact"] or form == "({x} + 1.0) - 1.0" or "/" in form
             return V(form.format(x=e, d=d), d, shape, **fl)
         b = BITS[d]
         lo, hi = int_range(d)
