@@ -521,6 +521,7 @@ void run(const Prepared &prepared, std::span<const ArgValue> args,
             [](const BufRange &a, const BufRange &b) { return a.lo < b.lo; });
   for (const BufRange &r : c.ranges)
     if (!buffers[r.index].readOnly) c.writable.push_back(r);
+  if (prog.makesPointers) readMappedMemory(c.mappedReadable, c.mappedWritable);
 
   // hardware_concurrency() reads /sys on every call: ask once.
   static const int64_t hardwareThreads = std::thread::hardware_concurrency();

@@ -501,9 +501,11 @@ class Compiler {
       case OpCode::Cast:
         if (S(in.in[0]).numel != S(in.out[0]).numel) bad(&op, "element counts differ");
         in.flag = op.strAttr("rounding", "rtne") == "rtz";
+        if (S(in.out[0]).isPtr && !S(in.in[0]).isPtr) prog_->makesPointers = true;
         return false;
       case OpCode::Bitcast: {
         const SlotInfo &x = S(in.in[0]), &r = S(in.out[0]);
+        if (r.isPtr && !x.isPtr) prog_->makesPointers = true;
         int bx = x.isPtr ? 64 : bitWidth(x.dtype), br = r.isPtr ? 64 : bitWidth(r.dtype);
         if (x.numel != r.numel || bx != br) bad(&op, "bit widths or element counts differ");
         return false;

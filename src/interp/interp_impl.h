@@ -79,6 +79,9 @@ struct Program {
   std::vector<CBlock> blocks;  // blocks[0] is the function body
   std::vector<Inst> once;      // constants and aranges, run once per frame
   size_t frameBytes = 0;
+  // The kernel turns integers into pointers (tutorial 08's table of matrix
+  // addresses): its accesses may reach memory no argument covers.
+  bool makesPointers = false;
 };
 
 struct BufRange {
@@ -107,6 +110,9 @@ struct Ctx {
   std::span<const HostBuffer> buffers;
   std::vector<BufRange> ranges;    // sorted by lo
   std::vector<BufRange> writable;  // the ranges of buffers that are not read-only
+  // For kernels that make pointers from integers: the process's mapped memory
+  // (readable / writable), tried after the buffers. Indices are meaningless.
+  std::vector<BufRange> mappedReadable, mappedWritable;
   Grid grid;
   const RunOptions *opts = nullptr;
   std::ostream *out = nullptr;
@@ -115,6 +121,10 @@ struct Ctx {
   uint64_t interruptsAtStart = 0;  // gInterrupts when the run began
   ErrorBox error;
 };
+
+// The process's mapped memory, readable and writable, sorted (Linux; empty
+// elsewhere): where pointers made from integers may point.
+void readMappedMemory(std::vector<BufRange> &readable, std::vector<BufRange> &writable);
 
 // Thrown inside a worker when another program failed: unwinds quietly.
 struct Aborted {};

@@ -4,7 +4,11 @@
 // Every unmasked element is checked against the buffers passed to run():
 // [addr, addr + size) must lie inside one of them. A per-op window caches the
 // last buffer hit, so the check is one subtraction and one compare per
-// element. Atomics are real atomics (std::atomic_ref) because programs run
+// element. A kernel that makes pointers from integers (a table of matrix
+// addresses) may also reach any memory the process has mapped with the
+// access it needs: that keeps the interpreter from faulting, but such
+// pointers are not bounds-checked against one buffer (the GPU does not check
+// them either). Atomics are real atomics (std::atomic_ref) because programs run
 // concurrently and kernels build locks from them; max/min, float arithmetic
 // and 8/16-bit elements go through CAS loops (on the element itself where the
 // host has 8/16-bit CAS, else on the containing aligned 32-bit word).
@@ -32,17 +36,22 @@ namespace {
 // The last buffer that held an access of `size` bytes: addresses a with
 // a - lo < span are inside it. span == 0 means "no window yet". Loads search
 // every buffer, stores and atomics only the writable ones.
+// `mapped` is the process's memory for kernels that make pointers from
+// integers (empty otherwise), tried after the buffers.
 struct Checker {
   const std::vector<BufRange> &ranges;
   uint64_t size;
+  const std::vector<BufRange> &mapped;
   uint64_t lo = 0, span = 0;
 
   bool ok(uint64_t a) { return a - lo < span || refill(a); }
 
-  bool refill(uint64_t a) {
+  bool refill(uint64_t a) { return refillFrom(ranges, a) || refillFrom(mapped, a); }
+
+  bool refillFrom(const std::vector<BufRange> &rs, uint64_t a) {
     uint64_t end = a + size;
     if (end < a) return false;
-    for (const BufRange &r : ranges) {
+    for (const BufRange &r : rs) {
       if (r.lo <= a && end <= r.hi) {
         lo = r.lo;
         span = r.hi - r.lo - size + 1;
@@ -52,6 +61,50 @@ struct Checker {
     return false;
   }
 };
+
+}  // namespace
+
+// Linux lists the process's mappings in /proc/self/maps. Pseudo-mappings
+// ([vvar], [vsyscall], ...) and device files are left out: reading them can
+// fault even where they are marked readable. Adjacent mappings with the same
+// access merge, so the list stays short for the checker's linear search.
+void readMappedMemory(std::vector<BufRange> &readable, std::vector<BufRange> &writable) {
+  readable.clear();
+  writable.clear();
+#if defined(__linux__)
+  std::FILE *maps = std::fopen("/proc/self/maps", "re");
+  if (!maps) return;
+  auto append = [](std::vector<BufRange> &v, uint64_t lo, uint64_t hi) {
+    if (!v.empty() && v.back().hi == lo)
+      v.back().hi = hi;
+    else
+      v.push_back({lo, hi, 0});
+  };
+  char line[4096];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = {};
+    int pathAt = 0;
+    if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &pathAt) < 3) continue;
+    const char *path = pathAt > 0 ? line + pathAt : "";
+    bool pseudo = path[0] == '[' && std::strncmp(path, "[heap]", 6) != 0 &&
+                  std::strncmp(path, "[stack]", 7) != 0;
+    if (pseudo || std::strncmp(path, "/dev/", 5) == 0 || perms[0] != 'r') continue;
+    append(readable, lo, hi);
+    if (perms[1] == 'w') append(writable, lo, hi);
+  }
+  std::fclose(maps);
+#endif
+}
+
+namespace {
+
+Checker readChecker(const Frame &f, uint64_t size) {
+  return Checker{f.ctx->ranges, size, f.ctx->mappedReadable};
+}
+Checker writeChecker(const Frame &f, uint64_t size) {
+  return Checker{f.ctx->writable, size, f.ctx->mappedWritable};
+}
 
 // A write into a buffer the caller marked read-only (a read-only NumPy array,
 // bytes, a read-only mmap): refused before any byte of it changes.
@@ -123,6 +176,12 @@ struct Checker {
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
       msg += std::string(": address ") + hex + " is outside every buffer passed to the kernel";
+      if (f.prog->makesPointers)
+        msg += c.mappedReadable.empty()
+                   ? " (the kernel makes pointers from integers; on this platform the "
+                     "interpreter follows them only into buffers passed to the kernel)"
+                   : std::string(" and outside the process's ") +
+                         (verb[0] == 'r' ? "readable" : "writable") + " memory";
     }
   }
   const SlotInfo &p = f.info(in.in[0]);
@@ -140,13 +199,11 @@ inline int64_t strideOf(const Frame &f, uint32_t operand, int64_t n) {
 // When p[i] == p[0] + i * sizeof(T) for all i and the whole range lies in one
 // buffer, the start of that range; else null (the per-element path decides).
 template <class T>
-const T *contiguousInBounds(const std::vector<BufRange> &ranges, const uint64_t *__restrict p,
-                            int64_t n) {
+const T *contiguousInBounds(Checker whole, const uint64_t *__restrict p, int64_t n) {
   if (n < 4) return nullptr;
   uint64_t p0 = p[0], diff = 0;
   for (int64_t i = 0; i < n; ++i) diff |= p[i] ^ (p0 + static_cast<uint64_t>(i) * sizeof(T));
   if (diff != 0) return nullptr;
-  Checker whole{ranges, static_cast<uint64_t>(n) * sizeof(T)};
   return whole.refill(p0) ? reinterpret_cast<const T *>(p0) : nullptr;
 }
 
@@ -159,7 +216,8 @@ void loadLoop(Frame &f, const Inst &in) {
   const T *other = in.in.size() > 2 ? f.at<T>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[1], n) : 0, so = other ? strideOf(f, in.in[2], n) : 0;
   T *o = f.at<T>(in.out[0]);
-  if (const T *src = contiguousInBounds<T>(f.ctx->ranges, p, n)) {
+  if (const T *src =
+          contiguousInBounds<T>(readChecker(f, static_cast<uint64_t>(n) * sizeof(T)), p, n)) {
     // The whole range is inside one buffer, so masked lanes may be read too:
     // branch-free loops the compiler vectorises.
     if (!mask) {
@@ -170,7 +228,7 @@ void loadLoop(Frame &f, const Inst &in) {
       for (int64_t i = 0; i < n; ++i) o[i] = mask[i * sm] ? src[i] : T(0);
     }
   } else if (!mask) {
-    Checker ck{f.ctx->ranges, sizeof(T)};
+    Checker ck = readChecker(f, sizeof(T));
     for (int64_t i = 0; i < n; ++i) {
       uint64_t a = p[i];
       if (!ck.ok(a)) [[unlikely]]
@@ -178,7 +236,7 @@ void loadLoop(Frame &f, const Inst &in) {
       o[i] = loadBits<T>(reinterpret_cast<const void *>(a));
     }
   } else {
-    Checker ck{f.ctx->ranges, sizeof(T)};
+    Checker ck = readChecker(f, sizeof(T));
     for (int64_t i = 0; i < n; ++i) {
       if (!mask[i * sm]) {
         o[i] = other ? other[i * so] : T(0);
@@ -203,7 +261,8 @@ void storeLoop(Frame &f, const Inst &in) {
   int64_t sv = strideOf(f, in.in[1], n);
   const uint8_t *mask = in.in.size() > 2 ? f.at<uint8_t>(in.in[2]) : nullptr;
   int64_t sm = mask ? strideOf(f, in.in[2], n) : 0;
-  if (T *dst = const_cast<T *>(contiguousInBounds<T>(f.ctx->writable, p, n))) {
+  if (T *dst = const_cast<T *>(
+          contiguousInBounds<T>(writeChecker(f, static_cast<uint64_t>(n) * sizeof(T)), p, n))) {
     if (!mask && sv == 1) {
       std::memcpy(dst, v, static_cast<size_t>(n) * sizeof(T));
     } else {
@@ -212,7 +271,7 @@ void storeLoop(Frame &f, const Inst &in) {
     }
     return;
   }
-  Checker ck{f.ctx->writable, sizeof(T)};
+  Checker ck = writeChecker(f, sizeof(T));
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i * sm]) continue;
     uint64_t a = p[i];
@@ -375,7 +434,7 @@ void execAtomicRmw(Frame &f, const Inst &in) {
     using S = typename K::S;
     const S *v = f.at<S>(in.in[1]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{f.ctx->writable, sizeof(S)};
+    Checker ck = writeChecker(f, sizeof(S));
     for (int64_t i = 0; i < n; ++i) {  // row-major order, one element at a time
       if (mask && !mask[i * sm]) {
         o[i] = S(0);
@@ -397,7 +456,7 @@ void execAtomicCas(Frame &f, const Inst &in) {
     const S *cmp = f.at<S>(in.in[1]);
     const S *val = f.at<S>(in.in[2]);
     S *o = f.at<S>(in.out[0]);
-    Checker ck{f.ctx->writable, sizeof(S)};
+    Checker ck = writeChecker(f, sizeof(S));
     for (int64_t i = 0; i < n; ++i) {
       checkAtomic(f, in, ck, p[i], sizeof(S), i);
       S c = cmp[i * sc], v = val[i * sv];

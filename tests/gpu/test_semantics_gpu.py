@@ -237,3 +237,20 @@ def test_integers_become_pointers(gen):
     addrs = torch.tensor([0, other.data_ptr()], dtype=torch.int64, device="cuda")
     cases.int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
     torch.testing.assert_close(out, other * 2)
+
+
+def test_grouped_matmul_through_address_tables(gen):
+    shapes = [(40, 24, 56), (16, 48, 16), (33, 17, 70)]
+    block = 16
+    a = [torch.randn(m, k, generator=gen, device="cuda").half() for m, n, k in shapes]
+    b = [torch.randn(k, n, generator=gen, device="cuda").half() for m, n, k in shapes]
+    c = [torch.full((m, n), float("nan"), device="cuda").half() for m, n, k in shapes]
+    table = lambda ts: torch.tensor([t.data_ptr() for t in ts], device="cuda")  # noqa: E731
+    sizes = torch.tensor(shapes, dtype=torch.int32, device="cuda").ravel()
+    lds = torch.tensor([(x.shape[1], y.shape[1], z.shape[1]) for x, y, z in zip(a, b, c)],
+                       dtype=torch.int32, device="cuda").ravel()
+    tiles = sum(-(-m // block) * -(-n // block) for m, n, k in shapes)
+    cases.grouped_matmul_kernel[(tiles,)](table(a), table(b), table(c), sizes, lds,
+                                          G=len(shapes), BLOCK=block)
+    for x, y, z in zip(a, b, c):
+        torch.testing.assert_close(z.double(), x.double() @ y.double(), rtol=2e-3, atol=2e-2)

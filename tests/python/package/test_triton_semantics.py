@@ -553,12 +553,79 @@ def int_to_pointer_kernel(addrs, x_unused, out, N: tl.constexpr):
 
 def test_integers_become_pointers(rng):
     x = rng.standard_normal(8).astype(np.float32)
-    out = np.zeros(8, np.float32)
+    out = np.full(8, np.nan, np.float32)
     addrs = np.array([0, x.ctypes.data], np.int64)
-    # The interpreter checks the access against the buffers passed: x is one.
     int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
     np.testing.assert_array_equal(out, x * 2)
+    # As on the GPU, a pointer made from an integer may reach memory that was
+    # not passed to the kernel (the tutorial passes only the address table).
     other = rng.standard_normal(8).astype(np.float32)
     addrs[1] = other.ctypes.data
-    with pytest.raises(triton.KernelError, match="out-of-bounds load"):
-        int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
+    out[:] = np.nan
+    int_to_pointer_kernel[(1,)](addrs, x, out, N=8)
+    np.testing.assert_array_equal(out, other * 2)
+
+
+def test_integer_made_pointer_to_nowhere_is_an_error_not_a_crash():
+    out = np.full(8, np.nan, np.float32)
+    for bad in (16, 2**47 + 64):
+        addrs = np.array([0, bad], np.int64)
+        with pytest.raises(triton.KernelError,
+                           match="out-of-bounds load.*outside every buffer passed to the kernel "
+                           "and outside the process's readable memory"):
+            int_to_pointer_kernel[(1,)](addrs, out, out, N=8)
+    assert np.isnan(out).all()
+
+
+@triton.jit
+def grouped_matmul_kernel(a_ptrs, b_ptrs, c_ptrs, sizes, lds, G: tl.constexpr,
+                          BLOCK: tl.constexpr):
+    # The shape of Triton's grouped GEMM tutorial: per-group matrices reached
+    # only through int64 address tables, one program per output tile.
+    tile = tl.program_id(0)
+    done = 0
+    for g in range(G):
+        m = tl.load(sizes + 3 * g)
+        n = tl.load(sizes + 3 * g + 1)
+        k = tl.load(sizes + 3 * g + 2)
+        tiles_m = tl.cdiv(m, BLOCK)
+        tiles = tiles_m * tl.cdiv(n, BLOCK)
+        if tile >= done and tile < done + tiles:
+            a = tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))
+            b = tl.load(b_ptrs + g).to(tl.pointer_type(tl.float16))
+            c = tl.load(c_ptrs + g).to(tl.pointer_type(tl.float16))
+            lda = tl.load(lds + 3 * g)
+            ldb = tl.load(lds + 3 * g + 1)
+            ldc = tl.load(lds + 3 * g + 2)
+            rm = ((tile - done) % tiles_m) * BLOCK + tl.arange(0, BLOCK)
+            rn = ((tile - done) // tiles_m) * BLOCK + tl.arange(0, BLOCK)
+            rk = tl.arange(0, BLOCK)
+            acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+            for k0 in range(0, tl.cdiv(k, BLOCK)):
+                kk = k0 * BLOCK + rk
+                x = tl.load(a + rm[:, None] * lda + kk[None, :],
+                            mask=(rm[:, None] < m) & (kk[None, :] < k), other=0.0)
+                y = tl.load(b + kk[:, None] * ldb + rn[None, :],
+                            mask=(kk[:, None] < k) & (rn[None, :] < n), other=0.0)
+                acc += tl.dot(x, y)
+            tl.store(c + rm[:, None] * ldc + rn[None, :], acc.to(tl.float16),
+                     mask=(rm[:, None] < m) & (rn[None, :] < n))
+        done += tiles
+
+
+def test_grouped_matmul_through_address_tables(rng):
+    shapes = [(40, 24, 56), (16, 48, 16), (33, 17, 70)]
+    block = 16
+    a = [rng.standard_normal((m, k)).astype(np.float16) for m, n, k in shapes]
+    b = [rng.standard_normal((k, n)).astype(np.float16) for m, n, k in shapes]
+    c = [np.full((m, n), np.nan, np.float16) for m, n, k in shapes]
+    table = lambda arrays: np.array([x.ctypes.data for x in arrays], np.int64)  # noqa: E731
+    sizes = np.array(shapes, np.int32).ravel()
+    lds = np.array([(x.shape[1], y.shape[1], z.shape[1]) for x, y, z in zip(a, b, c)],
+                   np.int32).ravel()
+    tiles = sum(-(-m // block) * -(-n // block) for m, n, k in shapes)
+    grouped_matmul_kernel[(tiles,)](table(a), table(b), table(c), sizes, lds, G=len(shapes),
+                                    BLOCK=block)
+    for x, y, z in zip(a, b, c):
+        want = x.astype(np.float64) @ y.astype(np.float64)
+        np.testing.assert_allclose(z.astype(np.float64), want, rtol=2e-3, atol=2e-2)
