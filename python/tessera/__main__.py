@@ -28,6 +28,10 @@ _USAGE = ("usage: python -m tessera SCRIPT.py [args...]\n"
 _real_import = builtins.__import__
 
 
+# Triton modules whose Tessera counterpart lives under another name.
+_RENAMED = {"triton._C.libtriton": "tessera.runtime.libtriton"}
+
+
 def _is_triton(name: str) -> bool:
     return name == "triton" or name.startswith("triton.")
 
@@ -42,7 +46,7 @@ def _importer_keeps_real_triton(globals_) -> bool:
 def _aliased_import(name, globals=None, locals=None, fromlist=(), level=0):
     if level != 0 or not _is_triton(name) or _importer_keeps_real_triton(globals):
         return _real_import(name, globals, locals, fromlist, level)
-    target = "tessera" + name[len("triton"):]
+    target = _RENAMED.get(name) or "tessera" + name[len("triton"):]
     try:
         module = importlib.import_module(target)
     except ModuleNotFoundError as e:

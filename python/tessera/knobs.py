@@ -23,6 +23,10 @@ Triton's) every time it is read, unless it was assigned in this process:
     runtime.jit_cache_hook      a function called (Triton's keyword arguments) before a kernel
                                 not in memory is compiled or loaded; a true result skips it
     runtime.jit_post_compile_hook  called the same way after it was compiled or loaded
+    runtime.launch_enter_hook   a function called before each launch of a @jit kernel with its
+                                launch metadata (`.get()`: name, stream, and what the kernel's
+                                `launch_metadata=` function adds); the profiler's hook="triton"
+    runtime.launch_exit_hook    called the same way after the launch was queued
 
 Kernel arguments on a GPU still run on the GPU under TRITON_INTERPRET=1
 (Tessera picks the back end from where the arguments live); put them in
@@ -126,6 +130,8 @@ class runtime_knobs(base_knobs):
     interpret = _Env(("TRITON_INTERPRET",), bool, False)
     jit_cache_hook = _Value()
     jit_post_compile_hook = _Value()
+    launch_enter_hook = _Value()
+    launch_exit_hook = _Value()
 
 
 class compilation_knobs(base_knobs):

@@ -34,6 +34,7 @@ import threading
 import types
 import weakref
 
+from .. import knobs
 from . import arrays, kernel_cache
 from .arrays import TensorWrapper, reinterpret  # noqa: F401  (Triton's names live here too)
 
@@ -225,7 +226,7 @@ class JITFunction(KernelInterface):
         if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
             return torch_launcher(self, grid)
         d = self._dispatcher
-        if d is None:
+        if d is None or _launch_hooks_set():
             return functools.partial(self.run, grid=grid, warmup=False)
         return d.launcher(self, grid)
 
@@ -374,6 +375,8 @@ class JITFunction(KernelInterface):
             g = grid + (1,) * (3 - len(grid))  # the common case
         else:
             g = _check_grid(grid, grid_fn)
+        if _launch_hooks_set():
+            return self._run_with_launch_hooks(dispatcher, bound, g, opts, units)
         ran = dispatcher.run(bound, g, opts)
         if ran is not None:
             return ran
@@ -384,6 +387,30 @@ class JITFunction(KernelInterface):
         if ran is None:  # registered under the same key just now: a bug if it misses
             raise RuntimeError(f"tessera: internal error: no kernel for the key of '{self.__name__}'")
         return kernel
+
+    def _run_with_launch_hooks(self, dispatcher, bound, g, opts, units):
+        """A launch between knobs.runtime.launch_enter_hook and
+        launch_exit_hook, as Triton calls them (the profiler's kernel scopes)."""
+        kernel = dispatcher.run(bound, g, opts)
+        if kernel is None:  # first launch of this specialisation: compile it
+            kernel = self._compiled_for(bound, opts, units)
+            if kernel is None:
+                return None
+        device = getattr(kernel, "_device", -1)
+        stream = _current_stream(device) if device >= 0 else 0
+        meta = LazyDict({"name": self.__name__, "function": None, "stream": stream})
+        if self.launch_metadata is not None:
+            args = dict(zip(self.arg_names, bound))
+            meta.add(self.launch_metadata, (g, types.SimpleNamespace(name=self.__name__), args))
+        enter, leave = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
+        if enter is not None:
+            enter(meta)
+        ran = dispatcher.run(bound, g, opts)
+        if ran is None:  # registered under the same key just now: a bug if it misses
+            raise RuntimeError(f"tessera: internal error: no kernel for the key of '{self.__name__}'")
+        if leave is not None:
+            leave(meta)
+        return ran
 
     def _options_with(self, opts, other):
         for k in other:
@@ -708,6 +735,31 @@ def _check_backend() -> None:
             raise RuntimeError(f"TESSERA_BACKEND={b}: {why}")
         return
     raise ValueError(f"TESSERA_BACKEND={b!r} is not a back end; use 'cpu' or 'gpu'")
+
+
+def _launch_hooks_set() -> bool:
+    assigned = knobs.runtime._assigned
+    return bool(assigned) and (assigned.get("launch_enter_hook") is not None
+                               or assigned.get("launch_exit_hook") is not None)
+
+
+class LazyDict:
+    """What launch hooks receive (Triton's name): `data` holds the kernel's
+    name and stream; `get()` also runs the kernel's `launch_metadata=`
+    function, once, so hooks that do not ask pay nothing for it."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.extras = []
+
+    def add(self, func, args) -> None:
+        self.extras.append((func, args))
+
+    def get(self) -> dict:
+        for func, args in self.extras:
+            self.data.update(func(*args))
+        self.extras.clear()
+        return self.data
 
 
 def _current_stream(device: int) -> int:

@@ -9,6 +9,9 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pytest
+
 REPO = pathlib.Path(__file__).resolve().parents[3]
 
 PROGRAM = textwrap.dedent('''
@@ -86,3 +89,33 @@ def test_module_mode_and_usage(tmp_path):
     assert r.returncode == 2 and "usage: python -m tessera" in r.stderr
     r = run(["nope.py"], cwd=tmp_path)
     assert r.returncode == 2 and "can't open file 'nope.py'" in r.stderr
+
+
+def test_triton_internal_blas_and_profiler_imports_resolve(tmp_path):
+    # Tutorial 09's imports: Triton's compiled module (for its cuBLAS
+    # binding) and proton, both under their Triton names.
+    (tmp_path / "blasprog.py").write_text(textwrap.dedent('''
+        import triton.profiler as proton
+        import triton.profiler.viewer as proton_viewer
+        from triton._C.libtriton import nvidia
+        print(proton.__name__, proton_viewer.__name__, nvidia.cublas.CublasLt.__module__)
+    '''))
+    r = run([str(tmp_path / "blasprog.py")], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["tessera.profiler", "tessera.profiler.viewer",
+                                "tessera.runtime.libtriton"]
+
+
+def test_cublaslt_facade_multiplies_by_the_transpose(rng):
+    torch = pytest.importorskip("torch")
+    from tessera.runtime.libtriton import nvidia
+
+    blas = nvidia.cublas.CublasLt(torch.empty(1024, dtype=torch.uint8))
+    a = torch.from_numpy(rng.standard_normal((37, 19)).astype(np.float32))
+    b = torch.from_numpy(rng.standard_normal((23, 19)).astype(np.float32))
+    c = torch.full((37, 23), float("nan"))
+    blas.matmul(a, b, c)
+    want = a.double().numpy() @ b.double().numpy().T
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"C = A @ B.T\), so C must be 37x23, got \(23, 37\)"):
+        blas.matmul(a, b, torch.empty(23, 37))
