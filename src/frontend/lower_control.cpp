@@ -108,6 +108,7 @@ void collectAssigned(const ast::Expr &t, std::set<std::string> &out) {
 void collectAssigned(const ast::Body &body, std::set<std::string> &out) {
   for (const auto &s : body) {
     for (const auto &t : s->targets) collectAssigned(*t, out);
+    if (const ast::Expr *hinted = hintStatementTarget(*s)) out.insert(hinted->str);
     collectAssigned(s->body, out);
     collectAssigned(s->orelse, out);
   }

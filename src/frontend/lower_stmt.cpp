@@ -307,6 +307,17 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
       return;
     case K::ExprStmt:
       if (s.a->kind == ast::ExprKind::Str) return;  // docstring
+      if (const ast::Expr *target = hintStatementTarget(s)) {
+        SVal callee = expr(*s.a->a);
+        SVal current = lookupName(target->str, target->loc);
+        bool builtinHint = callee.kind == SVal::Kind::Builtin &&
+                           (callee.s == "tl.multiple_of" || callee.s == "tl.max_contiguous" ||
+                            callee.s == "tl.max_constancy");
+        if (builtinHint && current.kind == SVal::Kind::Tensor) {
+          assign(*target, expr(*s.a));
+          return;
+        }
+      }
       expr(*s.a);
       return;
     case K::Pass:
@@ -363,6 +374,17 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
       error(s.loc, "unsupported Python syntax in a kernel: " + s.name,
             "kernels support a subset of Python; see the language reference");
   }
+}
+
+const ast::Expr *hintStatementTarget(const ast::Stmt &s) {
+  if (s.kind != ast::StmtKind::ExprStmt || !s.a || s.a->kind != ast::ExprKind::Call) return nullptr;
+  const ast::Expr &call = *s.a;
+  const ast::Expr &fn = *call.a;
+  std::string_view name;
+  if (fn.kind == ast::ExprKind::Attribute || fn.kind == ast::ExprKind::Name) name = fn.str;
+  if (name != "multiple_of" && name != "max_contiguous" && name != "max_constancy") return nullptr;
+  if (call.list.empty() || call.list[0]->kind != ast::ExprKind::Name) return nullptr;
+  return call.list[0].get();
 }
 
 }  // namespace tessera::frontend

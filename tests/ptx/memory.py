@@ -60,3 +60,26 @@ def store_scalar(x_ptr, s):
 
 # PARAM: ld.param.f32 [[F:%f[0-9]+]], [store_scalar_param_1]
 # PARAM-NEXT: cvt.rn.f16.f32 %h{{[0-9]+}}, [[F]]
+
+
+# `tl.multiple_of(p, ...)` written as a statement, its result unused, still
+# tells later uses of p (Triton annotates the value itself; its grouped GEMM
+# tutorial relies on it): 16-byte loads in the loop with the hint, 4-byte
+# ones without.
+# RUN: tesserac compile %s --kernel rows --signature "*fp32:16, *fp32:16, i32, 1" --emit ptx | FileCheck %s --check-prefix=STMT-HINT
+# RUN: tesserac compile %s --kernel rows --signature "*fp32:16, *fp32:16, i32, 0" --emit ptx | FileCheck %s --check-prefix=NO-HINT
+@triton.jit
+def rows(x_ptr, y_ptr, ld, HINT: tl.constexpr):
+    ptrs = x_ptr + tl.program_id(0) * ld + tl.arange(0, 512)
+    acc = tl.zeros((512,), tl.float32)
+    for i in range(4):
+        if HINT:
+            tl.multiple_of(ptrs, 16)
+        acc += tl.load(ptrs)
+        ptrs += ld
+    tl.store(y_ptr + tl.arange(0, 512), acc)
+
+# STMT-HINT: ld.global.v4.f32
+# STMT-HINT-NOT: ld.global.f32
+# NO-HINT-NOT: ld.global.v4.f32
+# NO-HINT: ld.global.f32
