@@ -73,6 +73,9 @@ class FunctionVerifier : public OpErrorSink {
     for (const Type &t : fn_.resultTypes)
       if (std::string problem = verifier_detail::checkValueType(t); !problem.empty())
         report(fn_.loc, "function @" + fn_.name + " result type: " + problem);
+    // Most values are results of top-level ops: growing the set from empty
+    // would rehash it a dozen times on a long kernel.
+    seen_.reserve(fn_.body.args.size() + fn_.body.ops.size());
     openBlocks_.push_back(&fn_.body);
     for (const auto &arg : fn_.body.args) defineBlockArg(*arg, fn_.body, fn_.loc);
     if (fn_.body.parentOp) report(fn_.loc, "function body must not have a parent op");
