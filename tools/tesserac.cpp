@@ -163,6 +163,7 @@ int main(int argc, char **argv) {
   if (!source) return 1;
   req.fileName = file;
   req.kernel = kernel;
+  req.keepStages = {emit};
   std::vector<std::string> parts = split ? splitParts(*source) : std::vector<std::string>{*source};
   int status = 0;
   std::string text;

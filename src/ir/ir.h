@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/types.h"
+#include "support/ptr_map.h"
 #include "support/source.h"
 
 namespace tessera {
@@ -193,7 +194,7 @@ class Builder {
 // Replaces every use of `from` inside `scope` (recursively) with `to`.
 void replaceAllUsesWith(Block &scope, Value *from, Value *to);
 // Number of uses of each value in `fn`.
-std::unordered_map<const Value *, int> countUses(Function &fn);
+PtrMap<const Value *, int> countUses(Function &fn);
 // Erases `op` from its parent block (its results must be unused).
 void eraseOp(Operation *op);
 // Deep copy of `src`'s ops into `dst` (at the end) with `mapping` applied to

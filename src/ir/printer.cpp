@@ -83,13 +83,13 @@ class Namer {
   }
   // How a use of `v` is spelled (`%x`, `%3`, `%6#1`).
   std::string use(const Value *v) const {
-    auto it = names_.find(v);
-    return it == names_.end() ? "%<undefined>" : it->second;
+    const std::string *name = names_.find(v);
+    return name ? *name : "%<undefined>";
   }
   // How the results of `op` are spelled where they are defined (`%x`, `%6:2`).
   std::string resultGroup(const Operation &op) const {
-    auto it = groups_.find(&op);
-    return it == groups_.end() ? use(op.results[0].get()) : it->second;
+    const std::string *group = groups_.find(&op);
+    return group ? *group : use(op.results[0].get());
   }
 
  private:
@@ -124,8 +124,8 @@ class Namer {
   }
 
   std::unordered_map<std::string, int> hintCount_;
-  std::unordered_map<const Value *, std::string> names_;
-  std::unordered_map<const Operation *, std::string> groups_;
+  PtrMap<const Value *, std::string> names_;
+  PtrMap<const Operation *, std::string> groups_;
   int nextNumber_ = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "ir/verifier_diagnostics.h"
 #include "ir/verifier_rules.h"
+#include "support/ptr_map.h"
 
 namespace tessera {
 
@@ -72,6 +73,10 @@ class FunctionVerifier : public OpErrorSink {
     for (const Type &t : fn_.resultTypes)
       if (std::string problem = verifier_detail::checkValueType(t); !problem.empty())
         report(fn_.loc, "function @" + fn_.name + " result type: " + problem);
+    // Most values are results of top-level ops: growing the set from empty
+    // would rehash it a dozen times on a long kernel.
+    seen_.reserve(fn_.body.args.size() + fn_.body.ops.size());
+    openBlocks_.push_back(&fn_.body);
     for (const auto &arg : fn_.body.args) defineBlockArg(*arg, fn_.body, fn_.loc);
     if (fn_.body.parentOp) report(fn_.loc, "function body must not have a parent op");
     verifyBlock(fn_.body);
@@ -135,19 +140,21 @@ class FunctionVerifier : public OpErrorSink {
       structureOk = false;
     }
     // Operands: present and dominating this use.
+    // (The message is built only on failure: this loop sees every operand
+    // of the kernel after every pass.)
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const Value *v = op.operands[i];
+      if (v && dominates(v)) continue;
       std::string which = std::string(name) + ": operand #" + std::to_string(i);
       if (!v) {
         error(op, which + " is null");
-        structureOk = false;
-      } else if (!visible_.count(v)) {
-        error(op, which + (seen_.count(v) ? " is defined inside a region that does not enclose "
-                                            "this use"
-                                          : " is used before it is defined (or is not defined "
-                                            "in this function)"));
-        structureOk = false;
+      } else {
+        error(op, which + (seen_.contains(v) ? " is defined inside a region that does not "
+                                               "enclose this use"
+                                             : " is used before it is defined (or is not "
+                                               "defined in this function)"));
       }
+      structureOk = false;
     }
     // Regions see the values defined so far, plus their own arguments.
     for (size_t r = 0; r < op.regions.size(); ++r) {
@@ -155,10 +162,10 @@ class FunctionVerifier : public OpErrorSink {
       if (region.parentOp != &op)
         error(op, std::string(name) + ": region #" + std::to_string(r) +
                       " does not point back to its op");
-      size_t mark = visibleStack_.size();
+      openBlocks_.push_back(&region);
       for (const auto &arg : region.args) defineBlockArg(*arg, region, op.loc);
       verifyBlock(region);
-      popTo(mark);
+      openBlocks_.pop_back();
       if (!checkRegionEnd(region, &op, r)) structureOk = false;
     }
     // Results become visible after the op (not inside its own regions).
@@ -177,16 +184,20 @@ class FunctionVerifier : public OpErrorSink {
     if (structureOk) verifier_detail::checkOpTypes(op, module_, *this);
   }
 
-  // Values defined in a region stop being visible when it closes.
-  void popTo(size_t mark) {
-    for (size_t k = mark; k < visibleStack_.size(); ++k) visible_.erase(visibleStack_[k]);
-    visibleStack_.resize(mark);
+  // A value dominates the current op when it was defined before it (seen_)
+  // in a block that encloses it (one of openBlocks_): pre-order visits a
+  // block's ops in order, and a region's values stop dominating when it
+  // closes. One set and a short stack, rather than a set of the visible
+  // values with an erase per value at each region's end: this runs after
+  // every pass, on every operand.
+  bool dominates(const Value *v) const {
+    if (!seen_.contains(v)) return false;
+    const Block *home = v->def ? v->def->parent : v->owner;
+    for (auto b = openBlocks_.rbegin(); b != openBlocks_.rend(); ++b)
+      if (*b == home) return true;
+    return false;
   }
-  void define(const Value *v) {
-    visible_.insert(v);
-    seen_.insert(v);
-    visibleStack_.push_back(v);
-  }
+  void define(const Value *v) { seen_.insert(v); }
 
   // A region (or the function body when `op` is null) must end in its
   // terminator; returns false when it does not.
@@ -231,9 +242,8 @@ class FunctionVerifier : public OpErrorSink {
   const Module *module_;
   size_t maxErrors_;
   std::vector<Diagnostic> &out_;
-  std::unordered_set<const Value *> visible_;  // values that dominate the current point
-  std::unordered_set<const Value *> seen_;     // every value defined so far
-  std::vector<const Value *> visibleStack_;    // visible_ in definition order
+  PtrSet<const Value *> seen_;             // every value defined so far
+  std::vector<const Block *> openBlocks_;  // the function body and the regions around this op
 };
 
 std::string firstAsString(const std::vector<Diagnostic> &errors) {

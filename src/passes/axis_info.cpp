@@ -22,8 +22,7 @@ AxisInfo AxisInfo::unknown(int rank) {
 }
 
 const AxisInfo *AxisInfoMap::lookup(const Value *v) const {
-  auto it = map_.find(v);
-  return it == map_.end() ? nullptr : &it->second;
+  return map_.find(v);
 }
 
 int64_t highestPow2Divisor(int64_t v) {

@@ -44,14 +44,15 @@ struct AxisInfo {
 
 class AxisInfoMap {
  public:
-  // The info of `v`, or null when the analysis did not see `v`.
+  // The info of `v`, or null when the analysis did not see `v` (valid until
+  // the next set()).
   const AxisInfo *lookup(const Value *v) const;
   // The info of `v`, or unknown() of v's rank when the analysis did not see it.
   AxisInfo get(const Value *v) const;
   void set(const Value *v, AxisInfo info) { map_[v] = std::move(info); }
 
  private:
-  std::unordered_map<const Value *, AxisInfo> map_;
+  PtrMap<const Value *, AxisInfo> map_;
 };
 
 // Analyses every value of `fn` (nested regions included). Values of float

@@ -155,7 +155,7 @@ class DCE {
 
   Function &fn_;
   Graveyard &gy_;
-  std::unordered_map<const Value *, int> uses_;
+  PtrMap<const Value *, int> uses_;
   std::vector<std::unique_ptr<Value>> deadArgs_;
   bool changed_ = false;
 };

@@ -59,9 +59,9 @@ Value *makeConstant(Builder &b, const Type &t, const Scalar &s) {
 Value *ValueMap::lookup(Value *v) const {
   // Chains (a -> b -> c) arise when a replacement is itself replaced later.
   for (int guard = 0; guard < 1000; ++guard) {
-    auto it = map_.find(v);
-    if (it == map_.end() || it->second == v) return v;
-    v = it->second;
+    Value *const *to = map_.find(v);
+    if (!to || *to == v) return v;
+    v = *to;
   }
   return v;
 }

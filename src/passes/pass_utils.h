@@ -49,7 +49,7 @@ class ValueMap {
   bool empty() const { return map_.empty(); }
 
  private:
-  std::unordered_map<Value *, Value *> map_;
+  PtrMap<Value *, Value *> map_;
 };
 
 // Ops removed from the IR are parked here rather than destroyed until the

@@ -95,6 +95,13 @@ double msSince(Clock::time_point start) {
 // The whole pipeline after lowering: the Tile IR passes on the kernel (what
 // the interpreter runs), then, for a GPU target, the GPU passes on a copy and
 // PTX emission. Every pass goes through runPasses, with the same options.
+bool keepsStage(const CompileRequest &req, std::string_view stage) {
+  if (req.keepStages.empty()) return true;
+  for (const std::string &s : req.keepStages)
+    if (s == stage) return true;
+  return false;
+}
+
 void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &req,
                  std::vector<std::pair<std::string, std::string>> &stages,
                  std::vector<PassTiming> *timings) {
@@ -109,7 +116,7 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   PassPipelineOptions opts = pipelineOptions(req, timings);
   PrintOptions po;
   if (req.optimize) runPasses(tile, tilePasses, opts);
-  stages.emplace_back("ttir", printModule(tile, po));
+  if (keepsStage(req, "ttir")) stages.emplace_back("ttir", printModule(tile, po));
   if (req.target.empty()) return;
   ptx::PtxOptions gpu;
   if (!ptx::parseTarget(req.target, gpu.target))
@@ -127,11 +134,11 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   auto copy = cloneModule(tile);
   ptx::prepareModule(*copy, gpu);
   runPasses(*copy, ptx::gpuPipeline(), opts);
-  stages.emplace_back("ttgir", printModule(*copy, po));
+  if (keepsStage(req, "ttgir")) stages.emplace_back("ttgir", printModule(*copy, po));
   Clock::time_point start = Clock::now();
   ptx::PtxKernel p = ptx::emitPtx(*copy, gpu);
   if (timings) timings->push_back({"emit-ptx", msSince(start)});
-  stages.emplace_back("ptx", std::move(p.ptx));
+  if (keepsStage(req, "ptx")) stages.emplace_back("ptx", std::move(p.ptx));
 }
 
 }  // namespace
@@ -250,7 +257,8 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
     for (size_t u = 0; u < units.size(); ++u) lowerUnits.push_back({&mods[u], &units[u].globals});
     k->module_ = frontend::lowerKernel(sm, lowerUnits, req.kernel, req.args, req.lower);
     PrintOptions po;
-    k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));
+    if (keepsStage(req, "ttir-initial"))
+      k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));
     std::string err = verify(*k->module_);
     if (!err.empty()) internalError("frontend lowering", "produced invalid IR: " + err);
     if (timings) timings->push_back({"parse and lower", msSince(start)});

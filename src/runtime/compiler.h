@@ -59,6 +59,11 @@ struct CompileRequest {
   std::string target;
   int numWarps = 4;
   int numStages = 3;  // software pipelining depth of loops (1: none)
+  // The stages whose text the kernel keeps (stages(), ir()); empty: all of
+  // them, as the API, kernel.asm and the disk cache want. Printing a stage
+  // nobody reads costs as much as a pass on a long kernel, so tesserac keeps
+  // only the one it emits.
+  std::vector<std::string> keepStages;
 };
 
 // The default Tile IR pipeline. The GPU passes follow it for a GPU target

@@ -126,7 +126,7 @@ class Assigner {
   void duplicateLeaves() {
     for (bool again = true; again;) {
       again = false;
-      std::unordered_map<const Value *, int> uses = countUses(fn_);
+      PtrMap<const Value *, int> uses = countUses(fn_);
       std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
       fn_.walk([&](Operation *op) {
         for (unsigned i = 0; i < op->operands.size(); ++i) {
@@ -138,13 +138,10 @@ class Assigner {
             sites.push_back({op, i});
         }
       });
-      std::unordered_map<const Value *, bool> firstKept;
+      PtrSet<const Value *> firstKept;
       for (auto [user, i] : sites) {
         Value *v = user->operands[i];
-        if (!firstKept[v]) {
-          firstKept[v] = true;
-          continue;
-        }
+        if (firstKept.insert(v)) continue;
         Operation *def = v->def;
         Operation *at = user;
         while (at->parent != def->parent && at->parent->parentOp) at = at->parent->parentOp;
@@ -351,16 +348,16 @@ class Assigner {
       else if (vecOf(l, l.shape) > vecOf(it->second, l.shape))
         it->second = l;
     }
+    // Layouts are never unset, so the search for the first value without
+    // one resumes where the last one stopped (restarting it from the front
+    // made this quadratic in the number of classes).
+    size_t next = 0;
     for (;;) {
       while (flow()) {
       }
-      Value *unset = nullptr;
-      for (Value *v : order_)
-        if (!layoutOf(v)) {
-          unset = v;
-          break;
-        }
-      if (!unset) break;
+      while (next < order_.size() && layoutOf(order_[next])) ++next;
+      if (next == order_.size()) break;
+      Value *unset = order_[next];
       setIfUnset(unset, LinearLayout::defaultFor(unset->type.shape, numWarps_));
     }
   }

@@ -222,8 +222,7 @@ std::string Emitter::ownerPred(const LinearLayout &l) {
 
 int Emitter::useCount(const Value *v) {
   if (!uses_) uses_ = countUses(fn_);
-  auto it = uses_->find(v);
-  return it == uses_->end() ? 0 : it->second;
+  return uses_->get(v, 0);
 }
 
 bool Emitter::usesWgmma() {

@@ -203,7 +203,7 @@ class Emitter {
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
   std::unordered_map<const Value *, Regs> regs_;
-  std::optional<std::unordered_map<const Value *, int>> uses_;
+  std::optional<PtrMap<const Value *, int>> uses_;
   std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
   // Where scalarOp puts its float32 result, when set: the loop-carried
   // register an elementwise op updates in place (see emitOp).

@@ -578,7 +578,7 @@ class Pipeliner {
   void eraseDeadPureOps() {
     for (bool changed = true; changed;) {
       changed = false;
-      std::unordered_map<const Value *, int> uses;
+      PtrMap<const Value *, int> uses;
       for (auto &o : body_.ops)
         o->walk([&](Operation *op) {
           for (Value *v : op->operands) ++uses[v];
@@ -605,7 +605,7 @@ class Pipeliner {
   bool archSpecific_;
   int64_t step_ = 1;
   Builder pre_;  // before the loop
-  std::unordered_map<const Value *, int> uses_;
+  PtrMap<const Value *, int> uses_;
   AxisInfoMap info_;
   std::vector<Advancing> advancing_;
   std::unordered_set<Operation *> loads_;      // the candidates'
