@@ -151,6 +151,16 @@ SVal makeTensorDescriptor(Lowerer &l, A &a) {
   std::vector<Value *> shape = descScalars(l, a["shape"], DType::I32, a.locOf("shape"), "shape");
   std::vector<Value *> strides =
       descScalars(l, a["strides"], DType::I64, a.locOf("strides"), "strides");
+  // Triton documents the contract of a descriptor made in a kernel: the base
+  // 16-byte aligned, every stride but the last a multiple of 16 bytes. Said
+  // to axis info, the tiles' rows load as 16-byte vectors.
+  auto hinted = [&](Value *v, int64_t divisibility) {
+    return l.emit(OpCode::Hint, {v}, v->type, a.loc,
+                  {{"divisibility", std::vector<int64_t>{divisibility}}});
+  };
+  base = hinted(base, 16);
+  int64_t strideElems = std::max<int64_t>(1, 16 / byteSize(elem));
+  for (size_t i = 0; i + 1 < n; ++i) strides[i] = hinted(strides[i], strideElems);
   return descriptorValue(base, shape, strides, block, pad == "nan");
 }
 

@@ -83,3 +83,21 @@ def rows(x_ptr, y_ptr, ld, HINT: tl.constexpr):
 # STMT-HINT-NOT: ld.global.f32
 # NO-HINT-NOT: ld.global.v4.f32
 # NO-HINT: ld.global.f32
+
+
+# A descriptor made in the kernel promises what Triton documents: a 16-byte
+# aligned base and strides of whole 16-byte units, so its rows load as
+# 16-byte vectors from an unaligned pointer argument with a run-time stride
+# (where the last extent n keeps the bounds mask whole over 8 elements; the
+# tensor memory accelerator, not used yet, would not need that).
+# RUN: tesserac compile %s --kernel desc_copy --signature "*fp16, *fp16:16, i32, i32:16, i32" --emit ptx | FileCheck %s --check-prefix=DESC
+@triton.jit
+def desc_copy(x_ptr, y_ptr, m, n, ld):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[m, n], strides=[ld, 1], block_shape=[32, 64])
+    tile = desc.load([tl.program_id(0) * 32, 0])
+    rows = tl.arange(0, 32)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    tl.store(y_ptr + rows * 64 + cols, tile)
+
+# DESC: ld.global.v4.b32
+# DESC-NOT: ld.global.b16
