@@ -59,6 +59,8 @@ constexpr int kFuncNumRegs = 4;
 constexpr int kFuncPtxVersion = 5;
 constexpr int kFuncBinaryVersion = 6;
 constexpr int kFuncMaxDynamicSharedSizeBytes = 8;
+constexpr int kFuncPreferredSharedMemoryCarveout = 9;
+constexpr int kCarveoutMaxShared = 100;  // percent of the unified L1/shared memory
 // CUjit_option
 constexpr int kJitInfoLogBuffer = 3;
 constexpr int kJitInfoLogBufferSizeBytes = 4;
@@ -463,6 +465,13 @@ void LoadedKernel::enableDynamicShared(int bytes) const {
                 std::to_string(info.sharedPerBlockOptin) +
                 "; use fewer num_stages or smaller blocks");
   check(driver().cuFuncSetAttribute(function_, kFuncMaxDynamicSharedSizeBytes, bytes),
+        "cuFuncSetAttribute", name_);
+  // Without a preference the driver may configure only as much shared memory
+  // as one block needs, leaving room for a second block's unused: a kernel
+  // this large wants every block the SM can hold (Triton prefers shared
+  // memory for such kernels too).
+  check(driver().cuFuncSetAttribute(function_, kFuncPreferredSharedMemoryCarveout,
+                                    kCarveoutMaxShared),
         "cuFuncSetAttribute", name_);
   dynamicSharedLimit_.store(bytes);
 }
