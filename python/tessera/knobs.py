@@ -27,6 +27,10 @@ Triton's) every time it is read, unless it was assigned in this process:
                                 launch metadata (`.get()`: name, stream, and what the kernel's
                                 `launch_metadata=` function adds); the profiler's hook="triton"
     runtime.launch_exit_hook    called the same way after the launch was queued
+    nvidia.ptxas, .cuobjdump, .nvdisasm  NVIDIA's tools as Triton reports them (`path`, `version`):
+                                TRITON_PTXAS_PATH (...) or the one on PATH. Tessera's kernels
+                                are assembled by the driver, not by these; programs that check
+                                the toolkit's version (`knobs.nvidia.ptxas.version`) read it here
 
 Kernel arguments on a GPU still run on the GPU under TRITON_INTERPRET=1
 (Tessera picks the back end from where the arguments live); put them in
@@ -37,6 +41,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
+import subprocess
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -113,7 +120,7 @@ class base_knobs:
             self._assigned = saved
 
     def __repr__(self) -> str:
-        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, (_Env, _Value))]
+        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, (_Env, _Value, _Tool))]
         return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in knobs)})"
 
 
@@ -147,7 +154,67 @@ class autotuning_knobs(base_knobs):
     cache = _Env(("TESSERA_CACHE_AUTOTUNING", "TRITON_CACHE_AUTOTUNING"), bool, False)
 
 
+class NvidiaTool:
+    """An NVIDIA command-line tool: its path (None when not found) and
+    version ("12.8", from `TOOL --version`; None without the tool)."""
+
+    def __init__(self, path):
+        self.path = path
+        self._version = False
+
+    @property
+    def version(self):
+        if self._version is False:
+            self._version = None
+            if self.path:
+                try:
+                    out = subprocess.run([self.path, "--version"], capture_output=True, text=True,
+                                         timeout=30).stdout
+                    m = re.search(r"release (\d+\.\d+)", out)
+                    self._version = m.group(1) if m else None
+                except (OSError, subprocess.SubprocessError):
+                    pass
+        return self._version
+
+    def __repr__(self) -> str:
+        return f"NvidiaTool(path={self.path!r})"
+
+
+class _Tool:
+    """A knob naming a tool: TRITON_<NAME>_PATH, else the tool on PATH."""
+
+    def __set_name__(self, owner, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        if self.attr in group._assigned:
+            return group._assigned[self.attr]
+        path = os.environ.get(f"TRITON_{self.attr.upper()}_PATH") or shutil.which(self.attr)
+        if path not in group._tools:
+            group._tools[path] = NvidiaTool(path)
+        return group._tools[path]
+
+    def __set__(self, group, value) -> None:
+        group._assigned[self.attr] = value
+
+    def __delete__(self, group) -> None:
+        group._assigned.pop(self.attr, None)
+
+
+class nvidia_knobs(base_knobs):
+    ptxas = _Tool()
+    cuobjdump = _Tool()
+    nvdisasm = _Tool()
+
+    def __init__(self):
+        super().__init__()
+        self._tools = {}  # path -> NvidiaTool, so a version is asked for once
+
+
 cache = cache_knobs()
 runtime = runtime_knobs()
 compilation = compilation_knobs()
 autotuning = autotuning_knobs()
+nvidia = nvidia_knobs()

@@ -100,3 +100,20 @@ def test_passes_knob_selects_the_tile_ir_pipeline_and_keys_the_cache(monkeypatch
         assert triton.JITFunction(folded.fn)[(1,)](out, 5).asm["ttir"] == asm["none"]["ttir"]
     finally:
         del triton.knobs.compilation.passes
+
+
+def test_nvidia_tools_report_path_and_version(monkeypatch, tmp_path):
+    # A stand-in tool whose --version says what NVIDIA's tools say.
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho 'ptxas: NVIDIA (R) Ptx optimizing assembler'\n"
+                    "echo 'Cuda compilation tools, release 12.7, V12.7.33'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("TRITON_PTXAS_PATH", str(fake))
+    tool = triton.knobs.nvidia.ptxas
+    assert tool.path == str(fake) and tool.version == "12.7"
+    monkeypatch.setenv("TRITON_PTXAS_PATH", str(tmp_path / "missing"))
+    assert triton.knobs.nvidia.ptxas.version is None  # no such tool: no version, no error
+    monkeypatch.delenv("TRITON_PTXAS_PATH")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert triton.knobs.nvidia.ptxas.path == str(fake)  # found on PATH
+    assert "ptxas" in repr(triton.knobs.nvidia)
