@@ -54,7 +54,11 @@ class Canonicalizer {
     vm_ = ValueMap();
     sweepBlock(fn_.body);
     vm_.apply(fn_);
-    removeDeadOps(fn_.body);
+    // One removal leaves no dead pure op behind (it walks backwards, so a
+    // chain dies in one go); a sweep that changed nothing has nothing new
+    // for it, and on a long kernel it is a full walk and a use count.
+    if (changed_ || !deadOpsRemoved_) removeDeadOps(fn_.body);
+    deadOpsRemoved_ = true;
     return changed_;
   }
 
@@ -409,6 +413,7 @@ class Canonicalizer {
   Graveyard &gy_;
   ValueMap vm_;
   bool changed_ = false;
+  bool deadOpsRemoved_ = false;
 };
 
 }  // namespace
