@@ -130,10 +130,13 @@ Regs Emitter::spread(const Value *v, size_t n) const {
   return Regs(n, r.at(0));
 }
 
-LinearLayout Emitter::layoutOf(const Value *v) const {
+const LinearLayout &Emitter::layoutOf(const Value *v) const {
+  std::list<LinearLayout> &parsed = layouts_[v->type.layout];
+  for (const LinearLayout &l : parsed)
+    if (l.shape == v->type.shape) return l;
   auto l = LinearLayout::parse(v->type.layout, v->type.shape);
   if (!l) internalError("emit-ptx", "tile without a valid layout: " + v->type.str());
-  return *l;
+  return parsed.emplace_back(std::move(*l));
 }
 
 void Emitter::unsupported(const Operation &op, const std::string &what) const {

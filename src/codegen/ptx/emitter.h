@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <list>
 #include <map>
 #include <optional>
 #include <set>
@@ -65,7 +66,9 @@ class Emitter {
   // The registers of operand `v` seen as a tile of `n` registers: a scalar
   // is repeated.
   Regs spread(const Value *v, size_t n) const;
-  LinearLayout layoutOf(const Value *v) const;
+  // The layout of tile `v`, parsed once per distinct (layout, shape): valid
+  // for the emitter's lifetime.
+  const LinearLayout &layoutOf(const Value *v) const;
   int numThreads() const { return 32 * opts_.numWarps; }
   const PtxOptions &opts() const { return opts_; }
   [[noreturn]] void unsupported(const Operation &op, const std::string &what) const;
@@ -210,6 +213,10 @@ class Emitter {
   std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
+  // Parsed layouts by layout text, then shape: a kernel has a few distinct
+  // layouts and every op asks for its result's, so parsing the text each
+  // time cost more than emitting the op. Node-based, so references last.
+  mutable std::unordered_map<std::string, std::list<LinearLayout>> layouts_;
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index
   std::vector<std::string> strings_;  // global strings, by index
