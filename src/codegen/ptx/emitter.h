@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -62,7 +63,13 @@ class Emitter {
   std::string newLabel() { return "$L" + std::to_string(labels_++); }
   void label(const std::string &l) { body_ += l + ":\n"; }
   const Regs &get(const Value *v) const;
-  void set(const Value *v, Regs r) { regs_[v] = std::move(r); }
+  void set(const Value *v, Regs r) {
+    std::unique_ptr<Regs> &slot = regs_[v];
+    if (slot)
+      *slot = std::move(r);
+    else
+      slot = std::make_unique<Regs>(std::move(r));
+  }
   // The registers of operand `v` seen as a tile of `n` registers: a scalar
   // is repeated.
   Regs spread(const Value *v, size_t n) const;
@@ -205,7 +212,9 @@ class Emitter {
   int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
-  std::unordered_map<const Value *, Regs> regs_;
+  // Flat (one probe per lookup, no modulo), with each value's registers
+  // behind a pointer so that get()'s references survive later set()s.
+  PtrMap<const Value *, std::unique_ptr<Regs>> regs_;
   std::optional<PtrMap<const Value *, int>> uses_;
   std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
   // Where scalarOp puts its float32 result, when set: the loop-carried
