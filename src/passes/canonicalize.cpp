@@ -394,6 +394,7 @@ class Canonicalizer {
     auto uses = countUses(fn_);
     std::function<void(Block &)> walk = [&](Block &b) {
       std::vector<Operation *> ops;
+      ops.reserve(b.ops.size());
       for (auto &o : b.ops) ops.push_back(o.get());
       for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
         Operation *op = *it;
