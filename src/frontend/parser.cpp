@@ -116,8 +116,8 @@ ExprPtr Parser::newExpr(ExprKind kind, SourceLoc loc) {
 
 uint32_t Parser::heightOf(const ast::Expr *e) const {
   if (!e) return 0;
-  auto it = heights_->find(e);
-  return it == heights_->end() ? 1 : it->second;
+  const uint32_t *h = heights_->find(e);
+  return h ? *h : 1;
 }
 
 ExprPtr Parser::finish(ExprPtr e) {

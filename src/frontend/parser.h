@@ -31,10 +31,10 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <unordered_map>
 
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
+#include "support/ptr_map.h"
 #include "support/source.h"
 
 namespace tessera::frontend {
@@ -62,8 +62,9 @@ class DepthGuard {
   int &counter_;
 };
 
-// Height of every expression node built so far (see Parser::finish).
-using HeightMap = std::unordered_map<const ast::Expr *, uint32_t>;
+// Height of every expression node built so far (see Parser::finish); flat,
+// as a long kernel has a few nodes per line.
+using HeightMap = PtrMap<const ast::Expr *, uint32_t>;
 
 // The recursive-descent parser; shared by parser.cpp (statements),
 // parse_expr.cpp (expressions) and parse_fstring.cpp (string literals).
