@@ -534,7 +534,10 @@ void Analysis::analyzeWhile(Operation *op) {
 void Analysis::analyzeOp(Operation *op) {
   auto nOps = op->operands.size();
   auto res = [&](AxisInfo a) { setResult(op, 0, std::move(a)); };
-  const Type rt = op->results.empty() ? Type::voidTy() : op->result(0)->type;
+  // A reference: after assign-layouts a type carries its layout's text, and
+  // copying it for every op was a string allocation each.
+  static const Type kVoid = Type::voidTy();
+  const Type &rt = op->results.empty() ? kVoid : op->result(0)->type;
   const AxisDims shape = shapeOf(rt);
   const int R = static_cast<int>(shape.size());
   // Elementwise ops outside the integer rules: equal operands give equal results.
