@@ -116,7 +116,7 @@ std::string Emitter::reg(RegClass c) {
 }
 
 const Regs &Emitter::get(const Value *v) const {
-  const std::unique_ptr<Regs> *r = regs_.find(v);
+  Regs *const *r = regs_.find(v);
   if (!r) internalError("emit-ptx", "a value was used before it was emitted");
   return **r;
 }
@@ -280,7 +280,7 @@ void Emitter::waitForWgmmaReaders(const Operation &op) {
   for (size_t i = 0; i < op.operands.size(); ++i) {
     // The next wgmma of the chain reads its accumulator in the async proxy.
     if (op.code == OpCode::Dot && i == 2 && op.intAttr("overlap", 0)) continue;
-    const std::unique_ptr<Regs> *regs = regs_.find(op.operand(i));
+    Regs *const *regs = regs_.find(op.operand(i));
     if (!regs) continue;
     for (const std::string &r : **regs)
       if (wgmmaInFlight_.count(r)) {

@@ -18,9 +18,9 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <list>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -64,11 +64,11 @@ class Emitter {
   void label(const std::string &l) { body_ += l + ":\n"; }
   const Regs &get(const Value *v) const;
   void set(const Value *v, Regs r) {
-    std::unique_ptr<Regs> &slot = regs_[v];
+    Regs *&slot = regs_[v];
     if (slot)
       *slot = std::move(r);
     else
-      slot = std::make_unique<Regs>(std::move(r));
+      slot = &regStore_.emplace_back(std::move(r));
   }
   // The registers of operand `v` seen as a tile of `n` registers: a scalar
   // is repeated.
@@ -212,9 +212,10 @@ class Emitter {
   int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
-  // Flat (one probe per lookup, no modulo), with each value's registers
-  // behind a pointer so that get()'s references survive later set()s.
-  PtrMap<const Value *, std::unique_ptr<Regs>> regs_;
+  // Flat (one probe per lookup, no modulo), with each value's registers in
+  // a deque, which never moves them: get()'s references survive later set()s.
+  PtrMap<const Value *, Regs *> regs_;
+  std::deque<Regs> regStore_;
   std::optional<PtrMap<const Value *, int>> uses_;
   std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
   // Where scalarOp puts its float32 result, when set: the loop-carried
