@@ -389,9 +389,12 @@ class Canonicalizer {
   }
 
   // Erases pure, region-free ops whose results are unused (innermost and
-  // last first, so chains of dead ops go in one pass).
+  // last first, so chains of dead ops go in one pass). Every user of a value
+  // comes after its definition in this order's reverse, so a value is live
+  // exactly when an op kept before reaching it reads it: one set of those,
+  // instead of counting every use of the kernel first.
   void removeDeadOps(Block &top) {
-    auto uses = countUses(fn_);
+    PtrSet<const Value *> read;
     std::function<void(Block &)> walk = [&](Block &b) {
       std::vector<Operation *> ops;
       ops.reserve(b.ops.size());
@@ -399,12 +402,15 @@ class Canonicalizer {
       for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
         Operation *op = *it;
         for (auto &r : op->regions) walk(*r);
-        if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
-        bool used = false;
-        for (auto &r : op->results) used |= uses[r.get()] > 0;
-        if (used) continue;
-        for (Value *v : op->operands) --uses[v];
-        gy_.bury(op);
+        if (hasFlag(op->code, opflags::Pure) && op->regions.empty()) {
+          bool used = false;
+          for (auto &r : op->results) used = used || read.contains(r.get());
+          if (!used) {
+            gy_.bury(op);
+            continue;
+          }
+        }
+        for (Value *v : op->operands) read.insert(v);
       }
     };
     walk(top);
