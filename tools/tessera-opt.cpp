@@ -204,6 +204,9 @@ std::vector<Diagnostic> processChunk(SourceManager &sm, uint32_t fileId, const O
   if (!errors.empty()) return errors;
   PrintOptions printOpts{opts.printLocations, &sm};
   PassPipelineOptions pipeline;
+  // Always verified, release build or not: this tool is where a pass is
+  // developed and tested, on inputs small enough that the checks cost nothing.
+  pipeline.verifyEach = true;
   pipeline.printAfter.insert(opts.printAfter.begin(), opts.printAfter.end());
   pipeline.printAfterAll = opts.printAfterAll;
   pipeline.print = [&](const std::string &pass, const Module &m) {

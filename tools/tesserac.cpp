@@ -164,6 +164,7 @@ int main(int argc, char **argv) {
   req.fileName = file;
   req.kernel = kernel;
   req.keepStages = {emit};
+  req.stagesOnly = true;  // printed, never run
   std::vector<std::string> parts = split ? splitParts(*source) : std::vector<std::string>{*source};
   int status = 0;
   std::string text;

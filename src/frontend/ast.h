@@ -89,6 +89,10 @@ struct Expr {
   UnaryOp unop = UnaryOp::Neg;
   BoolOp boolop = BoolOp::And;
   std::vector<CmpOp> cmpops;
+  // Levels of nodes below and including this one, kept by the parser to
+  // refuse expressions nested too deeply (Parser::finish). In the node: a
+  // side table of every node's height cost a hash probe per node.
+  uint32_t height = 1;
 };
 
 struct Param {

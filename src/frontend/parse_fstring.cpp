@@ -196,7 +196,7 @@ void Parser::appendFString(const Token &t, std::vector<ExprPtr> &parts) {
 
 ExprPtr Parser::parseReplacementField(uint32_t begin, uint32_t end) {
   DepthGuard guard(depth_, lexer_.locAt(begin), "expression nested too deeply");
-  Parser nested(sm_, Lexer::embedded(sm_, fileId_, begin, end), depth_, heights_);
+  Parser nested(sm_, Lexer::embedded(sm_, fileId_, begin, end), depth_);
   ExprPtr e = nested.atKeyword("yield") ? nested.parseYield() : nested.parseTestListStar(false);
   if (nested.tok().kind != TokKind::Eof)
     nested.errorExpected("'}'", "after the f-string expression");

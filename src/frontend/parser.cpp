@@ -35,12 +35,8 @@ DepthGuard::DepthGuard(int &counter, SourceLoc loc, const char *message) : count
 Parser::Parser(const SourceManager &sm, uint32_t fileId)
     : sm_(sm), fileId_(fileId), lexer_(sm, fileId) {}
 
-Parser::Parser(const SourceManager &sm, Lexer lexer, int depth, HeightMap *heights)
-    : sm_(sm),
-      fileId_(lexer.fileId()),
-      lexer_(std::move(lexer)),
-      depth_(depth),
-      heights_(heights) {}
+Parser::Parser(const SourceManager &sm, Lexer lexer, int depth)
+    : sm_(sm), fileId_(lexer.fileId()), lexer_(std::move(lexer)), depth_(depth) {}
 
 // ---------------------------------------------------------------- tokens
 
@@ -108,16 +104,11 @@ ExprPtr Parser::newExpr(ExprKind kind, SourceLoc loc) {
   auto e = std::make_unique<ast::Expr>();
   e->kind = kind;
   e->loc = loc;
-  // Registered at creation so that a stale entry for a reused address can
-  // never be read.
-  (*heights_)[e.get()] = 1;
   return e;
 }
 
 uint32_t Parser::heightOf(const ast::Expr *e) const {
-  if (!e) return 0;
-  auto it = heights_->find(e);
-  return it == heights_->end() ? 1 : it->second;
+  return e ? e->height : 0;
 }
 
 ExprPtr Parser::finish(ExprPtr e) {
@@ -128,7 +119,7 @@ ExprPtr Parser::finish(ExprPtr e) {
   if (h > static_cast<uint32_t>(kMaxNesting))
     error(e->loc, "expression nested too deeply",
           "split the expression into smaller pieces with intermediate variables");
-  (*heights_)[e.get()] = h;
+  e->height = h;
   return e;
 }
 
@@ -156,7 +147,6 @@ ast::Module Parser::parseModule(bool strict) {
     bool haveStart = false;
     uint32_t startLine = 0;
     try {
-      heights_->clear();
       currentTopLevelDef_.clear();
       topLevelHeaderLine_ = 0;
       if (tok().kind == TokKind::Eof) break;

@@ -31,7 +31,6 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <unordered_map>
 
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
@@ -62,9 +61,6 @@ class DepthGuard {
   int &counter_;
 };
 
-// Height of every expression node built so far (see Parser::finish).
-using HeightMap = std::unordered_map<const ast::Expr *, uint32_t>;
-
 // The recursive-descent parser; shared by parser.cpp (statements),
 // parse_expr.cpp (expressions) and parse_fstring.cpp (string literals).
 class Parser {
@@ -76,7 +72,7 @@ class Parser {
  private:
   // A parser over an f-string replacement field, sharing the nesting budget
   // of its parent.
-  Parser(const SourceManager &sm, Lexer lexer, int depth, HeightMap *heights);
+  Parser(const SourceManager &sm, Lexer lexer, int depth);
 
   // --- tokens
   const Token &tok() { return peek(0); }
@@ -162,11 +158,9 @@ class Parser {
   std::deque<Token> lookahead_;
   int depth_ = 0;
   int stmtDepth_ = 0;
-  uint32_t lastLine_ = 0;  // line of the last consumed token
-  HeightMap ownHeights_;
-  HeightMap *heights_ = &ownHeights_;  // shared with nested f-string parsers
-  std::string currentTopLevelDef_;     // lenient mode: name of the def being parsed
-  uint32_t topLevelHeaderLine_ = 0;    // lenient mode: line of its `def`/`class`
+  uint32_t lastLine_ = 0;            // line of the last consumed token
+  std::string currentTopLevelDef_;   // lenient mode: name of the def being parsed
+  uint32_t topLevelHeaderLine_ = 0;  // lenient mode: line of its `def`/`class`
 };
 
 }  // namespace detail

@@ -22,7 +22,17 @@ AxisInfo AxisInfo::unknown(int rank) {
 }
 
 const AxisInfo *AxisInfoMap::lookup(const Value *v) const {
-  return map_.find(v);
+  const uint32_t *i = index_.find(v);
+  return i ? &infos_[*i] : nullptr;
+}
+
+void AxisInfoMap::set(const Value *v, AxisInfo info) {
+  if (const uint32_t *i = index_.find(v)) {
+    infos_[*i] = std::move(info);
+    return;
+  }
+  index_[v] = static_cast<uint32_t>(infos_.size());
+  infos_.push_back(std::move(info));
 }
 
 int64_t highestPow2Divisor(int64_t v) {
@@ -38,9 +48,10 @@ namespace {
 using namespace passes;
 using I64 = int64_t;
 
-std::vector<I64> shapeOf(const Type &t) {
-  if (t.isTile() && !t.shape.empty()) return t.shape;
-  return {1};
+// In place (AxisDims): asked for each operand and result of every op.
+AxisDims shapeOf(const Type &t) {
+  if (t.isTile() && !t.shape.empty()) return AxisDims(t.shape);
+  return AxisDims(1, 1);
 }
 
 int rankOf(const Type &t) {
@@ -97,7 +108,7 @@ AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
 }
 
 // Every element equal to `c` (an integer of a value of shape `shape`).
-AxisInfo constantInfo(I64 c, const std::vector<I64> &shape) {
+AxisInfo constantInfo(I64 c, const AxisDims &shape) {
   AxisInfo a = AxisInfo::unknown(static_cast<int>(shape.size()));
   a.constant = c;
   a.divisibility.assign(shape.size(), highestPow2Divisor(c));
@@ -106,7 +117,7 @@ AxisInfo constantInfo(I64 c, const std::vector<I64> &shape) {
 }
 
 // A scalar's info spread over `shape`.
-AxisInfo splatInfo(const AxisInfo &s, I64 unit, const std::vector<I64> &shape) {
+AxisInfo splatInfo(const AxisInfo &s, I64 unit, const AxisDims &shape) {
   AxisInfo a = AxisInfo::unknown(static_cast<int>(shape.size()));
   a.divisibility.assign(shape.size(), elemDivAll(s, unit));
   a.constancy = shape;
@@ -146,7 +157,7 @@ class Analysis {
   // tile op counts as its splat).
   AxisInfo operandAs(const Value *v, const Type &rt) const {
     AxisInfo a = get(v);
-    std::vector<I64> shape = shapeOf(rt);
+    AxisDims shape = shapeOf(rt);
     if (a.rank() == static_cast<int>(shape.size()) && shapeOf(v->type) == shape) return a;
     if (!v->type.isTile()) return splatInfo(a, unitOf(v->type), shape);
     return AxisInfo::unknown(static_cast<int>(shape.size()));
@@ -154,7 +165,7 @@ class Analysis {
 
   // Clamps to the shape, and forgets what is meaningless for floats.
   static AxisInfo finalize(AxisInfo a, const Type &t) {
-    std::vector<I64> shape = shapeOf(t);
+    AxisDims shape = shapeOf(t);
     if (a.rank() != static_cast<int>(shape.size())) a = AxisInfo::unknown(shape.size());
     bool tracked = t.isIntLike() || t.isPtrLike();
     if (!tracked) a.constant.reset();
@@ -380,7 +391,7 @@ AxisInfo Analysis::reshapeInfo(Operation *op) {
   Value *x = op->operand(0);
   const Type &rt = op->result(0)->type;
   AxisInfo a = get(x);
-  std::vector<I64> in = shapeOf(x->type), out = shapeOf(rt);
+  AxisDims in = shapeOf(x->type), out = shapeOf(rt);
   AxisInfo o = AxisInfo::unknown(static_cast<int>(out.size()));
   I64 unit = unitOf(rt);
   I64 ed = elemDivAll(a, unit);
@@ -523,8 +534,11 @@ void Analysis::analyzeWhile(Operation *op) {
 void Analysis::analyzeOp(Operation *op) {
   auto nOps = op->operands.size();
   auto res = [&](AxisInfo a) { setResult(op, 0, std::move(a)); };
-  const Type rt = op->results.empty() ? Type::voidTy() : op->result(0)->type;
-  const std::vector<I64> shape = shapeOf(rt);
+  // A reference: after assign-layouts a type carries its layout's text, and
+  // copying it for every op was a string allocation each.
+  static const Type kVoid = Type::voidTy();
+  const Type &rt = op->results.empty() ? kVoid : op->result(0)->type;
+  const AxisDims shape = shapeOf(rt);
   const int R = static_cast<int>(shape.size());
   // Elementwise ops outside the integer rules: equal operands give equal results.
   auto elementwiseConstancy = [&] {
@@ -560,7 +574,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Broadcast: {
       if (nOps != 1) return unknownResults(op);
       AxisInfo a = get(op->operand(0));
-      std::vector<I64> in = shapeOf(op->operand(0)->type);
+      AxisDims in = shapeOf(op->operand(0)->type);
       if (a.rank() != R || in.size() != shape.size()) return res(operandAs(op->operand(0), rt));
       for (int d = 0; d < R; ++d)
         if (in[d] != shape[d]) {  // a size-1 dim, stretched
@@ -715,7 +729,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Hint: {
       if (nOps != 1) return unknownResults(op);
       AxisInfo a = operandAs(op->operand(0), rt);
-      auto apply = [&](const char *name, std::vector<I64> &field) {
+      auto apply = [&](const char *name, AxisDims &field) {
         std::vector<I64> h = op->intsAttr(name);
         if (h.size() == 1 && R > 1) h.assign(R, h[0]);
         if (static_cast<int>(h.size()) != R) return;

@@ -27,14 +27,19 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "support/small_vec.h"
 
 namespace tessera {
 
 constexpr int64_t kMaxDivisibility = int64_t{1} << 30;
 
+// One number per dim, in place for up to four dims: the analysis copies these
+// for every value it sees, and a heap vector made each copy three mallocs.
+using AxisDims = SmallVec<int64_t, 4>;
+
 struct AxisInfo {
-  std::vector<int64_t> contiguity, divisibility, constancy;  // one per dim
-  std::optional<int64_t> constant;                           // every element equals this (integers)
+  AxisDims contiguity, divisibility, constancy;  // one per dim
+  std::optional<int64_t> constant;               // every element equals this (integers)
 
   int rank() const { return static_cast<int>(contiguity.size()); }
   // Nothing known: every entry 1.
@@ -49,10 +54,14 @@ class AxisInfoMap {
   const AxisInfo *lookup(const Value *v) const;
   // The info of `v`, or unknown() of v's rank when the analysis did not see it.
   AxisInfo get(const Value *v) const;
-  void set(const Value *v, AxisInfo info) { map_[v] = std::move(info); }
+  void set(const Value *v, AxisInfo info);
 
  private:
-  PtrMap<const Value *, AxisInfo> map_;
+  // The infos sit in one vector and the map holds their indices: an AxisInfo
+  // is 200 bytes, and a map of them rehashed (and page-faulted) tens of
+  // megabytes each time it doubled on a long kernel.
+  PtrMap<const Value *, uint32_t> index_;
+  std::vector<AxisInfo> infos_;
 };
 
 // Analyses every value of `fn` (nested regions included). Values of float

@@ -54,7 +54,11 @@ class Canonicalizer {
     vm_ = ValueMap();
     sweepBlock(fn_.body);
     vm_.apply(fn_);
-    removeDeadOps(fn_.body);
+    // One removal leaves no dead pure op behind (it walks backwards, so a
+    // chain dies in one go); a sweep that changed nothing has nothing new
+    // for it, and on a long kernel it is a full walk and a use count.
+    if (changed_ || !deadOpsRemoved_) removeDeadOps(fn_.body);
+    deadOpsRemoved_ = true;
     return changed_;
   }
 
@@ -385,21 +389,28 @@ class Canonicalizer {
   }
 
   // Erases pure, region-free ops whose results are unused (innermost and
-  // last first, so chains of dead ops go in one pass).
+  // last first, so chains of dead ops go in one pass). Every user of a value
+  // comes after its definition in this order's reverse, so a value is live
+  // exactly when an op kept before reaching it reads it: one set of those,
+  // instead of counting every use of the kernel first.
   void removeDeadOps(Block &top) {
-    auto uses = countUses(fn_);
+    PtrSet<const Value *> read;
     std::function<void(Block &)> walk = [&](Block &b) {
       std::vector<Operation *> ops;
+      ops.reserve(b.ops.size());
       for (auto &o : b.ops) ops.push_back(o.get());
       for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
         Operation *op = *it;
         for (auto &r : op->regions) walk(*r);
-        if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
-        bool used = false;
-        for (auto &r : op->results) used |= uses[r.get()] > 0;
-        if (used) continue;
-        for (Value *v : op->operands) --uses[v];
-        gy_.bury(op);
+        if (hasFlag(op->code, opflags::Pure) && op->regions.empty()) {
+          bool used = false;
+          for (auto &r : op->results) used = used || read.contains(r.get());
+          if (!used) {
+            gy_.bury(op);
+            continue;
+          }
+        }
+        for (Value *v : op->operands) read.insert(v);
       }
     };
     walk(top);
@@ -409,6 +420,7 @@ class Canonicalizer {
   Graveyard &gy_;
   ValueMap vm_;
   bool changed_ = false;
+  bool deadOpsRemoved_ = false;
 };
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include <bit>
 #include <cstring>
 #include <functional>
-#include <unordered_map>
+#include <vector>
 
 #include "passes/pass_utils.h"
 
@@ -59,9 +59,61 @@ size_t hashOp(const Operation &op) {
     ops = hasFlag(op.code, opflags::Commutative) ? ops + hv : ops * 31 + hv;
   }
   h = h * 1000003 ^ ops;
-  for (const auto &a : op.attrs) h = h * 31 + std::hash<std::string>()(a.name);
+  for (const auto &a : op.attrs) {
+    h = h * 31 + std::hash<std::string>()(a.name);
+    // Numbers too (bitwise, as sameAttr compares them), so that constants
+    // of one type do not all share a hash and a probe sequence.
+    if (auto *i = std::get_if<int64_t>(&a.value)) h = h * 31 + static_cast<size_t>(*i);
+    if (auto *d = std::get_if<double>(&a.value)) h = h * 31 + std::bit_cast<uint64_t>(*d);
+  }
   return h;
 }
+
+// The ops of one block by hash: open addressing, probed linearly, several
+// ops per hash allowed. std::unordered_multimap allocated a node per op and
+// divided per lookup, a third of the pass on a long kernel.
+class Scope {
+ public:
+  Operation *find(const Operation &op, size_t h) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = home(h);; i = (i + 1) & mask()) {
+      const Slot &s = slots_[i];
+      if (!s.op) return nullptr;
+      if (s.hash == h && equivalent(*s.op, op)) return s.op;
+    }
+  }
+  void insert(Operation *op, size_t h) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t i = home(h);
+    while (slots_[i].op) i = (i + 1) & mask();
+    slots_[i] = {h, op};
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    size_t hash = 0;
+    Operation *op = nullptr;
+  };
+  size_t mask() const { return slots_.size() - 1; }
+  // Fibonacci hashing: hashOp's low bits are mostly pointer alignment.
+  size_t home(size_t h) const {
+    return static_cast<size_t>((static_cast<uint64_t>(h) * 0x9E3779B97F4A7C15ull) >>
+                               (64 - std::countr_zero(slots_.size())));
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
+    for (const Slot &s : old)
+      if (s.op) {
+        size_t i = home(s.hash);
+        while (slots_[i].op) i = (i + 1) & mask();
+        slots_[i] = s;
+      }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
 
 class CSE {
  public:
@@ -73,14 +125,9 @@ class CSE {
   }
 
  private:
-  using Scope = std::unordered_multimap<size_t, Operation *>;
-
   Operation *lookup(Operation *op, size_t h) const {
-    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
-      auto [lo, hi] = s->equal_range(h);
-      for (auto it = lo; it != hi; ++it)
-        if (equivalent(*it->second, *op)) return it->second;
-    }
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+      if (Operation *prev = s->find(*op, h)) return prev;
     return nullptr;
   }
 
@@ -96,7 +143,7 @@ class CSE {
         for (size_t i = 0; i < op->results.size(); ++i) vm_.map(op->result(i), prev->result(i));
         gy_.bury(op);
       } else {
-        scopes_.back().emplace(h, op);
+        scopes_.back().insert(op, h);
       }
     }
     scopes_.pop_back();

@@ -1,7 +1,9 @@
 #include "passes/pass_manager.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #include "ir/verifier_diagnostics.h"
 #include "support/diagnostics.h"
@@ -51,6 +53,20 @@ std::string checkPassNames(const std::vector<std::string> &names) {
     return "unknown pass '" + n + "'; the passes are: " + known;
   }
   return {};
+}
+
+bool verifyEachByDefault() {
+#ifndef NDEBUG
+  return true;
+#else
+  // Read once: the pipeline asks for every compile, the environment does not
+  // change under it.
+  static const bool fromEnv = [] {
+    const char *env = std::getenv("TESSERA_VERIFY_EACH");
+    return env && std::string_view(env) == "1";
+  }();
+  return fromEnv;
+#endif
 }
 
 void runPasses(Module &m, const std::vector<std::string> &names, const PassPipelineOptions &opts) {

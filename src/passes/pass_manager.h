@@ -43,10 +43,16 @@ struct PassTiming {
   double ms = 0;
 };
 
+// Whether the verifier runs after every pass unless a caller says otherwise:
+// in builds without NDEBUG, and where the environment sets
+// TESSERA_VERIFY_EACH=1 (the test suite does). Release builds skip it: it
+// walks the whole module once per pass, and the passes are tested with it on.
+bool verifyEachByDefault();
+
 struct PassPipelineOptions {
   // Run the verifier after every pass; a failure is an internal error that
   // names the pass and the op's location.
-  bool verifyEach = true;
+  bool verifyEach = verifyEachByDefault();
   // IR snapshots: after the passes named here (or every pass), `print` is
   // called with the pass's name and the module.
   std::set<std::string, std::less<>> printAfter;

@@ -131,12 +131,13 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   gpu.numStages = req.numStages;
   gpu.debug = req.lower.debug;
   gpu.sources = &sm;
-  auto copy = cloneModule(tile);
-  ptx::prepareModule(*copy, gpu);
-  runPasses(*copy, ptx::gpuPipeline(), opts);
-  if (keepsStage(req, "ttgir")) stages.emplace_back("ttgir", printModule(*copy, po));
+  std::unique_ptr<Module> copy = req.stagesOnly ? nullptr : cloneModule(tile);
+  Module &gpuModule = copy ? *copy : tile;
+  ptx::prepareModule(gpuModule, gpu);
+  runPasses(gpuModule, ptx::gpuPipeline(), opts);
+  if (keepsStage(req, "ttgir")) stages.emplace_back("ttgir", printModule(gpuModule, po));
   Clock::time_point start = Clock::now();
-  ptx::PtxKernel p = ptx::emitPtx(*copy, gpu);
+  ptx::PtxKernel p = ptx::emitPtx(gpuModule, gpu);
   if (timings) timings->push_back({"emit-ptx", msSince(start)});
   if (keepsStage(req, "ptx")) stages.emplace_back("ptx", std::move(p.ptx));
 }

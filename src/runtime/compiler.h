@@ -64,6 +64,11 @@ struct CompileRequest {
   // nobody reads costs as much as a pass on a long kernel, so tesserac keeps
   // only the one it emits.
   std::vector<std::string> keepStages;
+  // The caller reads only the kept stages' text (tesserac): the GPU passes
+  // then rewrite the kernel's Tile IR module in place instead of a copy, so
+  // the kernel cannot run on the interpreter. Cloning and then freeing a
+  // long kernel's module cost a tenth of its compile.
+  bool stagesOnly = false;
 };
 
 // The default Tile IR pipeline. The GPU passes follow it for a GPU target

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# The IR verifier after every pass, as under ctest (release builds skip it
+# otherwise), so a pass that breaks the IR fails here, named.
+os.environ.setdefault("TESSERA_VERIFY_EACH", "1")
 
 import tessera_testing as tt  # noqa: E402
 

@@ -96,14 +96,18 @@ class Assigner {
  private:
   // ---- union-find ----
   Value *find(Value *v) {
-    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
-    return v;
+    // Every value met here was added, so find() never misses (and never
+    // inserts, which would move the entries under `p`).
+    for (;;) {
+      Value **p = parent_.find(v);
+      if (*p == v) return v;
+      Value *grand = *parent_.find(*p);
+      *p = grand;  // path halving
+      v = grand;
+    }
   }
   void add(Value *v) {
-    if (isTile(v) && !parent_.count(v)) {
-      parent_[v] = v;
-      order_.push_back(v);
-    }
+    if (isTile(v) && parent_.insert(v, v)) order_.push_back(v);
   }
   void unite(Value *a, Value *b) {
     if (!isTile(a) || !isTile(b) || a->type.shape != b->type.shape) return;
@@ -392,7 +396,14 @@ class Assigner {
   }
 
   void apply() {
-    for (Value *v : order_) v->type = withLayout(v->type, *layoutOf(v));
+    // One string per class: a class may hold every value of a long kernel,
+    // and printing its layout once per value was a tenth of the pass.
+    PtrMap<Value *, std::string> text;
+    for (Value *v : order_) {
+      std::string &s = text[find(v)];
+      if (s.empty()) s = layoutOf(v)->str();
+      v->type.layout = s;
+    }
     for (Operation *op : dots_) {
       Value *a = op->operand(0);
       if (!isTile(a)) continue;
@@ -448,8 +459,8 @@ class Assigner {
   int numWarps_, targetSm_;
   bool archSpecific_;
   AxisInfoMap info_;
-  std::unordered_map<Value *, Value *> parent_;
-  std::vector<Value *> order_;  // every tile value, in program order
+  PtrMap<Value *, Value *> parent_;  // union-find over every tile value
+  std::vector<Value *> order_;       // every tile value, in program order
   std::vector<Operation *> anchors_, relations_, dots_;
   std::unordered_set<Value *> pinned_;                 // class roots with a tensor-core layout
   std::unordered_map<Value *, LinearLayout> layouts_;  // class root -> layout

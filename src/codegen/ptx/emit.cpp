@@ -116,9 +116,9 @@ std::string Emitter::reg(RegClass c) {
 }
 
 const Regs &Emitter::get(const Value *v) const {
-  auto it = regs_.find(v);
-  if (it == regs_.end()) internalError("emit-ptx", "a value was used before it was emitted");
-  return it->second;
+  Regs *const *r = regs_.find(v);
+  if (!r) internalError("emit-ptx", "a value was used before it was emitted");
+  return **r;
 }
 
 Regs Emitter::spread(const Value *v, size_t n) const {
@@ -130,10 +130,13 @@ Regs Emitter::spread(const Value *v, size_t n) const {
   return Regs(n, r.at(0));
 }
 
-LinearLayout Emitter::layoutOf(const Value *v) const {
+const LinearLayout &Emitter::layoutOf(const Value *v) const {
+  std::list<LinearLayout> &parsed = layouts_[v->type.layout];
+  for (const LinearLayout &l : parsed)
+    if (l.shape == v->type.shape) return l;
   auto l = LinearLayout::parse(v->type.layout, v->type.shape);
   if (!l) internalError("emit-ptx", "tile without a valid layout: " + v->type.str());
-  return *l;
+  return parsed.emplace_back(std::move(*l));
 }
 
 void Emitter::unsupported(const Operation &op, const std::string &what) const {
@@ -277,9 +280,9 @@ void Emitter::waitForWgmmaReaders(const Operation &op) {
   for (size_t i = 0; i < op.operands.size(); ++i) {
     // The next wgmma of the chain reads its accumulator in the async proxy.
     if (op.code == OpCode::Dot && i == 2 && op.intAttr("overlap", 0)) continue;
-    auto it = regs_.find(op.operand(i));
-    if (it == regs_.end()) continue;
-    for (const std::string &r : it->second)
+    Regs *const *regs = regs_.find(op.operand(i));
+    if (!regs) continue;
+    for (const std::string &r : **regs)
       if (wgmmaInFlight_.count(r)) {
         ins("wgmma.wait_group.sync.aligned 0");
         wgmmaInFlight_.clear();

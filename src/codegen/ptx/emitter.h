@@ -18,6 +18,8 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
+#include <list>
 #include <map>
 #include <optional>
 #include <set>
@@ -61,11 +63,19 @@ class Emitter {
   std::string newLabel() { return "$L" + std::to_string(labels_++); }
   void label(const std::string &l) { body_ += l + ":\n"; }
   const Regs &get(const Value *v) const;
-  void set(const Value *v, Regs r) { regs_[v] = std::move(r); }
+  void set(const Value *v, Regs r) {
+    Regs *&slot = regs_[v];
+    if (slot)
+      *slot = std::move(r);
+    else
+      slot = &regStore_.emplace_back(std::move(r));
+  }
   // The registers of operand `v` seen as a tile of `n` registers: a scalar
   // is repeated.
   Regs spread(const Value *v, size_t n) const;
-  LinearLayout layoutOf(const Value *v) const;
+  // The layout of tile `v`, parsed once per distinct (layout, shape): valid
+  // for the emitter's lifetime.
+  const LinearLayout &layoutOf(const Value *v) const;
   int numThreads() const { return 32 * opts_.numWarps; }
   const PtxOptions &opts() const { return opts_; }
   [[noreturn]] void unsupported(const Operation &op, const std::string &what) const;
@@ -202,7 +212,10 @@ class Emitter {
   int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   int ptxVersion_ = 80;
-  std::unordered_map<const Value *, Regs> regs_;
+  // Flat (one probe per lookup, no modulo), with each value's registers in
+  // a deque, which never moves them: get()'s references survive later set()s.
+  PtrMap<const Value *, Regs *> regs_;
+  std::deque<Regs> regStore_;
   std::optional<PtrMap<const Value *, int>> uses_;
   std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
   // Where scalarOp puts its float32 result, when set: the loop-carried
@@ -210,6 +223,10 @@ class Emitter {
   std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
+  // Parsed layouts by layout text, then shape: a kernel has a few distinct
+  // layouts and every op asks for its result's, so parsing the text each
+  // time cost more than emitting the op. Node-based, so references last.
+  mutable std::unordered_map<std::string, std::list<LinearLayout>> layouts_;
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index
   std::vector<std::string> strings_;  // global strings, by index

@@ -46,6 +46,7 @@ TEST(PassManager, VerifierAfterEveryPassNamesTheBrokenPass) {
   Fn f({S(DType::I32)});
   f.finish();
   PassPipelineOptions opts;
+  opts.verifyEach = true;  // the default in release builds is off
   try {
     runPasses(f.m, {"test-nothing", "test-drop-terminator", "test-nothing"}, opts);
     FAIL() << "the broken IR was not caught";

@@ -13,3 +13,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2] / "python"))
 sys.path.insert(0, str(HERE))
 os.environ["TESSERA_CACHE_DISABLE"] = "1"
+# The IR verifier after every pass, as under ctest (release builds skip it
+# otherwise), so a pass that breaks the IR fails here, named.
+os.environ.setdefault("TESSERA_VERIFY_EACH", "1")

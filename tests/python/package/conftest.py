@@ -22,6 +22,9 @@ if os.environ.get("TESSERA_TEST_INSTALLED") != "1":
 sys.path.insert(0, str(HERE))
 os.environ["TESSERA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tessera-test-cache-")
 atexit.register(shutil.rmtree, os.environ["TESSERA_CACHE_DIR"], True)
+# The IR verifier after every pass, as under ctest (release builds skip it
+# otherwise), so a pass that breaks the IR fails here, named.
+os.environ.setdefault("TESSERA_VERIFY_EACH", "1")
 
 
 @pytest.fixture
