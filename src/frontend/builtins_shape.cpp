@@ -251,10 +251,22 @@ SVal cat(Lowerer &l, A &a) {
     l.error(a.loc,
             a.name + " needs two tensors of the same shape and dtype, got " + describe(a["input"]) +
                 " and " + describe(a["other"]),
-            "the result's first dimension must stay a power of two; convert dtypes with .to()");
+            "the concatenated dimension must stay a power of two; convert dtypes with .to()");
+  // Cat joins along dim 0; another dim (Triton 3.6's `dim`, used when the
+  // order is kept) is brought to the front and back again.
+  int rank = x->type.rank();
+  int64_t dim = a["dim"].isNone() ? 0 : normalizeAxis(l, a["dim"], rank, a.locOf("dim"));
+  std::vector<int64_t> order(rank);
+  for (int i = 0; i < rank; ++i) order[i] = i;
+  std::rotate(order.begin(), order.begin() + dim, order.begin() + dim + 1);
+  std::vector<int64_t> back(rank);
+  for (int i = 0; i < rank; ++i) back[order[i]] = i;
+  x = permuteImpl(l, x, order, a.loc, a.name);
+  y = permuteImpl(l, y, order, a.loc, a.name);
   std::vector<int64_t> shape = x->type.shape;
   shape[0] *= 2;
-  return SVal::tensor(l.emit(OpCode::Cat, {x, y}, x->type.withShape(shape), a.loc));
+  Value *joined = l.emit(OpCode::Cat, {x, y}, x->type.withShape(shape), a.loc);
+  return SVal::tensor(permuteImpl(l, joined, back, a.loc, a.name));
 }
 
 SVal flip(Lowerer &l, A &a) {
@@ -337,7 +349,7 @@ std::vector<BuiltinDef> shapeBuiltins() {
       {"tl.join", {"a", "b"}, join},
       {"tl.split", {"a"}, split},
       {"tl.interleave", {"a", "b"}, interleave},
-      {"tl.cat", {"input", "other", "can_reorder=False"}, cat},
+      {"tl.cat", {"input", "other", "can_reorder=False", "dim=0"}, cat},
       {"tl.flip", {"x", "dim=None"}, flip},
       {"tl.gather", {"src", "index", "axis"}, gather},
       {"tl.sort", {"x", "dim=None", "descending=False"}, sort},

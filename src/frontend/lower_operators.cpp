@@ -40,6 +40,23 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
     r.elems.insert(r.elems.end(), b.elems.begin(), b.elems.end());
     return r;
   }
+  if (op == BinOp::Mul && ((a.kind == SVal::Kind::Tuple && b.isIntLike()) ||
+                           (b.kind == SVal::Kind::Tuple && a.isIntLike()))) {
+    // Python's repetition: `[0] * rank`, `(x,) * 3`; a count below one is empty.
+    const SVal &t = a.kind == SVal::Kind::Tuple ? a : b;
+    int64_t count = std::max<int64_t>(0, a.kind == SVal::Kind::Tuple ? b.i : a.i);
+    constexpr int64_t kMaxElems = 1 << 16;
+    if (!t.elems.empty() && count > kMaxElems / static_cast<int64_t>(t.elems.size()))
+      l.error(loc,
+              "a tuple repeated " + std::to_string(count) + " times has more than " +
+                  std::to_string(kMaxElems) + " elements",
+              "repeat it fewer times");
+    SVal r = t;
+    r.elems.clear();
+    for (int64_t i = 0; i < count; ++i)
+      r.elems.insert(r.elems.end(), t.elems.begin(), t.elems.end());
+    return r;
+  }
   if (a.kind == SVal::Kind::Str && b.kind == SVal::Kind::Str && op == BinOp::Add)
     return SVal::string(a.s + b.s);
   if (!a.isNumber() || !b.isNumber())

@@ -157,6 +157,31 @@ def test_float_atomic_max_min_order(dtype):
 
 
 @triton.jit
+def cas_kernel(x_ptr, cmp_ptr, val_ptr, old_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    old = tl.atomic_cas(x_ptr + offs, tl.load(cmp_ptr + offs), tl.load(val_ptr + offs),
+                        sem="acquire")
+    tl.store(old_ptr + offs, old)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int16, torch.uint16])
+def test_16_bit_compare_and_swap(gen, dtype):
+    # 16-bit CAS (atom.cas.b16): swapped where x equals cmp, the old value
+    # returned everywhere, neighbours in the same 32-bit word untouched.
+    # (Small integers, exact in every dtype; PyTorch's uint16 has few ops,
+    # so the expectations are computed in int64.)
+    n = 256
+    x0 = torch.randint(0 if dtype == torch.uint16 else -5, 5, (n,), generator=gen, device="cuda")
+    cmp = x0.clone()
+    cmp[::3] += 1  # a third of the compares fail
+    val = torch.randint(0, 100, (n,), generator=gen, device="cuda")
+    x, old = x0.to(dtype), poisoned((n,), dtype)
+    cas_kernel[(1,)](x, cmp.to(dtype), val.to(dtype), old, BLOCK=n)
+    assert torch.equal(old.to(torch.int64), x0)
+    assert torch.equal(x.to(torch.int64), torch.where(cmp == x0, val, x0))
+
+
+@triton.jit
 def nan_then_atomic_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)

@@ -254,3 +254,20 @@ def test_grouped_matmul_through_address_tables(gen):
                                           G=len(shapes), BLOCK=block)
     for x, y, z in zip(a, b, c):
         torch.testing.assert_close(z.double(), x.double() @ y.double(), rtol=2e-3, atol=2e-2)
+
+
+def test_sequence_repetition(gen):
+    x = torch.randint(-100, 100, (8, 8), generator=gen, device="cuda", dtype=torch.int32)
+    out = torch.full((8, 8), -1, dtype=torch.int32, device="cuda")
+    cases.repeat_kernel[(1,)](x, out, RANK=2)
+    assert torch.equal(out, x + 10)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_cat_along_a_dim_keeps_the_order(gen, dim):
+    x = torch.randn(2, 4, 8, generator=gen, device="cuda")
+    y = torch.randn(2, 4, 8, generator=gen, device="cuda")
+    want = torch.cat([x, y], dim=dim)
+    out = torch.full_like(want, float("nan"))
+    cases.cat_dim_kernel[(1,)](x, y, out, A=2, B=4, C=8, DIM=dim)
+    assert torch.equal(out, want)

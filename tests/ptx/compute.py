@@ -57,10 +57,10 @@ def counts(hist_ptr, total_ptr, x_ptr):
     tl.atomic_max(total_ptr, tl.sum(offs, axis=0), sem="relaxed", scope="cta")
     tl.atomic_add(x_ptr + offs, 1.0)
 
-# ATOMIC: atom.acq_rel.gpu.global.add.u32
-# ATOMIC: atom.relaxed.cta.global.max.s32
+# ATOMIC: atom.global.gpu.acq_rel.add.u32
+# ATOMIC: atom.global.cta.relaxed.max.s32
 # ATOMIC: st.shared
-# ATOMIC: atom.acq_rel.gpu.global.add.f32
+# ATOMIC: atom.global.gpu.acq_rel.add.f32
 
 
 @triton.jit
@@ -71,7 +71,7 @@ def atomic_copies(x_ptr, out_ptr):
     old = tl.atomic_add(x_ptr + rows, 1)
     tl.store(out_ptr + rows * 32 + tl.arange(0, 32)[None, :], tl.broadcast_to(old, (32, 32)))
 
-# COPIES: @[[OWN:%p[0-9]+]] atom.acq_rel.gpu.global.add.u32 [[OLD:%r[0-9]+]]
+# COPIES: @[[OWN:%p[0-9]+]] atom.global.gpu.acq_rel.add.u32 [[OLD:%r[0-9]+]]
 # COPIES: bar.sync 0;
 # COPIES: @[[OWN]] st.shared.b32 [{{.*}}], [[OLD]];
 # COPIES: bar.sync 0;
@@ -134,3 +134,20 @@ def debugging(x_ptr, n):
 # DEBUG: call.uni __assertfail
 # NODEBUG: vprintf
 # NODEBUG-NOT: __assertfail
+
+
+# Compare-and-swap of 16-bit elements is atom.cas.b16 (sm_70 and later):
+# halves stay in their .b16 registers, int16 is narrowed and sign-extended
+# back. (Triton's PTX leaves out the default .gpu scope of a CAS.)
+# RUN: tesserac compile %s --kernel cas16 --signature "*fp16:16, *fp16:16" --emit ptx | FileCheck %s --check-prefix=CASH
+# RUN: tesserac compile %s --kernel cas16 --signature "*i16:16, *i16:16" --emit ptx | FileCheck %s --check-prefix=CASI
+@triton.jit
+def cas16(x_ptr, out_ptr):
+    offs = tl.arange(0, 128)
+    zero = tl.zeros((128,), x_ptr.dtype.element_ty)
+    tl.store(out_ptr + offs, tl.atomic_cas(x_ptr + offs, zero, zero + 3, sem="acquire"))
+
+# CASH: atom.global.acquire.cas.b16 %h{{[0-9]+}}, [%rd{{[0-9]+}}], %h{{[0-9]+}}, %h{{[0-9]+}}
+# CASI: cvt.u16.u32 %h
+# CASI: atom.global.acquire.cas.b16 [[OLD:%h[0-9]+]]
+# CASI-NEXT: cvt.s32.s16 %r{{[0-9]+}}, [[OLD]]

@@ -986,8 +986,8 @@ class tensor:
         """``tl.interleave(self, b)``: the elements of both interleaved along the last dimension."""
         _host_call("tensor.interleave")
 
-    def cat(self, other: tensor, can_reorder: bool = False) -> tensor:
-        """``tl.cat(self, other, can_reorder=True)``: the elements of both, in some order."""
+    def cat(self, other: tensor, can_reorder: bool = False, dim: IntLike = 0) -> tensor:
+        """``tl.cat(self, other, can_reorder, dim)``: both concatenated along ``dim``."""
         _host_call("tensor.cat")
 
     def gather(self, index: tensor, axis: IntLike) -> tensor:
@@ -1300,9 +1300,10 @@ def split(a: tensor) -> Tuple[tensor, tensor]:
     _host_call("tl.split")
 
 
-def cat(input: tensor, other: tensor, can_reorder: bool = False) -> tensor:
-    """The elements of two 1-D tensors concatenated; Triton requires
-    ``can_reorder=True``, as the order of the result is unspecified."""
+def cat(input: tensor, other: tensor, can_reorder: bool = False, dim: IntLike = 0) -> tensor:
+    """Two tensors of one shape concatenated along ``dim`` (in order: Tessera
+    keeps it even with ``can_reorder=True``); the concatenated dimension
+    must stay a power of two."""
     _host_call("tl.cat")
 
 

@@ -17,6 +17,14 @@
 namespace tessera::ptx {
 namespace {
 
+// "atom.global.gpu.acq_rel.": the state space, scope and ordering in the
+// order Triton's PTX writes them (programs and tests look for that text);
+// its compare-and-swap leaves out the default scope, .gpu.
+std::string atomHead(const std::string &sem, const std::string &scope, bool cas = false) {
+  if (cas && scope == "gpu") return "atom.global." + sem + ".";
+  return "atom.global." + scope + "." + sem + ".";
+}
+
 // Bytes an element takes in memory.
 int memBytes(DType d) {
   return byteSize(d);
@@ -316,7 +324,8 @@ void Emitter::emitAtomic(Operation &op) {
   if (scope != "gpu" && scope != "cta" && scope != "sys") scope = "gpu";
   std::string kind = cas ? "cas" : op.strAttr("kind");
   int bits = bitWidth(d);
-  if (bits != 32 && bits != 64 && !(bits == 16 && kind == "add" && isFloat(d)))
+  if (bits != 32 && bits != 64 && !(bits == 16 && kind == "add" && isFloat(d)) &&
+      !(bits == 16 && kind == "cas"))
     unsupported(op, "an atomic on " + std::string(tritonName(d)));
   std::string type, opn = kind;
   bool f = isFloat(d);
@@ -351,7 +360,15 @@ void Emitter::emitAtomic(Operation &op) {
          : rc == RegClass::F64 ? "0d0000000000000000"
                                : "0"));
     // Bit-typed atomics take integer registers: move float operands over.
+    // 16-bit floats already live in .b16 registers; 16-bit integers live
+    // widened in .b32 ones and are narrowed.
     auto asBits = [&](const std::string &v) {
+      if (bits == 16 && type[0] == 'b') {
+        if (f) return v;
+        std::string t = reg(RegClass::B16);
+        ins("cvt.u16.u32 " + t + ", " + v);
+        return t;
+      }
       if (type[0] != 'b' || !f) return v;
       std::string t = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
       ins(std::string("mov.b") + std::to_string(bits) + " " + t + ", " + v);
@@ -379,7 +396,7 @@ void Emitter::emitAtomic(Operation &op) {
         ins("and.pred " + pb + ", " + p + ", " + neg);
       }
       std::string other = opn == "max" ? "min" : "max";
-      std::string head = "atom." + sem + "." + scope + ".global.";
+      std::string head = atomHead(sem, scope);
       ins("@" + pa + " " + head + opn + ".s" + bt + " " + old + ", [" + ptrs[i] + "], " + w);
       ins("@" + pb + " " + head + other + ".u" + bt + " " + old + ", [" + ptrs[i] + "], " + w);
       ins("mov.b" + bt + " " + r + ", " + old);
@@ -387,12 +404,18 @@ void Emitter::emitAtomic(Operation &op) {
       continue;
     }
     std::string dst = r;
-    if (type[0] == 'b' && f) dst = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
-    std::string text = (p.empty() ? "" : "@" + p + " ") + "atom." + sem + "." + scope + ".global." +
-                       opn + "." + type + " " + dst + ", [" + ptrs[i] + "], " + asBits(a[i]);
+    if (bits == 16 && type[0] == 'b' && !f)
+      dst = reg(RegClass::B16);
+    else if (bits != 16 && type[0] == 'b' && f)
+      dst = reg(bits == 64 ? RegClass::B64 : RegClass::B32);
+    std::string text = (p.empty() ? "" : "@" + p + " ") + atomHead(sem, scope, cas) + opn + "." +
+                       type + " " + dst + ", [" + ptrs[i] + "], " + asBits(a[i]);
     if (cas) text += ", " + asBits(b[i]);
     ins(text);
-    if (dst != r) ins(std::string("mov.b") + std::to_string(bits) + " " + r + ", " + dst);
+    if (dst != r && bits == 16)
+      ins(std::string(isUnsigned(d) ? "cvt.u32.u16 " : "cvt.s32.s16 ") + r + ", " + dst);
+    else if (dst != r)
+      ins(std::string("mov.b") + std::to_string(bits) + " " + r + ", " + dst);
     out.push_back(r);
   }
   if (tile && !own.empty() && resultUsed(res)) {

@@ -123,7 +123,11 @@ def test_two_shapes_and_in_place_outputs():
         s = cf(x, y, out_a, out_b)
         torch.testing.assert_close(out_a, 2 * x + y)
         torch.testing.assert_close(out_b, (-y[:n // 2] + x[:n // 2]).double())
-        torch.testing.assert_close(s, (2 * x + y).sum())
+        # A float32 sum in whichever order the compiled graph takes: within
+        # the bound of recursive summation, (n - 1) u sum|t|, of the exact sum.
+        terms = (2 * x + y).double()
+        bound = (n - 1) * 2.0**-24 * terms.abs().sum().item()
+        assert abs(s.item() - terms.sum().item()) <= bound
     assert counter.frame_count <= 2
     assert launches_in_graph(f, x, y, out_a, out_b) == 2
 

@@ -629,3 +629,58 @@ def test_grouped_matmul_through_address_tables(rng):
     for x, y, z in zip(a, b, c):
         want = x.astype(np.float64) @ y.astype(np.float64)
         np.testing.assert_allclose(z.astype(np.float64), want, rtol=2e-3, atol=2e-2)
+
+
+@triton.jit
+def repeat_kernel(x_ptr, out, RANK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[8] * RANK, strides=[8, 1], block_shape=[8, 8])
+    tile = desc.load([0] * RANK)  # Triton's test_cat_nd writes offsets so
+    pair = (3, 4) * 2
+    empty = (1,) * 0 * 5
+    tl.static_assert(len(pair) == 4 and len(empty) == 0 and len(2 * [7]) == 2)
+    rows = tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :]
+    tl.store(out + rows, tile + pair[3] + len(3 * (1, 2)))
+
+
+def test_sequence_repetition(rng):
+    x = rng.integers(-100, 100, (8, 8)).astype(np.int32)
+    out = np.full((8, 8), -1, np.int32)
+    repeat_kernel[(1,)](x, out, RANK=2)
+    np.testing.assert_array_equal(out, x + 4 + 6)
+
+
+@triton.jit
+def repeat_too_long_kernel(out):
+    t = (0, 1) * 100000
+    tl.store(out, len(t))
+
+
+def test_sequence_repetition_has_a_bound():
+    with pytest.raises(triton.CompilationError,
+                       match="a tuple repeated 100000 times has more than 65536 elements"):
+        repeat_too_long_kernel[(1,)](np.zeros(1, np.int32))
+
+
+@triton.jit
+def cat_dim_kernel(x_ptr, y_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+                   DIM: tl.constexpr):
+    i = tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C + \
+        tl.arange(0, C)[None, None, :]
+    z = tl.cat(tl.load(x_ptr + i), tl.load(y_ptr + i), dim=DIM)
+    sa: tl.constexpr = A * 2 if DIM == 0 else A
+    sb: tl.constexpr = B * 2 if DIM == 1 else B
+    sc: tl.constexpr = C * 2 if DIM == 2 else C
+    o = tl.arange(0, sa)[:, None, None] * (sb * sc) + tl.arange(0, sb)[None, :, None] * sc + \
+        tl.arange(0, sc)[None, None, :]
+    tl.store(out_ptr + o, z)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_cat_along_a_dim_keeps_the_order(rng, dim):
+    # Triton 3.6's tl.cat(x, y, dim=...): np.concatenate's answer.
+    x = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    y = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    want = np.concatenate([x, y], axis=dim)
+    out = np.full(want.shape, np.nan, np.float32)
+    cat_dim_kernel[(1,)](x, y, out, A=2, B=4, C=8, DIM=dim % 3)
+    np.testing.assert_array_equal(out, want)
