@@ -235,9 +235,11 @@ SVal dot(Lowerer &l, A &a) {
   Value *x = l.tensorArg(a["input"], a.locOf("input"), "the first operand of tl.dot");
   Value *y = l.tensorArg(a["other"], a.locOf("other"), "the second operand of tl.dot");
   int rank = x->type.rank();
-  if ((rank != 2 && rank != 3) || y->type.rank() != rank)
-    l.error(a.loc, "tl.dot needs two 2-D tensors or two 3-D (batched) tensors, got " +
-                       describe(a["input"]) + " and " + describe(a["other"]));
+  if (rank < 2 || y->type.rank() != rank)
+    l.error(a.loc,
+            "tl.dot needs two 2-D tensors, or two batched ones of one rank, got " +
+                describe(a["input"]) + " and " + describe(a["other"]),
+            "batched operands are [..., M, K] and [..., K, N] with the same leading dims");
   const auto &xs = x->type.shape, &ys = y->type.shape;
   int64_t k1 = xs[rank - 1], k2 = ys[rank - 2];
   if (k1 != k2)
@@ -245,7 +247,8 @@ SVal dot(Lowerer &l, A &a) {
             "tl.dot: the inner dimensions differ (" + std::to_string(k1) + " vs " +
                 std::to_string(k2) + ")",
             "the first operand is [M, K] and the second [K, N]");
-  if (rank == 3 && xs[0] != ys[0]) l.error(a.loc, "tl.dot: the batch dimensions differ");
+  for (int d = 0; d + 2 < rank; ++d)
+    if (xs[d] != ys[d]) l.error(a.loc, "tl.dot: the batch dimensions differ");
   DType dx = x->type.dtype, dy = y->type.dtype;
   if (x->type.isPtrLike() || y->type.isPtrLike()) l.error(a.loc, "tl.dot does not accept pointers");
   bool fp8 =
@@ -300,9 +303,26 @@ SVal dot(Lowerer &l, A &a) {
   int64_t imprecise = a["max_num_imprecise_acc"].isNone()
                           ? 0
                           : l.constInt(a["max_num_imprecise_acc"], a.loc, "max_num_imprecise_acc");
-  return SVal::tensor(
-      l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
-             {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
+  // More than one batch dim (Triton's N-D dot): the batch dims, row-major,
+  // become one, and the product takes them back.
+  auto toRank3 = [&](Value *v) {
+    const auto &s = v->type.shape;
+    int64_t batch = 1;
+    for (int d = 0; d + 2 < rank; ++d) batch *= s[d];
+    return l.emit(OpCode::Reshape, {v}, v->type.withShape({batch, s[rank - 2], s[rank - 1]}),
+                  a.loc);
+  };
+  Type full = rt;
+  if (rank > 3) {
+    x = toRank3(x);
+    y = toRank3(y);
+    acc = toRank3(acc);
+    rt = acc->type;
+  }
+  Value *product = l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
+                          {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}});
+  if (rank > 3) product = l.emit(OpCode::Reshape, {product}, full, a.loc);
+  return SVal::tensor(product);
 }
 
 }  // namespace

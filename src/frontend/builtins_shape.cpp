@@ -136,10 +136,7 @@ Value *permuteImpl(Lowerer &l, Value *x, const std::vector<int64_t> &dims, Sourc
     l.error(loc,
             fn + ": the dims " + shapeStr(dims) + " must have the same length as the input shape " +
                 shapeStr(x->type.shape),
-            x->type.rank() != 2 && fn == "tl.trans"
-                ? "tl.trans with no dims transposes a 2-D tensor; pass the permutation for " +
-                      std::to_string(x->type.rank()) + "-D tensors"
-                : "give one entry per dimension");
+            "give one entry per dimension");
   std::vector<int64_t> sorted = dims;
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i)
@@ -165,7 +162,14 @@ SVal permute(Lowerer &l, A &a) {
 SVal trans(Lowerer &l, A &a) {
   Value *x = tileArg(l, a["input"], a.locOf("input"), a.name);
   SVal dimsV = varargTuple(a);
-  std::vector<int64_t> dims{1, 0};
+  // No dims: the last two swap (a batched transpose), as Triton's.
+  int rank = x->type.rank();
+  if (dimsV.elems.empty() && rank < 2)
+    l.error(a.loc, "tl.trans invoked with a 0- or 1-dimensional tensor",
+            "a 1-D tensor needs no transpose; reshape it to 2-D first");
+  std::vector<int64_t> dims;
+  for (int d = 0; d < rank; ++d) dims.push_back(d);
+  if (rank >= 2) std::swap(dims[rank - 1], dims[rank - 2]);
   if (!dimsV.elems.empty()) dims = l.constInts(dimsV, varargLoc(a), "the dims of " + a.name);
   return SVal::tensor(permuteImpl(l, x, dims, a.loc, "tl.trans"));
 }

@@ -271,3 +271,16 @@ def test_cat_along_a_dim_keeps_the_order(gen, dim):
     out = torch.full_like(want, float("nan"))
     cases.cat_dim_kernel[(1,)](x, y, out, A=2, B=4, C=8, DIM=dim)
     assert torch.equal(out, want)
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, False), (False, True)])
+def test_dot_over_several_batch_dims(gen, rank, trans_a, trans_b):
+    shape = (2,) * (rank - 2) + (16, 16)
+    x = torch.randn(shape, generator=gen, device="cuda")
+    y = torch.randn(shape, generator=gen, device="cuda")
+    z = torch.full(shape, float("nan"), device="cuda")
+    cases.batched_dot_kernel[(1,)](x, y, z, RANK=rank, TRANS_A=trans_a, TRANS_B=trans_b)
+    a = x.transpose(-1, -2) if trans_a else x
+    b = y.transpose(-1, -2) if trans_b else y
+    torch.testing.assert_close(z.double(), a.double() @ b.double(), rtol=1e-2, atol=1e-2)

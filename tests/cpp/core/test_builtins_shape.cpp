@@ -92,9 +92,12 @@ TEST(BuiltinsShape, TransPermuteExpand) {
 
 TEST(BuiltinsShape, TransPermuteErrors) {
   std::string e = compileError(
-      kernel("X", "    x = tl.reshape(tl.arange(0, 32), 2, 4, 4)\n    y = tl.trans(x)\n"), "*fp32");
+      kernel("X", "    x = tl.reshape(tl.arange(0, 32), 2, 4, 4)\n    y = tl.trans(x, 1, 0)\n"),
+      "*fp32");
   EXPECT_HAS(e, "must have the same length as the input shape");
-  EXPECT_HAS(e, "transposes a 2-D tensor");
+  EXPECT_HAS(e, "give one entry per dimension");
+  e = compileError(kernel("X", "    y = tl.trans(tl.arange(0, 32))\n"), "*fp32");
+  EXPECT_HAS(e, "tl.trans invoked with a 0- or 1-dimensional tensor");
   e = compileError(
       kernel("X", "    x = tl.reshape(tl.arange(0, 32), 4, 8)\n    y = x.permute(0, 0)\n"),
       "*fp32");

@@ -684,3 +684,32 @@ def test_cat_along_a_dim_keeps_the_order(rng, dim):
     out = np.full(want.shape, np.nan, np.float32)
     cat_dim_kernel[(1,)](x, y, out, A=2, B=4, C=8, DIM=dim % 3)
     np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
+def batched_dot_kernel(x_ptr, y_ptr, z_ptr, RANK: tl.constexpr, TRANS_A: tl.constexpr,
+                       TRANS_B: tl.constexpr):
+    n: tl.constexpr = 64 << RANK  # 2^(RANK-2) matrices of 16 x 16
+    x = tl.load(x_ptr + tl.arange(0, n)).reshape([2] * (RANK - 2) + [16, 16])
+    y = tl.load(y_ptr + tl.arange(0, n)).reshape([2] * (RANK - 2) + [16, 16])
+    if TRANS_A:
+        x = tl.trans(x)  # no dims: the last two swap, whatever the rank
+    if TRANS_B:
+        y = tl.trans(y)
+    tl.store(z_ptr + tl.arange(0, n), tl.dot(x, y).reshape([n]))
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, False), (False, True)])
+def test_dot_over_several_batch_dims(rng, rank, trans_a, trans_b):
+    # Triton 3.6's N-D dot: every leading dim is a batch dim.
+    shape = (2,) * (rank - 2) + (16, 16)
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal(shape).astype(np.float32)
+    z = np.full(shape, np.nan, np.float32)
+    batched_dot_kernel[(1,)](x.ravel(), y.ravel(), z.ravel(), RANK=rank, TRANS_A=trans_a,
+                             TRANS_B=trans_b)
+    a = np.swapaxes(x, -1, -2) if trans_a else x
+    b = np.swapaxes(y, -1, -2) if trans_b else y
+    np.testing.assert_allclose(z, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2,
+                               atol=1e-2)
