@@ -60,8 +60,11 @@ class CompiledKernel:
 
     @property
     def asm(self) -> dict:
+        """IR stages by name ("ttir-initial", "ttir", and on the GPU
+        "ttgir", "ptx"); for a GPU kernel also "cubin" and "sass" on first
+        access (see _Asm)."""
         if self._asm is None:
-            self._asm = {stage: self._kernel.ir(stage) for stage in self._kernel.stages}
+            self._asm = _Asm({stage: self._kernel.ir(stage) for stage in self._kernel.stages})
         return self._asm
 
     @property
@@ -113,6 +116,69 @@ class CompiledKernel:
 
     def __repr__(self) -> str:
         return f"<tessera CompiledKernel {self.name} {self.hash[:12]}>"
+
+
+class _Asm(dict):
+    """A kernel's stages. "cubin" and "sass", which Triton also lists, are
+    made from the PTX when first asked for, by NVIDIA's ptxas and cuobjdump
+    (`knobs.nvidia`: TRITON_PTXAS_PATH / TRITON_CUOBJDUMP_PATH or the tools
+    on PATH). Tessera's own launches never need them: the driver assembles
+    the PTX."""
+
+    def __missing__(self, key):
+        if key not in ("cubin", "sass") or "ptx" not in self:
+            raise KeyError(key)
+        if key == "cubin":
+            value = _assemble(self["ptx"])
+        else:
+            value = _disassemble(self["cubin"])
+        self[key] = value
+        return value
+
+
+def _run_tool(name: str, what: str, args: list) -> str:
+    """Runs knobs.nvidia.<name> with `args`; its stdout. A missing tool is a
+    KeyError (the key cannot be made), a failing one a CompilationError."""
+    import os
+    import subprocess
+
+    from .. import knobs
+
+    tool = getattr(knobs.nvidia, name)
+    if not tool.path or not os.path.isfile(tool.path):
+        raise KeyError(f"asm[{what!r}] needs NVIDIA's {name}: set TRITON_{name.upper()}_PATH or "
+                       "put it on PATH (Tessera's own launches do not need it)")
+    run = subprocess.run([tool.path, *args], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise CompilationError(f"{tool.path} failed making asm[{what!r}]:\n{run.stderr.strip()}")
+    return run.stdout
+
+
+def _assemble(ptx: str) -> bytes:
+    import os
+    import tempfile
+
+    m = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    if m is None:
+        raise KeyError("asm['cubin']: the PTX names no .target")
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "kernel.ptx"), os.path.join(d, "kernel.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        _run_tool("ptxas", "cubin", [f"-arch={m.group(1)}", src, "-o", out])
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def _disassemble(cubin: bytes) -> str:
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        return _run_tool("cuobjdump", "sass", ["-sass", path])
 
 
 def _grid3(grid) -> tuple[int, int, int]:

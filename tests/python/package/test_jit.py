@@ -282,3 +282,45 @@ def test_device_print_lines(capfd):
     for i, v in enumerate(["1.5", "-2", "3.25", "4"]):
         assert f"pid (0, 0, 0) idx ({i}) x: {v}\n" in out, out
     assert "pid (0, 0, 0) idx () n: 7\n" in out, out
+
+
+def test_cubin_and_sass_are_made_from_the_ptx(tmp_path, monkeypatch):
+    # asm["cubin"] / asm["sass"] of a GPU kernel, made on first access by
+    # ptxas and cuobjdump (knobs.nvidia); here from tesserac's real PTX.
+    import os
+    import shutil
+    import subprocess
+
+    from tessera.compiler import _Asm
+
+    build = os.environ.get("TESSERA_BUILD_DIR")
+    tesserac = shutil.which("tesserac", path=build) if build else None
+    ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+    if not tesserac or not ptxas:
+        pytest.skip("needs tesserac (TESSERA_BUILD_DIR) and NVIDIA's ptxas")
+    src = tmp_path / "k.py"
+    src.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                   "def add(x, y):\n    o = tl.arange(0, 128)\n"
+                   "    tl.store(y + o, tl.load(x + o) + 1)\n")
+    ptx = subprocess.run([tesserac, "compile", str(src), "--kernel", "add", "--signature",
+                          "*fp32:16, *fp32:16", "--emit", "ptx", "--target", "sm_90a"],
+                         capture_output=True, text=True, check=True).stdout
+    monkeypatch.setenv("TRITON_PTXAS_PATH", ptxas)
+    asm = _Asm({"ttir": "func", "ptx": ptx})
+    cubin = asm["cubin"]
+    assert cubin[:4] == b"\x7fELF" and b"add" in cubin
+    assert asm["cubin"] is cubin  # made once
+    cuobjdump = shutil.which("cuobjdump") or shutil.which("cuobjdump", path="/usr/local/cuda/bin")
+    if cuobjdump:
+        monkeypatch.setenv("TRITON_CUOBJDUMP_PATH", cuobjdump)
+        assert "FADD" in asm["sass"] and "EXIT" in asm["sass"]
+    else:
+        monkeypatch.setenv("PATH", str(tmp_path))
+        with pytest.raises(KeyError, match="needs NVIDIA's cuobjdump"):
+            asm["sass"]
+    monkeypatch.setenv("TRITON_PTXAS_PATH", str(tmp_path / "missing"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(KeyError, match="needs NVIDIA's ptxas"):
+        _Asm({"ptx": ptx})["cubin"]
+    with pytest.raises(KeyError):
+        _Asm({"ttir": "func"})["cubin"]  # a CPU kernel has no PTX
