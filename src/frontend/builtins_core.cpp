@@ -203,6 +203,7 @@ SVal store(Lowerer &l, A &a) {
                   {}, a.loc);
   }
   Value *ptr = pointerArg(l, a["pointer"], a.locOf("pointer"), "tl.store");
+  l.checkWritablePointer(ptr, a.locOf("pointer"), "tl.store");
   std::string cache = l.constStr(a["cache_modifier"], a.loc, "cache_modifier");
   std::string evict = l.constStr(a["eviction_policy"], a.loc, "eviction_policy");
   checkCache(l, cache, false, a.locOf("cache_modifier"));

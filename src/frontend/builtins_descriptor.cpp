@@ -228,6 +228,7 @@ Value *storedValue(Lowerer &l, A &a, const DescParts &d, const std::vector<int64
 }
 
 void maskedStore(Lowerer &l, Value *ptrs, Value *val, Value *mask, SourceLoc loc) {
+  l.checkWritablePointer(ptrs, loc, "a descriptor store");
   l.builder().setLoc(loc);
   l.builder().create(OpCode::Store, {ptrs, val, mask}, {},
                      {{"cache", std::string()}, {"evict", std::string()}});

@@ -44,6 +44,7 @@ Value *atomicPointer(Lowerer &l, A &a) {
     l.error(a.locOf("pointer"),
             a.name + " expects a pointer or a tensor of pointers, got " + describe(p),
             "pass a kernel pointer argument plus offsets, e.g. x_ptr + offsets");
+  l.checkWritablePointer(p.v, a.locOf("pointer"), a.name);
   return p.v;
 }
 
@@ -370,6 +371,7 @@ SVal storeBlockPtr(Lowerer &l, A &a) {
       boundaryCheck(l, a["boundary_check"], p.block.size(), a.locOf("boundary_check"));
   Value *ptrs, *mask;
   blockAddresses(l, p, checked, a.loc, ptrs, mask);
+  l.checkWritablePointer(ptrs, a.locOf("pointer"), "tl.store");
   std::vector<Value *> ops{ptrs, val};
   if (mask) ops.push_back(mask);
   l.builder().setLoc(a.loc);

@@ -99,6 +99,13 @@ struct LoopDepthGuard {
   }
 };
 
+// A merge of a pointer from a tl.const parameter with a writable one: Triton
+// types them differently, so the merge is an error.
+bool constnessDiffers(const Lowerer &l, const SVal &a, const SVal &b) {
+  return a.isTensor() && b.isTensor() && a.v->type.isPtrLike() && b.v->type.isPtrLike() &&
+         l.fromConstPointer(a.v) != l.fromConstPointer(b.v);
+}
+
 void collectAssigned(const ast::Expr &t, std::set<std::string> &out) {
   if (t.kind == ast::ExprKind::Name) out.insert(t.str);
   if (t.kind == ast::ExprKind::Tuple || t.kind == ast::ExprKind::List)
@@ -309,6 +316,15 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
               "make both branches produce the same type and shape, e.g. with .to() or "
               "tl.broadcast_to()");
     }
+    if (constnessDiffers(l, a, bv)) {
+      bool ret = names[i] == "<return>";
+      l.error(
+          s.loc,
+          (ret ? std::string("Return type mismatch: ") : "Mismatched type for " + names[i] + ": ") +
+              "a tl.const pointer in one branch and a writable pointer in the other",
+          "a pointer from a tl.const parameter stays read-only; choose it with a "
+          "tl.constexpr condition or drop the annotation");
+    }
     merged.push_back(a);
   }
   std::vector<Value *> yields[2];
@@ -398,6 +414,11 @@ SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond) {
             "the two sides of this conditional expression have different types: " +
                 describe(side[0]) + " and " + describe(side[1]),
             "make both the same type and shape, e.g. with .to() or tl.broadcast_to()");
+  if (constnessDiffers(l, side[0], side[1]))
+    l.error(e.loc,
+            "Ternary expression with dynamic condition has inconsistent type: a tl.const pointer "
+            "and a writable pointer",
+            "choose between them with a tl.constexpr condition, or drop the tl.const annotation");
   for (int k = 0; k < 2; ++k) {
     b.setInsertionPointToEnd(ifOp->regions[k].get());
     b.setLoc(e.loc);

@@ -24,6 +24,14 @@ bool isConstexprAnnotation(const ast::Expr *a) {
   return false;
 }
 
+// `tl.const` (Triton's qualifier of pointers a kernel only reads).
+bool isConstAnnotation(const ast::Expr *a) {
+  if (!a) return false;
+  if (a->kind == ast::ExprKind::Attribute || a->kind == ast::ExprKind::Name)
+    return a->str == "const";
+  return false;
+}
+
 }  // namespace
 
 // The parameters of a host TensorDescriptor argument (see ArgSpec).
@@ -113,6 +121,7 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
           error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a pointer");
         Value *v = fn->body.addArg(Type::ptr(a.dtype), p.name);
         fn->paramAttrs.push_back({a.divisibility, false});
+        if (isConstAnnotation(p.annotation.get())) markConstPointer(v);
         env[p.name] = SVal::tensor(v);
         break;
       }

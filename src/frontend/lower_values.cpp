@@ -3,6 +3,7 @@
 // builtins use to read constexpr arguments.
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "frontend/lowering.h"
 
@@ -90,6 +91,39 @@ Value *Lowerer::emit(OpCode c, std::vector<Value *> operands, Type t, SourceLoc 
                      std::vector<NamedAttr> attrs) {
   b_.setLoc(loc);
   return b_.op1(c, std::move(operands), std::move(t), std::move(attrs));
+}
+
+bool Lowerer::fromConstPointer(const Value *v) const {
+  if (constPointers_.empty()) return false;
+  std::vector<const Value *> work{v};
+  std::set<const Value *> seen;
+  while (!work.empty()) {
+    const Value *x = work.back();
+    work.pop_back();
+    if (!x->type.isPtrLike() || !seen.insert(x).second) continue;
+    if (constPointers_.count(x)) return true;
+    if (const Operation *d = x->def) {
+      if (d->code == OpCode::If) {  // either branch's value
+        for (const auto &r : d->regions)
+          if (const Operation *y = r->terminator(); y && x->index < y->operands.size())
+            work.push_back(y->operands[x->index]);
+      } else {
+        for (const Value *o : d->operands) work.push_back(o);
+      }
+    } else if (const Operation *loop = x->owner ? x->owner->parentOp : nullptr) {
+      // A for loop's carried value: its initial value (argument 0 is the
+      // induction variable; the operands are lb, ub, step, then the inits).
+      if (loop->code == OpCode::For && x->index >= 1 && x->index + 2 < loop->operands.size())
+        work.push_back(loop->operands[x->index + 2]);
+    }
+  }
+  return false;
+}
+
+void Lowerer::checkWritablePointer(const Value *ptr, SourceLoc loc, const std::string &what) {
+  if (fromConstPointer(ptr))
+    error(loc, what + ": Cannot store to a constant pointer",
+          "the pointer comes from a parameter annotated tl.const; drop the annotation to write");
 }
 
 Value *Lowerer::constant(double f, const Type &t) {

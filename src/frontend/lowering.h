@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,13 @@ class Lowerer {
   Value *emit(OpCode c, std::vector<Value *> operands, Type t, SourceLoc loc,
               std::vector<NamedAttr> attrs = {});
 
+  // Triton's `tl.const` pointer parameters: whether `v` may be computed from
+  // one (through pointer arithmetic, splats, selects, if and loop values),
+  // and the error a store or atomic through such a pointer is.
+  void markConstPointer(const Value *param) { constPointers_.insert(param); }
+  bool fromConstPointer(const Value *v) const;
+  void checkWritablePointer(const Value *ptr, SourceLoc loc, const std::string &what);
+
  private:
   friend struct StmtLowering;
   SourceManager &sm_;
@@ -319,6 +327,7 @@ class Lowerer {
   int64_t loweredStatements_ = 0;
   int dryRun_ = 0;
   int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
+  std::set<const Value *> constPointers_;  // tl.const parameters
 
  public:
   // Statement lowering state (see lower_stmt.cpp).

@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # names for annotations only; nothing is imported at run time
     ShapeLike = Union[Sequence[IntLike], IntLike]
 
 __all__ = [
-    "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "constexpr", "dtype", "pointer_type", "block_type",
-    "tensor", "range", "static_range",
+    "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "constexpr", "const", "dtype", "pointer_type",
+    "block_type", "tensor", "range", "static_range",
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float8e4nv", "float8e5", "float8e4m3fn", "float8e5m2", "float16", "bfloat16", "float32",
     "float64",
@@ -51,6 +51,13 @@ def _unwrap(v):
 
 
 # ---------------------------------------------------------------------------- constexpr
+
+
+class const:
+    """An annotation of a pointer parameter the kernel only reads
+    (``in_ptr: tl.const``): a store or atomic through it, or through a pointer
+    computed from it, is a compile error, as is merging it with a writable
+    pointer under a run-time condition."""
 
 
 class constexpr:

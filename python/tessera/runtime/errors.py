@@ -11,11 +11,13 @@ class TesseraError(Exception):
 
 
 class CompilationError(TesseraError):
-    """A kernel failed to compile. `str(e)` is the rendered diagnostic."""
+    """A kernel failed to compile. `str(e)` is the rendered diagnostic;
+    `error_message` (Triton's attribute) is the same text."""
 
     def __init__(self, message: str = ""):
         super().__init__(message.rstrip("\n"))
         self.message = message.rstrip("\n")
+        self.error_message = self.message
 
     def __reduce__(self):  # picklable for multiprocessing
         return (type(self), (self.message,))

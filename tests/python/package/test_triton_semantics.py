@@ -713,3 +713,71 @@ def test_dot_over_several_batch_dims(rng, rank, trans_a, trans_b):
     b = np.swapaxes(y, -1, -2) if trans_b else y
     np.testing.assert_allclose(z, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2,
                                atol=1e-2)
+
+
+@triton.jit
+def pick_second(a, b, second):
+    if second:
+        return b
+    return a
+
+
+@triton.jit
+def const_pointer_kernel(in_ptr: tl.const, out, c_out: tl.const, choose, N: tl.constexpr,
+                         MODE: tl.constexpr):
+    o = tl.arange(0, N)
+    val = tl.load(in_ptr + o)  # reading through tl.const is fine
+    if MODE == "if":
+        if choose:
+            final = c_out
+        else:
+            final = out
+    elif MODE == "ternary":
+        final = c_out if choose else out
+    elif MODE == "call":
+        final = pick_second(out, c_out, choose)
+    elif MODE == "loop":
+        final = out
+        p = c_out
+        for i in range(2):
+            p += 0
+        tl.atomic_add(p + o, val)
+    else:
+        final = c_out + 1 - 1
+    tl.store(final + o, val)
+
+
+@triton.jit
+def const_pointer_pick_kernel(in_ptr: tl.const, out, c_out: tl.const, N: tl.constexpr,
+                              CHOOSE: tl.constexpr):
+    o = tl.arange(0, N)
+    # A compile-time choice: only the chosen pointer is typed.
+    final = c_out if CHOOSE else out
+    tl.store(final + o, tl.load(in_ptr + o))
+
+
+def test_const_pointer_chosen_at_compile_time(rng):
+    x = rng.standard_normal(8).astype(np.float32)
+    out, c_out = np.full(8, np.nan, np.float32), np.zeros(8, np.float32)
+    const_pointer_pick_kernel[(1,)](x, out, c_out, N=8, CHOOSE=False)
+    np.testing.assert_array_equal(out, x)
+    assert not c_out.any()
+    with pytest.raises(triton.CompilationError, match="Cannot store to a constant pointer"):
+        const_pointer_pick_kernel[(1,)](x, out, c_out, N=8, CHOOSE=True)
+
+
+@pytest.mark.parametrize("mode,error", [
+    ("if", "Mismatched type for final: a tl.const pointer in one branch"),
+    ("ternary", "Ternary expression with dynamic condition has inconsistent type"),
+    ("call", "Return type mismatch: "),
+    ("loop", "tl.atomic_add: Cannot store to a constant pointer"),
+    ("direct", "tl.store: Cannot store to a constant pointer"),
+])
+def test_const_pointer_parameters(rng, mode, error):
+    # Triton's tl.const: a read-only pointer parameter; writes through it,
+    # or merging it with a writable pointer at run time, do not compile.
+    x = rng.standard_normal(8).astype(np.float32)
+    out, c_out = np.full(8, np.nan, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(triton.CompilationError) as e:
+        const_pointer_kernel[(1,)](x, out, c_out, 2, N=8, MODE=mode)
+    assert error in e.value.error_message
