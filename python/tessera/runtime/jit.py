@@ -487,6 +487,7 @@ class JITFunction(KernelInterface):
                 value = _unwrap_constexpr(s[1])
                 sp.specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
                 sp.constants[p.name] = sp.hook_constants[path] = value
+                sp.named_constants[p.name] = value
                 sp.signature[p.name] = sp.hook_signature[p.name] = "constexpr"
                 sp.view.append(("constexpr", value))
                 continue
@@ -497,6 +498,7 @@ class JITFunction(KernelInterface):
             if s[0] == "scalar" and s[3]:  # == 1: Triton shows it as a constexpr 1
                 sp.hook_signature[p.name] = "constexpr"
                 sp.hook_constants[path] = 1
+                sp.named_constants[p.name] = 1
                 sp.view.append(("constexpr", 1))
                 continue
             sp.view.append((ty, "D" if s[2] else None))
@@ -547,6 +549,12 @@ class JITFunction(KernelInterface):
                                   sp.num_warps, sp.num_stages, passes)
         from ..compiler import CompiledKernel
         compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
+        if self._repr is not None:
+            # @jit(repr=f): the name shown for this specialisation (Triton's
+            # `specialization` argument: signature and constants by name).
+            view = types.SimpleNamespace(name=self.__name__, signature=dict(sp.signature),
+                                         constants=dict(sp.named_constants), attrs=sp.attrs)
+            compiled.name = str(self._repr(view))
         self._by_hash[key] = compiled
         device_cache._add(view_key, compiled)
         try:
@@ -702,6 +710,7 @@ class _Specialisation:
         self.specs, self.runtime, self.view = [], [], []
         self.constants, self.signature = {}, {}
         self.hook_constants, self.hook_signature, self.attrs = {}, {}, {}
+        self.named_constants = {}  # by parameter name: constexprs and ints equal to 1
         self.device = -1
         self.target = ""
         self.opts = self.options = None

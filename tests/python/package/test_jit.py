@@ -324,3 +324,23 @@ def test_cubin_and_sass_are_made_from_the_ptx(tmp_path, monkeypatch):
         _Asm({"ptx": ptx})["cubin"]
     with pytest.raises(KeyError):
         _Asm({"ttir": "func"})["cubin"]  # a CPU kernel has no PTX
+
+
+def _specialisation_name(sp):
+    ones = "_".join(k for k, v in sp.constants.items() if isinstance(k, str) and v == 1)
+    return f"{sp.name}_{sp.signature['value']}_{ones}_{sp.constants['MODE']}"
+
+
+@triton.jit(repr=_specialisation_name)
+def named_by_repr(value, is_one, out, MODE: tl.constexpr):
+    tl.store(out, value + is_one)
+
+
+@pytest.mark.parametrize("value,ty", [(-1, "i32"), (2**31, "i64"), (2**63, "u64")])
+def test_repr_names_each_specialisation(value, ty):
+    # Triton's @jit(repr=f): f(specialization) names the compiled kernel;
+    # `signature` holds each parameter's type, `constants` the constexprs
+    # and the integers specialised to 1, by parameter name.
+    out = np.zeros(1, np.int64 if ty != "u64" else np.uint64)
+    k = named_by_repr.warmup(value, 1, out, MODE=3, grid=(1,))
+    assert k.name == f"named_by_repr_{ty}_is_one_3"
