@@ -72,9 +72,9 @@ void classifyInt(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     }
     PyErr_Clear();
   }
-  raise(PyExc_TypeError, argPrefix(param, kernel) + "the integer " +
-                             nb::repr(nb::handle(v)).c_str() +
-                             " does not fit in a kernel argument (i32, i64 or u64)");
+  raise(PyExc_OverflowError, argPrefix(param, kernel) + "the integer " +
+                                 nb::repr(nb::handle(v)).c_str() +
+                                 " does not fit in a kernel argument (i32, i64 or u64)");
 }
 
 // The signature dtype of a buffer's format, false when not a plain number.

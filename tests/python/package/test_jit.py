@@ -344,3 +344,21 @@ def test_repr_names_each_specialisation(value, ty):
     out = np.zeros(1, np.int64 if ty != "u64" else np.uint64)
     k = named_by_repr.warmup(value, 1, out, MODE=3, grid=(1,))
     assert k.name == f"named_by_repr_{ty}_is_one_3"
+
+
+@triton.jit
+def take_value_kernel(value, out):
+    tl.store(out, value == value)
+
+
+@pytest.mark.parametrize("value,fits", [(2**64 - 1, True), (2**64, False), (-2**63, True),
+                                        (-2**63 - 1, False)])
+def test_integer_arguments_past_64_bits_overflow(value, fits):
+    # Python's (and Triton's) error for a number too large for its C type.
+    out = np.zeros(1, np.int8)
+    if fits:
+        take_value_kernel[(1,)](value, out)
+        assert out[0] == 1
+    else:
+        with pytest.raises(OverflowError, match="does not fit in a kernel argument"):
+            take_value_kernel[(1,)](value, out)
