@@ -607,7 +607,9 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
       endKw = v;
     else if (k.name == "arg1" || k.name == "start")
       pos.insert(pos.begin(), v);
-    else if (k.name == "num_stages") {
+    else if (k.name == "num_stages" && v.isNone()) {
+      // num_stages=None: the kernel's own, as Triton reads it.
+    } else if (k.name == "num_stages") {
       r.numStages = l.constInt(v, k.value->loc, "num_stages");
       if (r.numStages < 1 || r.numStages > 16)
         l.error(k.value->loc,

@@ -44,6 +44,9 @@ def tl_range_kernel(out_ptr, n):
     total = 0
     for i in tl.range(0, n, 2):
         total += i
+    # None for a hint means the kernel's own setting, as in Triton.
+    for i in tl.range(0, n, 2, num_stages=None, loop_unroll_factor=None):
+        total += i
     tl.store(out_ptr, total)
 
 
