@@ -461,6 +461,14 @@ SVal maxConstancy(Lowerer &l, A &a) {
   return hint(l, a, "constancy");
 }
 
+// tl.condition(c, disable_licm=False): a loop condition with a scheduling
+// hint. Tessera's loop-invariant code motion does not take per-loop hints,
+// so the hint is checked and the condition is the value.
+SVal condition(Lowerer &l, A &a) {
+  l.constBool(a["disable_licm"], a.locOf("disable_licm"), "disable_licm");
+  return a["arg"];
+}
+
 SVal assume(Lowerer &l, A &a) {
   SVal c = a["cond"];
   if (c.isConst()) {
@@ -709,6 +717,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.max_contiguous", {"input", "values"}, maxContiguous},
       {"tl.max_constancy", {"input", "values"}, maxConstancy},
       {"tl.assume", {"cond"}, assume},
+      {"tl.condition", {"arg", "disable_licm=False"}, condition},
       {"tl.debug_barrier", {}, debugBarrier},
       {"builtins.min", {"*args"}, pyMin},
       {"builtins.max", {"*args"}, pyMax},

@@ -616,7 +616,7 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
                 "num_stages must be from 1 to 16, got " + std::to_string(r.numStages));
     } else if (k.name != "loop_unroll_factor" && k.name != "warp_specialize" &&
                k.name != "disallow_acc_multi_buffer" && k.name != "flatten" &&
-               k.name != "num_warps")
+               k.name != "num_warps" && k.name != "disable_licm")
       l.error(k.loc, "unexpected keyword argument '" + k.name + "' to " +
                          (r.kind == "builtins.range" ? std::string("range") : r.kind) + "()");
     // The other keywords are scheduling hints.

@@ -24,7 +24,7 @@ from .core import (
     associative_scan,
     reshape, view, expand_dims, broadcast_to, broadcast, trans, permute, join, split, cat, gather,
     histogram, static_print, static_assert, device_print, device_assert,
-    multiple_of, max_contiguous, max_constancy, assume, debug_barrier,
+    multiple_of, max_contiguous, max_constancy, assume, condition, debug_barrier,
 )
 from .math import (
     exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, sin, cos, erf, floor, ceil, abs, fdiv, div_rn, fma,
@@ -58,7 +58,7 @@ __all__ = [
     "clamp", "dot", "dot_scaled", "reduce", "associative_scan", "reshape", "view", "expand_dims",
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather", "histogram",
     "static_print", "static_assert", "device_print", "device_assert",
-    "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier",
+    "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
     # math
     "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
     "abs", "fdiv", "div_rn", "fma", "umulhi",

@@ -34,7 +34,7 @@ __all__ = [
     "clamp", "dot", "reduce", "associative_scan", "reshape", "view", "expand_dims",
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather",
     "histogram", "static_print", "static_assert", "device_print", "device_assert",
-    "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier",
+    "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
 ]
 
 # The largest number of elements a tensor may have (tl.arange's limit).
@@ -1372,6 +1372,13 @@ def max_constancy(input: tensor, values: IntLike | Sequence[IntLike]) -> tensor:
     """``input`` unchanged, with the promise that runs of ``values`` consecutive
     elements (per dimension) are equal."""
     _host_call("tl.max_constancy")
+
+
+def condition(arg: TensorLike, disable_licm: bool = False) -> TensorLike:
+    """A while loop's condition with Triton's ``disable_licm`` hint
+    (``while tl.condition(i < n, disable_licm=True)``); the hint is accepted
+    and Tessera's loop-invariant code motion runs as usual."""
+    _host_call("tl.condition")
 
 
 def assume(cond: TensorLike) -> None:

@@ -781,3 +781,23 @@ def test_const_pointer_parameters(rng, mode, error):
     with pytest.raises(triton.CompilationError) as e:
         const_pointer_kernel[(1,)](x, out, c_out, 2, N=8, MODE=mode)
     assert error in e.value.error_message
+
+
+@triton.jit
+def licm_hint_kernel(out, n):
+    i = 0
+    total = 0
+    while tl.condition(i < n, disable_licm=True):
+        total += i * 3
+        i += 1
+    for j in tl.range(0, n, disable_licm=True):
+        total += j
+    tl.store(out, total)
+
+
+def test_loop_condition_and_licm_hints():
+    # Triton's tl.condition(c, disable_licm=...) and tl.range(disable_licm=):
+    # scheduling hints; the loops compute as written.
+    out = np.zeros(1, np.int32)
+    licm_hint_kernel[(1,)](out, 7)
+    assert out[0] == sum(3 * i for i in range(7)) + sum(range(7))
