@@ -1,6 +1,8 @@
 // canonicalize: constant folding and exact algebraic simplification.
 //
-// Requires: structurally valid Tile IR (ops.def operand/result counts).
+// Requires: structurally valid Tile IR (ops.def operand/result counts) whose
+// definitions dominate their uses (the verifier's rule), so one walk in
+// program order meets every replaced value's uses after its replacement.
 // Guarantees, at a fixed point:
 //   - every pure op (not a hint) whose operands are all constants and whose
 //     value fold.h defines is a `constant` (scalars and splat tiles), including
@@ -52,8 +54,11 @@ class Canonicalizer {
   bool sweep() {
     changed_ = false;
     vm_ = ValueMap();
+    // No ValueMap::apply afterwards: only op results are mapped, and every
+    // use of a result comes after its op in this walk (the IR is verified, so
+    // definitions dominate uses), where sweepBlock remaps it; a second walk
+    // over the whole function found nothing left to rewrite.
     sweepBlock(fn_.body);
-    vm_.apply(fn_);
     // One removal leaves no dead pure op behind (it walks backwards, so a
     // chain dies in one go); a sweep that changed nothing has nothing new
     // for it, and on a long kernel it is a full walk and a use count.

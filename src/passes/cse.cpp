@@ -119,10 +119,11 @@ class CSE {
  public:
   explicit CSE(Graveyard &gy) : gy_(gy) {}
 
-  void run(Function &fn) {
-    runBlock(fn.body);
-    vm_.apply(fn);
-  }
+  // No ValueMap::apply afterwards: only results of ops already walked are
+  // mapped, and their uses come later in pre-order (this pass's Requires),
+  // where runBlock remaps them; a second walk over the function found
+  // nothing left to rewrite.
+  void run(Function &fn) { runBlock(fn.body); }
 
  private:
   Operation *lookup(Operation *op, size_t h) const {

@@ -128,6 +128,12 @@ class Assigner {
   // These ops only replicate or compute registers from scalars, so copies
   // cost little and never repeat per iteration.
   void duplicateLeaves() {
+    auto isLeaf = [](const Value *v) {
+      if (!v->def || !isTile(v)) return false;
+      OpCode c = v->def->code;
+      return c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange ||
+             c == OpCode::Broadcast || c == OpCode::ExpandDims;
+    };
     for (bool again = true; again;) {
       again = false;
       PtrMap<const Value *, int> uses = countUses(fn_);
@@ -135,11 +141,7 @@ class Assigner {
       fn_.walk([&](Operation *op) {
         for (unsigned i = 0; i < op->operands.size(); ++i) {
           Value *v = op->operands[i];
-          if (!v->def || !isTile(v) || uses[v] < 2) continue;
-          OpCode c = v->def->code;
-          if (c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange ||
-              c == OpCode::Broadcast || c == OpCode::ExpandDims)
-            sites.push_back({op, i});
+          if (isLeaf(v) && uses[v] >= 2) sites.push_back({op, i});
         }
       });
       PtrSet<const Value *> firstKept;
@@ -155,7 +157,12 @@ class Assigner {
         std::unordered_map<const Value *, Value *> mapping;
         Operation *copy = cloneOp(*def, b, mapping);
         user->operands[i] = copy->result();
-        again = true;
+        // After this round every leaf has one use, save the operands of
+        // copies, which gained one: only a copy reading a leaf (a broadcast
+        // of a splat, not a splat of a scalar) can call for another round,
+        // and skipping a round that would find nothing saves a use count
+        // and a walk over the whole kernel.
+        for (Value *o : copy->operands) again = again || isLeaf(o);
       }
     }
   }
