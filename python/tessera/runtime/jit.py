@@ -391,11 +391,11 @@ class JITFunction(KernelInterface):
     def _run_with_launch_hooks(self, dispatcher, bound, g, opts, units):
         """A launch between knobs.runtime.launch_enter_hook and
         launch_exit_hook, as Triton calls them (the profiler's kernel scopes)."""
-        kernel = dispatcher.run(bound, g, opts)
-        if kernel is None:  # first launch of this specialisation: compile it
-            kernel = self._compiled_for(bound, opts, units)
-            if kernel is None:
-                return None
+        # The compiled kernel (from memory, disk or a compile) without
+        # launching it: the launch itself happens once, between the hooks.
+        kernel = self._compiled_for(bound, opts, units)
+        if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
+            return None
         device = getattr(kernel, "_device", -1)
         stream = _current_stream(device) if device >= 0 else 0
         meta = LazyDict({"name": self.__name__, "function": None, "stream": stream})

@@ -210,3 +210,21 @@ def test_viewer_prints_a_tree_filters_and_sorts(tmp_path, capsys):
     assert "9.000 1.000 large" in run.stdout
     bad = _viewer(str(tmp_path / "none"))
     assert bad.returncode == 1 and "No such file" in bad.stderr
+
+
+@triton.jit
+def count_kernel(counter):
+    tl.atomic_add(counter, 1)
+
+
+def test_a_launch_between_hooks_runs_the_kernel_once(workdir):
+    # With launch hooks set, every launch (the first, which compiles, and
+    # later ones) must still run the kernel exactly once.
+    counter = np.zeros(1, np.int32)
+    proton.start("once", hook="triton")
+    for _ in range(3):
+        count_kernel[(1,)](counter)
+    proton.finalize()
+    assert counter[0] == 3
+    root, _ = _tree(workdir / "once.hatchet")
+    assert _child(root, "count_kernel")["metrics"]["count"] == 3
