@@ -48,14 +48,25 @@ import subprocess
 _TRUE = ("1", "true", "yes", "on")
 
 
-class _Env:
+class _Knob:
+    """A knob's storage: an assignment wins until `del`; subclasses read the
+    value otherwise (__get__)."""
+
+    def __set_name__(self, owner, attr: str) -> None:
+        self.attr = attr
+
+    def __set__(self, group, value) -> None:
+        group._assigned[self.attr] = value
+
+    def __delete__(self, group) -> None:
+        group._assigned.pop(self.attr, None)
+
+
+class _Env(_Knob):
     """A knob over environment variables `names` (first set wins)."""
 
     def __init__(self, names: tuple, kind: type, default=None):
         self.names, self.kind, self.default = names, kind, default
-
-    def __set_name__(self, owner, attr: str) -> None:
-        self.attr = attr
 
     def __get__(self, group, owner=None):
         if group is None:
@@ -68,29 +79,14 @@ class _Env:
                 return v.strip().lower() in _TRUE if self.kind is bool else v
         return self.default() if callable(self.default) else self.default
 
-    def __set__(self, group, value) -> None:
-        group._assigned[self.attr] = value
 
-    def __delete__(self, group) -> None:
-        group._assigned.pop(self.attr, None)
-
-
-class _Value:
+class _Value(_Knob):
     """A knob with no environment variable (a hook): None until assigned."""
-
-    def __set_name__(self, owner, attr: str) -> None:
-        self.attr = attr
 
     def __get__(self, group, owner=None):
         if group is None:
             return self
         return group._assigned.get(self.attr)
-
-    def __set__(self, group, value) -> None:
-        group._assigned[self.attr] = value
-
-    def __delete__(self, group) -> None:
-        group._assigned.pop(self.attr, None)
 
 
 class base_knobs:
@@ -120,7 +116,7 @@ class base_knobs:
             self._assigned = saved
 
     def __repr__(self) -> str:
-        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, (_Env, _Value, _Tool))]
+        knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Knob)]
         return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in knobs)})"
 
 
@@ -180,11 +176,8 @@ class NvidiaTool:
         return f"NvidiaTool(path={self.path!r})"
 
 
-class _Tool:
+class _Tool(_Knob):
     """A knob naming a tool: TRITON_<NAME>_PATH, else the tool on PATH."""
-
-    def __set_name__(self, owner, attr: str) -> None:
-        self.attr = attr
 
     def __get__(self, group, owner=None):
         if group is None:
@@ -195,12 +188,6 @@ class _Tool:
         if path not in group._tools:
             group._tools[path] = NvidiaTool(path)
         return group._tools[path]
-
-    def __set__(self, group, value) -> None:
-        group._assigned[self.attr] = value
-
-    def __delete__(self, group) -> None:
-        group._assigned.pop(self.attr, None)
 
 
 class nvidia_knobs(base_knobs):
