@@ -15,6 +15,7 @@ holds ten thousand events.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -295,12 +296,11 @@ class scope:
             exit_scope(self.name)
 
     def __call__(self, func):
+        @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with scope(self.name, self.metrics):
                 return func(*args, **kwargs)
 
-        wrapper.__name__ = getattr(func, "__name__", "wrapper")
-        wrapper.__doc__ = getattr(func, "__doc__", None)
         return wrapper
 
 
@@ -322,6 +322,7 @@ def profile(func=None, *, name: Optional[str] = None, context: Optional[str] = "
     """Decorator: each call of `func` runs in its own session, written at return."""
 
     def decorator(f):
+        @functools.wraps(f)
         def wrapper(*args, **kwargs):
             sid = start(name, context=context, data=data, backend=backend, mode=mode, hook=hook)
             try:
@@ -329,7 +330,6 @@ def profile(func=None, *, name: Optional[str] = None, context: Optional[str] = "
             finally:
                 finalize(sid)
 
-        wrapper.__name__ = getattr(f, "__name__", "wrapper")
         return wrapper
 
     return decorator(func) if func is not None else decorator

@@ -24,6 +24,11 @@ from typing import Optional
 
 _TIME_UNITS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}  # nanoseconds per unit
 _RATE_PREFIX = {"": 1.0, "g": 1e9, "t": 1e12}
+# The derived metrics: times (total or per call, GPU or host), flop rates
+# (of "flops" or "flopsW"), byte rates.
+_TIME = re.compile(r"(avg_)?(cpu_)?time/(s|ms|us|ns)")
+_FLOPS = re.compile(r"([gt]?)flop(\d*)/s")
+_BYTES = re.compile(r"([gt]?)byte/s")
 
 
 class Tree:
@@ -52,18 +57,18 @@ def _derive(metric: str, node: Tree, root: Tree) -> float:
         raw = _raw(name[:-2], m)
         total = _raw(name[:-2], root.metrics)
         return 100.0 * raw / total if total else math.nan
-    match = re.fullmatch(r"(avg_)?(cpu_)?time/(s|ms|us|ns)", name)
+    match = _TIME.fullmatch(name)
     if match:
         value = m.get("cpu_time (ns)" if match.group(2) else "time (ns)", 0.0)
         value /= _TIME_UNITS[match.group(3)]
         if match.group(1):
             value = value / m["count"] if m.get("count") else math.nan
         return value
-    match = re.fullmatch(r"([gt]?)flop(\d*)/s", name)
+    match = _FLOPS.fullmatch(name)
     if match:
         flops = m.get(f"flops{match.group(2)}")
         return _rate(flops, time_ns, match.group(1))
-    match = re.fullmatch(r"([gt]?)byte/s", name)
+    match = _BYTES.fullmatch(name)
     if match:
         return _rate(m.get("bytes"), time_ns, match.group(1))
     return _raw(name, m)
@@ -84,7 +89,7 @@ def _raw(name: str, metrics: dict) -> float:
 
 def _known(metric: str, tree: Tree) -> bool:
     name = metric.strip().lower()
-    if re.fullmatch(r"(avg_)?(cpu_)?time/(s|ms|us|ns)|[gt]?flop\d*/s|[gt]?byte/s", name):
+    if any(p.fullmatch(name) for p in (_TIME, _FLOPS, _BYTES)):
         return True
     base = name[:-2] if name.endswith("/%") else name
     return any(not math.isnan(_raw(base, n.metrics)) for n, _ in tree.walk())

@@ -22,6 +22,20 @@ def _torch():
     return torch
 
 
+def _is_fp8(t) -> bool:
+    torch = _torch()
+    return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+
+
+def _fp8_product(A, B, out_dtype):
+    """A @ B.T of fp8 matrices: cuBLASLt through torch._scaled_mm, unit
+    scales and fast accumulation as Triton's binding sets them."""
+    torch = _torch()
+    one = torch.ones((), dtype=torch.float32, device=A.device)
+    return torch._scaled_mm(A, B.T, scale_a=one, scale_b=one, out_dtype=out_dtype,
+                            use_fast_accum=True)
+
+
 class CublasLt:
     """`CublasLt(workspace)`; `matmul(A, B, C)` writes C = A @ B.T (A is
     M x K, B is N x K, both row-major); `gemm(A, B, C, D, alpha, beta)`
@@ -32,22 +46,16 @@ class CublasLt:
 
     def matmul(self, A, B, C) -> None:
         self._check(A, B, C)
-        torch = _torch()
-        if A.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-            one = torch.ones((), dtype=torch.float32, device=A.device)
-            C.copy_(torch._scaled_mm(A, B.T, scale_a=one, scale_b=one, out_dtype=C.dtype,
-                                     use_fast_accum=True))
+        if _is_fp8(A):
+            C.copy_(_fp8_product(A, B, C.dtype))
         else:
-            torch.matmul(A, B.T, out=C)
+            _torch().matmul(A, B.T, out=C)
 
     def gemm(self, A, B, C, D, alpha: float, beta: float) -> None:
         self._check(A, B, D)
         torch = _torch()
-        if A.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-            one = torch.ones((), dtype=torch.float32, device=A.device)
-            ab = torch._scaled_mm(A, B.T, scale_a=one, scale_b=one, out_dtype=torch.float32,
-                                  use_fast_accum=True)
-            D.copy_(alpha * ab + beta * C.float())
+        if _is_fp8(A):
+            D.copy_(alpha * _fp8_product(A, B, torch.float32) + beta * C.float())
         else:
             torch.addmm(C, A, B.T, alpha=alpha, beta=beta, out=D)
 
