@@ -36,6 +36,18 @@
 # F16-NEXT: wgmma.wait_group.sync.aligned 0
 # F16-NOT: mma.sync
 # F16-NOT: ldmatrix
+# The epilogue leaves the fragments (2 elements per thread per row)
+# through shared memory, rows padded by 16 bytes (128 x 128 fp16 = 256-byte
+# rows, pitch 272), and stores 16 bytes per thread.
+# F16: bar.sync 0
+# F16: st.shared.b32
+# F16: bar.sync 0
+# F16: ld.shared.v4.b32
+# F16-NOT: st.global.b32
+# F16-NOT: st.global.b16
+# F16: st.global.v4.b32
+# F16-NOT: st.global.b32
+# F16-NOT: st.global.b16
 
 # fp8 with B stored K-major (column-major B): m64n128k32, no transposes.
 # FP8: .version 8.4

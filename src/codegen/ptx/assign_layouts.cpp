@@ -22,9 +22,11 @@
 //     selectMma for Module::targetSm): its result has the instruction's
 //     accumulator layout (wgmma's or mma.sync's), and so does
 //     everything sharing its layout (the loop-carried accumulator, the
-//     epilogue's arithmetic, stores of it), since moving the accumulator out
-//     of the fragments the instruction writes would cost a trip through
-//     shared memory per iteration.
+//     epilogue's arithmetic), since moving the accumulator out of the
+//     fragments the instruction writes would cost a trip through shared
+//     memory per iteration; a store of such a value whose pointers would
+//     move wider vectors in their own coalesced layout stores a
+//     convert_layout of it instead (separateAccumulatorStores).
 // convert_layout ops are inserted where these constraints would disagree.
 // Preserves: what the program computes (convert_layout is an identity).
 //
@@ -87,13 +89,65 @@ class Assigner {
   void run() {
     duplicateLeaves();
     info_ = analyzeAxisInfo(fn_);
-    for (auto &a : fn_.body.args) add(a.get());
-    fn_.walk([&](Operation *op) { collect(op); });
-    resolve();
+    assign();
+    if (separateAccumulatorStores()) {
+      parent_.clear();
+      order_.clear();
+      anchors_.clear();
+      relations_.clear();
+      dots_.clear();
+      pinned_.clear();
+      layouts_.clear();
+      assign();
+    }
     apply();
   }
 
  private:
+  // The layout for every class: union-find, then resolution.
+  void assign() {
+    for (auto &a : fn_.body.args) add(a.get());
+    fn_.walk([&](Operation *op) { collect(op); });
+    resolve();
+  }
+
+  // A store of a tensor-core accumulator (a matmul's or attention's
+  // epilogue) would take the instruction's fragment layout, in which a
+  // thread holds 2 consecutive elements per row: 4-byte stores for fp16.
+  // Where the store's own coalesced layout moves wider vectors, it gets a
+  // convert_layout of its value (through shared memory, packed, after the
+  // ring is gone), so the store is anchored by its pointers and writes 16
+  // bytes per thread, as Triton's epilogue does. Returns whether any store
+  // changed, after which the classes are computed again. A store whose
+  // pointers the accumulator's class also reads (a residual loaded and
+  // added) stays in that class: its convert, an identity, is removed.
+  bool separateAccumulatorStores() {
+    bool changed = false;
+    for (Operation *op : anchors_) {
+      if (op->code != OpCode::Store || !pinned_.count(find(pointerOf(op)))) continue;
+      Value *value = op->operand(1);
+      if (!isTile(value) || (value->def && value->def->code == OpCode::ConvertLayout)) continue;
+      const auto &shape = value->type.shape;
+      LinearLayout want = preferred(op);
+      int64_t bytes = value->type.numel() * byteSize(value->type.dtype);
+      if (vecOf(want, shape) <= vecOf(layouts_.at(find(value)), shape) ||
+          bytes > kMaxEpilogueConvertBytes)
+        continue;
+      Builder b;
+      b.setInsertionPointBefore(op);
+      b.setLoc(op->loc);
+      op->operands[1] = b.op1(OpCode::ConvertLayout, {value}, value->type);
+      storeConverts_.push_back({op->operands[1]->def, op});
+      changed = true;
+    }
+    return changed;
+  }
+
+  // The largest tile an epilogue converts through shared memory: 128x256
+  // fp16 or 128x128 fp32 (and their row padding) fit; the ring of such a
+  // matmul is larger still, and the conversion reuses its space.
+  static constexpr int64_t kMaxEpilogueConvertBytes = 64 * 1024;
+
   // ---- union-find ----
   Value *find(Value *v) {
     // Every value met here was added, so find() never misses (and never
@@ -411,6 +465,11 @@ class Assigner {
       if (s.empty()) s = layoutOf(v)->str();
       v->type.layout = s;
     }
+    for (auto [conv, store] : storeConverts_)
+      if (conv->operand(0)->type.layout == conv->result()->type.layout) {
+        store->operands[1] = conv->operand(0);
+        eraseOp(conv);
+      }
     for (Operation *op : dots_) {
       Value *a = op->operand(0);
       if (!isTile(a)) continue;
@@ -469,6 +528,8 @@ class Assigner {
   PtrMap<Value *, Value *> parent_;  // union-find over every tile value
   std::vector<Value *> order_;       // every tile value, in program order
   std::vector<Operation *> anchors_, relations_, dots_;
+  // (convert_layout, its store), added by separateAccumulatorStores.
+  std::vector<std::pair<Operation *, Operation *>> storeConverts_;
   std::unordered_set<Value *> pinned_;                 // class roots with a tensor-core layout
   std::unordered_map<Value *, LinearLayout> layouts_;  // class root -> layout
 };

@@ -110,6 +110,72 @@ Regs Emitter::loadTileShared(const LinearLayout &l, DType d, const std::vector<i
   return out;
 }
 
+Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
+                                   const std::vector<int64_t> &strides, int64_t base) {
+  int eb = byteSize(d);
+  RegClass c = regClassOf(Type::scalar(d));
+  int cd = static_cast<int>(std::find(strides.begin(), strides.end(), 1) - strides.begin());
+  // As in storeTileSharedPacked: every other basis along `cd` is a larger
+  // power of two, so each vector starts aligned to its width.
+  int64_t chunk = std::min<int64_t>(l.contiguousRegs(cd), 16 / eb);
+  int64_t words = chunk * eb / 4;
+  std::string a = threadSharedAddress(l, strides, eb);
+  Regs out;
+  for (int i = 0; i < l.numRegs(); i += static_cast<int>(chunk)) {
+    int64_t off = base + dotCoord(l.regCoord(i), strides) * eb;
+    if (words < 1) {
+      for (int j = 0; j < chunk; ++j) out.push_back(ldShared(a, off + j * eb, d));
+      continue;
+    }
+    // 32-bit elements load straight into their registers; 16-bit ones
+    // arrive as words of two and are split.
+    RegClass wc = eb == 4 ? c : RegClass::B32;
+    Regs w;
+    for (int64_t k = 0; k < words; ++k) w.push_back(reg(wc));
+    std::string list = w[0];
+    for (int64_t k = 1; k < words; ++k) list += ", " + w[k];
+    std::string v = words == 4 ? ".v4" : words == 2 ? ".v2" : "";
+    ins("ld.shared" + v + "." + (wc == RegClass::F32 ? "f32 " : "b32 ") +
+        (words == 1 ? list : "{" + list + "}") + ", " + addr(a, off));
+    for (const std::string &word : w) {
+      if (eb == 4) {
+        out.push_back(word);
+        continue;
+      }
+      std::string lo = reg(RegClass::B16), hi = reg(RegClass::B16);
+      ins("mov.b32 {" + lo + ", " + hi + "}, " + word);
+      out.push_back(lo);
+      out.push_back(hi);
+    }
+  }
+  return out;
+}
+
+std::optional<Regs> Emitter::convertPacked(const Value *x, const LinearLayout &to) {
+  DType d = travelType(x->type);
+  RegClass c = regClassOf(Type::scalar(d));
+  int eb = byteSize(d);
+  bool packable = (c == RegClass::B16 || c == RegClass::B32 || c == RegClass::F32) &&
+                  eb == sharedElemBytes(d) && (eb == 2 || eb == 4);
+  const std::vector<int64_t> &shape = x->type.shape;
+  if (!packable || shape.empty()) return std::nullopt;
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  int64_t rowBytes = shape.back() * eb;
+  if (shape.size() >= 2 && rowBytes >= 64) {
+    // Rows 16 bytes longer: row r starts 16 * r bytes further along the
+    // banks, so eight rows written 16 bytes each at once do not collide.
+    int64_t pitch = shape.back() + 16 / eb;
+    strides[shape.size() - 2] = pitch;
+    for (int k = static_cast<int>(shape.size()) - 3; k >= 0; --k)
+      strides[k] = strides[k + 1] * shape[k + 1];
+  }
+  needShared(strides[0] * shape[0] * eb);
+  barrier();
+  storeTileSharedPacked(get(x), layoutOf(x), d, strides, 0);
+  barrier();
+  return loadTileSharedPacked(to, d, strides, 0);
+}
+
 void Emitter::emitArange(Operation &op) {
   LinearLayout l = layoutOf(op.result());
   int64_t start = op.intAttr("start");
@@ -155,6 +221,11 @@ void Emitter::emitThroughShared(Operation &op) {
     for (auto &v : s) v *= k;
     return s;
   };
+  if (op.code == OpCode::ConvertLayout)
+    if (std::optional<Regs> r = convertPacked(x, layoutOf(op.result()))) {
+      set(op.result(), *r);
+      return;
+    }
   barrier();
   switch (op.code) {
     case OpCode::ConvertLayout:

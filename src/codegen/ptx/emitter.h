@@ -170,6 +170,17 @@ class Emitter {
                              const std::vector<int64_t> &strides, int64_t base);
   Regs loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
                       int64_t base, int64_t constOffsetElems = 0);
+  // The load for a tile stored with stride 1 along one dim, for elements
+  // whose register is as wide as their memory (16-bit and 32-bit types):
+  // registers that run along that dim come in loads of up to 16 bytes.
+  Regs loadTileSharedPacked(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
+                            int64_t base);
+  // A layout conversion through shared memory in vectors of up to 16 bytes
+  // on both sides, rows padded by 16 bytes so the 8 rows a warp's
+  // accumulator fragment covers fall in distinct banks; nullopt when the
+  // element type has no packed form (then the conversion goes element by
+  // element).
+  std::optional<Regs> convertPacked(const Value *x, const LinearLayout &to);
   // Shared-memory load/store of one element.
   // st.shared of `r`, guarded by predicate `pred` when it is not empty.
   void stShared(const std::string &addr, int64_t off, DType d, const std::string &r,
