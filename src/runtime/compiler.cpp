@@ -19,8 +19,8 @@
 namespace tessera {
 
 const std::vector<std::string> &defaultPipeline() {
-  static const std::vector<std::string> pipeline = {"inline",       "canonicalize", "cse", "licm",
-                                                    "canonicalize", "cse",          "dce"};
+  static const std::vector<std::string> pipeline = {
+      "inline", "canonicalize", "cse", "licm", "canonicalize", "cse", "combine-dot-add", "dce"};
   return pipeline;
 }
 

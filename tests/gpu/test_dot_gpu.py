@@ -304,6 +304,19 @@ def test_one_load_read_by_two_dots(gen, dt, bm, bn, d, warps):
     assert rel_err(out, ref) <= 1e-2
 
 
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("bm,bn,bk,warps", [(128, 128, 64, 4), (64, 256, 32, 4), (128, 256, 64, 8)])
+def test_accumulating_sum_of_dots(gen, dt, bm, bn, bk, warps):
+    # acc += tl.dot(a, b): one chained accumulator (combine-dot-add).
+    steps = 6
+    a = random_operand((bm, steps * bk), dt, gen)
+    b = random_operand((steps * bk, bn), dt, gen)
+    out = poisoned((bm, bn), torch.float32)
+    DOTS.accumulate_kernel[(1,)](a, b, out, steps, BM=bm, BN=bn, BK=bk, num_warps=warps,
+                                 num_stages=3)
+    assert rel_err(out, a.double() @ b.double()) <= 1e-5
+
+
 @pytest.mark.parametrize("bm,bn,bk,warps", [(128, 64, 64, 4), (64, 128, 32, 4), (128, 128, 64, 8)])
 def test_products_combined_elementwise(gen, bm, bn, bk, warps):
     # One product on wgmma, one on mma.sync (its B is also summed), their

@@ -108,6 +108,22 @@ def test_products_combined_elementwise(rng: np.random.Generator) -> None:
     assert_close(o, ref, np.float32, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_accumulating_sum_of_dots(rng: np.random.Generator, dtype: type) -> None:
+    # acc += tl.dot(a, b) in a loop, which compiles to one chained dot.
+    bm, bn, bk, steps = 32, 16, 16, 4
+    a = rng.standard_normal((bm, steps * bk)).astype(dtype)
+    b = rng.standard_normal((steps * bk, bn)).astype(dtype)
+    o = poisoned((bm, bn), np.float32)
+    t = "fp16" if dtype == np.float16 else "fp32"
+    kern = compile_kernel("dots.py", "accumulate_kernel", f"*{t}, *{t}, *fp32, i32, {bm}, {bn}, {bk}")
+    run(kern, 1, a, b, o, steps)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if dtype == np.float32:  # tl.dot's default precision for fp32 is tf32
+        a64, b64 = tf32(a).astype(np.float64), tf32(b).astype(np.float64)
+    assert_close(o, a64 @ b64, np.float32, rtol=1e-4, atol=1e-3)
+
+
 def test_dot_tf32_differs_from_ieee(rng: np.random.Generator) -> None:
     # Guards against "tf32" silently computing in full precision.
     a = rng.standard_normal((16, 16)).astype(np.float32)

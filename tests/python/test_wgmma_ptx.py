@@ -202,3 +202,23 @@ def test_dots_sharing_rings_and_layouts(kernel, sig, wgmma, mma_sync):
         assert "memdesc_trans" in ttgir
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+
+
+# `acc += tl.dot(a, b)` is one wgmma accumulator chain (combine-dot-add):
+# each iteration's group may still run when the next starts (wait_group 1),
+# and no add per element follows each product. Without the combine, every
+# product was waited for (wait_group 0 only) and added in 64 add.f32 per
+# thread.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+def test_accumulating_dots_chain_on_wgmma():
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "tests/python/kernels/dots.py"),
+                        "--kernel", "accumulate_kernel", "--signature",
+                        "*fp16:16, *fp16:16, *fp32:16, i32, 128, 128, 64", "--emit", "ptx",
+                        "--target", "sm_90a", "--num-warps", "4", "--num-stages", "3"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = r.stdout
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "add.f32" not in ptx
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")

@@ -66,3 +66,19 @@ def mixed_tensor_core_kernel(a_ptr, b_ptr, c_ptr, out_ptr, steps, BM: tl.constex
         c = tl.load(c_ptr + i * BK * BN + rk[:, None] * BN + rn[None, :])
         acc += tl.dot(a, b) * tl.dot(a, c) + tl.sum(b.to(tl.float32), axis=0)[None, :]
     tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def accumulate_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+    # `acc += tl.dot(a, b)` (Triton's grouped GEMM tutorial writes its loop
+    # so): combine-dot-add makes it tl.dot(a, b, acc), one accumulator chain.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for i in range(steps):
+        a = tl.load(a_ptr + rm[:, None] * (steps * BK) + (i * BK + rk)[None, :])
+        b = tl.load(b_ptr + (i * BK + rk)[:, None] * BN + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
