@@ -64,8 +64,7 @@ class DotAddCombiner {
     if (!dot || dot->code != OpCode::Dot || dot->parent != add->parent) return nullptr;
     if (uses_[v] != 1 || !isZero(dot->operand(2))) return nullptr;
     if (dot->result(0)->type != add->result(0)->type) return nullptr;
-    if (dot->intAttr("max_num_imprecise_acc") != 0)
-      return nullptr;
+    if (dot->intAttr("max_num_imprecise_acc") != 0) return nullptr;
     return dot;
   }
 
