@@ -16,7 +16,8 @@
 //     x+0.0 are not identities under IEEE: NaN, inf and -0.0);
 //   - cast/bitcast to the operand's own type, broadcast/reshape to the same
 //     shape and identity permutes are removed; reshape of reshape and permute
-//     of permute are composed; a shape op of a splat is a splat;
+//     of permute are composed; a shape op of a splat is a splat; a reshape
+//     that only inserts size-1 dims becomes expand_dims;
 //   - `if` with a constant condition is replaced by its taken region's ops;
 //     `for` whose trip count is provably zero is replaced by its inits;
 //   - pure ops left without uses are erased.
@@ -240,6 +241,7 @@ class Canonicalizer {
           changed_ = true;
           return op->operand(0)->type == rt ? op->operand(0) : nullptr;
         }
+        if (op->code == OpCode::Reshape) return reshapeAsExpandDims(op);
         return nullptr;
       case OpCode::Permute:
         return simplifyPermute(op);
@@ -309,6 +311,37 @@ class Canonicalizer {
         return nullptr;
     }
     return nullptr;
+  }
+
+  // A reshape that only inserts size-1 dims ([n] -> [1, n]) as expand_dims:
+  // the same elements in the same order, but expand_dims is a layout
+  // relation the GPU back end resolves in registers, where a reshape moves
+  // the tile through shared memory (two barriers). Descriptor accesses and
+  // `x.reshape(1, n)` in user code both write it so.
+  Value *reshapeAsExpandDims(Operation *op) {
+    Value *x = op->operand(0);
+    if (!x->type.isTile()) return nullptr;
+    const std::vector<int64_t> &from = x->type.shape, &to = op->result(0)->type.shape;
+    if (to.size() <= from.size()) return nullptr;
+    std::vector<int64_t> inserted;
+    size_t i = 0;
+    for (size_t j = 0; j < to.size(); ++j) {
+      if (i < from.size() && to[j] == from[i])
+        ++i;
+      else if (to[j] == 1)
+        inserted.push_back(static_cast<int64_t>(j));
+      else
+        return nullptr;
+    }
+    if (i != from.size()) return nullptr;
+    Builder b = builderBefore(op);
+    Value *v = x;
+    for (int64_t axis : inserted) {
+      Type t = v->type;
+      t.shape.insert(t.shape.begin() + axis, 1);
+      v = b.op1(OpCode::ExpandDims, {v}, t, {{"axis", axis}});
+    }
+    return v;
   }
 
   Value *simplifyPermute(Operation *op) {
