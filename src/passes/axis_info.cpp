@@ -132,6 +132,9 @@ bool isPow2(I64 v) {
 class Analysis {
  public:
   AxisInfoMap map;
+  // When set, only these ops are analysed (see analyzeMemoryAxisInfo); the
+  // regions of the others are still entered, for the needed ops inside.
+  const PtrSet<const Operation *> *needed = nullptr;
 
   void analyzeFunction(Function &fn) {
     for (size_t i = 0; i < fn.body.args.size(); ++i) {
@@ -187,7 +190,13 @@ class Analysis {
   }
 
   void analyzeBlock(Block &b) {
-    for (auto &op : b.ops) analyzeOp(op.get());
+    for (auto &op : b.ops) {
+      if (!needed || needed->contains(op.get())) {
+        analyzeOp(op.get());
+        continue;
+      }
+      for (auto &r : op->regions) analyzeBlock(*r);
+    }
   }
 
   void unknownResults(Operation *op) {
@@ -814,6 +823,62 @@ AxisInfo AxisInfoMap::get(const Value *v) const {
 
 AxisInfoMap analyzeAxisInfo(Function &fn) {
   Analysis a;
+  a.analyzeFunction(fn);
+  return std::move(a.map);
+}
+
+namespace {
+
+// The ops whose results the addresses and masks of memory ops depend on:
+// the backward slice through operands, from the pointer and i1 operands of
+// every op that reads or writes memory (the stored value, often a long chain
+// of float arithmetic, is not asked about). An op's info depends only on its operands' and,
+// for ops with regions, on what their regions compute (loop-carried values
+// iterate to a fixed point over the whole body), so a needed op brings in
+// every op nested in it, and a needed block argument brings in the op that
+// owns its region. An op nested in a region whose owner is not needed
+// depends on nothing that the owner's iteration changes.
+class MemorySlice {
+ public:
+  PtrSet<const Operation *> ops;
+
+  explicit MemorySlice(Function &fn) {
+    fn.walk([&](Operation *op) {
+      if (!hasFlag(op->code, opflags::ReadsMem | opflags::WritesMem)) return;
+      for (const Value *v : op->operands)
+        if (v->type.isPtrLike() || v->type.dtype == DType::I1) push(v);
+    });
+    while (!work_.empty()) {
+      const Value *v = work_.back();
+      work_.pop_back();
+      if (v->def)
+        add(v->def);
+      else if (v->owner && v->owner->parentOp)
+        add(v->owner->parentOp);
+    }
+  }
+
+ private:
+  void push(const Value *v) {
+    if (seen_.insert(v)) work_.push_back(v);
+  }
+  void add(Operation *op) {
+    if (!ops.insert(op)) return;
+    for (const Value *v : op->operands) push(v);
+    for (auto &r : op->regions)
+      for (auto &nested : r->ops) add(nested.get());
+  }
+
+  PtrSet<const Value *> seen_;
+  std::vector<const Value *> work_;
+};
+
+}  // namespace
+
+AxisInfoMap analyzeMemoryAxisInfo(Function &fn) {
+  MemorySlice slice(fn);
+  Analysis a;
+  a.needed = &slice.ops;
   a.analyzeFunction(fn);
   return std::move(a.map);
 }
