@@ -132,11 +132,13 @@ bool isPow2(I64 v) {
 class Analysis {
  public:
   AxisInfoMap map;
-  // When set, only these ops are analysed (see analyzeMemoryAxisInfo); the
-  // regions of the others are still entered, for the needed ops inside.
-  const PtrSet<const Operation *> *needed = nullptr;
 
   void analyzeFunction(Function &fn) {
+    analyzeArgs(fn);
+    analyzeBlock(fn.body);
+  }
+
+  void analyzeArgs(Function &fn) {
     for (size_t i = 0; i < fn.body.args.size(); ++i) {
       Value *a = fn.body.args[i].get();
       ParamAttrs pa = i < fn.paramAttrs.size() ? fn.paramAttrs[i] : ParamAttrs{};
@@ -147,8 +149,9 @@ class Analysis {
         info.divisibility.assign(info.rank(), capDiv(highestPow2Divisor(pa.divisibility)));
       map.set(a, finalize(info, a->type));
     }
-    analyzeBlock(fn.body);
   }
+
+  void analyzeOp(Operation *op);
 
  private:
   AxisInfo get(const Value *v) const {
@@ -190,13 +193,7 @@ class Analysis {
   }
 
   void analyzeBlock(Block &b) {
-    for (auto &op : b.ops) {
-      if (!needed || needed->contains(op.get())) {
-        analyzeOp(op.get());
-        continue;
-      }
-      for (auto &r : op->regions) analyzeBlock(*r);
-    }
+    for (auto &op : b.ops) analyzeOp(op.get());
   }
 
   void unknownResults(Operation *op) {
@@ -220,7 +217,6 @@ class Analysis {
     return r->i;
   }
 
-  void analyzeOp(Operation *op);
   AxisInfo binary(Operation *op);
   AxisInfo cmpInfo(Operation *op, const AxisInfo &l, const AxisInfo &r);
   AxisInfo castInfo(Operation *op);
@@ -841,9 +837,13 @@ namespace {
 class MemorySlice {
  public:
   PtrSet<const Operation *> ops;
+  // Every op of the function in program order (pre-order), so that the
+  // analysis visits the slice without touching the ops outside it again.
+  std::vector<Operation *> order;
 
   explicit MemorySlice(Function &fn) {
     fn.walk([&](Operation *op) {
+      order.push_back(op);
       if (!hasFlag(op->code, opflags::ReadsMem | opflags::WritesMem)) return;
       for (const Value *v : op->operands)
         if (v->type.isPtrLike() || v->type.dtype == DType::I1) push(v);
@@ -878,8 +878,15 @@ class MemorySlice {
 AxisInfoMap analyzeMemoryAxisInfo(Function &fn) {
   MemorySlice slice(fn);
   Analysis a;
-  a.needed = &slice.ops;
-  a.analyzeFunction(fn);
+  a.analyzeArgs(fn);
+  // The outermost ops of the slice, in program order, as the full walk
+  // meets them; each analyses its regions whole. An op whose parent op is
+  // in the slice is analysed by it (every ancestor of it is then in too).
+  for (Operation *op : slice.order) {
+    if (!slice.ops.contains(op)) continue;
+    const Operation *owner = op->parent ? op->parent->parentOp : nullptr;
+    if (!owner || !slice.ops.contains(owner)) a.analyzeOp(op);
+  }
   return std::move(a.map);
 }
 
