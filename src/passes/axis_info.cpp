@@ -134,6 +134,11 @@ class Analysis {
   AxisInfoMap map;
 
   void analyzeFunction(Function &fn) {
+    analyzeArgs(fn);
+    analyzeBlock(fn.body);
+  }
+
+  void analyzeArgs(Function &fn) {
     for (size_t i = 0; i < fn.body.args.size(); ++i) {
       Value *a = fn.body.args[i].get();
       ParamAttrs pa = i < fn.paramAttrs.size() ? fn.paramAttrs[i] : ParamAttrs{};
@@ -144,8 +149,9 @@ class Analysis {
         info.divisibility.assign(info.rank(), capDiv(highestPow2Divisor(pa.divisibility)));
       map.set(a, finalize(info, a->type));
     }
-    analyzeBlock(fn.body);
   }
+
+  void analyzeOp(Operation *op);
 
  private:
   AxisInfo get(const Value *v) const {
@@ -211,7 +217,6 @@ class Analysis {
     return r->i;
   }
 
-  void analyzeOp(Operation *op);
   AxisInfo binary(Operation *op);
   AxisInfo cmpInfo(Operation *op, const AxisInfo &l, const AxisInfo &r);
   AxisInfo castInfo(Operation *op);
@@ -815,6 +820,73 @@ AxisInfo AxisInfoMap::get(const Value *v) const {
 AxisInfoMap analyzeAxisInfo(Function &fn) {
   Analysis a;
   a.analyzeFunction(fn);
+  return std::move(a.map);
+}
+
+namespace {
+
+// The ops whose results the addresses and masks of memory ops depend on:
+// the backward slice through operands, from the pointer and i1 operands of
+// every op that reads or writes memory (the stored value, often a long chain
+// of float arithmetic, is not asked about). An op's info depends only on its operands' and,
+// for ops with regions, on what their regions compute (loop-carried values
+// iterate to a fixed point over the whole body), so a needed op brings in
+// every op nested in it, and a needed block argument brings in the op that
+// owns its region. An op nested in a region whose owner is not needed
+// depends on nothing that the owner's iteration changes.
+class MemorySlice {
+ public:
+  PtrSet<const Operation *> ops;
+  // Every op of the function in program order (pre-order), so that the
+  // analysis visits the slice without touching the ops outside it again.
+  std::vector<Operation *> order;
+
+  explicit MemorySlice(Function &fn) {
+    fn.walk([&](Operation *op) {
+      order.push_back(op);
+      if (!hasFlag(op->code, opflags::ReadsMem | opflags::WritesMem)) return;
+      for (const Value *v : op->operands)
+        if (v->type.isPtrLike() || v->type.dtype == DType::I1) push(v);
+    });
+    while (!work_.empty()) {
+      const Value *v = work_.back();
+      work_.pop_back();
+      if (v->def)
+        add(v->def);
+      else if (v->owner && v->owner->parentOp)
+        add(v->owner->parentOp);
+    }
+  }
+
+ private:
+  void push(const Value *v) {
+    if (seen_.insert(v)) work_.push_back(v);
+  }
+  void add(Operation *op) {
+    if (!ops.insert(op)) return;
+    for (const Value *v : op->operands) push(v);
+    for (auto &r : op->regions)
+      for (auto &nested : r->ops) add(nested.get());
+  }
+
+  PtrSet<const Value *> seen_;
+  std::vector<const Value *> work_;
+};
+
+}  // namespace
+
+AxisInfoMap analyzeMemoryAxisInfo(Function &fn) {
+  MemorySlice slice(fn);
+  Analysis a;
+  a.analyzeArgs(fn);
+  // The outermost ops of the slice, in program order, as the full walk
+  // meets them; each analyses its regions whole. An op whose parent op is
+  // in the slice is analysed by it (every ancestor of it is then in too).
+  for (Operation *op : slice.order) {
+    if (!slice.ops.contains(op)) continue;
+    const Operation *owner = op->parent ? op->parent->parentOp : nullptr;
+    if (!owner || !slice.ops.contains(owner)) a.analyzeOp(op);
+  }
   return std::move(a.map);
 }
 

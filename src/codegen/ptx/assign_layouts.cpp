@@ -88,7 +88,7 @@ class Assigner {
 
   void run() {
     duplicateLeaves();
-    info_ = analyzeAxisInfo(fn_);
+    info_ = analyzeMemoryAxisInfo(fn_);
     assign();
     if (separateAccumulatorStores()) {
       parent_.clear();

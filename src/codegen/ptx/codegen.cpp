@@ -97,7 +97,7 @@ PtxKernel emitPtx(Module &m, const PtxOptions &opts) {
     internalError("emit-ptx", "the module was not prepared for this target (prepareModule)");
   Function &fn = *m.functions.front();
   Emitter e(fn, opts);
-  e.axis = analyzeAxisInfo(fn);
+  e.axis = analyzeMemoryAxisInfo(fn);
   return e.run();
 }
 

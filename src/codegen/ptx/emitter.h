@@ -50,7 +50,8 @@ class Emitter {
  public:
   Emitter(Function &fn, const PtxOptions &opts);
   PtxKernel run();
-  // Contiguity, alignment and constancy of every value (vector widths).
+  // Contiguity, alignment and constancy of the values memory ops read
+  // (vector widths; analyzeMemoryAxisInfo).
   AxisInfoMap axis;
   // Predicate: thread 0 of the program (scalar atomics).
   std::string firstThreadPred();

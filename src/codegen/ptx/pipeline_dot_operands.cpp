@@ -107,7 +107,7 @@ class Pipeliner {
     if (!step || step->isFloat || step->i <= 0) return;
     step_ = step->i;
     uses_ = countUses(fn_);
-    info_ = analyzeAxisInfo(fn_);
+    info_ = analyzeMemoryAxisInfo(fn_);
     std::vector<Candidate> cands = candidates();
     // A load that several dots read fills one ring, so every reader must
     // be a candidate and all must agree on its layout (wgmma's swizzle, or

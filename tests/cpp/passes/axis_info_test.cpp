@@ -266,5 +266,39 @@ TEST(AxisInfo, AnnotatePassWritesAttributes) {
   EXPECT_EQ(x->def->attr("axis_contiguity"), nullptr);  // floats are not annotated
 }
 
+// The memory slice (analyzeMemoryAxisInfo) gives the full analysis' facts
+// for what a load's pointer and mask depend on, through a loop-carried
+// pointer (the loop is analysed whole), and skips what no address or mask
+// depends on.
+TEST(AxisInfo, MemorySliceMatchesTheFullAnalysis) {
+  Fn f({P(DType::F16), i32}, {div16(), div16()});
+  Value *ptrs0 =
+      f.b.op1(OC::AddPtr, {splat(f, f.arg(0), {32}), arange(f, 0, 32)}, TP({32}, DType::F16));
+  Operation *loop = f.forOp(f.ci(0), f.arg(1), f.ci(32), {ptrs0});
+  Value *p = loop->regions[0]->args[1].get();
+  Value *mask = nullptr, *scaled = nullptr, *twice = nullptr;
+  inside(f, loop->regions[0].get(), [&] {
+    mask = f.cmp("lt", arange(f, 0, 32), splat(f, f.arg(1), {32}));
+    Value *x = f.b.op1(OC::Load, {p, mask}, T({32}, DType::F16));
+    // i32 arithmetic that only reaches memory as a stored value.
+    scaled = f.bin(OC::Mul, arange(f, 0, 32), f.ci(4, T({32}, DType::I32)));
+    twice = f.bin(OC::Add, scaled, scaled);
+    f.b.create(OC::Store, {p, x}, {});
+    f.b.create(
+        OC::Store,
+        {f.b.op1(OC::AddPtr, {splat(f, f.arg(0), {32}), twice}, TP({32}, DType::F16)), twice}, {});
+    Value *next = f.b.op1(OC::AddPtr, {p, f.ci(32, T({32}, DType::I32))}, TP({32}, DType::F16));
+    f.b.create(OC::Yield, {next}, {});
+  });
+  Value *unrelated = f.bin(OC::Mul, f.ci(3), f.ci(4));
+  f.finish();
+  AxisInfoMap full = analyzeAxisInfo(*f.fn);
+  AxisInfoMap slice = analyzeMemoryAxisInfo(*f.fn);
+  for (Value *v : {p, mask, scaled, twice, loop->result()}) EXPECT_EQ(slice.get(v), full.get(v));
+  expectInfo(slice, p, {{32}, {16}, {1}});
+  EXPECT_EQ(slice.lookup(unrelated), nullptr);
+  EXPECT_TRUE(full.get(unrelated).constant.has_value());
+}
+
 }  // namespace
 }  // namespace tessera::testing
