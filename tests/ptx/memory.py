@@ -36,7 +36,7 @@ def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 # HALF: ld.global.v4.b32
 # HALF: bfe.u32
 # HALF: cvt.u16.u32 %h
-# HALF: bfi.b32
+# HALF: mov.b32 %r{{[0-9]+}}, {%h{{[0-9]+}}, %h{{[0-9]+}}}
 # HALF: st.global.v4.b32
 
 

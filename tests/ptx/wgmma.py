@@ -42,10 +42,12 @@
 # F16: bar.sync 0
 # F16: st.shared.b32
 # F16: bar.sync 0
-# F16: ld.shared.v4.b32
+# F16: ld.shared.v4.b32 {[[W0:%r[0-9]+]], [[W1:%r[0-9]+]], [[W2:%r[0-9]+]], [[W3:%r[0-9]+]]}
 # F16-NOT: st.global.b32
 # F16-NOT: st.global.b16
-# F16: st.global.v4.b32
+# The words read from shared memory are stored as they are (not split into
+# halves and packed again).
+# F16: st.global.v4.b32 [%rd{{[0-9]+}}], {[[W0]], [[W1]], [[W2]], [[W3]]}
 # F16-NOT: st.global.b32
 # F16-NOT: st.global.b16
 

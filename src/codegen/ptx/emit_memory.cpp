@@ -99,6 +99,7 @@ static Regs unpackWord(Emitter &e, const std::string &w, DType d, int n) {
 // Packs `n` elements of `d` (8 or 16 bits each) into one b32 word.
 static std::string packWord(Emitter &e, const std::vector<std::string> &vals, DType d) {
   int n = static_cast<int>(vals.size());
+  if (n == 2 && regClassOf(Type::scalar(d)) == RegClass::B16) return e.packHalves(vals[0], vals[1]);
   int bits = 32 / n;
   std::string w = e.reg(RegClass::B32);
   e.ins("mov.b32 " + w + ", 0");

@@ -92,11 +92,12 @@ void Emitter::storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType 
     int per = 4 / eb;
     for (int w = 0; w < chunk / per; ++w) {
       int f = i + w * per;
-      std::string word = reg(RegClass::B32);
+      std::string word;
       if (eb == 4) {
+        word = reg(RegClass::B32);
         ins("mov.b32 " + word + ", " + r[f]);
       } else if (eb == 2) {
-        ins("mov.b32 " + word + ", {" + r[f] + ", " + r[f + 1] + "}");
+        word = packHalves(r[f], r[f + 1]);
       } else {
         // Bytes from 32-bit (int8) or 16-bit (fp8) registers: low byte of each.
         Regs b32;
@@ -110,6 +111,7 @@ void Emitter::storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType 
           }
         }
         std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32);
+        word = reg(RegClass::B32);
         ins("prmt.b32 " + lo + ", " + b32[0] + ", " + b32[1] + ", 0x0040");
         ins("prmt.b32 " + hi + ", " + b32[2] + ", " + b32[3] + ", 0x0040");
         ins("prmt.b32 " + word + ", " + lo + ", " + hi + ", 0x5410");

@@ -110,6 +110,24 @@ Regs Emitter::loadTileShared(const LinearLayout &l, DType d, const std::vector<i
   return out;
 }
 
+std::pair<std::string, std::string> Emitter::splitHalves(const std::string &word) {
+  std::string lo = reg(RegClass::B16), hi = reg(RegClass::B16);
+  ins("mov.b32 {" + lo + ", " + hi + "}, " + word);
+  halfOf_[lo] = {word, 0};
+  halfOf_[hi] = {word, 1};
+  return {lo, hi};
+}
+
+std::string Emitter::packHalves(const std::string &lo, const std::string &hi) {
+  auto l = halfOf_.find(lo), h = halfOf_.find(hi);
+  if (l != halfOf_.end() && h != halfOf_.end() && l->second.second == 0 && h->second.second == 1 &&
+      l->second.first == h->second.first)
+    return l->second.first;
+  std::string w = reg(RegClass::B32);
+  ins("mov.b32 " + w + ", {" + lo + ", " + hi + "}");
+  return w;
+}
+
 Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
                                    const std::vector<int64_t> &strides, int64_t base) {
   int eb = byteSize(d);
@@ -142,8 +160,7 @@ Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
         out.push_back(word);
         continue;
       }
-      std::string lo = reg(RegClass::B16), hi = reg(RegClass::B16);
-      ins("mov.b32 {" + lo + ", " + hi + "}, " + word);
+      auto [lo, hi] = splitHalves(word);
       out.push_back(lo);
       out.push_back(hi);
     }

@@ -116,9 +116,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   if (aInRegisters) {
     Regs elems = get(a);
     for (size_t r = 0; r + 1 < elems.size(); r += 2) {
-      std::string w = reg(RegClass::B32);
-      ins("mov.b32 " + w + ", {" + elems[r] + ", " + elems[r + 1] + "}");
-      aWords.push_back(w);
+      aWords.push_back(packHalves(elems[r], elems[r + 1]));
     }
   }
   auto descriptor = [&](const Operand &o, int64_t off) {

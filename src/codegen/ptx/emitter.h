@@ -98,6 +98,14 @@ class Emitter {
                                    const std::vector<int64_t> &shape, int eb);
   std::string threadSharedAddress(const LinearLayout &l, const std::vector<int64_t> &strides,
                                   int64_t bytes);
+  // Two 16-bit registers from one 32-bit word (mov.b32 {lo, hi}), and the
+  // reverse. The pair split from a word packs back to that word with no
+  // instruction: a tile loaded from shared memory in words and stored to
+  // global memory in words (the epilogue) would otherwise unpack and repack
+  // every pair, which ptxas leaves as byte permutes. Registers split here
+  // are fresh and never written again, so the word stays valid.
+  std::pair<std::string, std::string> splitHalves(const std::string &word);
+  std::string packHalves(const std::string &lo, const std::string &hi);
   // Predicate: this thread owns its elements (it is not a replica).
   std::string ownerPred(const LinearLayout &l);
   // The shared-memory scratch base address (u32) and a request for bytes.
@@ -223,6 +231,8 @@ class Emitter {
   int64_t ringBytes_ = 0;          // the ring area in use by the live rings
   int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
+  // 16-bit register -> (the word it was split from, 0 low / 1 high half).
+  std::unordered_map<std::string, std::pair<std::string, int>> halfOf_;
   int ptxVersion_ = 80;
   // Flat (one probe per lookup, no modulo), with each value's registers in
   // a deque, which never moves them: get()'s references survive later set()s.
