@@ -610,6 +610,24 @@ class Compiler {
         return false;
       case OpCode::Barrier:
         return false;
+      case OpCode::InlineAsm:
+        // A user error, not malformed IR: Triton's interpreter cannot run
+        // inline assembly either.
+        throw RuntimeError(renderAt(
+            opts_, op.loc,
+            "inline PTX assembly (tl.inline_asm_elementwise) runs only on the GPU back end; "
+            "the CPU interpreter cannot execute it (in kernel " +
+                fn_.name + ")",
+            "launch the kernel on a CUDA device, or write the computation with tl operations "
+            "when it must also run on the CPU"));
+      case OpCode::ReadSreg: {
+        std::string reg = op.strAttr("reg");
+        if (reg != "smid" && reg != "globaltimer") bad(&op, "unknown special register");
+        in.a = reg == "globaltimer";
+        needInt(op, in.out[0], "the result");
+        needScalar(op, in.out[0], "the result");
+        return false;
+      }
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

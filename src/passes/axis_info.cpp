@@ -783,6 +783,8 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::AtomicCas:
     case OpCode::Dot:
     case OpCode::Philox:
+    case OpCode::InlineAsm:
+    case OpCode::ReadSreg:
     case OpCode::Call:
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:

@@ -371,6 +371,8 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::Reduce:
     case OpCode::Scan:
     case OpCode::Philox:
+    case OpCode::InlineAsm:
+    case OpCode::ReadSreg:
     case OpCode::Print:
     case OpCode::Assert:
     case OpCode::Barrier:

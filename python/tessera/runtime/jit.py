@@ -531,7 +531,8 @@ class JITFunction(KernelInterface):
         units, _, source_hash = units_entry
         passes = _tile_passes()
         key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
-                    (sp.num_warps, sp.num_stages) if sp.target else 0,
+                    # CPU code depends on num_warps too (tl.extra.cuda.num_warps()).
+                    (sp.num_warps, sp.num_stages) if sp.target else sp.num_warps,
                     *((passes,) if passes != (True, "") else ()))
         view_key = kernel_cache.cache_key(sp.view, sp.options)
         device_cache = self.cache[max(sp.device, 0)]
