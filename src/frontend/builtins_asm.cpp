@@ -1,6 +1,7 @@
-// Builtins: inline assembly (tl.inline_asm_elementwise) and the CUDA
-// specials of tl.extra.cuda (smid, globaltimer, num_threads, num_warps),
-// with the semantics of Triton's core.py and extra/cuda.
+// Builtins: per-element functions (tl.inline_asm_elementwise,
+// tl.map_elementwise) and the CUDA specials of tl.extra.cuda (smid,
+// globaltimer, num_threads, num_warps), with the semantics of Triton's
+// core.py and extra/cuda.
 #include "frontend/builtin_util.h"
 #include "ir/inline_asm.h"
 
@@ -79,6 +80,93 @@ SVal inlineAsmElementwise(Lowerer &l, A &a) {
   return SVal::tuple(std::move(outs));
 }
 
+// tl.map_elementwise(scalar_fn, *args, pack=1): the @jit function inlined
+// once into a region over scalars, which every back end runs per element
+// (so it may branch, unlike code on whole tiles).
+SVal mapElementwise(Lowerer &l, A &a) {
+  const SVal &fn = a["scalar_fn"];
+  if (fn.kind != SVal::Kind::Function)
+    l.error(a.locOf("scalar_fn"),
+            "the first argument of tl.map_elementwise must be a @jit function, got " + describe(fn),
+            "pass a function decorated with @triton.jit that takes and returns scalars");
+  int64_t pack = l.constInt(a["pack"], a.locOf("pack"), "pack");
+  if (pack < 1 || pack > 64)
+    l.error(a.locOf("pack"), "pack must be between 1 and 64, got " + std::to_string(pack),
+            "pass the number of elements one call of the function handles");
+  if (a.varargs.empty())
+    l.error(a.loc, "tl.map_elementwise needs at least one tensor to map over",
+            "pass the tensors after the function: tl.map_elementwise(fn, x, y)");
+  std::vector<Value *> args;
+  std::vector<int64_t> shape;
+  bool tile = false;
+  for (size_t i = 0; i < a.varargs.size(); ++i) {
+    Value *v = l.tensorArg(a.varargs[i], a.varargLocs[i], "an argument of tl.map_elementwise");
+    if (v->type.isTile()) {
+      shape = tile ? l.broadcastShapes(shape, v->type.shape, a.varargLocs[i]) : v->type.shape;
+      tile = true;
+    }
+    args.push_back(v);
+  }
+  if (tile)
+    for (size_t i = 0; i < args.size(); ++i)
+      args[i] = l.broadcastTo(args[i], shape, a.varargLocs[i]);
+  // The results' types are the function's: build the region first, then
+  // give the op its results.
+  Builder &b = l.builder();
+  b.setLoc(a.loc);
+  Operation *op = b.create(OpCode::MapElementwise, args, {}, {{"pack", pack}});
+  Block *save = b.block();
+  Block &region = *op->regions[0];
+  std::vector<SVal> scalars;
+  for (Value *v : args)
+    for (int64_t j = 0; j < pack; ++j)
+      scalars.push_back(SVal::tensor(region.addArg(v->type.element())));
+  b.setInsertionPointToEnd(&region);
+  SVal r = l.inlineFunction(fn, scalars, {}, a.loc);
+  bool multiple = r.kind == SVal::Kind::Tuple;
+  std::vector<SVal> items = multiple ? r.elems : std::vector<SVal>{r};
+  if (r.isNone() || items.empty() || items.size() % pack)
+    l.error(a.loc,
+            "the function of tl.map_elementwise returns " + std::to_string(items.size()) +
+                " value(s); with pack=" + std::to_string(pack) + " it must return a multiple of " +
+                std::to_string(pack) + " (pack values of each result)",
+            "return one scalar per result and packed element, results in order");
+  std::vector<Value *> ys;
+  for (const SVal &item : items) {
+    Value *v = l.tensorArg(item, a.loc, "a result of the tl.map_elementwise function");
+    if (v->type.isTile())
+      l.error(a.loc,
+              "the function of tl.map_elementwise returns a tensor " + v->type.str() +
+                  "; it must return scalars",
+              "the function is called on single elements: compute with its scalar arguments");
+    ys.push_back(v);
+  }
+  size_t numResults = ys.size() / static_cast<size_t>(pack);
+  for (size_t k = 0; k < ys.size(); ++k)
+    if (ys[k]->type != ys[(k / pack) * pack]->type)
+      l.error(a.loc,
+              "the packed results of the tl.map_elementwise function differ in type (" +
+                  ys[(k / pack) * pack]->type.str() + " and " + ys[k]->type.str() + ")",
+              "return the same dtype for every packed element of a result");
+  b.setLoc(a.loc);
+  b.create(OpCode::Yield, ys, {});
+  b.setInsertionPointToEnd(save);
+  std::vector<SVal> outs;
+  for (size_t i = 0; i < numResults; ++i) {
+    auto v = std::make_unique<Value>();
+    DType d = ys[i * pack]->type.dtype;
+    v->type = tile ? tileOf(shape, d) : Type::scalar(d);
+    if (ys[i * pack]->type.isPtr())
+      v->type = tile ? ys[i * pack]->type.withShape(shape) : ys[i * pack]->type;
+    v->def = op;
+    v->index = static_cast<unsigned>(i);
+    outs.push_back(SVal::tensor(v.get()));
+    op->results.push_back(std::move(v));
+  }
+  // As Triton: a tuple whenever the function returns one (with pack > 1 too).
+  return multiple ? SVal::tuple(std::move(outs)) : outs[0];
+}
+
 SVal smid(Lowerer &l, A &a) {
   return SVal::tensor(l.emit(OpCode::ReadSreg, {}, Type::scalar(DType::I32), a.loc,
                              {{"reg", std::string("smid")}}));
@@ -106,6 +194,7 @@ std::vector<BuiltinDef> asmBuiltins() {
       {"tl.inline_asm_elementwise",
        {"asm", "constraints", "args", "dtype", "is_pure", "pack"},
        inlineAsmElementwise},
+      {"tl.map_elementwise", {"scalar_fn", "*args", "pack=1"}, mapElementwise},
       {"cuda.smid", {}, smid},
       {"cuda.globaltimer", {}, globaltimer},
       {"cuda.num_threads", {}, numThreads},

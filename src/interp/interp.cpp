@@ -335,6 +335,9 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::Scan:
         execScan(f, in);
         break;
+      case OpCode::MapElementwise:
+        execMapElementwise(f, in);
+        break;
       case OpCode::Philox:
         execPhilox(f, in);
         break;

@@ -767,6 +767,7 @@ void Analysis::analyzeOp(Operation *op) {
       return analyzeWhile(op);
     case OpCode::Reduce:
     case OpCode::Scan:
+    case OpCode::MapElementwise:
       // Region arguments are combiner inputs: nothing known about them.
       for (auto &r : op->regions) {
         for (auto &a : r->args) map.set(a.get(), AxisInfo::unknown(rankOf(a->type)));

@@ -285,6 +285,7 @@ class Canonicalizer {
       case OpCode::Dot:
       case OpCode::Reduce:
       case OpCode::Scan:
+      case OpCode::MapElementwise:
       case OpCode::Philox:
       case OpCode::InlineAsm:
       case OpCode::ReadSreg:

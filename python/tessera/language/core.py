@@ -35,7 +35,7 @@ __all__ = [
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather",
     "histogram", "static_print", "static_assert", "device_print", "device_assert",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
-    "inline_asm_elementwise",
+    "inline_asm_elementwise", "map_elementwise",
 ]
 
 # The largest number of elements a tensor may have (tl.arange's limit).
@@ -1360,6 +1360,17 @@ def inline_asm_elementwise(asm: str, constraints: str, args: Sequence[TensorLike
     merged, moved or removed. Runs on the GPU only: the CPU interpreter
     reports the call as an error."""
     _host_call("tl.inline_asm_elementwise")
+
+
+def map_elementwise(scalar_fn: Callable[..., Any], *args: TensorLike,
+                    pack: int = 1) -> tensor | tuple[tensor, ...]:
+    """Applies the @jit function ``scalar_fn`` to every element of ``args``
+    (broadcast to one shape), so it may branch per element (``if x > 0:
+    return ...``). With ``pack=k`` one call takes k elements of each
+    argument (``fn(a0, a1, b0, b1)``) and returns k values of each result
+    (``r0, r1, s0, s1``). Returns a tensor, or a tuple of tensors when the
+    function returns a tuple."""
+    _host_call("tl.map_elementwise")
 
 
 def device_assert(cond: TensorLike, msg: str = '', mask: TensorLike | None = None) -> None:

@@ -149,6 +149,7 @@ class Emitter {
   // Shared-memory rings and cp.async (emit_async.cpp).
   void emitSharedMemoryOp(Operation &op);
   void emitPhilox(Operation &op);
+  void emitMapElementwise(Operation &op);
   void emitInlineAsm(Operation &op);  // emit_asm.cpp
   void emitReadSreg(Operation &op);   // emit_asm.cpp
   void emitSort(Operation &op);       // emit_sort.cpp
