@@ -79,6 +79,8 @@ SVal fromConst(const ConstValue &c) {
       return SVal::string(c.s);
     case ConstValue::Kind::DType:
       return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::Builtin:
+      return SVal::builtin(c.s);
     case ConstValue::Kind::Tuple: {
       std::vector<SVal> e;
       for (const auto &x : c.elems) e.push_back(fromConst(x));

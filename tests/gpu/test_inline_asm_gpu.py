@@ -252,3 +252,50 @@ def test_special_registers(num_warps):
     ptx = h.asm["ptx"]
     assert ptx.count("%globaltimer") == 2
     assert ptx.count("%smid") == 1
+
+
+# Triton's test_core.py style: the specials passed as tl.constexpr arguments.
+@triton.jit
+def timer_kernel(Out1, Out2, func: tl.constexpr):
+    start = func()
+    off = tl.arange(0, 128)
+    for i in range(10000):
+        tl.store(Out1 + off, tl.load(Out1 + off) + 1)
+    end = func()
+    tl.store(Out2, start)
+    tl.store(Out2 + 1, end)
+
+
+def test_globaltimer_as_constexpr():
+    out1 = torch.zeros(128, dtype=torch.int64, device="cuda")
+    out2 = torch.zeros(2, dtype=torch.int64, device="cuda")
+    h = timer_kernel[(1,)](out1, out2, tl.extra.cuda.globaltimer)
+    assert (out2[1] - out2[0]).item() > 0
+    assert (out1 == 10000).all()
+    assert h.asm["ptx"].count("%globaltimer") == 2
+
+
+@triton.jit
+def smid_kernel(Out, get_smid: tl.constexpr):
+    tl.store(Out + tl.program_id(0), get_smid())
+
+
+def test_smid_as_constexpr():
+    out = poisoned((1024,), torch.int32)
+    h = smid_kernel[(1024,)](out, get_smid=tl.extra.cuda.smid)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    o = host(out)
+    assert ((o >= 0) & (o < sms)).all() and len(np.unique(o)) > 1
+    assert h.asm["ptx"].count("%smid") == 1
+
+
+@triton.jit
+def num_threads_kernel(Out, get_num_threads: tl.constexpr):
+    num_threads: tl.constexpr = get_num_threads()
+    tl.store(Out + tl.arange(0, num_threads), 1)
+
+
+def test_num_threads_as_constexpr():
+    out = torch.zeros(256, dtype=torch.int32, device="cuda")
+    num_threads_kernel[(1,)](out, get_num_threads=tl.extra.cuda.num_threads, num_warps=8)
+    assert out.sum().item() == 256

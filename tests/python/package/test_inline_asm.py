@@ -69,3 +69,41 @@ def test_cuda_specials_through_the_module_names():
     out = np.full(1, -1, np.int32)
     kernel[(1,)](out, num_warps=2)
     assert out[0] == 2
+
+
+# Triton's tests pass the specials as tl.constexpr arguments
+# (test_core.py's test_num_threads / test_smid); kernel-language functions
+# travel as constants by their builtin names.
+@triton.jit
+def threads_kernel(out_ptr, get_num_threads: tl.constexpr, get_smid: tl.constexpr):
+    num_threads: tl.constexpr = get_num_threads()
+    offs = tl.arange(0, num_threads)
+    tl.store(out_ptr + offs, 1 + get_smid())
+
+
+@pytest.mark.parametrize("num_warps", [2, 8])
+def test_functions_as_constexpr_arguments(num_warps):
+    out = np.zeros(512, np.int32)
+    threads_kernel[(1,)](out, get_num_threads=tl.extra.cuda.num_threads,
+                         get_smid=tl.extra.cuda.smid, num_warps=num_warps)
+    assert out.sum() == 32 * num_warps and (out[:32 * num_warps] == 1).all()
+
+
+@triton.jit
+def apply_kernel(x_ptr, y_ptr, FN: tl.constexpr):
+    offs = tl.arange(0, 16)
+    tl.store(y_ptr + offs, FN(tl.load(x_ptr + offs)))
+
+
+def test_tl_function_as_constexpr_argument():
+    from tessera.language.extra import libdevice
+    x = np.random.default_rng().uniform(-0.9, 0.9, 16).astype(np.float32)
+    for fn, ref in ((tl.abs, np.abs), (tl.math.exp, np.exp), (libdevice.asin, np.arcsin)):
+        y = np.full(16, np.nan, np.float32)
+        apply_kernel[(1,)](x, y, FN=fn)
+        np.testing.assert_allclose(y, ref(x.astype(np.float64)), rtol=2e-6)
+
+
+def test_a_host_function_is_still_refused_as_constexpr():
+    with pytest.raises(TypeError, match="argument 'FN': a builtin_function_or_method cannot be"):
+        apply_kernel[(1,)](np.zeros(16, np.float32), np.zeros(16, np.float32), FN=print)
