@@ -8,7 +8,8 @@ checkers. Calling one from host Python raises ``RuntimeError``; the classes
 
 Submodules: ``tl.math`` (element-wise math), ``tl.random`` (Philox random
 numbers), ``tl.descriptor`` (tensor descriptors), ``tl.standard``, ``tl.core``, ``tl.extra.libdevice`` and
-``tl.extra.cuda.libdevice``.
+``tl.extra.cuda`` (``smid``, ``globaltimer``, ``num_threads``, ``num_warps``,
+``libdevice``).
 """
 
 from . import core, descriptor, math, random, standard, extra
