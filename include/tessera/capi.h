@@ -79,7 +79,10 @@ typedef enum tessera_value_kind {
   TESSERA_VALUE_FLOAT = 3,  /* f */
   TESSERA_VALUE_STRING = 4, /* s */
   TESSERA_VALUE_DTYPE = 5, /* s: "fp32"/"i32"/... or "float32"/"int32"/..., optional "tl." prefix */
-  TESSERA_VALUE_TUPLE = 6  /* elems[0 .. num_elems) */
+  TESSERA_VALUE_TUPLE = 6, /* elems[0 .. num_elems) */
+  /* s: a kernel-language function by its builtin name ("tl.exp", "cuda.smid",
+     "libdevice.asin"), e.g. a function passed as a tl.constexpr */
+  TESSERA_VALUE_BUILTIN = 7
 } tessera_value_kind;
 
 typedef struct tessera_value {

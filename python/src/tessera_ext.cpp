@@ -96,7 +96,7 @@ class CompileInputs {
   }
 
   // An encoded Const: ("none",) ("bool", b) ("int", i) ("float", f)
-  // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...]).
+  // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...]) ("builtin", "cuda.smid").
   // `depth`: the tuples around it. The C ABI refuses 64 levels; stopping
   // there too keeps a 100,000-deep or self-containing tuple from
   // overflowing the stack here first.
@@ -133,8 +133,10 @@ class CompileInputs {
       v.kind = TESSERA_VALUE_FLOAT;
       v.f = PyFloat_AsDouble(payload().ptr());
       if (v.f == -1.0 && PyErr_Occurred()) throw nb::python_error();
-    } else if (tag == "str" || tag == "dtype") {
-      v.kind = tag == "str" ? TESSERA_VALUE_STRING : TESSERA_VALUE_DTYPE;
+    } else if (tag == "str" || tag == "dtype" || tag == "builtin") {
+      v.kind = tag == "str"     ? TESSERA_VALUE_STRING
+               : tag == "dtype" ? TESSERA_VALUE_DTYPE
+                                : TESSERA_VALUE_BUILTIN;
       v.s = str(payload(), "a constant");
     } else if (tag == "tuple") {
       v.kind = TESSERA_VALUE_TUPLE;

@@ -8,6 +8,7 @@ and a string never look alike:
     ("dtype", "fp32")            # a Triton signature name: i1 i8..i64 u8..u64
                                  # fp8e4nv fp8e5 fp16 bf16 fp32 fp64
     ("tuple", [Const, ...])
+    ("builtin", "cuda.smid")     # a kernel-language function by its builtin name
 """
 
 from typing import Any, Callable, Optional, Sequence

@@ -3,6 +3,7 @@
 // message; nothing C++ crosses the boundary.
 #include "tessera/capi.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -142,6 +143,16 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
       return ConstValue::string(v.s);
     case TESSERA_VALUE_DTYPE:
       return ConstValue::dtypeValue(dtypeArg(v.s, what));
+    case TESSERA_VALUE_BUILTIN: {
+      require(v.s != nullptr, what + ": the builtin name is NULL");
+      const auto &names = tessera::frontend::builtinNames();
+      require(std::binary_search(names.begin(), names.end(), std::string(v.s)),
+              what + ": '" + std::string(v.s) + "' is not a kernel-language function");
+      ConstValue b;
+      b.kind = ConstValue::Kind::Builtin;
+      b.s = v.s;
+      return b;
+    }
     case TESSERA_VALUE_TUPLE: {
       require(v.elems != nullptr || v.num_elems == 0, what + ": the tuple elements are NULL");
       ConstValue t;

@@ -23,7 +23,9 @@ namespace tessera::frontend {
 // A compile-time value handed to the compiler (a constexpr argument or a
 // global constant resolved by the Python layer).
 struct ConstValue {
-  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple };
+  // Builtin: s names a kernel-language function ("cuda.smid"), such as one
+  // passed as a tl.constexpr argument.
+  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple, Builtin };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;
@@ -105,6 +107,7 @@ struct LowerUnit {
 
 struct LowerOptions {
   bool debug = false;  // device_assert is kept only with debug
+  int numWarps = 4;    // the launch's warps: tl.extra.cuda.num_warps() is a constexpr
 };
 
 // Lowers kernel `name` of units[0]. `args` has one entry per kernel parameter

@@ -291,6 +291,14 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
       merged.push_back(a);
       continue;
     }
+    if (a.isNumber() && bv.isNumber()) {
+      // Two different constants (`return -1` / `return 1`): each becomes a
+      // tensor with Triton's literal typing, as Triton's returns do.
+      b.setInsertionPointToEnd(ifOp->regions[0].get());
+      a = SVal::tensor(l.toValue(a, s.loc));
+      b.setInsertionPointToEnd(ifOp->regions[1].get());
+      bv = SVal::tensor(l.toValue(bv, s.loc));
+    }
     b.setInsertionPointToEnd(ifOp->regions[0].get());
     bool ok = convertLike(l, a, bv, s.loc);
     b.setInsertionPointToEnd(ifOp->regions[1].get());

@@ -11,9 +11,9 @@ namespace tessera::frontend {
 namespace {
 std::unordered_map<std::string, BuiltinDef> makeBuiltinTable() {
   std::unordered_map<std::string, BuiltinDef> table;
-  for (auto *tableFn :
-       {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
-        dotScaledBuiltins, descriptorBuiltins, randomBuiltins, debugBuiltins, libdeviceBuiltins})
+  for (auto *tableFn : {coreBuiltins, reduceBuiltins, shapeBuiltins, scanBuiltins, memoryBuiltins,
+                        dotScaledBuiltins, descriptorBuiltins, randomBuiltins, debugBuiltins,
+                        libdeviceBuiltins, asmBuiltins})
     for (auto &d : tableFn()) table[d.name] = std::move(d);
   return table;
 }
@@ -36,7 +36,8 @@ std::optional<std::string> canonicalModule(const std::string &dotted) {
       {"triton.language.core", "tl"},
       {"triton.language.extra", "tl.extra"},
       {"tessera.language.extra", "tl.extra"},
-      {"triton.language.extra.cuda", "tl.extra"},
+      {"triton.language.extra.cuda", "tl.extra.cuda"},
+      {"tessera.language.extra.cuda", "tl.extra.cuda"},
       {"triton.language.extra.libdevice", "libdevice"},
       {"triton.language.extra.cuda.libdevice", "libdevice"},
       {"tessera.language.extra.libdevice", "libdevice"},
@@ -78,6 +79,8 @@ SVal fromConst(const ConstValue &c) {
       return SVal::string(c.s);
     case ConstValue::Kind::DType:
       return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::Builtin:
+      return SVal::builtin(c.s);
     case ConstValue::Kind::Tuple: {
       std::vector<SVal> e;
       for (const auto &x : c.elems) e.push_back(fromConst(x));
@@ -290,9 +293,11 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         // tl.PropagateNan.ALL / NONE, the values of propagate_nan=.
         if (name == "ALL") return SVal::integer(0xFFFF);
         if (name == "NONE") return SVal::integer(0);
-      } else if (m == "tl.extra") {
+      } else if (m == "tl.extra" || m == "tl.extra.cuda") {
         if (name == "libdevice") return SVal::module("libdevice");
-        if (name == "cuda") return SVal::module("tl.extra");
+        if (m == "tl.extra" && name == "cuda") return SVal::module("tl.extra.cuda");
+        if (m == "tl.extra.cuda" && findBuiltin("cuda." + name))
+          return SVal::builtin("cuda." + name);
       } else if (m == "triton") {
         if (name == "language") return SVal::module("tl");
         if (findBuiltin("triton." + name)) return SVal::builtin("triton." + name);

@@ -221,6 +221,7 @@ std::vector<BuiltinDef> descriptorBuiltins();  // builtins_descriptor.cpp
 std::vector<BuiltinDef> randomBuiltins();      // builtins_random.cpp
 std::vector<BuiltinDef> debugBuiltins();       // builtins_debug.cpp
 std::vector<BuiltinDef> libdeviceBuiltins();   // builtins_libdevice.cpp
+std::vector<BuiltinDef> asmBuiltins();         // builtins_asm.cpp
 
 class Lowerer {
  public:

@@ -9,6 +9,7 @@
 // workers stop pulling programs and loops unwind at their next iteration.
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
@@ -334,6 +335,9 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::Scan:
         execScan(f, in);
         break;
+      case OpCode::MapElementwise:
+        execMapElementwise(f, in);
+        break;
       case OpCode::Philox:
         execPhilox(f, in);
         break;
@@ -346,6 +350,17 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::Barrier:
       case OpCode::Assume:
         break;  // one program runs as one thread: nothing to wait for
+      case OpCode::ReadSreg:
+        // One program runs on one host thread: the "SM" is 0, the global
+        // timer the host's steady clock in nanoseconds.
+        writeInt(f, in.out[0], 0,
+                 in.a
+                     ? static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                std::chrono::steady_clock::now().time_since_epoch())
+                                                .count())
+                     : 0);
+        break;
+      case OpCode::InlineAsm:
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

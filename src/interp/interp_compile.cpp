@@ -588,6 +588,26 @@ class Compiler {
       case OpCode::Scan:
         decodeReduceLike(op, in, true);
         return false;
+      case OpCode::MapElementwise: {
+        in.a = op.intAttr("pack", 1);
+        if (in.a < 1 || in.a > 64 || in.out.empty()) bad(&op, "needs results and 1 <= pack <= 64");
+        int64_t numel = S(in.out[0]).numel;
+        for (uint32_t s : in.in)
+          if (S(s).numel != numel) bad(&op, "operands and results differ in shape");
+        for (uint32_t s : in.out)
+          if (S(s).numel != numel) bad(&op, "results differ in shape");
+        const CBlock &body = prog_->blocks[in.regions[0]];
+        if (body.args.size() != in.in.size() * static_cast<size_t>(in.a))
+          bad(&op, "the region needs pack arguments per operand");
+        for (size_t k = 0; k < body.args.size(); ++k)
+          sameElem(op, in.in[k / in.a], body.args[k], "operands and region arguments");
+        const Operation *y = terminatorOf(op, 0, OpCode::Yield);
+        if (y->operands.size() != in.out.size() * static_cast<size_t>(in.a))
+          bad(&op, "the region must yield pack values per result");
+        for (size_t k = 0; k < y->operands.size(); ++k)
+          sameElem(op, slot(&op, y->operands[k]), in.out[k / in.a], "yielded values and results");
+        return false;
+      }
       case OpCode::Philox: {
         needInt(op, in.in[0], "the seed");
         needInt(op, in.in[1], "the offset");
@@ -610,6 +630,24 @@ class Compiler {
         return false;
       case OpCode::Barrier:
         return false;
+      case OpCode::InlineAsm:
+        // A user error, not malformed IR: Triton's interpreter cannot run
+        // inline assembly either.
+        throw RuntimeError(renderAt(
+            opts_, op.loc,
+            "inline PTX assembly (tl.inline_asm_elementwise) runs only on the GPU back end; "
+            "the CPU interpreter cannot execute it (in kernel " +
+                fn_.name + ")",
+            "launch the kernel on a CUDA device, or write the computation with tl operations "
+            "when it must also run on the CPU"));
+      case OpCode::ReadSreg: {
+        std::string reg = op.strAttr("reg");
+        if (reg != "smid" && reg != "globaltimer") bad(&op, "unknown special register");
+        in.a = reg == "globaltimer";
+        needInt(op, in.out[0], "the result");
+        needScalar(op, in.out[0], "the result");
+        return false;
+      }
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

@@ -204,6 +204,7 @@ void execGather(Frame &f, const Inst &in);
 
 // ---- interp_reduce.cpp -----------------------------------------------------------
 void execReduce(Frame &f, const Inst &in);
+void execMapElementwise(Frame &f, const Inst &in);  // interp_reduce.cpp
 void execScan(Frame &f, const Inst &in);
 void execSort(Frame &f, const Inst &in);
 void execHistogram(Frame &f, const Inst &in);

@@ -181,6 +181,30 @@ void execScan(Frame &f, const Inst &in) {
     genericPath(f, in, v, true, reverse);
 }
 
+// Runs the region once per `pack` elements (a last, partial group repeats
+// its first element; the extra results are dropped).
+void execMapElementwise(Frame &f, const Inst &in) {
+  const CBlock &body = f.prog->blocks[in.regions[0]];
+  const int64_t pack = in.a, n = f.info(in.out[0]).numel;
+  const uint32_t *yield = body.term->in.data();
+  for (int64_t base = 0; base < n; base += pack) {
+    for (size_t i = 0; i < in.in.size(); ++i) {
+      int es = f.info(in.in[i]).esize;
+      for (int64_t j = 0; j < pack; ++j) {
+        int64_t e = base + j < n ? base + j : base;
+        std::memcpy(f.at(body.args[i * pack + j]), f.at(in.in[i]) + e * es, es);
+      }
+    }
+    if (execBlock(f, body) == Flow::Return)
+      runtimeFail(f, in, "'return' inside a map_elementwise region");
+    for (size_t r = 0; r < in.out.size(); ++r) {
+      int es = f.info(in.out[r]).esize;
+      for (int64_t j = 0; j < pack && base + j < n; ++j)
+        std::memcpy(f.at(in.out[r]) + (base + j) * es, f.at(yield[r * pack + j]), es);
+    }
+  }
+}
+
 void execSort(Frame &f, const Inst &in) {
   const SlotInfo &x = f.info(in.in[0]);
   AxisView v = viewOf(x.shape, in.a);

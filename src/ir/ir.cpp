@@ -19,6 +19,16 @@ const OpInfo &opInfo(OpCode c) {
   return kOps[static_cast<int>(c)];
 }
 
+bool isPureOp(const Operation &op) {
+  if (op.code == OpCode::InlineAsm) return op.intAttr("pure") != 0;
+  return hasFlag(op.code, opflags::Pure);
+}
+
+bool writesMemOp(const Operation &op) {
+  if (op.code == OpCode::InlineAsm) return op.intAttr("pure") == 0;
+  return hasFlag(op.code, opflags::WritesMem);
+}
+
 std::optional<OpCode> opCodeFromMnemonic(std::string_view s) {
   // A hash map: the IR parser looks up every op, and deserialising a cached
   // kernel is parsing, on the path of every cache hit.

@@ -192,6 +192,13 @@ class Builder {
 };
 
 // Replaces every use of `from` inside `scope` (recursively) with `to`.
+// Side effects of one op, for the passes that move or delete ops: the
+// table's flags, except that an inline_asm says per call whether it is pure
+// (tl.inline_asm_elementwise's is_pure), so a pure one reads and writes
+// nothing and an impure one is neither CSE'd, hoisted nor deleted.
+bool isPureOp(const Operation &op);
+bool writesMemOp(const Operation &op);
+
 void replaceAllUsesWith(Block &scope, Value *from, Value *to);
 // Number of uses of each value in `fn`.
 PtrMap<const Value *, int> countUses(Function &fn);

@@ -36,7 +36,8 @@ CountRange operandRange(OpCode code) {
   if (code == OpCode::Histogram) return {1, 2};
   if (code == OpCode::Load) return {1, 3};
   if (code == OpCode::Store || code == OpCode::AtomicRmw) return {2, 3};
-  if (code == OpCode::Reduce || code == OpCode::Scan || code == OpCode::Condition)
+  if (code == OpCode::Reduce || code == OpCode::Scan || code == OpCode::Condition ||
+      code == OpCode::MapElementwise)
     return {1, kUnbounded};
   if (code == OpCode::For) return {3, kUnbounded};
   if (code == OpCode::If) return {1, 1};

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "ir/inline_asm.h"
 #include "ir/printer.h"
 
 namespace tessera::verifier_detail {
@@ -172,6 +173,8 @@ class Rules {
   void sharedMemory();
   void reduceOrScan(bool isScan);
   void philox();
+  void inlineAsm();
+  void mapElementwise();
   void hint();
   void forOp();
   void ifOp();
@@ -298,6 +301,16 @@ void Rules::check() {
       return;
     case OpCode::Philox:
       return philox();
+    case OpCode::InlineAsm:
+      return inlineAsm();
+    case OpCode::MapElementwise:
+      return mapElementwise();
+    case OpCode::ReadSreg:
+      if (optionalStringAttr("reg", {"smid", "globaltimer"}) && !op_.attr("reg"))
+        fail("missing string attribute 'reg'");
+      else if (!(out() == Type::scalar(op_.strAttr("reg") == "smid" ? DType::I32 : DType::I64)))
+        fail("result must be i32 for smid and i64 for globaltimer, got " + ty(out()));
+      return;
     case OpCode::Print:
       if (optionalStringAttr("prefix", {})) optionalFlagAttr("hex");
       return;
@@ -690,6 +703,71 @@ void Rules::philox() {
     const int64_t *v = std::get_if<int64_t>(rounds);
     if (!v || *v <= 0) fail("attribute 'rounds' must be a positive integer");
   }
+}
+
+void Rules::inlineAsm() {
+  const Attr *text = op_.attr("asm"), *cons = op_.attr("constraints");
+  if (!text || !std::get_if<std::string>(text) || !cons || !std::get_if<std::string>(cons))
+    return (void)fail("needs string attributes 'asm' and 'constraints'");
+  int64_t pack = 0;
+  if (!requireIntAttr("pack", pack) || !optionalFlagAttr("pure")) return;
+  if (op_.results.empty()) return (void)fail("needs at least one result");
+  // Arguments are broadcast to the results' shape (scalars stay scalars
+  // only when every argument is one).
+  std::vector<Type> args, results;
+  for (size_t i = 0; i < op_.results.size(); ++i) {
+    if (!sameShape(out(i), out(0)))
+      return (void)fail("result #" + std::to_string(i) + " has type " + ty(out(i)) +
+                        ", not the shape of result #0 " + ty(out(0)));
+    results.push_back(out(i).element());
+  }
+  for (size_t i = 0; i < op_.operands.size(); ++i) {
+    if (!sameShape(in(i), out(0)))
+      return (void)fail(ordinal(i) + " has type " + ty(in(i)) + ", not the results' shape " +
+                        ty(out(0)));
+    args.push_back(in(i).element());
+  }
+  std::string error, hint;
+  if (!planInlineAsm(std::get<std::string>(*text), std::get<std::string>(*cons), args, results,
+                     pack, error, hint))
+    fail(error);
+}
+
+void Rules::mapElementwise() {
+  int64_t pack = 0;
+  if (!requireIntAttr("pack", pack)) return;
+  if (pack < 1 || pack > 64) return (void)fail("pack must be between 1 and 64");
+  if (op_.results.empty()) return (void)fail("needs at least one result");
+  for (size_t i = 0; i < op_.results.size(); ++i)
+    if (!sameShape(out(i), out(0)))
+      return (void)fail("result #" + std::to_string(i) + " has type " + ty(out(i)) +
+                        ", not the shape of result #0 " + ty(out(0)));
+  for (size_t i = 0; i < op_.operands.size(); ++i)
+    if (!sameShape(in(i), out(0)))
+      return (void)fail(ordinal(i) + " has type " + ty(in(i)) + ", not the results' shape " +
+                        ty(out(0)));
+  // The region sees `pack` scalars of each argument, in argument order, and
+  // yields `pack` scalars of each result.
+  const Block &body = *op_.regions[0];
+  size_t p = static_cast<size_t>(pack);
+  if (body.args.size() != p * op_.operands.size())
+    return (void)fail(
+        "the region needs pack x operands = " + std::to_string(p * op_.operands.size()) +
+        " arguments, has " + std::to_string(body.args.size()));
+  for (size_t k = 0; k < body.args.size(); ++k)
+    if (!(body.args[k]->type == in(k / p).element()))
+      return (void)fail("region argument #" + std::to_string(k) + " must be " +
+                        ty(in(k / p).element()) + ", got " + ty(body.args[k]->type));
+  const Operation *y = body.terminator();
+  if (!y || y->code != OpCode::Yield) return;  // the structural walk reports it
+  if (y->operands.size() != p * op_.results.size())
+    return (void)fail(
+        "the region must yield pack x results = " + std::to_string(p * op_.results.size()) +
+        " values, yields " + std::to_string(y->operands.size()));
+  for (size_t k = 0; k < y->operands.size(); ++k)
+    if (!(y->operands[k]->type == out(k / p).element()))
+      return (void)fail("yielded value #" + std::to_string(k) + " must be " +
+                        ty(out(k / p).element()) + ", got " + ty(y->operands[k]->type));
 }
 
 void Rules::hint() {

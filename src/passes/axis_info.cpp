@@ -772,6 +772,7 @@ void Analysis::analyzeOp(Operation *op) {
       return analyzeWhile(op);
     case OpCode::Reduce:
     case OpCode::Scan:
+    case OpCode::MapElementwise:
       // Region arguments are combiner inputs: nothing known about them.
       for (auto &r : op->regions) {
         for (auto &a : r->args) map.set(a.get(), AxisInfo::unknown(rankOf(a->type)));
@@ -788,6 +789,8 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::AtomicCas:
     case OpCode::Dot:
     case OpCode::Philox:
+    case OpCode::InlineAsm:
+    case OpCode::ReadSreg:
     case OpCode::Call:
     case OpCode::LocalAlloc:
     case OpCode::LocalDealloc:

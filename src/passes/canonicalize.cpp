@@ -96,7 +96,7 @@ class Canonicalizer {
     if (op->code == OpCode::For) return foldFor(op);
     // Hints stay: axis info reads them. Constants are already folded.
     if (op->code == OpCode::Hint || op->code == OpCode::Constant) return;
-    if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) return;
+    if (!isPureOp(*op) || !op->regions.empty()) return;
     if (op->code == OpCode::Split) {
       foldSplit(op);
       return;
@@ -287,7 +287,10 @@ class Canonicalizer {
       case OpCode::Dot:
       case OpCode::Reduce:
       case OpCode::Scan:
+      case OpCode::MapElementwise:
       case OpCode::Philox:
+      case OpCode::InlineAsm:
+      case OpCode::ReadSreg:
       case OpCode::Print:
       case OpCode::Assert:
       case OpCode::Barrier:
@@ -440,7 +443,7 @@ class Canonicalizer {
       for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
         Operation *op = *it;
         for (auto &r : op->regions) walk(*r);
-        if (hasFlag(op->code, opflags::Pure) && op->regions.empty()) {
+        if (isPureOp(*op) && op->regions.empty()) {
           bool used = false;
           for (auto &r : op->results) used = used || read.contains(r.get());
           if (!used) {

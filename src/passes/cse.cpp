@@ -138,7 +138,7 @@ class CSE {
       Operation *op = (it++)->get();  // advance first: op may be buried
       vm_.remapOperands(op);
       for (auto &r : op->regions) runBlock(*r);
-      if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
+      if (!isPureOp(*op) || !op->regions.empty()) continue;
       size_t h = hashOp(*op);
       if (Operation *prev = lookup(op, h)) {
         for (size_t i = 0; i < op->results.size(); ++i) vm_.map(op->result(i), prev->result(i));

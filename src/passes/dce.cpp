@@ -108,8 +108,7 @@ class DCE {
           if (o == yield && k != i) ok = false;  // carried into another value
         }
         if (!usesSlice || o == yield) return;
-        if (!hasFlag(o->code, opflags::Pure) || !o->regions.empty() ||
-            hasFlag(o->code, opflags::Terminator)) {
+        if (!isPureOp(*o) || !o->regions.empty() || hasFlag(o->code, opflags::Terminator)) {
           ok = false;  // stored, passed to a region op, yielded elsewhere...
           return;
         }

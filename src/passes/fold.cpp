@@ -370,7 +370,10 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::Dot:
     case OpCode::Reduce:
     case OpCode::Scan:
+    case OpCode::MapElementwise:
     case OpCode::Philox:
+    case OpCode::InlineAsm:
+    case OpCode::ReadSreg:
     case OpCode::Print:
     case OpCode::Assert:
     case OpCode::Barrier:

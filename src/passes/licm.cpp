@@ -27,8 +27,7 @@ bool mayTrapIfHoisted(Operation *op) {
 }
 
 bool isInvariant(Operation *op, Operation *loop) {
-  if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty() || mayTrapIfHoisted(op))
-    return false;
+  if (!isPureOp(*op) || !op->regions.empty() || mayTrapIfHoisted(op)) return false;
   for (Value *v : op->operands)
     if (isDefinedInside(v, loop)) return false;
   return true;

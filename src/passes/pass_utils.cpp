@@ -99,7 +99,7 @@ void Graveyard::bury(Operation *op) {
 bool hasWriteEffects(Operation *op) {
   bool writes = false;
   op->walk([&](Operation *o) {
-    if (hasFlag(o->code, opflags::WritesMem) || o->code == OpCode::Call) writes = true;
+    if (writesMemOp(*o) || o->code == OpCode::Call) writes = true;
   });
   return writes;
 }
@@ -107,10 +107,10 @@ bool hasWriteEffects(Operation *op) {
 bool isRemovableWhenUnused(Operation *op) {
   if (hasFlag(op->code, opflags::Terminator)) return false;
   if (op->code == OpCode::Call) return false;
-  if (hasFlag(op->code, opflags::Pure)) return !hasWriteEffects(op);
+  if (isPureOp(*op)) return !hasWriteEffects(op);
   // A load that only reads; the structured control-flow ops when nothing
   // inside them writes.
-  if (!hasFlag(op->code, opflags::WritesMem) && hasFlag(op->code, opflags::ReadsMem))
+  if (!writesMemOp(*op) && hasFlag(op->code, opflags::ReadsMem))
     return !op->regions.empty() ? !hasWriteEffects(op) : true;
   if (op->code == OpCode::For || op->code == OpCode::If || op->code == OpCode::While)
     return !hasWriteEffects(op);

@@ -256,7 +256,9 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
     for (uint32_t f : files) mods.push_back(frontend::parseModule(sm, f));
     std::vector<frontend::LowerUnit> lowerUnits;
     for (size_t u = 0; u < units.size(); ++u) lowerUnits.push_back({&mods[u], &units[u].globals});
-    k->module_ = frontend::lowerKernel(sm, lowerUnits, req.kernel, req.args, req.lower);
+    frontend::LowerOptions lower = req.lower;
+    lower.numWarps = req.numWarps;
+    k->module_ = frontend::lowerKernel(sm, lowerUnits, req.kernel, req.args, lower);
     PrintOptions po;
     if (keepsStage(req, "ttir-initial"))
       k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));

@@ -8,7 +8,8 @@ checkers. Calling one from host Python raises ``RuntimeError``; the classes
 
 Submodules: ``tl.math`` (element-wise math), ``tl.random`` (Philox random
 numbers), ``tl.descriptor`` (tensor descriptors), ``tl.standard``, ``tl.core``, ``tl.extra.libdevice`` and
-``tl.extra.cuda.libdevice``.
+``tl.extra.cuda`` (``smid``, ``globaltimer``, ``num_threads``, ``num_warps``,
+``libdevice``).
 """
 
 from . import core, descriptor, math, random, standard, extra
@@ -25,6 +26,7 @@ from .core import (
     reshape, view, expand_dims, broadcast_to, broadcast, trans, permute, join, split, cat, gather,
     histogram, static_print, static_assert, device_print, device_assert,
     multiple_of, max_contiguous, max_constancy, assume, condition, debug_barrier,
+    inline_asm_elementwise, map_elementwise,
 )
 from .math import (
     exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, sin, cos, erf, floor, ceil, abs, fdiv, div_rn, fma,
@@ -59,6 +61,7 @@ __all__ = [
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather", "histogram",
     "static_print", "static_assert", "device_print", "device_assert",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
+    "inline_asm_elementwise", "map_elementwise",
     # math
     "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
     "abs", "fdiv", "div_rn", "fma", "umulhi",

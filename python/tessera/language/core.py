@@ -35,6 +35,7 @@ __all__ = [
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather",
     "histogram", "static_print", "static_assert", "device_print", "device_assert",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
+    "inline_asm_elementwise", "map_elementwise",
 ]
 
 # The largest number of elements a tensor may have (tl.arange's limit).
@@ -1344,6 +1345,32 @@ def device_print(prefix: str, *args: TensorLike, hex: bool = False) -> None:
     """Prints ``prefix`` and the values of ``args`` from every program at run time
     (with the program and element indices); ``hex`` prints integers in hex."""
     _host_call("tl.device_print")
+
+
+def inline_asm_elementwise(asm: str, constraints: str, args: Sequence[TensorLike],
+                           dtype: dtype | Sequence[dtype], is_pure: bool,
+                           pack: int) -> tensor | tuple[tensor, ...]:
+    """Runs the PTX text ``asm`` element-wise over ``args`` (broadcast to one
+    shape), ``pack`` elements per call, and returns a tensor of ``dtype`` (a
+    tuple of tensors when ``dtype`` is a tuple). ``constraints`` lists the
+    registers in LLVM's syntax, outputs first (``"=r,=r,r,r"``: r .b32, h .b16,
+    l .b64, f .f32, d .f64); ``$0``, ``$1``... name them in that order.
+    Elements narrower than 32 bits are packed into 32-bit registers (four
+    int8 in one ``r`` with pack=4). An asm with ``is_pure=False`` is never
+    merged, moved or removed. Runs on the GPU only: the CPU interpreter
+    reports the call as an error."""
+    _host_call("tl.inline_asm_elementwise")
+
+
+def map_elementwise(scalar_fn: Callable[..., Any], *args: TensorLike,
+                    pack: int = 1) -> tensor | tuple[tensor, ...]:
+    """Applies the @jit function ``scalar_fn`` to every element of ``args``
+    (broadcast to one shape), so it may branch per element (``if x > 0:
+    return ...``). With ``pack=k`` one call takes k elements of each
+    argument (``fn(a0, a1, b0, b1)``) and returns k values of each result
+    (``r0, r1, s0, s1``). Returns a tensor, or a tuple of tensors when the
+    function returns a tuple."""
+    _host_call("tl.map_elementwise")
 
 
 def device_assert(cond: TensorLike, msg: str = '', mask: TensorLike | None = None) -> None:

@@ -531,7 +531,8 @@ class JITFunction(KernelInterface):
         units, _, source_hash = units_entry
         passes = _tile_passes()
         key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
-                    (sp.num_warps, sp.num_stages) if sp.target else 0,
+                    # CPU code depends on num_warps too (tl.extra.cuda.num_warps()).
+                    (sp.num_warps, sp.num_stages) if sp.target else sp.num_warps,
                     *((passes,) if passes != (True, "") else ()))
         view_key = kernel_cache.cache_key(sp.view, sp.options)
         device_cache = self.cache[max(sp.device, 0)]
@@ -1225,7 +1226,36 @@ def _encode_const(v, what: str):
         return _encode_const(int(v), what)
     if isinstance(v, float):  # numpy float64 and friends
         return ("float", float(v))
+    name = _builtin_name(v)
+    if name is not None:
+        return ("builtin", name)
     raise TypeError(f"{what}: a {t.__name__} cannot be a compile-time value")
+
+
+_BUILTIN_PREFIXES = (("language.extra.cuda", "cuda."), ("language.extra.libdevice", "libdevice."),
+                     ("language", "tl."))
+_builtin_names = None
+
+
+def _builtin_name(v):
+    """The compiler's name of a kernel-language function ("cuda.smid" for
+    tl.extra.cuda.smid, "tl.exp" for tl.exp or tl.math.exp), so that one may
+    be passed as a tl.constexpr (Triton's `get_smid: tl.constexpr`); None
+    for anything else."""
+    global _builtin_names
+    if not isinstance(v, types.FunctionType) or v.__name__.startswith("_"):
+        return None
+    mod = v.__module__ or ""
+    for root in ("tessera.", "triton."):
+        if not mod.startswith(root):
+            continue
+        for sub, prefix in _BUILTIN_PREFIXES:
+            if mod[len(root):] == sub or mod[len(root):].startswith(sub + "."):
+                if _builtin_names is None:
+                    _builtin_names = frozenset(_ext().builtin_names())
+                name = prefix + v.__name__
+                return name if name in _builtin_names else None
+    return None
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,

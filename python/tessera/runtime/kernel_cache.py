@@ -144,7 +144,9 @@ class JitFunctionInfo:
 def options_view(target: str, num_warps: int, num_stages: int, debug: bool) -> dict:
     """The options part of a key: what changes the compiled code."""
     if not target:
-        return {"target": "cpu", "debug": debug}
+        # num_warps changes CPU code too: tl.extra.cuda.num_warps() and
+        # num_threads() are compile-time constants of the launch's value.
+        return {"target": "cpu", "num_warps": num_warps, "debug": debug}
     return {"target": target, "num_warps": num_warps, "num_stages": num_stages, "debug": debug}
 
 

@@ -29,8 +29,10 @@ import textwrap
 import types
 
 _WRITES = {"store", "store_tensor_descriptor", "scatter", "atomic_add", "atomic_max",
-           "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
-           "inline_asm_elementwise"}
+           "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas"}
+# Their pointers are anywhere among the arguments (inline asm's `args` list,
+# the values map_elementwise's function gets): every one may be written.
+_WRITES_ANY = {"inline_asm_elementwise", "map_elementwise"}
 _VALUE_READS = {"load", "load_tensor_descriptor", "gather"}
 _POINTER_KEYWORDS = ("pointer", "ptr", "desc", "base")
 
@@ -163,6 +165,9 @@ class _Analysis:
             root = self.resolve(f.value)
             name = f.attr
             if root is not None and _is_language(root):
+                if name in _WRITES_ANY:
+                    self.write(every)
+                    return every
                 if name in _WRITES:  # tl.store(pointer, ...)
                     pointer = args[0] if args else set()
                     for k in _POINTER_KEYWORDS:
@@ -186,6 +191,9 @@ class _Analysis:
                 return every
             if _is_language(obj):
                 name = getattr(obj, "__name__", f.id)  # `from tl import store as st`
+                if name in _WRITES_ANY:
+                    self.write(every)
+                    return every
                 if name in _WRITES:
                     self.write(args[0] if args else every)
                     return set()

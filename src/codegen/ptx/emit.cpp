@@ -536,6 +536,12 @@ void Emitter::emitOp(Operation &op) {
       return emitScan(op);
     case OpCode::Philox:
       return emitPhilox(op);
+    case OpCode::MapElementwise:
+      return emitMapElementwise(op);
+    case OpCode::InlineAsm:
+      return emitInlineAsm(op);
+    case OpCode::ReadSreg:
+      return emitReadSreg(op);
     case OpCode::Print:
       return emitPrint(op);
     case OpCode::Assert:

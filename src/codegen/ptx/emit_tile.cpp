@@ -690,4 +690,25 @@ void Emitter::emitPhilox(Operation &op) {
   for (int j = 0; j < 4; ++j) set(op.result(j), out[j]);
 }
 
+// The region's scalar code once per `pack` of a thread's elements, on their
+// registers (control flow in the region becomes branches around it); a
+// last, partial group repeats its first element.
+void Emitter::emitMapElementwise(Operation &op) {
+  const Value *res = op.result(0);
+  size_t n = res->type.isTile() ? layoutOf(res).numRegs() : 1;
+  size_t pack = static_cast<size_t>(op.intAttr("pack", 1));
+  std::vector<Regs> in;
+  for (Value *v : op.operands) in.push_back(spread(v, n));
+  std::vector<Regs> out(op.results.size());
+  for (size_t base = 0; base < n; base += pack) {
+    std::vector<std::string> args;
+    for (const Regs &r : in)
+      for (size_t j = 0; j < pack; ++j) args.push_back(r[base + j < n ? base + j : base]);
+    std::vector<std::string> ys = inlineRegion(*op.regions[0], args);
+    for (size_t r = 0; r < out.size(); ++r)
+      for (size_t j = 0; j < pack && base + j < n; ++j) out[r].push_back(ys[r * pack + j]);
+  }
+  for (size_t r = 0; r < out.size(); ++r) set(op.result(r), out[r]);
+}
+
 }  // namespace tessera::ptx

@@ -158,6 +158,9 @@ class Emitter {
   // Shared-memory rings and cp.async (emit_async.cpp).
   void emitSharedMemoryOp(Operation &op);
   void emitPhilox(Operation &op);
+  void emitMapElementwise(Operation &op);
+  void emitInlineAsm(Operation &op);  // emit_asm.cpp
+  void emitReadSreg(Operation &op);   // emit_asm.cpp
   void emitSort(Operation &op);       // emit_sort.cpp
   void emitHistogram(Operation &op);  // emit_sort.cpp
   void emitPrint(Operation &op);      // emit_debug.cpp

@@ -147,7 +147,7 @@ class Pipeliner {
     }
     if (def->parent != &body_) return false;
     if (seen.count(def)) return true;
-    if (!hasFlag(def->code, opflags::Pure) || !def->regions.empty()) return false;
+    if (!isPureOp(*def) || !def->regions.empty()) return false;
     seen.insert(def);
     for (Value *o : def->operands)
       if (!collect(o, seen, carried)) return false;
@@ -301,8 +301,7 @@ class Pipeliner {
       bool shared = o->code == OpCode::AsyncCopy || o->code == OpCode::AsyncCommit ||
                     o->code == OpCode::AsyncWait || o->code == OpCode::LocalAlloc ||
                     o->code == OpCode::LocalDealloc;
-      if (!shared && (hasFlag(o->code, opflags::WritesMem) || o->code == OpCode::Call))
-        writes = true;
+      if (!shared && (writesMemOp(*o) || o->code == OpCode::Call)) writes = true;
     });
     return writes;
   }
@@ -586,7 +585,7 @@ class Pipeliner {
       std::vector<Operation *> dead;
       for (auto &o : body_.ops) {
         Operation *op = o.get();
-        if (!hasFlag(op->code, opflags::Pure) || !op->regions.empty()) continue;
+        if (!isPureOp(*op) || !op->regions.empty()) continue;
         bool used = false;
         for (auto &r : op->results) used = used || uses[r.get()] > 0;
         if (!used) dead.push_back(op);

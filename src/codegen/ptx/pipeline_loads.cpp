@@ -56,7 +56,7 @@ bool collectSlice(Value *v, Operation *loop, Value *iv, std::unordered_set<Opera
   Operation *def = v->def;
   if (!def || def->parent != loop->regions[0].get()) return false;  // a carried value
   if (seen.count(def)) return true;
-  if (!hasFlag(def->code, opflags::Pure) || !def->regions.empty()) return false;
+  if (!isPureOp(*def) || !def->regions.empty()) return false;
   seen.insert(def);
   for (Value *o : def->operands)
     if (!collectSlice(o, loop, iv, seen)) return false;

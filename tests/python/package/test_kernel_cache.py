@@ -66,7 +66,7 @@ def test_one_entry_per_specialisation(rng):
     assert len(keys) == 5
     assert keys[0] == ("[('*fp32', 'D'), ('*fp32', 'D'), ('i32', None), ('fp32', None), "
                        "('constexpr', 64), ('constexpr', tessera.language.float32)]"
-                       "{'target': 'cpu', 'debug': False}")
+                       "{'target': 'cpu', 'num_warps': 4, 'debug': False}")
     assert "('i32', 'D')" in keys[1] and "('constexpr', 1), ('fp32', None)" in keys[2]
     assert "('constexpr', 128)" in keys[3] and keys[4].endswith("'debug': True}")
     assert len({id(v) for v in k.cache[0].values()}) == 5

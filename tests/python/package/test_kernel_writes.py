@@ -57,8 +57,21 @@ def descriptor_store(a_ptr, b_ptr, BLOCK: tl.constexpr):
     desc.store([0], tl.load(a_ptr + tl.arange(0, BLOCK)))
 
 
+@triton.jit
+def asm_through_pointers(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(c_ptr + offs)
+    # The pointer is in the args list, not the first argument.
+    tl.inline_asm_elementwise("st.global.b32 [$1], $2;", "=r,l,r", [b_ptr + offs, x],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [tl.load(a_ptr + offs)],
+                                  dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(c_ptr + offs, y)
+
+
 @pytest.mark.parametrize("kernel, written", [
     (copy, {"dst_ptr"}),
+    (asm_through_pointers, {"b_ptr", "c_ptr"}),
     (through_locals_and_loop, {"a_ptr", "b_ptr"}),
     (atomics_and_block_ptrs, {"a_ptr", "b_ptr"}),
     (through_callees, {"b_ptr"}),

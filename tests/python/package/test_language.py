@@ -111,6 +111,8 @@ def resolve(name: str):
         return getattr(tl.dtype, attr, None)
     if prefix == "libdevice":
         return getattr(libdevice, attr, None)
+    if prefix == "cuda":
+        return getattr(tl.extra.cuda, attr, None)
     if prefix == "triton":
         top = _tessera_top()
         if top is None or getattr(top, "__file__", None) is None:  # missing, or the bare stand-in
@@ -298,7 +300,7 @@ def test_stubs_cover_the_extension_names():
 def _all_stubs():
     """(qualified name, callable) of every stub."""
     out = []
-    for module, prefix in ((tl, "tl"), (libdevice, "libdevice")):
+    for module, prefix in ((tl, "tl"), (libdevice, "libdevice"), (tl.extra.cuda, "cuda")):
         for n, f in _functions(module).items():
             out.append((f"{prefix}.{n}", f))
     for n, f in _tensor_methods().items():

@@ -801,3 +801,25 @@ def test_loop_condition_and_licm_hints():
     out = np.zeros(1, np.int32)
     licm_hint_kernel[(1,)](out, 7)
     assert out[0] == sum(3 * i for i in range(7)) + sum(range(7))
+
+
+@triton.jit
+def sign_of(x):
+    # Different constants returned from the branches of a run-time if become
+    # int32 tensors, as Triton's returns do.
+    if x > 0:
+        return 1
+    else:
+        return -1
+
+
+@triton.jit
+def sign_kernel(X, Out):
+    tl.store(Out, sign_of(tl.load(X)))
+
+
+@pytest.mark.parametrize("v,want", [(3.5, 1), (-2.0, -1), (0.0, -1)])
+def test_constants_returned_from_runtime_branches(v, want):
+    out = np.full(1, 99, np.int32)
+    sign_kernel[(1,)](np.array([v], np.float32), out)
+    assert out[0] == want
