@@ -599,7 +599,9 @@ class _Gen:
             self.whiles.pop()
         self.indent -= 1
         self.vars = saved
-        self.vars.append(V(acc, d, shape, transc=body.transc, inexact=body.inexact))
+        # The accumulator keeps every fact of its update, undefined behaviour
+        # included (`acc = min(acc, 0 % x)` with x possibly 0, seed 10890).
+        self.vars.append(V(acc, d, shape, **_flags(body)))
 
     def stmt_dot(self) -> None:
         self.features.add("dot")
