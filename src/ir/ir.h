@@ -68,13 +68,17 @@ struct NamedAttr {
 class Operation;
 class Block;
 
-class Value {
+class Value final {
  public:
   Type type;
   Operation *def = nullptr;  // defining op, or null for a block argument
   Block *owner = nullptr;    // block of a block argument
   unsigned index = 0;        // result number or argument number
   std::string nameHint;      // for printing (parameter names); may be empty
+
+  // From a pool of Values (support/node_pool.h).
+  static void *operator new(size_t size);
+  static void operator delete(void *p);
 };
 
 class Block {
@@ -87,7 +91,7 @@ class Block {
   Operation *terminator() const;  // last op if it is a terminator, else null
 };
 
-class Operation {
+class Operation final {
  public:
   OpCode code;
   std::vector<Value *> operands;
@@ -118,6 +122,10 @@ class Operation {
 
   // Pre-order walk over this op and every op nested in its regions.
   void walk(const std::function<void(Operation *)> &fn);
+
+  // From a pool of Operations (support/node_pool.h).
+  static void *operator new(size_t size);
+  static void operator delete(void *p);
 };
 
 struct ParamAttrs {
