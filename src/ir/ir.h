@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/types.h"
+#include "support/node_pool.h"
 #include "support/ptr_map.h"
 #include "support/source.h"
 
@@ -68,6 +69,10 @@ struct NamedAttr {
 class Operation;
 class Block;
 
+// A block's ops. The list nodes come from a pool, beside each other, as
+// Operations do (support/node_pool.h): every walk steps through them.
+using OpList = std::list<std::unique_ptr<Operation>, PoolAllocator<std::unique_ptr<Operation>>>;
+
 class Value final {
  public:
   Type type;
@@ -84,7 +89,7 @@ class Value final {
 class Block {
  public:
   std::vector<std::unique_ptr<Value>> args;
-  std::list<std::unique_ptr<Operation>> ops;
+  OpList ops;
   Operation *parentOp = nullptr;  // null for a function body
 
   Value *addArg(Type t, std::string nameHint = {});
@@ -105,7 +110,7 @@ class Operation final {
   // (Builder::create, the IR parser); std::list::splice keeps it valid, so
   // moving ops between blocks needs no update. Meaningful while `linked`:
   // a buried op (passes::Graveyard) is no longer in any block.
-  std::list<std::unique_ptr<Operation>>::iterator self;
+  OpList::iterator self;
   bool linked = false;
 
   const OpInfo &info() const { return opInfo(code); }
@@ -172,7 +177,7 @@ class Builder {
     block_ = b;
     point_ = b->ops.end();
   }
-  void setInsertionPoint(Block *b, std::list<std::unique_ptr<Operation>>::iterator it) {
+  void setInsertionPoint(Block *b, OpList::iterator it) {
     block_ = b;
     point_ = it;
   }
@@ -195,7 +200,7 @@ class Builder {
 
  private:
   Block *block_ = nullptr;
-  std::list<std::unique_ptr<Operation>>::iterator point_;
+  OpList::iterator point_;
   SourceLoc loc_;
 };
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <new>
 
@@ -56,6 +57,35 @@ class NodePool {
   size_t size_;
   FreeNode *free_ = nullptr;
   char *next_ = nullptr, *end_ = nullptr;
+};
+
+// The allocator of a node-based container (the std::list of a block's ops)
+// whose nodes come from a NodePool. Stateless: all allocators of one T share
+// one pool and compare equal, so lists may splice ops between each other.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U> &) {}  // NOLINT: rebinding, as std::allocator
+
+  T *allocate(size_t n) {
+    return n == 1 ? static_cast<T *>(pool().allocate()) : std::allocator<T>().allocate(n);
+  }
+  void deallocate(T *p, size_t n) {
+    if (n == 1)
+      pool().deallocate(p);
+    else
+      std::allocator<T>().deallocate(p, n);
+  }
+  friend bool operator==(const PoolAllocator &, const PoolAllocator &) { return true; }
+
+ private:
+  // Never destroyed, as the IR's pools (ir.cpp).
+  static NodePool &pool() {
+    static NodePool &p = *new NodePool(sizeof(T));
+    return p;
+  }
 };
 
 }  // namespace tessera
