@@ -4,8 +4,34 @@
 #include <unordered_map>
 
 #include "support/diagnostics.h"
+#include "support/node_pool.h"
 
 namespace tessera {
+
+// Never destroyed, so that IR freed during static destruction still finds
+// its pool.
+static NodePool &operationPool() {
+  static NodePool &pool = *new NodePool(sizeof(Operation));
+  return pool;
+}
+static NodePool &valuePool() {
+  static NodePool &pool = *new NodePool(sizeof(Value));
+  return pool;
+}
+
+// Both classes are final, so `size` is always theirs.
+void *Operation::operator new(size_t) {
+  return operationPool().allocate();
+}
+void Operation::operator delete(void *p) {
+  operationPool().deallocate(p);
+}
+void *Value::operator new(size_t) {
+  return valuePool().allocate();
+}
+void Value::operator delete(void *p) {
+  valuePool().deallocate(p);
+}
 
 namespace {
 using namespace opflags;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/types.h"
+#include "support/node_pool.h"
 #include "support/ptr_map.h"
 #include "support/source.h"
 
@@ -68,26 +69,34 @@ struct NamedAttr {
 class Operation;
 class Block;
 
-class Value {
+// A block's ops. The list nodes come from a pool, beside each other, as
+// Operations do (support/node_pool.h): every walk steps through them.
+using OpList = std::list<std::unique_ptr<Operation>, PoolAllocator<std::unique_ptr<Operation>>>;
+
+class Value final {
  public:
   Type type;
   Operation *def = nullptr;  // defining op, or null for a block argument
   Block *owner = nullptr;    // block of a block argument
   unsigned index = 0;        // result number or argument number
   std::string nameHint;      // for printing (parameter names); may be empty
+
+  // From a pool of Values (support/node_pool.h).
+  static void *operator new(size_t size);
+  static void operator delete(void *p);
 };
 
 class Block {
  public:
   std::vector<std::unique_ptr<Value>> args;
-  std::list<std::unique_ptr<Operation>> ops;
+  OpList ops;
   Operation *parentOp = nullptr;  // null for a function body
 
   Value *addArg(Type t, std::string nameHint = {});
   Operation *terminator() const;  // last op if it is a terminator, else null
 };
 
-class Operation {
+class Operation final {
  public:
   OpCode code;
   std::vector<Value *> operands;
@@ -101,7 +110,7 @@ class Operation {
   // (Builder::create, the IR parser); std::list::splice keeps it valid, so
   // moving ops between blocks needs no update. Meaningful while `linked`:
   // a buried op (passes::Graveyard) is no longer in any block.
-  std::list<std::unique_ptr<Operation>>::iterator self;
+  OpList::iterator self;
   bool linked = false;
 
   const OpInfo &info() const { return opInfo(code); }
@@ -118,6 +127,10 @@ class Operation {
 
   // Pre-order walk over this op and every op nested in its regions.
   void walk(const std::function<void(Operation *)> &fn);
+
+  // From a pool of Operations (support/node_pool.h).
+  static void *operator new(size_t size);
+  static void operator delete(void *p);
 };
 
 struct ParamAttrs {
@@ -164,7 +177,7 @@ class Builder {
     block_ = b;
     point_ = b->ops.end();
   }
-  void setInsertionPoint(Block *b, std::list<std::unique_ptr<Operation>>::iterator it) {
+  void setInsertionPoint(Block *b, OpList::iterator it) {
     block_ = b;
     point_ = it;
   }
@@ -187,7 +200,7 @@ class Builder {
 
  private:
   Block *block_ = nullptr;
-  std::list<std::unique_ptr<Operation>>::iterator point_;
+  OpList::iterator point_;
   SourceLoc loc_;
 };
 

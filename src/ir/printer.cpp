@@ -238,7 +238,7 @@ std::string printType(const Type &t) {
       for (int64_t d : t.shape) s += std::to_string(d) + "x";
       s += t.isTile() ? t.element().str() : irName(t.dtype);
       if (!t.layout.empty())
-        s += ", #" + (isBareLayoutName(t.layout) ? t.layout : quoted(t.layout));
+        s += ", #" + (isBareLayoutName(t.layout.str()) ? t.layout.str() : quoted(t.layout.str()));
       return s + ">";
     }
   }

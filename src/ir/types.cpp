@@ -1,5 +1,8 @@
 #include "ir/types.h"
 
+#include <mutex>
+#include <set>
+
 namespace tessera {
 
 namespace {
@@ -50,6 +53,23 @@ std::optional<DType> dtypeFromSignatureName(std::string_view s) {
   return lookup(s, [](const DTypeInfo &i) { return i.sig; });
 }
 
+LayoutName::LayoutName(std::string_view s) {
+  if (s.empty()) return;
+  // A std::set keeps each string at one address for good; the lock is for
+  // programs that compile kernels on several threads at once.
+  static std::mutex mu;
+  static std::set<std::string, std::less<>> names;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = names.find(s);
+  if (it == names.end()) it = names.emplace(s).first;
+  name_ = &*it;
+}
+
+const std::string &LayoutName::str() const {
+  static const std::string none;
+  return name_ ? *name_ : none;
+}
+
 Type Type::scalar(DType d) {
   Type t;
   t.kind = Kind::Scalar;
@@ -75,12 +95,12 @@ Type Type::tile(std::vector<int64_t> shape, const Type &elem) {
   return t;
 }
 
-Type Type::memdesc(std::vector<int64_t> shape, DType d, std::string layout) {
+Type Type::memdesc(std::vector<int64_t> shape, DType d, LayoutName layout) {
   Type t;
   t.kind = Kind::MemDesc;
   t.dtype = d;
   t.shape = std::move(shape);
-  t.layout = std::move(layout);
+  t.layout = layout;
   t.addrSpace = 3;
   return t;
 }
@@ -123,7 +143,7 @@ std::string Type::str() const {
       std::string s = isTile() ? "tile<" : "memdesc<";
       for (int64_t d : shape) s += std::to_string(d) + "x";
       s += isTile() ? element().str() : irName(dtype);
-      if (!layout.empty()) s += ", #" + layout;
+      if (!layout.empty()) s += ", #" + layout.str();
       return s + ">";
     }
   }

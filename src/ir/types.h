@@ -48,6 +48,30 @@ std::optional<DType> dtypeFromIrName(std::string_view s);
 std::optional<DType> dtypeFromTritonName(std::string_view s);
 std::optional<DType> dtypeFromSignatureName(std::string_view s);
 
+// A layout attribute name, interned in a process-wide table. The GPU stages
+// give every tile value a layout, and a long kernel copies its types
+// hundreds of thousands of times: as a string each copy allocated, and each
+// layout-keyed lookup hashed some 70 characters (issue 13). Interned, a copy
+// is a pointer copy, and two names are equal exactly when their pointers
+// are. Names are never freed: a kernel has a handful, so the table stays
+// small.
+class LayoutName {
+ public:
+  LayoutName() = default;          // no layout
+  LayoutName(std::string_view s);  // interns s
+  LayoutName(const std::string &s) : LayoutName(std::string_view(s)) {}
+  LayoutName(const char *s) : LayoutName(std::string_view(s)) {}
+
+  bool empty() const { return name_ == nullptr; }
+  const std::string &str() const;
+  // The interned string's address: a stable key for hash maps.
+  const std::string *key() const { return name_; }
+  bool operator==(const LayoutName &) const = default;
+
+ private:
+  const std::string *name_ = nullptr;  // null for the empty name
+};
+
 struct Type {
   enum class Kind : uint8_t { Void, Scalar, Ptr, Tile, MemDesc };
   Kind kind = Kind::Void;
@@ -55,14 +79,14 @@ struct Type {
   bool elemIsPtr = false;    // Tile: elements are pointers to dtype
   uint8_t addrSpace = 1;     // pointers (Ptr, or Tile with elemIsPtr)
   std::vector<int64_t> shape;  // Tile/MemDesc
-  std::string layout;          // Tile/MemDesc: layout attribute name, empty when none
+  LayoutName layout;           // Tile/MemDesc: layout attribute name, empty when none
 
   static Type voidTy() { return {}; }
   static Type scalar(DType d);
   static Type ptr(DType pointee, int addrSpace = 1);
   // A tile whose elements have type `elem` (a Scalar or Ptr type).
   static Type tile(std::vector<int64_t> shape, const Type &elem);
-  static Type memdesc(std::vector<int64_t> shape, DType d, std::string layout = {});
+  static Type memdesc(std::vector<int64_t> shape, DType d, LayoutName layout = {});
 
   bool isVoid() const { return kind == Kind::Void; }
   bool isScalar() const { return kind == Kind::Scalar; }

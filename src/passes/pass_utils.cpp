@@ -84,7 +84,7 @@ void ValueMap::apply(Function &fn) const {
   fn.walk([&](Operation *op) { remapOperands(op); });
 }
 
-std::list<std::unique_ptr<Operation>>::iterator iteratorOf(Operation *op) {
+OpList::iterator iteratorOf(Operation *op) {
   return op->linked ? op->self : op->parent->ops.end();
 }
 

@@ -75,6 +75,6 @@ bool isDefinedInside(const Value *v, const Operation *op);
 // another block).
 void moveBefore(Operation *op, Operation *before);
 // Iterator of `op` in its parent block.
-std::list<std::unique_ptr<Operation>>::iterator iteratorOf(Operation *op);
+OpList::iterator iteratorOf(Operation *op);
 
 }  // namespace tessera::passes

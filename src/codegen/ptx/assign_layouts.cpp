@@ -457,13 +457,13 @@ class Assigner {
   }
 
   void apply() {
-    // One string per class: a class may hold every value of a long kernel,
+    // One name per class: a class may hold every value of a long kernel,
     // and printing its layout once per value was a tenth of the pass.
-    PtrMap<Value *, std::string> text;
+    PtrMap<Value *, LayoutName> names;
     for (Value *v : order_) {
-      std::string &s = text[find(v)];
-      if (s.empty()) s = layoutOf(v)->str();
-      v->type.layout = s;
+      LayoutName &name = names[find(v)];
+      if (name.empty()) name = layoutOf(v)->str();
+      v->type.layout = name;
     }
     for (auto [conv, store] : storeConverts_)
       if (conv->operand(0)->type.layout == conv->result()->type.layout) {
@@ -482,16 +482,16 @@ class Assigner {
     for (Operation *op : relations_) {
       Value *in = op->operand(0), *out = op->result();
       if (!isTile(in)) continue;
-      LinearLayout li = *LinearLayout::parse(in->type.layout, in->type.shape);
+      LinearLayout li = *LinearLayout::parse(in->type.layout.str(), in->type.shape);
       int axis = static_cast<int>(op->intAttr("axis"));
       switch (op->code) {
         case OpCode::ExpandDims: {
-          LinearLayout lo = *LinearLayout::parse(out->type.layout, out->type.shape);
+          LinearLayout lo = *LinearLayout::parse(out->type.layout.str(), out->type.shape);
           if (!(li.expanded(axis) == lo)) convertOperand(op, 0, lo.sliced(axis));
           break;
         }
         case OpCode::Broadcast: {
-          LinearLayout lo = *LinearLayout::parse(out->type.layout, out->type.shape);
+          LinearLayout lo = *LinearLayout::parse(out->type.layout.str(), out->type.shape);
           LinearLayout want = lo.collapsed(broadcastDims(op));
           if (!(li == want)) convertOperand(op, 0, want);
           break;
@@ -500,7 +500,7 @@ class Assigner {
           if (!isTile(out)) break;
           LinearLayout want = li.sliced(axis);
           for (auto &r : op->results) {
-            LinearLayout have = *LinearLayout::parse(r->type.layout, r->type.shape);
+            LinearLayout have = *LinearLayout::parse(r->type.layout.str(), r->type.shape);
             if (have == want) continue;
             // The reduce produces `want`; a convert after it gives the users theirs.
             Value *res = r.get();

@@ -131,10 +131,10 @@ Regs Emitter::spread(const Value *v, size_t n) const {
 }
 
 const LinearLayout &Emitter::layoutOf(const Value *v) const {
-  std::list<LinearLayout> &parsed = layouts_[v->type.layout];
+  std::list<LinearLayout> &parsed = layouts_[v->type.layout.key()];
   for (const LinearLayout &l : parsed)
     if (l.shape == v->type.shape) return l;
-  auto l = LinearLayout::parse(v->type.layout, v->type.shape);
+  auto l = LinearLayout::parse(v->type.layout.str(), v->type.shape);
   if (!l) internalError("emit-ptx", "tile without a valid layout: " + v->type.str());
   return parsed.emplace_back(std::move(*l));
 }

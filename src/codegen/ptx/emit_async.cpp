@@ -26,7 +26,7 @@ namespace tessera::ptx {
 namespace {
 
 SharedLayout sharedLayoutOf(const Value *v) {
-  auto l = SharedLayout::parse(v->type.layout);
+  auto l = SharedLayout::parse(v->type.layout.str());
   if (!l) internalError("emit-ptx", "memdesc without a shared layout: " + v->type.str());
   return *l;
 }

@@ -141,7 +141,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // K-contiguous (other widths).
   auto place = [&](const Value *v, int kDim, int64_t scratchBase) {
     if (v->type.isMemDesc()) {
-      auto sl = SharedLayout::parse(v->type.layout);
+      auto sl = SharedLayout::parse(v->type.layout.str());
       if (!sl) internalError("emit-ptx", "dot operand without a shared layout");
       Staged s;
       s.trans = sl->contig != kDim;

@@ -66,8 +66,8 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   // A in registers reads as if it were K-major in shared memory: only its
   // offsets below are computed, never used.
   std::optional<SharedLayout> la =
-      aInRegisters ? SharedLayout::swizzled(1, 128) : SharedLayout::parse(a->type.layout);
-  auto lb = SharedLayout::parse(b->type.layout);
+      aInRegisters ? SharedLayout::swizzled(1, 128) : SharedLayout::parse(a->type.layout.str());
+  auto lb = SharedLayout::parse(b->type.layout.str());
   if (!la || !lb) internalError("emit-ptx", "wgmma operand without a shared layout");
   std::vector<int64_t> shapeA = {M, K}, shapeB = {K, N};
   const int eb = p.elemBytes;

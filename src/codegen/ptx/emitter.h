@@ -248,10 +248,10 @@ class Emitter {
   std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
-  // Parsed layouts by layout text, then shape: a kernel has a few distinct
-  // layouts and every op asks for its result's, so parsing the text each
-  // time cost more than emitting the op. Node-based, so references last.
-  mutable std::unordered_map<std::string, std::list<LinearLayout>> layouts_;
+  // Parsed layouts by (interned) layout name, then shape: a kernel has a few
+  // distinct layouts and every op asks for its result's, so parsing the text
+  // each time cost more than emitting the op. Node-based, so references last.
+  mutable std::unordered_map<const std::string *, std::list<LinearLayout>> layouts_;
   std::string tid_, lane_, warp_, smem_;
   std::map<uint32_t, int> files_;     // source file id -> .file index
   std::vector<std::string> strings_;  // global strings, by index

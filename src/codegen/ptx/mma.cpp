@@ -148,13 +148,13 @@ std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targ
                                      bool archSpecific) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
   if (!b.isMemDesc() || !r.isTile() || r.rank() != 2) return std::nullopt;
-  auto lb = SharedLayout::parse(b.layout);
+  auto lb = SharedLayout::parse(b.layout.str());
   if (!lb || !lb->swizzle) return std::nullopt;
   if (a.isTile() && a.rank() == 2)
     return planWgmma(r.shape[0], r.shape[1], a.shape[1], a.dtype, b.dtype, r.dtype, 1, lb->contig,
                      numWarps, targetSm, archSpecific, /*aInRegisters=*/true);
   if (!a.isMemDesc()) return std::nullopt;
-  auto la = SharedLayout::parse(a.layout);
+  auto la = SharedLayout::parse(a.layout.str());
   if (!la || !la->swizzle) return std::nullopt;
   return planWgmma(r.shape[0], r.shape[1], a.shape[a.rank() - 1], a.dtype, b.dtype, r.dtype,
                    la->contig, lb->contig, numWarps, targetSm, archSpecific);

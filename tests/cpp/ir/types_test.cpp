@@ -27,6 +27,25 @@ TEST(Types, PrintTypeMatchesStrAndQuotesOddLayouts) {
   EXPECT_EQ(printType(t), "tile<4xbf16, #\"blocked<{1, 2}>\">");
 }
 
+TEST(Types, LayoutNamesAreInterned) {
+  // Equal text gives one interned string, so == on types keeps comparing
+  // layouts by their text.
+  std::string built = std::string("blocked<") + "{1, 2}>";
+  LayoutName a = built, b = "blocked<{1, 2}>", c = "mma0";
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.key(), b.key());
+  EXPECT_NE(a, c);
+  EXPECT_EQ(a.str(), "blocked<{1, 2}>");
+  EXPECT_TRUE(LayoutName().empty());
+  EXPECT_EQ(LayoutName(""), LayoutName());
+  EXPECT_EQ(LayoutName().str(), "");
+  Type t1 = Type::tile({4}, Type::scalar(DType::F32)), t2 = t1;
+  t1.layout = "mma0";
+  EXPECT_NE(t1, t2);
+  t2.layout = std::string("mma") + "0";
+  EXPECT_EQ(t1, t2);
+}
+
 TEST(Types, ElementAndShapeHelpers) {
   Type ptrTile = Type::tile({8, 4}, Type::ptr(DType::I32, 3));
   EXPECT_TRUE(ptrTile.isPtrLike());
