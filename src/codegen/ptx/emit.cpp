@@ -98,6 +98,18 @@ static const char *regPrefix(RegClass c) {
   return "%r";
 }
 
+std::string addr(const std::string &base, int64_t off) {
+  if (off == 0) return "[" + base + "]";
+  return "[" + base + "+" + std::to_string(off) + "]";
+}
+
+std::string join(const Regs &r, size_t from, size_t n) {
+  n = std::min(n, r.size() - from);
+  std::string s = "{";
+  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + r[from + i];
+  return s + "}";
+}
+
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];

@@ -135,9 +135,6 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   Regs masks = mask ? spread(mask, ptrs.size()) : Regs{};
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
-  auto at = [](const std::string &a, int64_t off) {
-    return "[" + a + (off ? "+" + std::to_string(off) : "") + "]";
-  };
   // Padded: the thread's base plus a constant per register. Swizzled: the
   // thread's offset XOR a constant per register (their linear parts have
   // disjoint bits, and the swizzle is an XOR of row bits into chunk bits).
@@ -151,11 +148,11 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   auto destination = [&](int i) {
     auto c = l.regCoord(i);
     int64_t row = c[1 - sl.contig], col = c[sl.contig];
-    if (!sl.swizzle) return at(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
+    if (!sl.swizzle) return addr(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
     std::string t = reg(RegClass::B32), a = reg(RegClass::B32);
     ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(sl.offset(shape, row, col, eb)));
     ins("add.u32 " + a + ", " + t + ", " + base);
-    return at(a, 0);
+    return addr(a, 0);
   };
   for (int i = 0; i < l.numRegs(); i += vec) {
     std::string where = destination(i);

@@ -30,17 +30,6 @@ int fastDim(const LinearLayout &l) {
   return static_cast<int>(l.shape.size()) - 1;
 }
 
-std::string addr(const std::string &base, int64_t off) {
-  if (off == 0) return "[" + base + "]";
-  return "[" + base + "+" + std::to_string(off) + "]";
-}
-
-std::string join(const Regs &r) {
-  std::string s = "{";
-  for (size_t i = 0; i < r.size(); ++i) s += (i ? ", " : "") + r[i];
-  return s + "}";
-}
-
 // One operand as stored in shared memory: rows of `rowBytes`, `pitch` bytes
 // apart, the contiguous dim `contig` of the tile along each row.
 struct Staged {

@@ -24,11 +24,6 @@ DType travelType(const Type &t) {
   return t.isPtrLike() ? DType::U64 : t.dtype;
 }
 
-std::string addr(const std::string &base, int64_t off) {
-  if (off == 0) return "[" + base + "]";
-  return "[" + base + "+" + std::to_string(off) + "]";
-}
-
 int64_t dotCoord(const std::vector<int64_t> &c, const std::vector<int64_t> &strides) {
   int64_t s = 0;
   for (size_t d = 0; d < c.size(); ++d) s += c[d] * strides[d];
@@ -150,11 +145,9 @@ Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
     RegClass wc = eb == 4 ? c : RegClass::B32;
     Regs w;
     for (int64_t k = 0; k < words; ++k) w.push_back(reg(wc));
-    std::string list = w[0];
-    for (int64_t k = 1; k < words; ++k) list += ", " + w[k];
     std::string v = words == 4 ? ".v4" : words == 2 ? ".v2" : "";
     ins("ld.shared" + v + "." + (wc == RegClass::F32 ? "f32 " : "b32 ") +
-        (words == 1 ? list : "{" + list + "}") + ", " + addr(a, off));
+        (words == 1 ? w[0] : join(w)) + ", " + addr(a, off));
     for (const std::string &word : w) {
       if (eb == 4) {
         out.push_back(word);

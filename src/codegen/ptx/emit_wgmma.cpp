@@ -30,15 +30,6 @@
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
-namespace {
-
-std::string join(const Regs &r, size_t from, size_t n) {
-  std::string s = "{";
-  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + r[from + i];
-  return s + "}";
-}
-
-}  // namespace
 
 void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <list>
 #include <map>
@@ -271,6 +272,11 @@ std::string scalarMemType(DType d);
 int sharedElemBytes(DType d);
 // Strides of a row-major tile of `shape` (in elements).
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
+// A PTX address operand: "[base]" or "[base+off]".
+std::string addr(const std::string &base, int64_t off);
+// A PTX vector operand "{r0, r1, ...}" of `n` registers of `r` from `from`
+// (all of them by default).
+std::string join(const Regs &r, size_t from = 0, size_t n = SIZE_MAX);
 // PTX type suffix of a register class for moves: "pred", "b16", "b32", ...
 const char *movType(RegClass c);
 // PTX immediates with the exact bits of `f`: 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX.
