@@ -928,15 +928,30 @@ void Rules::sharedMemory() {
       return;
     }
     case OpCode::AsyncCopy: {
-      if (op_.operands.size() < 2 || op_.operands.size() > 3)
-        return (void)fail("takes (destination, pointers[, mask])");
+      if (op_.operands.size() < 2 || op_.operands.size() > 4)
+        return (void)fail("takes (destination, pointers[, mask[, limit]])");
       const Type &dst = in(0), &ptr = in(1);
       if (!dst.isMemDesc() || dst.rank() != 2)
         return (void)fail("destination must be a 2-D memdesc, got " + ty(dst));
       if (!ptr.isTile() || !ptr.elemIsPtr || ptr.shape != dst.shape || ptr.dtype != dst.dtype)
         return (void)fail("pointers must be a tile of pointers to the destination's elements " +
                           std::string("with its shape, got ") + ty(ptr));
-      if (op_.operands.size() == 3) requireMask(2, ptr);
+      if (op_.operands.size() >= 3) requireMask(2, ptr);
+      // A prefix-masked copy (mask_prefix.h): each aligned run of
+      // prefix_run elements along the contiguous dim keeps its first
+      // min(limit, n) elements (limit + 1 when inclusive) where the mask's
+      // first element is on.
+      if (op_.operands.size() == 4) {
+        const Type &limit = in(3);
+        if (!limit.isTile() || limit.elemIsPtr || !isInt(limit.dtype) || limit.shape != ptr.shape)
+          return (void)fail("limit must be an integer tile of the pointers' shape, got " +
+                            ty(limit));
+        int64_t run = 0, inclusive = 0;
+        if (requireIntAttr("prefix_run", run) && (run < 2 || (run & (run - 1)) != 0))
+          fail("prefix_run must be a power of two of at least 2, got " + std::to_string(run));
+        if (requireIntAttr("inclusive", inclusive) && inclusive != 0 && inclusive != 1)
+          fail("inclusive must be 0 or 1, got " + std::to_string(inclusive));
+      }
       return;
     }
     case OpCode::AsyncCommit:

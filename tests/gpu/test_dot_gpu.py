@@ -124,6 +124,63 @@ def test_dot_ragged(gen, name, mnk):
     run_case(name, *mnk, (64, 64, 32), gen)
 
 
+@triton.jit
+def ragged_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbn, scm,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, FORM: tl.constexpr):
+    # A (M x K) and B^T (N x K) K-contiguous in rows of sam / sbn elements;
+    # the K bound in the four ways a kernel writes it.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, tl.cdiv(K, BK)):
+        left = K - k * BK
+        if FORM == 0:
+            kin = rk < left
+        elif FORM == 1:
+            kin = rk <= left - 1
+        elif FORM == 2:
+            kin = left > rk
+        else:
+            kin = left - 1 >= rk
+        a = tl.load(a_ptr + rm[:, None] * sam + (k * BK + rk)[None, :],
+                    mask=(rm[:, None] < M) & kin[None, :], other=0)
+        bt = tl.load(b_ptr + rn[:, None] * sbn + (k * BK + rk)[None, :],
+                     mask=kin[None, :] & (rn[:, None] < N), other=0)
+        acc = tl.dot(a, bt.T, acc)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("name", ["fp16", "bf16", "tf32", "int8", "fp8e4m3"])
+@pytest.mark.parametrize("form", [0, 1, 2, 3])
+@pytest.mark.parametrize("mnk,block,warps", [((128, 128, 77), (128, 128, 32), 8),
+                                             ((100, 72, 200), (64, 64, 64), 4),
+                                             ((64, 256, 1003), (64, 128, 64), 4)])
+def test_dot_ragged_k_in_aligned_rows(gen, name, form, mnk, block, warps):
+    """K unknown to be a multiple of 16 with rows 16-byte aligned: the K
+    masks cut runs of 16 bytes short (copied whole, zero-filled past K)."""
+    dt, acc_dt, _, tol = CASES[name]  # fp32 inputs: tl.dot's default tf32
+    if dt == torch.float8_e4m3fn and capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    M, N, K = mnk
+    pitch = (K + 15) // 16 * 16 + 16
+    # Garbage past K in every row: a copy reading past its bound shows.
+    a = random_operand((M, pitch), dt, gen)[:, :K]
+    bt = random_operand((N, pitch), dt, gen)[:, :K]
+    c = poisoned((M, N), acc_dt)
+    BM, BN, BK = block
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    ragged_k_kernel[grid](a, bt, c, M, N, K, pitch, pitch, N, BM=BM, BN=BN, BK=BK, FORM=form,
+                          num_warps=warps)
+    ref = a.double() @ bt.double().T
+    if tol == 0:
+        assert torch.equal(c.long(), ref.long()), "integer dot differs from the exact product"
+    else:
+        err = rel_err(c, ref)
+        assert err <= max(tol, 2e-3), f"{name} {mnk} form {form}: relative error {err:.3g}"
+
+
 @pytest.mark.parametrize("name", ["fp16", "bf16", "tf32", "int8"])
 @pytest.mark.parametrize("a_t,b_t", [(True, False), (False, True), (True, True)])
 def test_dot_transposed_operands(gen, name, a_t, b_t):

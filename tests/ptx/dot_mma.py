@@ -7,7 +7,7 @@
 # accumulator tile; fp32 "ieee" and fp8 below sm_89 stay on FMAs.
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=REGS
-# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=REGS
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=RAGGED
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
 # RUN: tesserac compile %s --kernel small --signature "*bf16:16, *bf16:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=BF16
 # RUN: tesserac compile %s --kernel small --signature "*fp16:16, *fp16:16, *fp16:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=F16ACC
@@ -45,9 +45,7 @@ import triton.language as tl
 # EXAMPLE: cp.async.wait_group 0
 # EXAMPLE: st.global
 
-# One stage, or a K that axis info cannot prove a multiple of 16 (the K
-# mask then changes every element, and cp.async copies at least 4 bytes):
-# operands through registers, no asynchronous copies.
+# One stage: operands through registers, no asynchronous copies.
 # REGS-NOT: cp.async
 # REGS: bar.sync 0
 # REGS: st.shared.v4.b32
@@ -55,6 +53,19 @@ import triton.language as tl
 # REGS: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # REGS: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # REGS-NOT: cp.async
+
+# A K that axis info cannot prove a multiple of 16: A's mask `rk < k_left`
+# changes inside a run of 8 columns, but only once, as a prefix of the run
+# (mask_prefix.h). The copies stay 16 bytes; each reads min(k_left - rk, 8)
+# elements where the run's first is in bounds and zero-fills the rest.
+# RAGGED: min.u32 [[N:%r[0-9]+]], %r{{[0-9]+}}, 8
+# RAGGED-NEXT: shl.b32 [[N]], [[N]], 1
+# RAGGED-NEXT: selp.u32 [[SIZE:%r[0-9]+]], [[N]], 0, %p{{[0-9]+}}
+# RAGGED-NEXT: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, [[SIZE]]
+# RAGGED-NOT: ld.global
+# RAGGED: cp.async.wait_group 1
+# RAGGED: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# RAGGED-NOT: ld.global
 
 # The accumulator (and the store of it) in the mma layout: element pairs
 # along N per thread, lanes 4 x 8, warps 2 along N then 4 along M.

@@ -6,6 +6,7 @@
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8-MN
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=SM90
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=RAGGED
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
 
 # fp16, 128x128x32 blocks, 8 warps: two warpgroups along M, each one
@@ -50,6 +51,18 @@
 # F16: st.global.v4.b32 [%rd{{[0-9]+}}], {[[W0]], [[W1]], [[W2]], [[W3]]}
 # F16-NOT: st.global.b32
 # F16-NOT: st.global.b16
+
+# K not known to be a multiple of 16: A's K mask is a prefix of each run of
+# 8 (mask_prefix.h), so A still travels by 16-byte copies (each reading the
+# run's in-bounds elements and zero-filling the rest) and the dot stays on
+# wgmma from swizzled shared memory.
+# RAGGED: min.u32 [[N:%r[0-9]+]], %r{{[0-9]+}}, 8
+# RAGGED-NEXT: shl.b32 [[N]], [[N]], 1
+# RAGGED-NEXT: selp.u32 [[SIZE:%r[0-9]+]], [[N]], 0, %p{{[0-9]+}}
+# RAGGED-NEXT: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, [[SIZE]]
+# RAGGED-NOT: ld.global
+# RAGGED: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# RAGGED-NOT: ld.global
 
 # fp8 with B stored K-major (column-major B): m64n128k32, no transposes.
 # FP8: .version 8.4

@@ -69,6 +69,46 @@ def test_matmul_on_wgmma(case):
         assert "serialized" not in r.stderr, r.stderr
 
 
+# A K not known to be a multiple of 16 (an `i32` K in the signature): the K
+# masks of K-contiguous operands change inside a run of 16 bytes, but as a
+# prefix of it (mask_prefix.h), so those operands still travel by 16-byte
+# copies that read only the run's first elements (`min` of the distance to
+# K and the run) and zero-fill the rest; the dot stays on the tensor cores
+# and nothing is loaded element by element.
+RAGGED_K = [
+    ("fp16", "fp16", "fp16", True, True, 128, 128, 64, 8, "m64n128k16.f32.f16.f16"),
+    ("bf16", "bf16", "bf16", True, False, 128, 128, 32, 4, "m64n128k16.f32.bf16.bf16"),
+    ("fp16", "fp16", "fp16", False, False, 64, 128, 64, 4, "m64n128k16.f32.f16.f16"),
+    ("fp8e4nv", "fp8e4nv", "fp16", True, False, 128, 256, 64, 8, "m64n256k32.f32.e4m3.e4m3"),
+]
+
+
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("case,target", [(c, t) for c in RAGGED_K for t in ("sm_90a", "sm_80")
+                                         if not (c[0] == "fp8e4nv" and t == "sm_80")],
+                         ids=lambda v: v if isinstance(v, str) else
+                         f"{v[0]}-{'k' if v[3] else 'm'}{'n' if v[4] else 'k'}")
+def test_ragged_k_copies_whole_runs(case, target):
+    # (fp8 dots run on FMAs below sm_89, from plain loads.)
+    a, b, c, ak, bn_, bm, bn, bk, warps, shape = case
+    sig = signature(a, b, c, ak, bn_, bm, bn, bk).replace(
+        "i32:16, i32:16, i32:16, ", "i32:16, i32:16, i32, ", 1)
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/matmul.py"), "--kernel",
+                        "matmul_kernel", "--signature", sig, "--emit", "ptx", "--target", target,
+                        "--num-warps", str(warps)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = r.stdout
+    assert "ld.global" not in ptx
+    assert "cp.async.cg.shared.global" in ptx
+    assert "min.u32" in ptx  # the run's in-bounds length
+    if target == "sm_90a":
+        assert f"wgmma.mma_async.sync.aligned.{shape} " in ptx
+    else:
+        assert "mma.sync.aligned" in ptx
+    if _ptxas() is not None:
+        assemble_ptx(ptx, target)
+
+
 # Offsets wrapped into range with `% M` / `% N` (no row or column masks; the
 # style of Triton's matmul tutorial): the runs of 16 elements that N % 16 == 0
 # keeps contiguous are what cp.async and the swizzled rings need.

@@ -11,13 +11,16 @@
 // before any copy lands there. async_copy issues one `cp.async` per run of
 // registers that are contiguous and aligned in both memories (16 bytes: the
 // L2-only `.cg` form; 4 or 8 bytes: `.ca`), with a source size of 0 where the
-// mask is off, which fills the destination with zeros and reads nothing.
+// mask is off, which fills the destination with zeros and reads nothing. A
+// copy with a limit (a prefix mask, mask_prefix.h) reads only the run's
+// first elements the mask keeps, and zero-fills the rest.
 // Runs narrower than 4 bytes (2-byte elements that axis info cannot pair)
 // are loaded and stored synchronously, element by element. Replicas of an
 // element (layouts with fewer elements than threads) issue nothing.
 // async_wait is `cp.async.wait_group N` and a barrier: a thread's wait covers
 // only its own copies, and the barrier makes everybody's visible.
 #include <algorithm>
+#include <bit>
 
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
@@ -61,6 +64,26 @@ std::string Emitter::swizzledThreadOffset(const LinearLayout &l, const SharedLay
   addBits(l.lane, lane_);
   addBits(l.warp, warp_);
   return cached_[key] = acc;
+}
+
+// The bytes a prefix-masked run of `n` elements keeps where its first is
+// on: min(limit, n) elements (min(limit, n - 1) + 1 when inclusive). The
+// limit is `bound - x` modulo 2^width, which an unsigned min reads right:
+// where the first element is on, it is the exact distance to the bound.
+std::string Emitter::keptBytes(const std::string &limit, DType d, int n, int eb, bool inclusive) {
+  std::string k = reg(RegClass::B32);
+  std::string cap = std::to_string(inclusive ? n - 1 : n);
+  if (bitWidth(d) == 64) {
+    std::string w = reg(RegClass::B64);
+    ins("min.u64 " + w + ", " + limit + ", " + cap);
+    ins("cvt.u32.u64 " + k + ", " + w);
+  } else {
+    ins("min.u32 " + k + ", " + limit + ", " + cap);
+  }
+  if (inclusive) ins("add.u32 " + k + ", " + k + ", 1");
+  if (eb > 1)
+    ins("shl.b32 " + k + ", " + k + ", " + std::to_string(std::countr_zero(unsigned(eb))));
+  return k;
 }
 
 void Emitter::emitSharedMemoryOp(Operation &op) {
@@ -119,6 +142,7 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
 
   const Value *dst = op.operand(0), *ptr = op.operand(1);
   const Value *mask = op.operands.size() > 2 ? op.operand(2) : nullptr;
+  const Value *limit = op.operands.size() > 3 ? op.operand(3) : nullptr;
   SharedLayout sl = sharedLayoutOf(dst);
   DType d = dst->type.dtype;
   int eb = byteSize(d);
@@ -128,11 +152,17 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   strides[1 - sl.contig] = sl.pitch / eb;
   // Registers run along the layout's fastest dim; a run is one copy only
   // when that dim is also contiguous in shared memory.
-  int vec =
-      !l.reg.empty() && l.reg[0].dim == sl.contig ? accessVectorWidth(*this, ptr, mask, l) : 1;
+  // A prefix-masked copy's runs are as long as the pass proved them, not as
+  // the mask's constancy.
+  int vec = 1;
+  if (!l.reg.empty() && l.reg[0].dim == sl.contig)
+    vec = limit ? std::min<int>(accessVectorWidth(*this, ptr, nullptr, l),
+                                static_cast<int>(op.intAttr("prefix_run")))
+                : accessVectorWidth(*this, ptr, mask, l);
   if (vec * eb < 4) vec = 1;
   const Regs &ptrs = get(ptr);
   Regs masks = mask ? spread(mask, ptrs.size()) : Regs{};
+  Regs limits = limit && vec > 1 ? spread(limit, ptrs.size()) : Regs{};
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
   // Padded: the thread's base plus a constant per register. Swizzled: the
@@ -162,7 +192,10 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       std::string copy = kind + where + ", [" + ptrs[i] + "], " + std::to_string(bytes);
       if (mask) {
         std::string size = reg(RegClass::B32);
-        ins("selp.u32 " + size + ", " + std::to_string(bytes) + ", 0, " + masks[i]);
+        std::string full = std::to_string(bytes);
+        if (!limits.empty())
+          full = keptBytes(limits[i], limit->type.dtype, vec, eb, op.intAttr("inclusive") != 0);
+        ins("selp.u32 " + size + ", " + full + ", 0, " + masks[i]);
         copy += ", " + size;
       }
       ins(guard + copy);

@@ -91,12 +91,15 @@ class Emitter {
   // sum over dims of threadCoord * strides[dim], times `scale` (u32).
   std::string threadLinear(const LinearLayout &l, const std::vector<int64_t> &strides,
                            int64_t scale);
-  // The shared-memory address (u32) of this thread's part of a tile stored
-  // with `strides` (elements) and `bytes` per element; computed once.
   // This thread's byte offset in a swizzled shared tile of `shape` for the
   // elements `l` gives its register 0 (emit_async.cpp; computed once).
   std::string swizzledThreadOffset(const LinearLayout &l, const SharedLayout &sl,
                                    const std::vector<int64_t> &shape, int eb);
+  // The source size of a prefix-masked cp.async run of n elements of eb
+  // bytes, from its limit register of type d (emit_async.cpp).
+  std::string keptBytes(const std::string &limit, DType d, int n, int eb, bool inclusive);
+  // The shared-memory address (u32) of this thread's part of a tile stored
+  // with `strides` (elements) and `bytes` per element; computed once.
   std::string threadSharedAddress(const LinearLayout &l, const std::vector<int64_t> &strides,
                                   int64_t bytes);
   // Two 16-bit registers from one 32-bit word (mov.b32 {lo, hi}), and the

@@ -55,6 +55,7 @@
 
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
+#include "codegen/ptx/mask_prefix.h"
 #include "codegen/ptx/mma.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
@@ -75,6 +76,10 @@ struct Candidate {
   SharedLayout shared;             // in the load's coordinates
   bool invariant = false;          // loaded before the loop: copied once, not through a ring
   Operation *trans = nullptr;      // the 2-D transpose between load and dot, if any
+  // The load's mask cuts runs short along the contiguous dim (a bound that
+  // axis info cannot align): each copy keeps the run's first elements.
+  std::optional<PrefixMask> prefix;
+  Value *limit = nullptr;  // buildPrefixLimit's value, made next to the load
   // The contiguous dim as the dot sees the operand.
   int dotContig() const { return trans ? 1 - shared.contig : shared.contig; }
 };
@@ -118,6 +123,7 @@ class Pipeliner {
       cands = candidates();
     }
     if (cands.empty()) return;
+    buildLimits(cands);
     transform(cands);
   }
 
@@ -186,19 +192,33 @@ class Pipeliner {
   }
 
   // How the operand sits in shared memory, or nullopt when cp.async cannot
-  // put it there in a form the dot reads.
-  // `transposed`: the dot reads the load's value transposed.
+  // put it there in a form the dot reads. `transposed`: the dot reads the
+  // load's value transposed. `prefix` (where not null) receives the mask's
+  // prefix structure when the copies need it to move whole runs.
   std::optional<SharedLayout> sharedLayoutFor(const Operation &load, unsigned operand,
-                                              bool transposed = false) {
+                                              bool transposed = false,
+                                              std::optional<PrefixMask> *prefix = nullptr) {
     const Value *ptr = load.operand(0);
     AxisInfo ai = info_.get(ptr);
     int contig = ai.contiguity[0] > ai.contiguity[1] ? 0 : 1;  // ties: the last dim, as coalescing
     int eb = byteSize(ptr->type.dtype);
     int kDim = (operand == 0) != transposed ? 1 : 0;  // in the load's coordinates
     if (eb != 2 && contig != kDim) return std::nullopt;
-    // cp.async moves 4, 8 or 16 bytes, all or nothing under the mask.
+    // cp.async moves 4, 8 or 16 bytes, all or nothing under the mask, or
+    // the first bytes of a run that a prefix mask cuts short.
     int64_t run = ai.contiguity[contig];
-    if (load.operands.size() > 1) run = std::min(run, info_.get(load.operand(1)).constancy[contig]);
+    if (load.operands.size() > 1) {
+      Value *mask = load.operand(1);
+      int64_t constant = info_.get(mask).constancy[contig];
+      std::optional<PrefixMask> p;
+      if (prefix && constant < run && constant * eb < 16) p = prefixMask(info_, mask, contig);
+      if (p && p->run > constant) {
+        run = std::min(run, p->run);
+        *prefix = p;
+      } else {
+        run = std::min(run, constant);
+      }
+    }
     if (run * eb < 4) return std::nullopt;
     return SharedLayout::padded(ptr->type.shape, contig, eb);
   }
@@ -227,7 +247,8 @@ class Pipeliner {
         Operation *ld = v->def;
         if (!tr && invariantLoad(v)) {
           if (auto shared = sharedLayoutFor(*ld, i))
-            out.push_back({ld, dot, i, {}, *shared, /*invariant=*/true});
+            out.push_back(
+                {ld, dot, i, {}, *shared, /*invariant=*/true, nullptr, std::nullopt, nullptr});
           continue;
         }
         // A load with several uses is a candidate for each dot that reads
@@ -240,10 +261,11 @@ class Pipeliner {
         std::unordered_set<Value *> mine;
         bool ok = collect(ld->operand(0), seen, mine);
         if (ld->operands.size() > 1) ok = ok && collect(ld->operand(1), seen, mine);
-        auto shared = sharedLayoutFor(*ld, i, tr != nullptr);
+        std::optional<PrefixMask> prefix;
+        auto shared = sharedLayoutFor(*ld, i, tr != nullptr, &prefix);
         if (!ok || !shared) continue;
         carried.insert(mine.begin(), mine.end());
-        out.push_back({ld, dot, i, inProgramOrder(seen), *shared, false, tr});
+        out.push_back({ld, dot, i, inProgramOrder(seen), *shared, false, tr, prefix, nullptr});
       }
       // Both operands in shared memory and a shape wgmma takes (sm_90a):
       // they get its swizzle instead of the padded rows. So does B alone
@@ -406,7 +428,35 @@ class Pipeliner {
                       : runs;
     Type bufType = Type::memdesc(rt.shape, rt.dtype, c.shared.str());
     Value *buf = b.op1(OpCode::MemDescIndex, {ring, slot}, bufType);
-    b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask}, {});
+    if (!c.limit) {
+      b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask}, {});
+      return;
+    }
+    b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask, mapped(map, c.limit)}, {},
+             {{"inclusive", int64_t{c.prefix->inclusive}}, {"prefix_run", c.prefix->run}});
+  }
+
+  // The limits of the prefix-masked loads, computed next to each load from
+  // the operands of its comparison; the copies clone them with the slice.
+  void buildLimits(std::vector<Candidate> &cands) {
+    std::unordered_map<const Operation *, Value *> limits;
+    for (Candidate &c : cands) {
+      if (!c.prefix) continue;
+      Value *&limit = limits[c.load];
+      if (!limit) {
+        Builder b;
+        b.setInsertionPointBefore(c.load);
+        b.setLoc(c.load->loc);
+        limit = buildPrefixLimit(b, *c.prefix);
+      }
+      c.limit = limit;
+      // The new ops (a sub, then one per path op) sit just before the load,
+      // after everything in the slice: appended, the slice stays in order.
+      std::vector<Operation *> made;
+      auto it = passes::iteratorOf(limit->def);
+      for (size_t k = 0; k <= c.prefix->path.size(); ++k, --it) made.push_back(it->get());
+      c.slice.insert(c.slice.end(), made.rbegin(), made.rend());
+    }
   }
 
   // Appends a carried value to the loop; returns its block argument.

@@ -315,6 +315,47 @@ def test_descriptor_matmul(arrays, rng):
 
 
 @triton.jit
+def desc_matmul_sizes_in_memory_kernel(a_ptr, bt_ptr, c_ptr, sizes_ptr, BM: tl.constexpr,
+                                       BN: tl.constexpr, BK: tl.constexpr):
+    # Tutorial 08's descriptor kernel: sizes and leading dims read from
+    # memory (nothing known of them at compile time), B given as B^T (N x K)
+    # and read transposed.
+    M = tl.load(sizes_ptr)
+    N = tl.load(sizes_ptr + 1)
+    K = tl.load(sizes_ptr + 2)
+    lda = tl.load(sizes_ptr + 3)
+    ldb = tl.load(sizes_ptr + 4)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[lda, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(bt_ptr, shape=[N, K], strides=[ldb, 1],
+                                       block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kk in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pm * BM, kk * BK])
+        b = b_desc.load([pn * BN, kk * BK])
+        acc += tl.dot(a, b.T)
+    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("mnk", [(72, 88, 104), (96, 80, 77), (64, 64, 200)])
+def test_descriptor_matmul_sizes_in_memory(arrays, rng, mnk):
+    M, N, K = mnk
+    pitch = (K + 7) // 8 * 8 + 8  # rows 16-byte aligned, as descriptors require
+    a_full, a = padded(rng, (M, K), np.float16, pitch)
+    b_full, bt = padded(rng, (N, K), np.float16, pitch)
+    c = np.full((M, N), POISON, np.float16)
+    sizes = np.array([M, N, K, pitch, pitch], np.int32)
+    aa, ba, ca = arrays.put(a_full), arrays.put(b_full), arrays.put(c)
+    grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))
+    desc_matmul_sizes_in_memory_kernel[grid](aa, ba, ca, arrays.put(sizes), 64, 64, 32,
+                                             num_warps=4)
+    ref = a.astype(np.float64) @ bt.astype(np.float64).T
+    np.testing.assert_allclose(arrays.get(ca).astype(np.float64), ref, rtol=1e-2, atol=5e-2)
+
+
+@triton.jit
 def as_descriptor(desc_or_ptr, shape, strides, block_shape):
     if isinstance(desc_or_ptr, tl.tensor_descriptor):
         return desc_or_ptr
