@@ -329,7 +329,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
       const double x = a.f;
       const OpCode k = op.code;
       double y = k == OpCode::Exp     ? std::exp(x)
-                 : k == OpCode::Exp2  ? std::exp2(x)
+                 : k == OpCode::Exp2  ? (t == DType::F64 ? std::exp2(x) : num::exp2Ftz(x))
                  : k == OpCode::Log   ? std::log(x)
                  : k == OpCode::Log2  ? std::log2(x)
                  : k == OpCode::Sqrt  ? std::sqrt(x)

@@ -4,6 +4,7 @@
 // defines tl.randint / tl.rand / tl.randn.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace tessera::num {
@@ -29,6 +30,15 @@ double fromF8E5(uint8_t bits);
 // Rounds a double to binary32 (to nearest even).
 inline double roundF32(double x) {
   return static_cast<double>(static_cast<float>(x));
+}
+
+// tl.exp2 of a float narrower than f64, as the GPU computes it
+// (ex2.approx.ftz.f32, as Triton lowers it): a result below the smallest
+// normal binary32 (2^-126) flushes to +0, so the interpreter, constant
+// folding and the GPU agree where it matters (a bf16 keeps such values).
+inline double exp2Ftz(double x) {
+  double r = std::exp2(x);
+  return r < 0x1p-126 ? 0.0 : r;
 }
 
 // TF32 operands of tl.dot(input_precision="tf32"): the fp32 value with its

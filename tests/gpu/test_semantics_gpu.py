@@ -284,3 +284,14 @@ def test_dot_over_several_batch_dims(gen, rank, trans_a, trans_b):
     a = x.transpose(-1, -2) if trans_a else x
     b = y.transpose(-1, -2) if trans_b else y
     torch.testing.assert_close(z.double(), a.double() @ b.double(), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_exp2_flushes_subnormal_results(dtype):
+    x, want = cases.exp2_case(dtype)
+    xs = torch.tensor(x, dtype=dtype, device="cuda")
+    out = torch.full((16,), float("nan"), dtype=dtype, device="cuda")
+    folded = torch.full((16,), float("nan"), dtype=dtype, device="cuda")
+    cases.exp2_kernel[(1,)](xs, out, folded, N=16, C=-130.0)
+    assert torch.equal(out.double().cpu(), torch.tensor(want).to(dtype).double())
+    assert (folded == 0).all()

@@ -823,3 +823,43 @@ def test_constants_returned_from_runtime_branches(v, want):
     out = np.full(1, 99, np.int32)
     sign_kernel[(1,)](np.array([v], np.float32), out)
     assert out[0] == want
+
+
+# tl.exp2 below f64 is the GPU's ex2.approx.ftz.f32 (as Triton lowers it): a
+# result below 2^-126 is +0, on the interpreter and in constant folding too,
+# so a bfloat16 (which keeps such values) reads the same on both back ends.
+EXP2_INPUTS = [-120.0, -125.5, -126.0, -127.0, -130.0, -149.0, -200.0, 0.0, 3.5]  # exact in bf16
+
+
+def exp2_flushed(x):
+    r = np.exp2(np.asarray(x, np.float64))
+    return np.where(r < 2.0 ** -126, 0.0, r)
+
+
+@triton.jit
+def exp2_kernel(x_ptr, out_ptr, folded_ptr, N: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r)
+    tl.store(out_ptr + r, tl.exp2(x.to(tl.float32)).to(x.dtype))
+    tl.store(folded_ptr + r, tl.exp2(tl.full((N,), C, tl.float32)).to(x.dtype))
+
+
+def exp2_case(dtype):
+    """(inputs, expected) as float64 NumPy arrays for a 16-element launch."""
+    x = np.array(EXP2_INPUTS + [0.0] * (16 - len(EXP2_INPUTS)), np.float64)
+    return x, exp2_flushed(x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_exp2_flushes_subnormal_results(dtype):
+    if dtype == "bfloat16" and BF16 is None:
+        pytest.skip("needs ml_dtypes for bfloat16 arrays")
+    np_dtype = np.float32 if dtype == "float32" else BF16
+    x, want = exp2_case(dtype)
+    out = np.full(16, np.nan, np_dtype)
+    folded = np.full(16, np.nan, np_dtype)
+    exp2_kernel[(1,)](x.astype(np_dtype), out, folded, N=16, C=-130.0)
+    np.testing.assert_array_equal(out.astype(np.float64), want.astype(np_dtype).astype(np.float64))
+    assert (folded.astype(np.float64) == 0).all()
+    # The normal range is untouched: 2^-120 and 2^-126 are exact.
+    assert float(out[0]) == 2.0 ** -120 and float(out[2]) == 2.0 ** -126
