@@ -223,6 +223,29 @@ def test_sign_extended_then_unsigned_to_float():
     assert torch.equal(outs[2].cpu(), u64.float()), outs[2]
 
 
+@triton.jit
+def narrow_then_float_kernel(x_ptr, of16_ptr, obf16_ptr, of32_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    u = tl.load(x_ptr + offs, mask=m).to(tl.int8).to(tl.uint32)
+    tl.store(of16_ptr + offs, u.to(tl.float16), mask=m)
+    tl.store(obf16_ptr + offs, u.to(tl.bfloat16), mask=m)
+    tl.store(of32_ptr + offs, u.to(tl.float32), mask=m)
+
+
+def test_int64_narrowed_then_unsigned_to_float():
+    # Differential seed 971: int64 -> int8 -> uint32 -> float16 read -34 for
+    # 2^32 - 34 (ptxas's signed I2F.S8 again, through cvt.u64.u32 too).
+    x = torch.tensor([-34, -100, -5, 3, 100, -1, 0, 7, -128, 300, -300, 2**40 + 5], dtype=torch.int64)
+    n = x.numel()
+    outs = [poisoned(n, torch.float16), poisoned(n, torch.bfloat16), poisoned(n)]
+    narrow_then_float_kernel[(1,)](x.cuda(), *outs, n, BLOCK=16)
+    wide = [(v % 256 - 256 if v % 256 >= 128 else v % 256) for v in x.tolist()]  # as int8
+    u32 = torch.tensor([float(v % (1 << 32)) for v in wide], dtype=torch.float64)
+    for out, dt in zip(outs, (torch.float16, torch.bfloat16, torch.float32)):
+        assert torch.equal(out.cpu(), u32.to(dt)), (dt, out)
+
+
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.int16, torch.uint8])
 @pytest.mark.parametrize("op", INT_OPS)
 def test_int_binary(gen, dtype, op):

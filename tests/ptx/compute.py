@@ -8,6 +8,7 @@
 # RUN: tesserac compile %s --kernel shift_signed --signature "*i8:16, *u8:16, *u8:16" --emit ptx | FileCheck %s --check-prefix=SHIFT
 # RUN: tesserac compile %s --kernel small_dot --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx | FileCheck %s --check-prefix=DOT
 # RUN: tesserac compile %s --kernel row_softmax --signature "*fp32:16, *fp32:16, 1024" --emit ttgir | FileCheck %s --check-prefix=TTGIR
+# RUN: tesserac compile %s --kernel u32_to_half --signature "*i64:16, *fp16:16" --emit ptx | FileCheck %s --check-prefix=U32F
 import triton
 import triton.language as tl
 
@@ -88,6 +89,23 @@ def shift_signed(x_ptr, y_ptr, out_ptr):
 # SHIFT: and.b32 [[U:%r[0-9]+]], {{%r[0-9]+}}, 255;
 # SHIFT: bfe.s32 [[S:%r[0-9]+]], [[U]], 0, 8;
 # SHIFT: shr.s32 {{%r[0-9]+}}, [[S]],
+
+
+@triton.jit
+def u32_to_half(x_ptr, out_ptr):
+    offs = tl.arange(0, 128)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(tl.int8).to(tl.uint32).to(tl.float16))
+
+# uint32 -> float in 16-bit halves, hi * 2^16 + lo rounded once: ptxas made
+# a signed I2F.S8 of cvt.rn.f32.u32 (and of cvt.rn.f32.u64 after a
+# cvt.u64.u32) applied to an int8's sign extension.
+# U32F: bfe.s32 [[S:%r[0-9]+]], {{%r[0-9]+}}, 0, 8;
+# U32F-NEXT: and.b32 [[LO:%r[0-9]+]], [[S]], 65535;
+# U32F-NEXT: shr.u32 [[HI:%r[0-9]+]], [[S]], 16;
+# U32F-NEXT: cvt.rn.f32.u32 [[FLO:%f[0-9]+]], [[LO]];
+# U32F-NEXT: cvt.rn.f32.u32 [[FHI:%f[0-9]+]], [[HI]];
+# U32F-NEXT: fma.rn.f32 [[F:%f[0-9]+]], [[FHI]], 0f47800000, [[FLO]];
+# U32F-NEXT: cvt.rn.f16.f32 {{%h[0-9]+}}, [[F]];
 
 
 @triton.jit

@@ -229,11 +229,22 @@ std::string Emitter::convert(const std::string &r, DType from, DType to, bool rt
     std::string st = ity(from);
     std::string src = r;
     if (from == DType::U32) {
-      // Through u64: ptxas turns cvt.rn.f32.u32 of a bfe.s32 (int8 -> uint32)
-      // into a signed I2F.S8, so -100 would convert as -100, not 2^32 - 100.
-      src = reg(RegClass::B64);
-      ins("cvt.u64.u32 " + src + ", " + r);
-      st = "u64";
+      // In two 16-bit halves, hi * 2^16 + lo with one rounding (both halves
+      // and the product are exact): ptxas turns cvt.rn.f32.u32 of a bfe.s32
+      // (int8 -> uint32), and a detour through cvt.u64.u32 too, into a
+      // signed I2F.S8, so -100 converted as -100, not 2^32 - 100.
+      bool wide = to == DType::F64;
+      RegClass fc = wide ? RegClass::F64 : RegClass::F32;
+      std::string ft = wide ? "f64" : "f32";
+      std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32);
+      std::string flo = reg(fc), fhi = reg(fc), f = reg(fc);
+      ins("and.b32 " + lo + ", " + r + ", 65535");
+      ins("shr.u32 " + hi + ", " + r + ", 16");
+      ins("cvt.rn." + ft + ".u32 " + flo + ", " + lo);
+      ins("cvt.rn." + ft + ".u32 " + fhi + ", " + hi);
+      ins("fma.rn." + ft + " " + f + ", " + fhi + ", " +
+          (wide ? "0d40F0000000000000" : "0f47800000") + ", " + flo);
+      return wide ? f : fromF32(f, to);
     }
     if (to == DType::F64) {
       std::string d = reg(RegClass::F64);
