@@ -615,7 +615,14 @@ PtxKernel Emitter::run() {
   smem_ = reg(RegClass::B32);
   prologueIns("mov.u32 " + tid_ + ", %tid.x");
   prologueIns("and.b32 " + lane_ + ", " + tid_ + ", 31");
-  prologueIns("shr.u32 " + warp_ + ", " + tid_ + ", 5");
+  // The warp index through a shuffle from lane 0: the same value, but one
+  // ptxas knows is uniform across the warp, so what derives from it (a
+  // warpgroup's wgmma descriptors, its shared-memory offsets) lives in
+  // uniform registers; computed from %tid alone it took an R2UR per
+  // descriptor word before every wgmma.
+  std::string warpOfThread = reg(RegClass::B32);
+  prologueIns("shr.u32 " + warpOfThread + ", " + tid_ + ", 5");
+  prologueIns("shfl.sync.idx.b32 " + warp_ + ", " + warpOfThread + ", 0, 31, -1");
   prologueIns("mov.u32 " + smem_ + ", tessera_smem");
 
   std::string params;
