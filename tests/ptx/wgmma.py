@@ -19,6 +19,10 @@
 # pending) into the slot two iterations back; the loop's exit waits for the
 # last group before anything reads the accumulator.
 # F16: .extern .shared .align 1024 .b8 tessera_smem[];
+# The warp index is shuffled from lane 0 so ptxas sees it warp-uniform and
+# builds the warpgroups' descriptors in uniform registers.
+# F16: shr.u32 [[W:%r[0-9]+]], %r{{[0-9]+}}, 5;
+# F16-NEXT: shfl.sync.idx.b32 %r{{[0-9]+}}, [[W]], 0, 31, -1;
 # F16: xor.b32
 # F16: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 # F16: [[HEAD:\$L[0-9]+]]:
