@@ -91,13 +91,7 @@ class Assigner {
     info_ = analyzeMemoryAxisInfo(fn_);
     assign();
     if (separateAccumulatorStores()) {
-      parent_.clear();
-      order_.clear();
-      anchors_.clear();
-      relations_.clear();
-      dots_.clear();
-      pinned_.clear();
-      layouts_.clear();
+      cls_ = {};
       assign();
     }
     apply();
@@ -123,14 +117,14 @@ class Assigner {
   // added) stays in that class: its convert, an identity, is removed.
   bool separateAccumulatorStores() {
     bool changed = false;
-    for (Operation *op : anchors_) {
-      if (op->code != OpCode::Store || !pinned_.count(find(pointerOf(op)))) continue;
+    for (Operation *op : cls_.anchors) {
+      if (op->code != OpCode::Store || !cls_.pinned.count(find(pointerOf(op)))) continue;
       Value *value = op->operand(1);
       if (!isTile(value) || (value->def && value->def->code == OpCode::ConvertLayout)) continue;
       const auto &shape = value->type.shape;
       LinearLayout want = preferred(op);
       int64_t bytes = value->type.numel() * byteSize(value->type.dtype);
-      if (vecOf(want, shape) <= vecOf(layouts_.at(find(value)), shape) ||
+      if (vecOf(want, shape) <= vecOf(cls_.layouts.at(find(value)), shape) ||
           bytes > kMaxEpilogueConvertBytes)
         continue;
       Builder b;
@@ -153,15 +147,15 @@ class Assigner {
     // Every value met here was added, so find() never misses (and never
     // inserts, which would move the entries under `p`).
     for (;;) {
-      Value **p = parent_.find(v);
+      Value **p = cls_.parent.find(v);
       if (*p == v) return v;
-      Value *grand = *parent_.find(*p);
+      Value *grand = *cls_.parent.find(*p);
       *p = grand;  // path halving
       v = grand;
     }
   }
   void add(Value *v) {
-    if (isTile(v) && parent_.insert(v, v)) order_.push_back(v);
+    if (isTile(v) && cls_.parent.insert(v, v)) cls_.order.push_back(v);
   }
   void unite(Value *a, Value *b) {
     if (!isTile(a) || !isTile(b) || a->type.shape != b->type.shape) return;
@@ -169,7 +163,7 @@ class Assigner {
     add(b);
     a = find(a);
     b = find(b);
-    if (a != b) parent_[b] = a;
+    if (a != b) cls_.parent[b] = a;
   }
 
   // Constants, splats, aranges, broadcasts and expand_dims with several
@@ -221,7 +215,7 @@ class Assigner {
     }
   }
 
-  void relate(Operation *op) { relations_.push_back(op); }
+  void relate(Operation *op) { cls_.relations.push_back(op); }
 
   void collect(Operation *op) {
     for (auto &r : op->results) add(r.get());
@@ -273,7 +267,7 @@ class Assigner {
       }
       case OpCode::Dot:
         unite(op->operand(2), op->result());
-        dots_.push_back(op);
+        cls_.dots.push_back(op);
         break;
       case OpCode::Reduce:
         for (size_t i = 1; i < op->operands.size(); ++i) unite(op->operand(0), op->operand(i));
@@ -292,7 +286,7 @@ class Assigner {
     }
     if (c == OpCode::Load || c == OpCode::Store || c == OpCode::AtomicRmw ||
         c == OpCode::AtomicCas || c == OpCode::AsyncCopy)
-      if (isTile(pointerOf(op))) anchors_.push_back(op);
+      if (isTile(pointerOf(op))) cls_.anchors.push_back(op);
   }
 
   static Value *pointerOf(Operation *op) {
@@ -327,13 +321,13 @@ class Assigner {
 
   bool setIfUnset(Value *v, const LinearLayout &l) {
     Value *r = find(v);
-    if (layouts_.count(r)) return false;
-    layouts_.emplace(r, l);
+    if (cls_.layouts.count(r)) return false;
+    cls_.layouts.emplace(r, l);
     return true;
   }
   const LinearLayout *layoutOf(Value *v) {
-    auto it = layouts_.find(find(v));
-    return it == layouts_.end() ? nullptr : &it->second;
+    auto it = cls_.layouts.find(find(v));
+    return it == cls_.layouts.end() ? nullptr : &it->second;
   }
 
   static std::vector<int> broadcastDims(Operation *op) {
@@ -346,7 +340,7 @@ class Assigner {
 
   bool flow() {
     bool changed = false;
-    for (Operation *op : relations_) {
+    for (Operation *op : cls_.relations) {
       Value *in = op->operand(0), *out = op->result();
       if (!isTile(in)) continue;
       const LinearLayout *li = layoutOf(in);
@@ -373,16 +367,16 @@ class Assigner {
   }
 
   void resolve() {
-    for (Operation *op : dots_) {
+    for (Operation *op : cls_.dots) {
       const auto &s = op->result()->type.shape;
       if (auto p = selectWgmma(*op, numWarps_, targetSm_, archSpecific_)) {
         if (setIfUnset(op->result(), wgmmaAccumulatorLayout(s[0], s[1], *p, numWarps_)))
-          pinned_.insert(find(op->result()));
+          cls_.pinned.insert(find(op->result()));
         continue;
       }
       if (!selectMma(*op, targetSm_)) continue;
       if (setIfUnset(op->result(), mmaAccumulatorLayout(s[0], s[1], numWarps_)))
-        pinned_.insert(find(op->result()));
+        cls_.pinned.insert(find(op->result()));
     }
     // Reductions of a pinned accumulator (attention's row maximum and row
     // sum) keep its layout, sliced, and are pinned too: an anchor (the store
@@ -390,26 +384,26 @@ class Assigner {
     // statistics another layout and a conversion per iteration.
     for (bool grew = true; grew;) {
       grew = false;
-      for (Operation *op : relations_) {
+      for (Operation *op : cls_.relations) {
         if (op->code != OpCode::Reduce || !isTile(op->operand(0))) continue;
         Value *in = find(op->operand(0));
-        if (!pinned_.count(in)) continue;
-        LinearLayout sliced = layouts_.at(in).sliced(static_cast<int>(op->intAttr("axis")));
+        if (!cls_.pinned.count(in)) continue;
+        LinearLayout sliced = cls_.layouts.at(in).sliced(static_cast<int>(op->intAttr("axis")));
         for (auto &r : op->results)
           if (isTile(r.get()) && setIfUnset(r.get(), sliced)) {
-            pinned_.insert(find(r.get()));
+            cls_.pinned.insert(find(r.get()));
             grew = true;
           }
       }
     }
     // Anchors: per class, the access that vectorises widest (first wins ties).
-    for (Operation *op : anchors_) {
+    for (Operation *op : cls_.anchors) {
       LinearLayout l = preferred(op);
       Value *r = find(pointerOf(op));
-      if (pinned_.count(r)) continue;
-      auto it = layouts_.find(r);
-      if (it == layouts_.end())
-        layouts_.emplace(r, l);
+      if (cls_.pinned.count(r)) continue;
+      auto it = cls_.layouts.find(r);
+      if (it == cls_.layouts.end())
+        cls_.layouts.emplace(r, l);
       else if (vecOf(l, l.shape) > vecOf(it->second, l.shape))
         it->second = l;
     }
@@ -420,9 +414,9 @@ class Assigner {
     for (;;) {
       while (flow()) {
       }
-      while (next < order_.size() && layoutOf(order_[next])) ++next;
-      if (next == order_.size()) break;
-      Value *unset = order_[next];
+      while (next < cls_.order.size() && layoutOf(cls_.order[next])) ++next;
+      if (next == cls_.order.size()) break;
+      Value *unset = cls_.order[next];
       setIfUnset(unset, LinearLayout::defaultFor(unset->type.shape, numWarps_));
     }
   }
@@ -460,7 +454,7 @@ class Assigner {
     // One name per class: a class may hold every value of a long kernel,
     // and printing its layout once per value was a tenth of the pass.
     PtrMap<Value *, LayoutName> names;
-    for (Value *v : order_) {
+    for (Value *v : cls_.order) {
       LayoutName &name = names[find(v)];
       if (name.empty()) name = layoutOf(v)->str();
       v->type.layout = name;
@@ -470,7 +464,7 @@ class Assigner {
         store->operands[1] = conv->operand(0);
         eraseOp(conv);
       }
-    for (Operation *op : dots_) {
+    for (Operation *op : cls_.dots) {
       Value *a = op->operand(0);
       if (!isTile(a)) continue;
       auto p = selectWgmma(*op, numWarps_, targetSm_, archSpecific_);
@@ -479,7 +473,7 @@ class Assigner {
       LinearLayout want = wgmmaOperandALayout(s[0], s[1], *p, numWarps_);
       if (!(*layoutOf(a) == want)) convertAfterDef(op, 0, want);
     }
-    for (Operation *op : relations_) {
+    for (Operation *op : cls_.relations) {
       Value *in = op->operand(0), *out = op->result();
       if (!isTile(in)) continue;
       LinearLayout li = *LinearLayout::parse(in->type.layout.str(), in->type.shape);
@@ -525,13 +519,18 @@ class Assigner {
   int numWarps_, targetSm_;
   bool archSpecific_;
   AxisInfoMap info_;
-  PtrMap<Value *, Value *> parent_;  // union-find over every tile value
-  std::vector<Value *> order_;       // every tile value, in program order
-  std::vector<Operation *> anchors_, relations_, dots_;
+  // What one assign() computes: the classes and their layouts. Computing
+  // them again (after separateAccumulatorStores) starts from an empty one.
+  struct Classes {
+    PtrMap<Value *, Value *> parent;  // union-find over every tile value
+    std::vector<Value *> order;       // every tile value, in program order
+    std::vector<Operation *> anchors, relations, dots;
+    std::unordered_set<Value *> pinned;                 // class roots with a tensor-core layout
+    std::unordered_map<Value *, LinearLayout> layouts;  // class root -> layout
+  };
+  Classes cls_;
   // (convert_layout, its store), added by separateAccumulatorStores.
   std::vector<std::pair<Operation *, Operation *>> storeConverts_;
-  std::unordered_set<Value *> pinned_;                 // class roots with a tensor-core layout
-  std::unordered_map<Value *, LinearLayout> layouts_;  // class root -> layout
 };
 
 }  // namespace
