@@ -264,7 +264,7 @@ inline typename K::C applyUn(typename K::C a) {
     double d = static_cast<double>(a);
     double r = 0;
     if constexpr (U == Un::Exp) r = std::exp(d);
-    if constexpr (U == Un::Exp2) r = std::is_same_v<C, double> ? std::exp2(d) : num::exp2Ftz(d);
+    if constexpr (U == Un::Exp2) r = K::bits == 64 ? std::exp2(d) : num::exp2Ftz(d);
     if constexpr (U == Un::Log) r = std::log(d);
     if constexpr (U == Un::Log2) r = std::log2(d);
     if constexpr (U == Un::Sqrt) r = std::sqrt(d);
