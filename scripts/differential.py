@@ -115,7 +115,8 @@ def main() -> int:
           f"{': seeds ' + ' '.join(map(str, failures)) if failures else ''}")
     if skipped:
         print(f"{skipped} outputs not compared: integers depending on reordered float "
-              "arithmetic, or values Triton leaves undefined (see runner.py)")
+              "arithmetic, values Triton leaves undefined, or quotients of inexact floats "
+              "(see runner.py)")
     print("features: " + ", ".join(f"{k} {v}" for k, v in sorted(features.items())))
     return 1 if failures else 0
 

@@ -20,11 +20,16 @@ Every value the generator builds knows its dtype, its shape class and the
 facts a comparison with the GPU needs: `transc` (it went through
 transcendental math), `inexact` (float arithmetic whose result depends on
 evaluation order, contraction or the math routine, which a GPU may choose
-differently: reductions, dots, mul-add, division, exp...) and `ub` (it
+differently: reductions, dots, mul-add, division, exp...), `ub` (it
 depends on what Triton leaves undefined and the interpreter defines:
-integer division by zero, float -> int conversion out of range). The
-passes-off-vs-on comparison ignores them all: both sides run on the same
-interpreter, so every output must agree bit for bit.
+integer division by zero, float -> int conversion out of range) and
+`unstable` (its error is not bounded by its own magnitude: a quotient or
+remainder of an inexact float, where a last-bit difference in a denominator
+near zero, or an operand near a multiple of the divisor, moves the result
+arbitrarily far). The passes-off-vs-on comparison ignores them all: both
+sides run on the same interpreter, so every output must agree bit for bit.
+Arguments of tl.sin and tl.cos are clamped to +-1e4, inside the range
+where the GPU's reduction by 2 pi keeps its documented accuracy.
 
 Also covered: algebraic identities on values that break them (x - x, x * 0.0,
 x + 0.0, x == x on NaN, -0.0 and the dtype's bounds: what canonicalize must
@@ -95,11 +100,12 @@ class V:
     transc: bool = False
     inexact: bool = False
     ub: bool = False
+    unstable: bool = False
 
 
 def _flags(*vs: V) -> dict:
     return {"transc": any(v.transc for v in vs), "inexact": any(v.inexact for v in vs),
-            "ub": any(v.ub for v in vs)}
+            "ub": any(v.ub for v in vs), "unstable": any(v.unstable for v in vs)}
 
 
 @dataclasses.dataclass
@@ -115,6 +121,7 @@ class Output:
     transc: bool
     inexact: bool
     ub: bool
+    unstable: bool = False
 
 
 @dataclasses.dataclass
@@ -339,6 +346,10 @@ class _Gen:
                 fl = _flags(a, b, c)
                 fl["inexact"] = True
                 return self.fit(V(f"{ex} * {ey} + {self.paren(c)}", d, s, **fl), shape)
+            # A quotient by an inexact value, or a remainder of one, has no
+            # error bound relative to itself (module doc).
+            if (op == "/" and y.inexact) or (op == "%" and (x.inexact or y.inexact)):
+                fl["unstable"] = True
             # Triton divides 16-bit floats in float32.
             r = "float32" if op in ("/", "%") else d
             return self.fit(self.cast(V(f"{ex} {op} {ey}", r, s, **fl), d), shape)
@@ -375,11 +386,13 @@ class _Gen:
             # Transcendental math in float32, on arguments that keep it finite.
             self.features.add("math")
             x = a.expr if d == "float32" else f"{e}.to(tl.float32)"
+            bounded = f"tl.minimum(tl.maximum({x}, -1.0e4), 1.0e4)"
             f = self.r.choice((f"tl.exp(-tl.abs({x}))", f"tl.log(tl.abs({x}) + 1.0)",
-                               f"tl.sqrt(tl.abs({x}))", f"tl.sin({x})", f"tl.cos({x})",
+                               f"tl.sqrt(tl.abs({x}))", f"tl.sin({bounded})",
+                               f"tl.cos({bounded})",
                                f"tl.sigmoid({x})", f"tl.erf({x})", f"tl.exp2(-tl.abs({x}))",
                                f"tl.log2(tl.abs({x}) + 1.0)", f"tl.rsqrt(tl.abs({x}) + 1.0)"))
-            out = V(f, "float32", shape, transc=True, inexact=True)
+            out = V(f, "float32", shape, transc=True, inexact=True, unstable=a.unstable)
             return self.cast(out, d) if d != "float32" else out
         op = self.r.choice(("-", "~", "abs"))
         if op == "abs":
@@ -626,6 +639,7 @@ class _Gen:
 
     def mark(self, o: Output, v: V) -> None:
         o.transc, o.inexact, o.ub = o.transc or v.transc, o.inexact or v.inexact, o.ub or v.ub
+        o.unstable = o.unstable or v.unstable
 
     def stmt_memory(self) -> None:
         """Loads that must see earlier stores to the same address (in
@@ -710,7 +724,7 @@ class _Gen:
         mask = "inb" if self.r.random() < 0.7 else "inb & (rm[:, None] != 1)"
         self.emit(f"tl.store({ptr}, {e}, mask={mask})")
         self.features.add("store")
-        return Output(Buffer(f"o{k}", d, self.size), v.transc, v.inexact, v.ub)
+        return Output(Buffer(f"o{k}", d, self.size), v.transc, v.inexact, v.ub, v.unstable)
 
     def build(self) -> Program:
         self.need_s_n = False
