@@ -62,7 +62,9 @@ constexpr const char *kSummary =
 constexpr const char *kEpilog =
     "signature: Triton's AOT syntax, one entry per parameter: '*fp32' a pointer, 'i32'\n"
     "a scalar, ':16' divisible by 16, ':1' equal to one, a bare value (1024, 'ieee',\n"
-    "True, tl.float16) a tl.constexpr; parameters left out take their defaults.\n"
+    "True, tl.float16) a tl.constexpr, 'tensordesc<fp16[64, 64]>' a host tensor\n"
+    "descriptor (':16' after it: base and shape aligned to 16; ':nan': NaN padding);\n"
+    "parameters left out take their defaults.\n"
     "\n"
     "example:\n"
     "  tesserac compile examples/vector_add.py --kernel add_kernel \\\n"

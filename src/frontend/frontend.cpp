@@ -29,20 +29,98 @@ std::string trim(std::string s) {
 
 [[noreturn]] void badEntry(const std::string &entry, const std::string &why) {
   fail({}, "bad signature entry '" + entry + "': " + why,
-       "entries look like '*fp32:16' (pointer), 'i32' or 'i32:16' (scalar), '1024' (constexpr)");
+       "entries look like '*fp32:16' (pointer), 'i32' or 'i32:16' (scalar), '1024' (constexpr), "
+       "'tensordesc<fp16[64, 64]>' (host tensor descriptor)");
+}
+
+// The entries of a signature: split at the commas outside <...>, [...] and
+// quotes (a descriptor's block shape has its own commas).
+std::vector<std::string> splitEntries(const std::string &signature) {
+  std::vector<std::string> out;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= signature.size(); ++i) {
+    char c = i < signature.size() ? signature[i] : ',';
+    if (quote) {
+      if (c == quote) quote = 0;
+      if (i < signature.size()) continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    if (c == '<' || c == '[') ++depth;
+    if ((c == '>' || c == ']') && depth > 0) --depth;
+    if (c == ',' && (depth == 0 || i == signature.size())) {
+      out.push_back(trim(signature.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+// `tensordesc<DTYPE[B0, B1, ...]>` (Triton's AOT form for a host
+// TensorDescriptor), then optional hints: `:16`, the base 16-byte aligned and
+// every dim of the shape a multiple of 16 (what Python specialises on);
+// `:nan`, out-of-bounds elements read NaN.
+ArgSpec parseDescriptorEntry(const std::string &entry) {
+  ArgSpec a;
+  a.kind = ArgSpec::Kind::TensorDesc;
+  size_t open = entry.find('<'), close = entry.rfind('>');
+  size_t lb = entry.find('['), rb = entry.rfind(']');
+  if (close == std::string::npos || lb == std::string::npos || rb == std::string::npos ||
+      !(open < lb && lb < rb && rb < close))
+    badEntry(entry, "a descriptor is written 'tensordesc<fp16[64, 64]>'");
+  std::string type = trim(entry.substr(open + 1, lb - open - 1));
+  auto d = dtypeFromSignatureName(type);
+  if (!d) badEntry(entry, "unknown type '" + type + "'");
+  a.dtype = *d;
+  std::string dims = entry.substr(lb + 1, rb - lb - 1);
+  for (size_t at = 0; at <= dims.size();) {
+    size_t comma = dims.find(',', at);
+    std::string dim =
+        trim(dims.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    at = comma == std::string::npos ? dims.size() + 1 : comma + 1;
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(dim, &used, 10);
+    } catch (const std::logic_error &) {
+      used = 0;
+    }
+    if (dim.empty() || used != dim.size() || v < 1)
+      badEntry(entry, "the block shape must be positive integers, got '" + dim + "'");
+    a.block.push_back(v);
+  }
+  if (trim(entry.substr(rb + 1, close - rb - 1)) != "")
+    badEntry(entry, "expected '>' after the block shape");
+  std::string hints = entry.substr(close + 1);
+  for (size_t at = 0; at < hints.size();) {
+    if (hints[at] != ':') badEntry(entry, "hints after '>' are ':16' and ':nan'");
+    size_t next = hints.find(':', at + 1);
+    std::string hint =
+        trim(hints.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+    at = next == std::string::npos ? hints.size() : next;
+    if (hint == "16") {
+      a.divisibility = 16;
+      a.shapeDivisibility.assign(a.block.size(), 16);
+    } else if (hint == "nan") {
+      a.nanPadding = true;
+    } else {
+      badEntry(entry, "hints after '>' are ':16' and ':nan', got ':" + hint + "'");
+    }
+  }
+  return a;
 }
 }  // namespace
 
 std::vector<ArgSpec> parseSignature(const std::string &signature) {
   std::vector<ArgSpec> out;
   if (trim(signature).empty()) return out;
-  size_t start = 0;
-  while (start <= signature.size()) {
-    size_t comma = signature.find(',', start);
-    std::string entry = trim(
-        signature.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    start = comma == std::string::npos ? signature.size() + 1 : comma + 1;
+  for (const std::string &entry : splitEntries(signature)) {
     if (entry.empty()) badEntry(entry, "empty entry");
+    if (entry.rfind("tensordesc", 0) == 0) {
+      out.push_back(parseDescriptorEntry(entry));
+      continue;
+    }
     ArgSpec a;
     // Constexprs: numbers, booleans, None, quoted strings, tl dtypes.
     char c0 = entry[0];

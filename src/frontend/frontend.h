@@ -127,7 +127,10 @@ const std::vector<std::string> &builtinNames();
 
 // Parses Triton's AOT signature syntax: "*fp32:16, *fp32, i32, 1024, i32:1".
 // `*T` a pointer to T, `T` a scalar, `:16` divisibility, `:1` equal to one,
-// a bare number (or True/False/None/quoted string/tl dtype) a constexpr.
+// a bare number (or True/False/None/quoted string/tl dtype) a constexpr,
+// `tensordesc<T[B0, B1]>` a host TensorDescriptor of that block shape (then
+// `:16`: base 16-byte aligned and every shape dim a multiple of 16; `:nan`:
+// NaN padding).
 // Throws CompileError (with no location) on a malformed entry.
 std::vector<ArgSpec> parseSignature(const std::string &signature);
 

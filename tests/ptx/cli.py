@@ -28,6 +28,8 @@
 # RUN: (tesserac compile %S/does-not-exist.py --kernel scale 2>&1; test $? = 1) | FileCheck %s --check-prefix=NOREAD
 # RUN: (tesserac compile %s --kernel scale --signature "*fp32:16, *fp32:16, 256" -o %S/no-such-folder/out.ttir 2>&1; test $? = 1) | FileCheck %s --check-prefix=NOWRITE
 # RUN: rm -f %t.out && ! tesserac compile %s --kernel missing -o %t.out 2>/dev/null && test ! -e %t.out
+# RUN: (tesserac compile %s --kernel scale --signature "tensordesc<fp32[64, x]>, *fp32:16" 2>&1; test $? = 1) | FileCheck %s --check-prefix=BADDESC
+# RUN: (tesserac compile %s --kernel scale --signature "tensordesc<fp32[64]>:8, *fp32:16" 2>&1; test $? = 1) | FileCheck %s --check-prefix=BADHINT
 import triton
 import triton.language as tl
 
@@ -36,6 +38,10 @@ import triton.language as tl
 def scale(x_ptr, y_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)
+
+# BADDESC: error: bad signature entry 'tensordesc<fp32[64, x]>': the block shape must be positive integers, got 'x'
+# BADDESC-NEXT: note: entries look like {{.*}}'tensordesc<fp16[64, 64]>' (host tensor descriptor)
+# BADHINT: error: bad signature entry 'tensordesc<fp32[64]>:8': hints after '>' are ':16' and ':nan', got ':8'
 
 # HELP: usage: tesserac compile FILE.py --kernel NAME
 # HELP: --kernel NAME

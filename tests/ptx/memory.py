@@ -106,3 +106,27 @@ def desc_copy(x_ptr, y_ptr, m, n, ld):
 # through shared memory.
 # DESC-NOT: st.shared
 # DESC-NOT: bar.sync
+
+
+# A host TensorDescriptor in the signature, Triton's AOT form
+# `tensordesc<fp16[64, 64]>` (`:16`: base aligned and shape dims multiples of
+# 16, as Python specialises): the kernel takes the base pointer, one i32 per
+# shape dim and one i64 per stride but the last; loads are 16-byte vectors.
+# RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16, *fp16:16" --emit ptx | FileCheck %s --check-prefix=HOST-DESC
+# RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16:nan, *fp16:16" --emit ttir | FileCheck %s --check-prefix=HOST-DESC-NAN
+@triton.jit
+def host_desc_copy(desc, y_ptr):
+    tile = desc.load([tl.program_id(0) * 32, 0])
+    rows = tl.arange(0, 32)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    tl.store(y_ptr + rows * 64 + cols, tile)
+
+# HOST-DESC: .param .u64 host_desc_copy_param_0,
+# HOST-DESC-NEXT: .param .u32 host_desc_copy_param_1,
+# HOST-DESC-NEXT: .param .u32 host_desc_copy_param_2,
+# HOST-DESC-NEXT: .param .u64 host_desc_copy_param_3,
+# HOST-DESC-NEXT: .param .u64 host_desc_copy_param_4
+# HOST-DESC: ld.global.v4.b32
+# HOST-DESC-NOT: ld.global.b16
+# The padding is NaN where the block leaves the tensor.
+# HOST-DESC-NAN: constant {value = nan} : tile<32x64xf16>
