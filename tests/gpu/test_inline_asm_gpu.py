@@ -2,7 +2,8 @@
 one and several inputs, packed int8 and f16 registers, several results,
 pointers and side effects (an impure asm is neither merged nor dropped),
 fewer elements per thread than `pack`, 2-D broadcasting, scalars, tied
-operands, and the special registers."""
+operands, and the special registers. tests/ptx/inline_asm.py checks the PTX
+of five of these kernels (by name): an edit here changes that test too."""
 import numpy as np
 import pytest
 

@@ -1,6 +1,8 @@
 """tl.map_elementwise on the interpreter against NumPy: branching scalar
 functions, several results, packed calls (with a partial last group),
-broadcast and scalar arguments, 2-D tiles, and the errors at the call."""
+broadcast and scalar arguments, 2-D tiles, and the errors at the call.
+tests/gpu/test_map_elementwise_gpu.py runs these kernels on the GPU and
+tests/ptx/map_elementwise.py checks the PTX of two of them."""
 import numpy as np
 import pytest
 
