@@ -5,10 +5,13 @@
 // tl.store_tensor_descriptor address a block of the tensor at run-time
 // offsets.
 //
-// Like block pointers, a descriptor never reaches the IR: an access becomes
-// a tile of plain pointers masked by the tensor's bounds in every dimension
+// A descriptor is not a value of the IR. A load keeps its parts together
+// as a descriptor_load op (ir/descriptor_load.h), so that the GPU passes can
+// hand it to the tensor memory accelerator. Every other access becomes a
+// tile of plain pointers masked by the tensor's bounds in every dimension
 // (out-of-bounds elements read the padding value, zero or NaN, and are never
-// written), so every back end runs it with the ordinary load/store ops.
+// written), so every back end runs it with the ordinary load/store ops; a
+// descriptor_load means the same masked load.
 #include <cmath>
 
 #include "frontend/builtin_util.h"
@@ -200,12 +203,24 @@ Value *maskedLoad(Lowerer &l, const DescParts &d, Value *ptrs, Value *mask, Sour
                 {{"cache", std::string()}, {"evict", std::string()}, {"volatile", int64_t{0}}});
 }
 
+// A descriptor_load: the GPU passes either hand it to the tensor memory
+// accelerator or expand it as the other accesses here are
+// (ir/descriptor_load.h).
 SVal load(Lowerer &l, A &a) {
   DescParts d = parts(descArg(l, a));
-  Value *ptrs, *mask;
-  blockAddresses(l, blockAt(l, d, a["offsets"], a.locOf("offsets"), a.name),
-                 allDims(d.block.size()), a.loc, ptrs, mask);
-  return SVal::tensor(maskedLoad(l, d, ptrs, mask, a.loc));
+  std::vector<Value *> offsets =
+      descScalars(l, a["offsets"], DType::I32, a.locOf("offsets"), "offsets");
+  if (offsets.size() != d.block.size())
+    l.error(a.locOf("offsets"), a.name + " needs " + std::to_string(d.block.size()) +
+                                    " offsets (one per dimension of the descriptor), got " +
+                                    std::to_string(offsets.size()));
+  std::vector<Value *> ops{d.base};
+  ops.insert(ops.end(), d.shape.begin(), d.shape.end());
+  ops.insert(ops.end(), d.strides.begin(), d.strides.end());
+  ops.insert(ops.end(), offsets.begin(), offsets.end());
+  return SVal::tensor(
+      l.emit(OpCode::DescriptorLoad, ops, Type::tile(d.block, Type::scalar(d.base->type.dtype)),
+             a.loc, {{"block", d.block}, {"padding", std::string(d.nanPadding ? "nan" : "zero")}}));
 }
 
 std::string shapeText(const std::vector<int64_t> &s) {

@@ -361,6 +361,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
                      : 0);
         break;
       case OpCode::InlineAsm:
+      case OpCode::DescriptorLoad:
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:
@@ -368,6 +369,10 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::AsyncCopy:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
+      case OpCode::BarrierAlloc:
+      case OpCode::BarrierDealloc:
+      case OpCode::TmaCopy:
+      case OpCode::BarrierWait:
         break;  // refused when the program was compiled (interp_compile.cpp)
       case OpCode::For:
         if (execFor(f, in) == Flow::Return) return Flow::Return;

@@ -9,6 +9,7 @@
 
 #include "interp/interp_impl.h"
 #include "interp/interp_scalar.h"
+#include "ir/descriptor_load.h"
 
 namespace tessera::interp::detail {
 
@@ -648,6 +649,8 @@ class Compiler {
         needScalar(op, in.out[0], "the result");
         return false;
       }
+      case OpCode::DescriptorLoad:
+        bad(&op, "descriptor_load is expanded before the program is compiled");
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:
@@ -655,6 +658,10 @@ class Compiler {
       case OpCode::AsyncCopy:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
+      case OpCode::BarrierAlloc:
+      case OpCode::BarrierDealloc:
+      case OpCode::TmaCopy:
+      case OpCode::BarrierWait:
         bad(&op,
             "it is a GPU code generator op (shared memory, asynchronous copies); the "
             "interpreter runs Tile IR from before the GPU passes");
@@ -722,7 +729,13 @@ class Compiler {
 }  // namespace
 
 std::unique_ptr<Program> compileProgram(const Function &fn, const RunOptions &opts) {
-  return Compiler(fn, opts).run();
+  // A descriptor_load means the masked load it expands to: run that.
+  if (!hasDescriptorLoads(fn)) return Compiler(fn, opts).run();
+  std::unique_ptr<Function> expanded = cloneFunction(fn);
+  expandDescriptorLoads(*expanded);
+  std::unique_ptr<Program> prog = Compiler(*expanded, opts).run();
+  prog->expanded = std::move(expanded);
+  return prog;
 }
 
 }  // namespace tessera::interp::detail

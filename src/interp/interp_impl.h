@@ -75,6 +75,9 @@ struct CBlock {
 
 struct Program {
   const Function *fn = nullptr;
+  // The kernel with its descriptor_loads expanded (ir/descriptor_load.h),
+  // which `fn` points into; null when the kernel had none.
+  std::unique_ptr<Function> expanded;
   std::vector<SlotInfo> slots;
   std::vector<CBlock> blocks;  // blocks[0] is the function body
   std::vector<Inst> once;      // constants and aranges, run once per frame

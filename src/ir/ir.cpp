@@ -242,18 +242,20 @@ std::unique_ptr<Module> cloneModule(const Module &m) {
   out->numStages = m.numStages;
   out->targetSm = m.targetSm;
   out->archSpecific = m.archSpecific;
-  for (const auto &f : m.functions) {
-    auto g = std::make_unique<Function>();
-    g->name = f->name;
-    g->paramAttrs = f->paramAttrs;
-    g->resultTypes = f->resultTypes;
-    g->loc = f->loc;
-    std::unordered_map<const Value *, Value *> mapping;
-    for (const auto &a : f->body.args) mapping[a.get()] = g->body.addArg(a->type, a->nameHint);
-    cloneOpsInto(f->body, g->body, mapping);
-    out->functions.push_back(std::move(g));
-  }
+  for (const auto &f : m.functions) out->functions.push_back(cloneFunction(*f));
   return out;
+}
+
+std::unique_ptr<Function> cloneFunction(const Function &f) {
+  auto g = std::make_unique<Function>();
+  g->name = f.name;
+  g->paramAttrs = f.paramAttrs;
+  g->resultTypes = f.resultTypes;
+  g->loc = f.loc;
+  std::unordered_map<const Value *, Value *> mapping;
+  for (const auto &a : f.body.args) mapping[a.get()] = g->body.addArg(a->type, a->nameHint);
+  cloneOpsInto(f.body, g->body, mapping);
+  return g;
 }
 
 void cloneOpsInto(const Block &src, Block &dst,

@@ -225,5 +225,7 @@ Operation *cloneOp(const Operation &op, Builder &b,
                    std::unordered_map<const Value *, Value *> &mapping);
 // A deep copy of `m` (functions, their arguments, ops and attributes).
 std::unique_ptr<Module> cloneModule(const Module &m);
+// A deep copy of one function.
+std::unique_ptr<Function> cloneFunction(const Function &f);
 
 }  // namespace tessera

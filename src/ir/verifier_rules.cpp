@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "ir/descriptor_load.h"
 #include "ir/inline_asm.h"
 #include "ir/printer.h"
 
@@ -292,6 +293,9 @@ void Rules::check() {
       return atomicRmw();
     case OpCode::AtomicCas:
       return atomicCas();
+    case OpCode::DescriptorLoad:
+      if (std::string e = checkDescriptorLoad(op_); !e.empty()) fail(e);
+      return;
     case OpCode::Dot:
       return dot();
     case OpCode::Reduce:
@@ -328,6 +332,12 @@ void Rules::check() {
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
       return sharedMemory();
+    case OpCode::BarrierAlloc:
+    case OpCode::BarrierDealloc:
+    case OpCode::TmaCopy:
+    case OpCode::BarrierWait:
+      if (std::string e = checkTmaOp(op_); !e.empty()) fail(e);
+      return;
     case OpCode::Hint:
       return hint();
     case OpCode::ConvertLayout:

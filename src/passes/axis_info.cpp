@@ -785,6 +785,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Sort:
     case OpCode::Histogram:
     case OpCode::Load:
+    case OpCode::DescriptorLoad:
     case OpCode::AtomicRmw:
     case OpCode::AtomicCas:
     case OpCode::Dot:
@@ -799,6 +800,10 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
+    case OpCode::BarrierAlloc:
+    case OpCode::BarrierDealloc:
+    case OpCode::TmaCopy:
+    case OpCode::BarrierWait:
       return unknownResults(op);
     // No results.
     case OpCode::Store:

@@ -281,6 +281,7 @@ class Canonicalizer {
       case OpCode::Ceil:
       case OpCode::AddPtr:
       case OpCode::Load:
+      case OpCode::DescriptorLoad:
       case OpCode::Store:
       case OpCode::AtomicRmw:
       case OpCode::AtomicCas:
@@ -301,6 +302,10 @@ class Canonicalizer {
       case OpCode::AsyncCopy:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
+      case OpCode::BarrierAlloc:
+      case OpCode::BarrierDealloc:
+      case OpCode::TmaCopy:
+      case OpCode::BarrierWait:
       case OpCode::Hint:
       case OpCode::ConvertLayout:
       case OpCode::Assume:

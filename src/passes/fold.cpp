@@ -364,6 +364,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::Histogram:
     case OpCode::AddPtr:
     case OpCode::Load:
+    case OpCode::DescriptorLoad:
     case OpCode::Store:
     case OpCode::AtomicRmw:
     case OpCode::AtomicCas:
@@ -384,6 +385,10 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::AsyncCopy:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
+    case OpCode::BarrierAlloc:
+    case OpCode::BarrierDealloc:
+    case OpCode::TmaCopy:
+    case OpCode::BarrierWait:
     case OpCode::Hint:
     case OpCode::ConvertLayout:
     case OpCode::Assume:

@@ -105,6 +105,13 @@ class KernelImpl : public CompiledKernel {
   // Pointer arguments carry device addresses.
   void launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
                   int device) const;
+  // The tensor maps the PTX takes after the kernel's parameters (its
+  // `tessera.tensormap` lines: the descriptor's base parameter and
+  // cuTensorMapEncodeTiled's dtype, box, swizzle and fill), read once.
+  struct TensorMapParam {
+    int arg, dtype, boxInner, boxOuter, swizzle, fill;
+  };
+  const std::vector<TensorMapParam> &tensorMapParams() const;
   // Register and local-memory use on `device` (loads the module).
   void cudaAttrs(int device, int &numRegs, int &localBytes) const;
 
@@ -132,6 +139,8 @@ class KernelImpl : public CompiledKernel {
   mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
   mutable std::vector<std::shared_ptr<void>> loadedOwners_;
   mutable int numWarps_ = -1, sharedBytes_ = -1;
+  mutable std::once_flag tensorMapsOnce_;
+  mutable std::vector<TensorMapParam> tensorMaps_;
 };
 
 // Throws tessera::CompilationError with the rendered diagnostic on user

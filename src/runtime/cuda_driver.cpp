@@ -123,8 +123,15 @@ struct Driver {
 #undef TESSERA_DECLARE
 };
 
+// Resolved where present: drivers older than CUDA 12.0 lack it, and they
+// still run everything but tensor-memory-accelerator copies.
+using EncodeTiledFn = CUresult (*)(void *, int, unsigned, void *, const uint64_t *,
+                                   const uint64_t *, const uint32_t *, const uint32_t *, int, int,
+                                   int, int);
+
 struct DriverState {
   Driver fns;
+  EncodeTiledFn encodeTiled = nullptr;
   bool ok = false;
   std::string whyNot;  // when !ok: the sentence every entry point throws
 };
@@ -155,6 +162,7 @@ void openDriver(DriverState &s) {
   }
   TESSERA_CUDA_FUNCTIONS(TESSERA_RESOLVE)
 #undef TESSERA_RESOLVE
+  s.encodeTiled = reinterpret_cast<EncodeTiledFn>(dlsym(lib, "cuTensorMapEncodeTiled"));
   // The library stays open for the process lifetime (see the top of the file).
   if (CUresult r = s.fns.cuInit(0); r != kSuccess) {
     s.whyNot = "cuInit failed: " + describe(s.fns, r) +
@@ -502,6 +510,20 @@ void LoadedKernel::launch(const int64_t grid[3], int blockThreads, int dynamicSh
                          static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
                          static_cast<unsigned>(dynamicSharedBytes), stream, params, nullptr),
         "cuLaunchKernel", name_);
+}
+
+std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out) {
+  const DriverState &s = state();
+  if (!s.ok) return s.whyNot;
+  if (!s.encodeTiled)
+    return "libcuda.so.1 has no cuTensorMapEncodeTiled (CUDA 12.0 added it): update the driver";
+  const uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  constexpr int kInterleaveNone = 0, kL2Promotion128 = 2;
+  CUresult r =
+      s.encodeTiled(&out, req.dtype, static_cast<unsigned>(req.rank),
+                    reinterpret_cast<void *>(req.address), req.dims, req.strides, req.box,
+                    elementStrides, kInterleaveNone, req.swizzle, kL2Promotion128, req.fill);
+  return r == kSuccess ? std::string() : describe(s.fns, r);
 }
 
 DevicePtr memAlloc(size_t bytes) {

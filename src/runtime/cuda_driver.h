@@ -129,6 +129,32 @@ class LoadedKernel {
   mutable std::mutex dynamicSharedMutex_;
 };
 
+// A CUtensorMap: the 128-byte descriptor of a tiled tensor that the tensor
+// memory accelerator reads (cuTensorMapEncodeTiled's output; the driver
+// wants it 64-byte aligned, CUDA 13's header aligns it to 128).
+struct alignas(128) TensorMap {
+  uint64_t words[16];
+};
+
+// What cuTensorMapEncodeTiled needs, innermost dim first (its order), with
+// its enum values as ints: dtype CUtensorMapDataType, swizzle
+// CUtensorMapSwizzle, fill CUtensorMapFloatOOBfill. Strides are in bytes,
+// rank - 1 of them. Element strides are 1, interleave none, L2 promotion
+// 128 bytes (as Triton's host descriptors).
+struct TensorMapRequest {
+  int dtype = 0;
+  int rank = 0;
+  uint64_t address = 0;
+  uint64_t dims[5] = {};
+  uint64_t strides[4] = {};
+  uint32_t box[5] = {};
+  int swizzle = 0;
+  int fill = 0;
+};
+// Encodes `req` into `out`; "" on success, else the driver's error (or that
+// the driver has no cuTensorMapEncodeTiled: CUDA 12.0 added it).
+std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out);
+
 // Small helpers for tests and benchmarks (C++ users without another CUDA
 // library). They work in the current context, making device 0's primary
 // context current when none is.

@@ -3,6 +3,7 @@
 // parameters are packed to the kernel's PTX parameter types, and the launch
 // goes on the caller's stream with the dynamic shared memory the code
 // generator asked for.
+#include <cstdio>
 #include <cstring>
 
 #include "codegen/ptx/gpu_passes.h"
@@ -27,6 +28,69 @@ int KernelImpl::sharedBytes() const {
   if (sharedBytes_ < 0) sharedBytes_ = headerValue(ir("ptx"), "// tessera.shared_bytes = ");
   return sharedBytes_;
 }
+
+const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() const {
+  std::call_once(tensorMapsOnce_, [&] {
+    const std::string &ptx = ir("ptx");
+    const char *key = "// tessera.tensormap = ";
+    for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1)) {
+      TensorMapParam t{};
+      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d %d %d %d %d", &t.arg, &t.dtype,
+                      &t.boxInner, &t.boxOuter, &t.swizzle, &t.fill) == 6)
+        tensorMaps_.push_back(t);
+    }
+  });
+  return tensorMaps_;
+}
+
+namespace {
+
+// Bytes of one element of a CUtensorMapDataType.
+int tensorMapElementBytes(int dtype) {
+  static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+  return dtype >= 0 && dtype < 10 ? bytes[dtype] : 1;
+}
+
+// The tensor map of a rank-2 host tensor descriptor from its arguments
+// (base, shape0, shape1, stride0: the kernel's parameters from `t.arg`).
+cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
+                             std::span<const interp::ArgValue> args, const Function &fn,
+                             const std::string &kernel) {
+  cuda::TensorMapRequest req;
+  req.dtype = t.dtype;
+  req.rank = 2;
+  req.address = args[t.arg].bits;
+  uint32_t rows = static_cast<uint32_t>(args[t.arg + 1].bits);
+  uint32_t cols = static_cast<uint32_t>(args[t.arg + 2].bits);
+  int64_t stride = static_cast<int64_t>(args[t.arg + 3].bits);
+  req.dims[0] = cols;
+  req.dims[1] = rows;
+  req.strides[0] = static_cast<uint64_t>(stride) * tensorMapElementBytes(t.dtype);
+  req.box[0] = static_cast<uint32_t>(t.boxInner);
+  req.box[1] = static_cast<uint32_t>(t.boxOuter);
+  req.swizzle = t.swizzle;
+  req.fill = t.fill;
+  std::string param = fn.body.args[t.arg]->nameHint;
+  std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  if (rows == 0 || cols == 0)
+    throw Error("kernel '" + kernel + "': tensor descriptor '" + param + "' has shape " + shape +
+                "; the kernel loads it with the tensor memory accelerator, which cannot describe "
+                "an empty tensor: skip the launch when the tensor is empty");
+  cuda::TensorMap map;
+  if (std::string err = cuda::encodeTensorMap(req, map); !err.empty())
+    throw Error(
+        "kernel '" + kernel + "': cuTensorMapEncodeTiled failed for tensor descriptor '" + param +
+        "' (shape " + shape + ", row stride " + std::to_string(stride) + " elements, base 0x" +
+        [&] {
+          char hex[32];
+          std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(req.address));
+          return std::string(hex);
+        }() +
+        ", box " + std::to_string(t.boxOuter) + " x " + std::to_string(t.boxInner) + "): " + err);
+  return map;
+}
+
+}  // namespace
 
 static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::mutex &mu,
                                           std::array<std::atomic<const void *>, 64> &slots,
@@ -90,7 +154,22 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[i] = &slots[i];
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
-  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+  const std::vector<TensorMapParam> &maps = tensorMapParams();
+  bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;  // launches nothing
+  if (maps.empty() || empty)
+    return lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+  // The tensor maps follow the kernel's own parameters.
+  std::vector<cuda::TensorMap> encoded;
+  std::vector<void *> all(ptrs.data(), ptrs.data() + args.size());
+  encoded.reserve(maps.size());
+  for (const TensorMapParam &t : maps) {
+    if (t.arg < 0 || static_cast<size_t>(t.arg) + 3 >= args.size())
+      throw Error("kernel '" + name_ + "': its PTX names a tensor map for parameter " +
+                  std::to_string(t.arg) + ", which it does not have");
+    encoded.push_back(tensorMapFor(t, args, fn, name_));
+  }
+  for (cuda::TensorMap &m : encoded) all.push_back(&m);
+  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, all.data());
 }
 
 void KernelImpl::launch(const std::vector<Arg> &args, Grid grid, void *stream) const {

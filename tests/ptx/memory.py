@@ -113,7 +113,8 @@ def desc_copy(x_ptr, y_ptr, m, n, ld):
 # 16, as Python specialises): the kernel takes the base pointer, one i32 per
 # shape dim and one i64 per stride but the last; loads are 16-byte vectors.
 # RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16, *fp16:16" --emit ptx | FileCheck %s --check-prefix=HOST-DESC
-# RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16:nan, *fp16:16" --emit ttir | FileCheck %s --check-prefix=HOST-DESC-NAN
+# RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16:nan, *fp16:16" --emit ttir | FileCheck %s --check-prefix=HOST-DESC-TTIR
+# RUN: tesserac compile %s --kernel host_desc_copy --signature "tensordesc<fp16[32, 64]>:16:nan, *fp16:16" --emit ttgir | FileCheck %s --check-prefix=HOST-DESC-NAN
 @triton.jit
 def host_desc_copy(desc, y_ptr):
     tile = desc.load([tl.program_id(0) * 32, 0])
@@ -128,5 +129,9 @@ def host_desc_copy(desc, y_ptr):
 # HOST-DESC-NEXT: .param .u64 host_desc_copy_param_4
 # HOST-DESC: ld.global.v4.b32
 # HOST-DESC-NOT: ld.global.b16
-# The padding is NaN where the block leaves the tensor.
-# HOST-DESC-NAN: constant {value = nan} : tile<32x64xf16>
+# The Tile IR keeps the load whole (a descriptor_load); the GPU passes expand
+# it to a masked load whose padding is NaN where the block leaves the tensor.
+# HOST-DESC-TTIR: descriptor_load %desc, %desc_shape0, %desc_shape1, %desc_stride0, {{.*}} {block = [32, 64], padding = "nan"} : tile<32x64xf16>
+# HOST-DESC-NAN-NOT: descriptor_load
+# HOST-DESC-NAN: constant {value = nan} : tile<32x64xf16
+# HOST-DESC-NAN: load {{.*}} : tile<32x64xf16

@@ -9,6 +9,9 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"expand-descriptor-loads",
+       "turn each tensor-descriptor load into the masked pointer load it means",
+       &expandDescriptorLoadsPass},
       {"pipeline-dot-operands",
        "stage tensor-core dot operands through a ring of cp.async copies (num_stages)",
        &pipelineDotOperands},

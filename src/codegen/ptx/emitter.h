@@ -207,6 +207,15 @@ class Emitter {
   // returns the yielded registers for argument registers `args`.
   std::vector<std::string> inlineRegion(const Block &b, const std::vector<std::string> &args);
 
+  // ---- the tensor memory accelerator (emit_tma.cpp) ----
+  // barrier_alloc, barrier_dealloc, tma_copy, barrier_wait.
+  void emitTmaOp(Operation &op);
+  // The .param declarations of the tensor maps the copies use (after the
+  // kernel's own parameters) and the header lines the runtime builds them
+  // from.
+  std::string tensorMapParams(const std::string &entry) const;
+  std::string tensorMapHeader() const;
+
   // ---- control flow (emit.cpp) ----
   void emitBlock(Block &b);
   void emitOp(Operation &op);
@@ -257,6 +266,18 @@ class Emitter {
   // each time cost more than emitting the op. Node-based, so references last.
   mutable std::unordered_map<const std::string *, std::list<LinearLayout>> layouts_;
   std::string tid_, lane_, warp_, smem_;
+  // One CUtensorMap parameter per distinct (descriptor, box, swizzle,
+  // padding) a tma_copy uses, in order of first use.
+  struct TensorMapUse {
+    int64_t arg;  // the descriptor's base parameter
+    DType dtype;
+    int64_t box[2];  // innermost first, as cuTensorMapEncodeTiled takes it
+    int swizzle;     // bytes: 32, 64 or 128
+    bool nan;        // out-of-bounds elements read NaN (else 0)
+    bool operator==(const TensorMapUse &) const = default;
+  };
+  std::vector<TensorMapUse> tensorMaps_;
+  int tensorMapIndex(const TensorMapUse &use);
   std::map<uint32_t, int> files_;     // source file id -> .file index
   std::vector<std::string> strings_;  // global strings, by index
   bool usesVprintf_ = false, usesAssert_ = false;

@@ -12,6 +12,10 @@
 
 namespace tessera::ptx {
 
+// expand_descriptor_loads.cpp: the pass, and the expansion of every
+// descriptor_load (`all`) or of those the copy engine cannot serve.
+void expandDescriptorLoadsPass(Module &m);
+void expandDescriptorLoads(Module &m, bool all);
 // pipeline_dot_operands.cpp
 void pipelineDotOperands(Module &m);
 // pipeline_loads.cpp

@@ -57,6 +57,8 @@
 #include "codegen/ptx/layout.h"
 #include "codegen/ptx/mask_prefix.h"
 #include "codegen/ptx/mma.h"
+#include "codegen/ptx/tma.h"
+#include "ir/descriptor_load.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
 
@@ -123,6 +125,24 @@ class Pipeliner {
       cands = candidates();
     }
     if (cands.empty()) return;
+    // Descriptor loads go through the tensor memory accelerator when every
+    // ring of the loop is theirs and swizzled for wgmma; otherwise they
+    // become masked loads, and the loop is looked at again.
+    bool anyDescriptor = false, tma = true;
+    for (const Candidate &c : cands) {
+      bool descriptor = c.load->code == OpCode::DescriptorLoad;
+      anyDescriptor = anyDescriptor || descriptor;
+      const Type &t = c.load->result()->type;
+      tma = tma && descriptor && tmaBoxFits(t.shape, byteSize(t.dtype), c.shared.swizzle);
+    }
+    if (anyDescriptor && !tma) {
+      std::vector<Operation *> loads;
+      for (auto &o : body_.ops)
+        if (o->code == OpCode::DescriptorLoad) loads.push_back(o.get());
+      for (Operation *o : loads) expandDescriptorLoad(*o);
+      return run();
+    }
+    tma_ = anyDescriptor;
     buildLimits(cands);
     transform(cands);
   }
@@ -253,6 +273,23 @@ class Pipeliner {
         }
         // A load with several uses is a candidate for each dot that reads
         // it; unservable() drops it where another use remains.
+        if (ld && ld->code == OpCode::DescriptorLoad && ld->parent == &body_ &&
+            !excluded_.count(ld) && v->type.rank() == 2 && hostDescriptorParam(*ld, fn_) >= 0) {
+          std::unordered_set<Operation *> seen;
+          std::unordered_set<Value *> mine;
+          bool ok = true;
+          for (Value *o : ld->operands) ok = ok && collect(o, seen, mine);
+          // The copy engine writes rows along the last dim; ldmatrix .trans
+          // reads either orientation of 16-bit elements only.
+          int eb = byteSize(v->type.dtype);
+          int kDim = (i == 0) != (tr != nullptr) ? 1 : 0;
+          if (!ok || (eb != 2 && kDim != 1)) continue;
+          carried.insert(mine.begin(), mine.end());
+          out.push_back({ld, dot, i, inProgramOrder(seen),
+                         SharedLayout::padded(v->type.shape, 1, eb), false, tr, std::nullopt,
+                         nullptr});
+          continue;
+        }
         if (!ld || ld->code != OpCode::Load || ld->parent != &body_ || excluded_.count(ld) ||
             ld->intAttr("volatile") != 0 || !v->type.isTile() || v->type.rank() != 2)
           continue;
@@ -412,9 +449,11 @@ class Pipeliner {
     return it == m.end() ? v : it->second;
   }
 
-  // At b's point: the copy of candidate `c` for iteration `it` into `slot`.
+  // At b's point: the copy of candidate `c` for iteration `it` into `slot`
+  // (a tensor copy completing on barrier `slot` of `bars`, announcing
+  // `expect` bytes first, when the loop uses the tensor memory accelerator).
   void copyAt(Builder &b, const Candidate &c, const Iteration &it, Map map, Value *ring,
-              Value *slot) {
+              Value *slot, Value *bars = nullptr, int64_t expect = 0) {
     for (Operation *op : c.slice) cloneOp(*op, b, map);
     const Operation &ld = *c.load;
     const Type &rt = ld.result()->type;
@@ -422,6 +461,19 @@ class Pipeliner {
     Type maskType = Type::tile(rt.shape, Type::scalar(DType::I1));
     Value *runs = b.op1(OpCode::Cmp, {it.at, it.bound}, Type::scalar(DType::I1),
                         {{"pred", std::string("lt")}});
+    if (tma_) {
+      Value *buf = b.op1(OpCode::MemDescIndex, {ring, slot},
+                         Type::memdesc(rt.shape, rt.dtype, c.shared.str()));
+      DescriptorLoadParts p = descriptorLoadParts(ld);
+      std::vector<Value *> ops{buf, bars, slot};
+      for (Value *o : p.offsets) ops.push_back(mapped(map, o));
+      ops.push_back(runs);
+      b.create(OpCode::TmaCopy, ops, {},
+               {{"expect", expect},
+                {"padding", std::string(p.nanPadding ? "nan" : "zero")},
+                {"tensormap", int64_t{hostDescriptorParam(ld, fn_)}}});
+      return;
+    }
     runs = b.op1(OpCode::Splat, {runs}, maskType);
     Value *mask = ld.operands.size() > 1
                       ? b.op1(OpCode::And, {mapped(map, ld.operand(1)), runs}, maskType)
@@ -518,6 +570,14 @@ class Pipeliner {
       Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c->shared.str());
       rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
     }
+    // The tensor copies of one iteration complete on one barrier per slot;
+    // its phase flips each time the ring wraps around.
+    Value *bars = tma_ ? pre_.op1(OpCode::BarrierAlloc, {}, i32, {{"count", slots}}) : nullptr;
+    int64_t stageBytes = 0;
+    for (const Candidate *c : fills) {
+      const Type &t = c->load->result()->type;
+      stageBytes += t.numel() * byteSize(t.dtype);
+    }
     // Operands loaded before the loop: one buffer each, copied ahead of
     // iteration 0's copies and committed with them, so the first ring wait
     // covers them too.
@@ -537,6 +597,12 @@ class Pipeliner {
       c.dot->operands[c.operand] = buf;
       staged.push_back(one);
     }
+    // With tensor copies no cp.async wait follows in the loop: the staged
+    // operands land before it starts.
+    if (tma_ && !staged.empty()) {
+      pre_.create(OpCode::AsyncCommit, {}, {});
+      pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
+    }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
     std::vector<Value *> current;
     for (const Advancing &a : advancing_) current.push_back(loop_->operand(3 + a.index));
@@ -544,9 +610,10 @@ class Pipeliner {
       Iteration it = iteration(pre_, loop_->operand(0), j);
       Map map{{iv(), it.at}};
       for (size_t k = 0; k < advancing_.size(); ++k) map[advancing_[k].arg] = current[k];
+      Value *slot = pre_.constInt(j, i32);
       for (size_t r = 0; r < fills.size(); ++r)
-        copyAt(pre_, *fills[r], it, map, rings[r], pre_.constInt(j, i32));
-      pre_.create(OpCode::AsyncCommit, {}, {});
+        copyAt(pre_, *fills[r], it, map, rings[r], slot, bars, r == 0 ? stageBytes : 0);
+      if (!tma_) pre_.create(OpCode::AsyncCommit, {}, {});
       for (size_t k = 0; k < advancing_.size(); ++k) {
         Map step = map;
         for (Operation *op : advancing_[k].update) cloneOp(*op, pre_, step);
@@ -557,6 +624,7 @@ class Pipeliner {
       loop_->operands[3 + advancing_[k].index] = current[k];
     Value *readSlot = addCarried(pre_.constInt(0, i32));
     Value *writeSlot = addCarried(pre_.constInt(lookAhead, i32));
+    Value *phase = tma_ ? addCarried(pre_.constInt(0, i32)) : nullptr;
 
     // The top of the body: wait for this iteration's slot, then copy for
     // iteration i+S-1 into the slot iteration i-1 read (i+S-2 and i-2 with
@@ -564,12 +632,21 @@ class Pipeliner {
     Builder head;
     head.setInsertionPoint(&body_, body_.ops.begin());
     head.setLoc(loop_->loc);
-    head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
+    // With tensor copies: a CTA barrier (every warpgroup has finished the
+    // dot that read writeSlot), the copies, then the wait for this
+    // iteration's slot, so the copies are in flight during the wait.
+    if (tma_)
+      head.create(OpCode::Barrier, {}, {});
+    else
+      head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
     Iteration ahead = iteration(head, iv(), lookAhead);
     Map map{{iv(), ahead.at}};
     for (size_t r = 0; r < fills.size(); ++r)
-      copyAt(head, *fills[r], ahead, map, rings[r], writeSlot);
-    head.create(OpCode::AsyncCommit, {}, {});
+      copyAt(head, *fills[r], ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0);
+    if (tma_)
+      head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
+    else
+      head.create(OpCode::AsyncCommit, {}, {});
     Operation *yield = body_.terminator();
     for (const Advancing &a : advancing_) {
       Map step = map;
@@ -597,19 +674,28 @@ class Pipeliner {
     Builder tail;
     tail.setInsertionPointBefore(yield);
     tail.setLoc(loop_->loc);
+    Value *readWraps = nullptr;
     for (Value *slot : {readSlot, writeSlot}) {
       Value *next = tail.op1(OpCode::Add, {slot, tail.constInt(1, i32)}, i32);
       Value *wraps = tail.op1(OpCode::Cmp, {next, tail.constInt(slots, i32)},
                               Type::scalar(DType::I1), {{"pred", std::string("eq")}});
+      if (!readWraps) readWraps = wraps;
       yield->operands.push_back(
           tail.op1(OpCode::Select, {wraps, tail.constInt(0, i32), next}, i32));
+    }
+    if (tma_) {
+      Value *flipped = tail.op1(OpCode::Xor, {phase, tail.constInt(1, i32)}, i32);
+      yield->operands.push_back(tail.op1(OpCode::Select, {readWraps, flipped, phase}, i32));
     }
     // After the loop: nothing in flight, then the rings are free.
     Builder after;
     auto pos = std::next(passes::iteratorOf(loop_));
     after.setInsertionPoint(loop_->parent, pos);
     after.setLoc(loop_->loc);
-    after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
+    if (tma_)
+      after.create(OpCode::BarrierDealloc, {bars}, {});
+    else
+      after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
     for (Value *r : staged) after.create(OpCode::LocalDealloc, {r}, {});
     for (const Candidate *c : fills) eraseOp(c->load);
@@ -652,6 +738,7 @@ class Pipeliner {
   int targetSm_;
   int numWarps_;
   bool archSpecific_;
+  bool tma_ = false;  // the rings fill by tensor copies (descriptor loads)
   int64_t step_ = 1;
   Builder pre_;  // before the loop
   PtrMap<const Value *, int> uses_;
@@ -679,6 +766,8 @@ void visit(Function &fn, Block &b, const Module &m) {
 
 void pipelineDotOperands(Module &m) {
   for (auto &fn : m.functions) visit(*fn, fn->body, m);
+  // The descriptor loads no ring took become masked loads.
+  expandDescriptorLoads(m, /*all=*/true);
 }
 
 }  // namespace tessera::ptx

@@ -1,0 +1,206 @@
+// The tensor memory accelerator (sm_90a): the ops pipeline-dot-operands
+// makes for rings that host tensor descriptors fill (barrier_alloc,
+// tma_copy, barrier_wait, barrier_dealloc).
+//
+// Requires: tma_copy's destination a slot of a swizzled ring whose
+// contiguous dim is the last (SharedLayout contig 1) and whose column
+// blocks of S bytes (the swizzle) are 1024-byte multiples, or one block.
+// Emits:
+//   - barrier_alloc: the mbarriers in the ring area after the rings, 8 bytes
+//     each; thread 0 initialises them (arrival count 1) and fences the
+//     initialisation, and a CTA barrier publishes them. Before it, a
+//     fence.proxy.async orders the generic writes that earlier code made to
+//     the ring area (scratch, another loop's rings) before the copy engine's.
+//   - tma_copy: thread 0, where `runs`, announces the bytes on the slot's
+//     barrier (mbarrier.arrive.expect_tx) and issues one
+//     cp.async.bulk.tensor per S-byte column block of the tile: the box is
+//     S bytes wide and as tall as the tile, coordinates innermost first.
+//     The copy engine writes each box with the 128/64/32-byte swizzle of
+//     absolute shared addresses, which is SharedLayout's swizzle on
+//     1024-aligned slots, so the wgmma descriptors read the slots unchanged.
+//     Out-of-bounds elements are zero (or NaN), as the descriptor's masked
+//     load reads them, and count towards the bytes.
+//   - barrier_wait: every thread spins on mbarrier.try_wait.parity.
+//   - barrier_dealloc: a CTA barrier, then thread 0 invalidates the
+//     barriers, so their memory may hold anything afterwards.
+// The tensor map of each (descriptor, box, swizzle, padding) is a 128-byte
+// kernel parameter after the kernel's own; a header line tells the runtime
+// how to build it from the descriptor's arguments (gpu_launch.cpp).
+#include "codegen/ptx/emitter.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+SharedLayout sharedLayoutOf(const Value *v) {
+  auto l = SharedLayout::parse(v->type.layout.str());
+  if (!l || !l->swizzle || l->contig != 1)
+    internalError("emit-ptx", "tma_copy into a memdesc that is not swizzled along its last dim: " +
+                                  v->type.str());
+  return *l;
+}
+
+// cuTensorMapEncodeTiled's CUtensorMapDataType for an element type: the
+// float types by name (so NaN padding is allowed), others by width.
+int tensorMapDataType(DType d) {
+  switch (d) {
+    case DType::F16:
+      return 6;
+    case DType::BF16:
+      return 9;
+    case DType::F32:
+      return 7;
+    case DType::F64:
+      return 8;
+    default:
+      break;
+  }
+  switch (byteSize(d)) {
+    case 1:
+      return 0;  // UINT8
+    case 2:
+      return 1;  // UINT16
+    case 4:
+      return isUnsigned(d) ? 2 : 3;  // UINT32, INT32
+    default:
+      return isUnsigned(d) ? 4 : 5;  // UINT64, INT64
+  }
+}
+
+// CUtensorMapSwizzle: 32B 1, 64B 2, 128B 3 (wgmma's descriptor numbers them
+// the other way round).
+int tensorMapSwizzle(int bytes) {
+  return bytes == 128 ? 3 : bytes == 64 ? 2 : 1;
+}
+
+}  // namespace
+
+int Emitter::tensorMapIndex(const TensorMapUse &use) {
+  for (size_t i = 0; i < tensorMaps_.size(); ++i)
+    if (tensorMaps_[i] == use) return static_cast<int>(i);
+  tensorMaps_.push_back(use);
+  return static_cast<int>(tensorMaps_.size()) - 1;
+}
+
+std::string Emitter::tensorMapParams(const std::string &entry) const {
+  std::string out;
+  size_t first = fn_.body.args.size();
+  for (size_t k = 0; k < tensorMaps_.size(); ++k)
+    out += std::string(first + k ? ",\n" : "") + "\t.param .align 64 .b8 " + entry + "_param_" +
+           std::to_string(first + k) + "[128]";
+  return out;
+}
+
+// One line per tensor map, in parameter order:
+//   // tessera.tensormap = ARG DTYPE BOX_INNER BOX_OUTER SWIZZLE FILL
+// with cuTensorMapEncodeTiled's enum values (FILL 1: NaN).
+std::string Emitter::tensorMapHeader() const {
+  std::string out;
+  for (const TensorMapUse &t : tensorMaps_)
+    out += "// tessera.tensormap = " + std::to_string(t.arg) + " " +
+           std::to_string(tensorMapDataType(t.dtype)) + " " + std::to_string(t.box[0]) + " " +
+           std::to_string(t.box[1]) + " " + std::to_string(tensorMapSwizzle(t.swizzle)) + " " +
+           (t.nan ? "1" : "0") + "\n";
+  return out;
+}
+
+void Emitter::emitTmaOp(Operation &op) {
+  needPtxVersion(80);
+  auto threadZero = [&]() -> const std::string & {
+    std::string &p = cached_["tma|thread0"];
+    if (p.empty()) {
+      p = reg(RegClass::Pred);
+      prologueIns("setp.eq.u32 " + p + ", " + tid() + ", 0");
+    }
+    return p;
+  };
+  auto barrierAt = [&](const Value *bars, const Value *slot) {
+    std::string b = reg(RegClass::B32);
+    ins("mad.lo.u32 " + b + ", " + get(slot)[0] + ", 8, " + get(bars)[0]);
+    return b;
+  };
+  switch (op.code) {
+    case OpCode::BarrierAlloc: {
+      int64_t count = op.intAttr("count");
+      ringBytes_ = (ringBytes_ + 7) / 8 * 8;
+      ++ringsLive_;
+      std::string bars = reg(RegClass::B32);
+      ins("add.u32 " + bars + ", " + ringArea() + ", " + std::to_string(ringBytes_));
+      ringBytes_ += 8 * count;
+      const std::string &t0 = threadZero();
+      for (int64_t k = 0; k < count; ++k)
+        ins("@" + t0 + " mbarrier.init.shared::cta.b64 [" + bars + "+" + std::to_string(8 * k) +
+            "], 1");
+      ins("@" + t0 + " fence.mbarrier_init.release.cluster");
+      ins("fence.proxy.async.shared::cta");
+      barrier();
+      set(op.result(), {bars});
+      return;
+    }
+    case OpCode::BarrierDealloc: {
+      int64_t count = op.operand(0)->def ? op.operand(0)->def->intAttr("count") : 0;
+      barrier();
+      for (int64_t k = 0; k < count; ++k)
+        ins("@" + threadZero() + " mbarrier.inval.shared::cta.b64 [" + get(op.operand(0))[0] + "+" +
+            std::to_string(8 * k) + "]");
+      ringPeak_ = std::max(ringPeak_, ringBytes_);
+      if (--ringsLive_ == 0) ringBytes_ = 0;
+      return;
+    }
+    case OpCode::BarrierWait: {
+      std::string b = barrierAt(op.operand(0), op.operand(1));
+      std::string done = reg(RegClass::Pred), again = newLabel();
+      label(again);
+      ins("mbarrier.try_wait.parity.shared::cta.b64 " + done + ", [" + b + "], " +
+          get(op.operand(2))[0]);
+      ins("@!" + done + " bra " + again);
+      return;
+    }
+    case OpCode::TmaCopy:
+      break;
+    default:
+      internalError("emit-ptx", std::string("not a TMA op: ") + op.info().mnemonic);
+  }
+
+  const Value *dst = op.operand(0);
+  SharedLayout sl = sharedLayoutOf(dst);
+  DType d = dst->type.dtype;
+  int eb = byteSize(d);
+  const std::vector<int64_t> &shape = dst->type.shape;
+  if (shape.size() != 2) internalError("emit-ptx", "tma_copy of a tile that is not 2-D");
+  int64_t rows = shape[0], boxInner = sl.swizzle / eb;
+  int64_t blocks = shape[1] * eb / sl.swizzle;
+  if (rows > 256 || blocks < 1 || (blocks > 1 && rows * sl.swizzle % 1024 != 0))
+    internalError("emit-ptx", "tma_copy of a " + dst->type.str() + " the copy engine cannot box");
+  TensorMapUse use{
+      op.intAttr("tensormap"), d, {boxInner, rows}, sl.swizzle, op.strAttr("padding") == "nan"};
+  int k = tensorMapIndex(use);
+  std::string &map = cached_["tma|map" + std::to_string(k)];
+  if (map.empty()) {
+    map = reg(RegClass::B64);
+    std::string pname = ptxEntryName(fn_.name) + "_param_" +
+                        std::to_string(fn_.body.args.size() + static_cast<size_t>(k));
+    prologueIns("mov.u64 " + map + ", " + pname);
+    prologueIns("cvta.param.u64 " + map + ", " + map);
+  }
+  std::string bar = barrierAt(op.operand(1), op.operand(2));
+  std::string p = reg(RegClass::Pred);
+  ins("and.pred " + p + ", " + threadZero() + ", " + get(op.operand(op.operands.size() - 1))[0]);
+  if (int64_t expect = op.intAttr("expect"))
+    ins("@" + p + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
+        std::to_string(expect));
+  const std::string &outer = get(op.operand(3))[0], &inner = get(op.operand(4))[0];
+  for (int64_t j = 0; j < blocks; ++j) {
+    std::string to = get(dst)[0], x = inner;
+    if (j) {
+      to = reg(RegClass::B32);
+      ins("add.u32 " + to + ", " + get(dst)[0] + ", " + std::to_string(j * rows * sl.swizzle));
+      x = reg(RegClass::B32);
+      ins("add.s32 " + x + ", " + inner + ", " + std::to_string(j * boxInner));
+    }
+    ins("@" + p + " cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [" +
+        to + "], [" + map + ", {" + x + ", " + outer + "}], [" + bar + "]");
+  }
+}
+
+}  // namespace tessera::ptx

@@ -1,0 +1,30 @@
+// Which tensor-descriptor loads the tensor memory accelerator may serve: the
+// facts expand-descriptor-loads and pipeline-dot-operands share.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace tessera::ptx {
+
+// The index of the kernel parameter that is the base of `load`'s host
+// tensor descriptor (a TensorDescriptor argument: base, shapes, strides but
+// the last, consecutive parameters, the last stride the constant 1), or -1
+// when the descriptor was made in the kernel or its base is not known to be
+// 16-byte aligned.
+int hostDescriptorParam(const Operation &load, const Function &fn);
+
+// Whether a bulk tensor copy can fill a shared tile of `shape` (2-D, last
+// dim contiguous) of `elemBytes` elements with `swizzle`-byte swizzle
+// (SharedLayout): boxes of `swizzle` bytes by at most 256 rows, stacked at
+// 1024-byte multiples when there are several.
+bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle);
+
+// Whether the tensor memory accelerator may serve descriptor_load `load` on
+// this target, as far as the load alone tells: sm_90a, a rank-2 host
+// descriptor, in the body of a `for` loop whose dots read it (directly or
+// through `.T`), a block the copy engine boxes with a swizzle, and NaN
+// padding only for float types the tensor map names. pipeline-dot-operands
+// decides the rest (the loop is pipelined, the dots run on wgmma).
+bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
+
+}  // namespace tessera::ptx

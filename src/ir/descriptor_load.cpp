@@ -1,0 +1,187 @@
+#include "ir/descriptor_load.h"
+
+#include <cmath>
+
+#include "ir/printer.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr size_t kMaxRank = 5;  // what the tensor memory accelerator addresses
+
+bool isPowerOfTwo(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+}  // namespace
+
+DescriptorLoadParts descriptorLoadParts(const Operation &op) {
+  DescriptorLoadParts p;
+  p.block = op.intsAttr("block");
+  size_t n = p.block.size();
+  p.base = op.operands.at(0);
+  for (size_t i = 0; i < n; ++i) {
+    p.shape.push_back(op.operands.at(1 + i));
+    p.strides.push_back(op.operands.at(1 + n + i));
+    p.offsets.push_back(op.operands.at(1 + 2 * n + i));
+  }
+  p.nanPadding = op.strAttr("padding") == "nan";
+  return p;
+}
+
+std::string checkDescriptorLoad(const Operation &op) {
+  const Attr *blockAttr = op.attr("block");
+  const auto *block = blockAttr ? std::get_if<std::vector<int64_t>>(blockAttr) : nullptr;
+  if (!block) return "missing integer-list attribute 'block'";
+  size_t n = block->size();
+  if (n < 1 || n > kMaxRank) return "block must have 1 to 5 dimensions";
+  for (int64_t d : *block)
+    if (!isPowerOfTwo(d)) return "block dimensions must be powers of two";
+  std::string pad = op.strAttr("padding", "zero");
+  if (pad != "zero" && pad != "nan")
+    return "padding must be \"zero\" or \"nan\", got \"" + pad + "\"";
+  if (op.operands.size() != 1 + 3 * n)
+    return "a block of rank " + std::to_string(n) + " takes " + std::to_string(1 + 3 * n) +
+           " operands (base, shapes, strides, offsets), got " + std::to_string(op.operands.size());
+  const Type &base = op.operands[0]->type;
+  if (!base.isPtr()) return "operand #0 (base) must be a scalar pointer, got " + printType(base);
+  if (pad == "nan" && !isFloat(base.dtype)) return "padding \"nan\" needs a float element type";
+  auto want = [&](size_t first, DType d, const char *what) -> std::string {
+    for (size_t i = first; i < first + n; ++i)
+      if (!(op.operands[i]->type == Type::scalar(d)))
+        return std::string(what) + " (operand #" + std::to_string(i) + ") must be " + irName(d) +
+               ", got " + printType(op.operands[i]->type);
+    return {};
+  };
+  if (std::string e = want(1, DType::I32, "a shape"); !e.empty()) return e;
+  if (std::string e = want(1 + n, DType::I64, "a stride"); !e.empty()) return e;
+  if (std::string e = want(1 + 2 * n, DType::I32, "an offset"); !e.empty()) return e;
+  Type expect = Type::tile(*block, Type::scalar(base.dtype));
+  const Type &out = op.results[0]->type;
+  if (!out.isTile() || out.shape != expect.shape || out.dtype != expect.dtype || out.elemIsPtr)
+    return "result must be " + printType(expect) + ", got " + printType(out);
+  return {};
+}
+
+std::string checkTmaOp(const Operation &op) {
+  auto isScalar = [&](size_t i, DType d) { return op.operands[i]->type == Type::scalar(d); };
+  switch (op.code) {
+    case OpCode::BarrierAlloc: {
+      const Attr *a = op.attr("count");
+      const int64_t *count = a ? std::get_if<int64_t>(a) : nullptr;
+      if (!count || *count < 1 || *count > 64) return "count must be an integer from 1 to 64";
+      if (!(op.results[0]->type == Type::scalar(DType::I32)))
+        return "result must be i32 (the barriers' shared address)";
+      return {};
+    }
+    case OpCode::BarrierDealloc:
+      return isScalar(0, DType::I32) ? "" : "operand must be the i32 of a barrier_alloc";
+    case OpCode::BarrierWait:
+      if (!isScalar(0, DType::I32) || !isScalar(1, DType::I32) || !isScalar(2, DType::I32))
+        return "takes (barriers i32, slot i32, phase i32)";
+      return {};
+    case OpCode::TmaCopy: {
+      size_t n = op.operands.size();
+      if (n < 5) return "takes (destination, barriers, slot, coordinates..., runs)";
+      const Type &dst = op.operands[0]->type;
+      if (!dst.isMemDesc() || static_cast<size_t>(dst.rank()) != n - 4)
+        return "destination must be a memdesc with one dim per coordinate, got " + printType(dst);
+      if (!isScalar(1, DType::I32) || !isScalar(2, DType::I32))
+        return "barriers and slot must be i32";
+      for (size_t i = 3; i + 1 < n; ++i)
+        if (!isScalar(i, DType::I32)) return "coordinates must be i32";
+      if (!isScalar(n - 1, DType::I1)) return "runs must be i1";
+      const Attr *t = op.attr("tensormap");
+      if (!t || !std::get_if<int64_t>(t) || op.intAttr("tensormap") < 0)
+        return "missing the tensormap attribute (the descriptor's base parameter)";
+      if (op.intAttr("expect") < 0) return "expect must be at least 0";
+      std::string pad = op.strAttr("padding", "zero");
+      if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
+      return {};
+    }
+    default:
+      return "not a tensor memory accelerator op";
+  }
+}
+
+// The ops follow the order in which the front end built them before the op
+// existed, so that code generation that expands every descriptor_load sees
+// the IR it always saw.
+void expandDescriptorLoad(Operation &op) {
+  DescriptorLoadParts p = descriptorLoadParts(op);
+  const std::vector<int64_t> &block = p.block;
+  size_t n = block.size();
+  Builder b;
+  b.setInsertionPointBefore(&op);
+  b.setLoc(op.loc);
+  const Type i1 = Type::scalar(DType::I1), i32 = Type::scalar(DType::I32),
+             i64 = Type::scalar(DType::I64);
+  // A scalar or tile broadcast to `shape`: splat a scalar, stretch size-1
+  // dims of a tile of the same rank.
+  auto broadcastTo = [&](Value *v, const std::vector<int64_t> &shape) {
+    if (!v->type.isTile()) return b.op1(OpCode::Splat, {v}, Type::tile(shape, v->type));
+    if (v->type.shape == shape) return v;
+    return b.op1(OpCode::Broadcast, {v}, v->type.withShape(shape));
+  };
+  std::vector<Value *> shape64;
+  for (Value *s : p.shape) shape64.push_back(b.op1(OpCode::Cast, {s}, i64));
+  Value *offset = nullptr, *mask = nullptr;
+  for (size_t d = 0; d < n; ++d) {
+    Value *r = b.op1(OpCode::Arange, {}, Type::tile({block[d]}, i32),
+                     {{"end", block[d]}, {"start", int64_t{0}}});
+    Value *idx = b.op1(OpCode::Add, {broadcastTo(p.offsets[d], {block[d]}), r}, r->type);
+    idx = b.op1(OpCode::Cast, {idx}, idx->type.withElement(i64));
+    // Shape [1, .., block[d], .., 1] so the dims broadcast against each other.
+    std::vector<int64_t> s(n, 1);
+    s[d] = block[d];
+    if (n > 1) idx = b.op1(OpCode::Reshape, {idx}, idx->type.withShape(s));
+    Value *term = b.op1(OpCode::Mul, {idx, broadcastTo(p.strides[d], s)}, idx->type);
+    term = broadcastTo(term, block);
+    offset = offset ? b.op1(OpCode::Add, {offset, term}, term->type) : term;
+    Value *zero = broadcastTo(b.constInt(0, i64), s);
+    Value *ge =
+        b.op1(OpCode::Cmp, {idx, zero}, idx->type.withElement(i1), {{"pred", std::string("ge")}});
+    Value *lt = b.op1(OpCode::Cmp, {idx, broadcastTo(shape64[d], s)}, idx->type.withElement(i1),
+                      {{"pred", std::string("lt")}});
+    Value *in = broadcastTo(b.op1(OpCode::And, {ge, lt}, ge->type), block);
+    mask = mask ? b.op1(OpCode::And, {mask, in}, in->type) : in;
+  }
+  Value *base = broadcastTo(p.base, block);
+  Value *ptrs = b.op1(OpCode::AddPtr, {base, offset}, base->type);
+  Type elem = Type::scalar(p.base->type.dtype);
+  Value *pad = p.nanPadding          ? b.constFloat(std::nan(""), elem)
+               : isFloat(elem.dtype) ? b.constFloat(0.0, elem)
+                                     : b.constInt(0, elem);
+  Value *loaded =
+      b.op1(OpCode::Load, {ptrs, mask, broadcastTo(pad, block)}, op.results[0]->type,
+            {{"cache", std::string()}, {"evict", std::string()}, {"volatile", int64_t{0}}});
+  replaceAllUsesWith(*op.parent, op.results[0].get(), loaded);
+  eraseOp(&op);
+}
+
+namespace {
+bool anyDescriptorLoad(const Block &b) {
+  for (const auto &op : b.ops) {
+    if (op->code == OpCode::DescriptorLoad) return true;
+    for (const auto &r : op->regions)
+      if (anyDescriptorLoad(*r)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool hasDescriptorLoads(const Function &fn) {
+  return anyDescriptorLoad(fn.body);
+}
+
+int expandDescriptorLoads(Function &fn) {
+  std::vector<Operation *> loads;
+  fn.walk([&](Operation *o) {
+    if (o->code == OpCode::DescriptorLoad) loads.push_back(o);
+  });
+  for (Operation *o : loads) expandDescriptorLoad(*o);
+  return static_cast<int>(loads.size());
+}
+
+}  // namespace tessera

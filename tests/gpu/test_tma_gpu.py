@@ -1,0 +1,145 @@
+"""Host tensor descriptors on the tensor memory accelerator: matmuls whose
+operands come from TensorDescriptor arguments, against float64 references
+on fresh random inputs with poisoned outputs. On sm_90a their loads fill
+the dot's shared rings by bulk tensor copies completing on mbarriers
+(tests/ptx/tma.py checks the PTX, from these kernels); on other targets
+(TESSERA_TARGET=sm_80) the same kernels run on cp.async. The cases cover
+every ring depth and one or two warpgroups, K trip counts from 1 to past
+twice the ring (so the barriers' phases wrap), ragged M, N and K (the copy
+engine's zero fill), blocks that start before or after the tensor, B in
+both orientations, and NaN padding."""
+import pytest
+
+from conftest import poisoned, skip_without_gpu
+
+skip_without_gpu()
+import torch  # noqa: E402
+
+import tessera as triton  # noqa: E402
+import tessera.language as tl  # noqa: E402
+from tessera.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+
+# B_KN: B is [K, N] (N contiguous), else [N, K] read transposed.
+@triton.jit
+def desc_matmul(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr, B_KN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        if B_KN:
+            b = b_desc.load([k * BK, pid_n * BN])
+        else:
+            b = b_desc.load([pid_n * BN, k * BK]).T
+        acc = tl.dot(a, b, acc)
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc.to(c_ptr.dtype.element_ty), mask=(rows < M) & (cols < N))
+
+
+# A's blocks start `shift` rows early (negative coordinates for the first
+# program, past the end for the last): rows outside the tensor read zero.
+@triton.jit
+def desc_matmul_shifted(a_desc, b_desc, c_ptr, M, N, K, shift, BM: tl.constexpr,
+                        BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM - shift, k * BK])
+        b = b_desc.load([pid_n * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M + BM) & (cols < N))
+
+
+def randn(shape, dtype, gen):
+    return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
+
+
+def check(out, ref, K):
+    assert not torch.isnan(out).any(), "NaN in the output (an element left unwritten?)"
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 2e-2 * K**0.5 + 0.05, f"max error {err}"
+
+
+BLOCKS = {4: (64, 128, 64), 8: (128, 128, 64)}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("k_tiles", [1, 2, 5, 11])
+def test_matmul_b_transposed(gen, dtype, warps, stages, k_tiles):
+    BM, BN, BK = BLOCKS[warps]
+    M, N, K = 200, 136, BK * (k_tiles - 1) + 24  # the last K block ragged
+    a, b = randn((M, K), dtype, gen), randn((N, K), dtype, gen)
+    c = poisoned((M, N), torch.float16)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
+                      num_warps=warps, num_stages=stages)
+    check(c, a.double() @ b.double().T, K)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("stages", [2, 3])
+def test_matmul_b_n_contiguous(gen, dtype, stages):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 130, 248, 3 * BK + 16
+    a, b = randn((M, K), dtype, gen), randn((K, N), dtype, gen)
+    c = poisoned((M, N))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BK, BN]), c, M, N, K, BM, BN, BK, True,
+                      num_warps=4, num_stages=stages)
+    check(c, a.double() @ b.double(), K)
+
+
+@pytest.mark.parametrize("shift", [-70, 5, 64, 300])
+def test_blocks_outside_the_tensor(gen, shift):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 192, 128, 3 * BK
+    a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
+    c = poisoned((M + BM, N))
+    rows = torch.arange(M + BM, device="cuda") - shift
+    shifted = torch.zeros((M + BM, K), dtype=torch.float64, device="cuda")
+    inside = (rows >= 0) & (rows < M)
+    shifted[inside] = a.double()[rows[inside]]
+    grid = (triton.cdiv(M + BM, BM), 1)
+    desc_matmul_shifted[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                              TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, shift, BM, BN,
+                              BK, num_warps=4, num_stages=3)
+    check(c, shifted @ b.double().T, K)
+
+
+def test_nan_padding(gen):
+    """Out-of-bounds elements read NaN: a ragged K makes every sum NaN, a
+    K that the blocks divide leaves them exact."""
+    BM, BN, BK = 64, 128, 64
+    for K, ragged in ((2 * BK, False), (2 * BK + 8, True)):
+        M, N = 100, 128
+        a, b = randn((M, K), torch.bfloat16, gen), randn((K, N), torch.bfloat16, gen)
+        # Zeros where every element must become NaN, NaN where none may.
+        c = torch.zeros((M, N), device="cuda") if ragged else poisoned((M, N))
+        grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+        desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK], padding="nan"),
+                          TensorDescriptor.from_tensor(b, [BK, BN], padding="nan"), c, M, N, K,
+                          BM, BN, BK, True, num_warps=4, num_stages=3)
+        if ragged:
+            assert torch.isnan(c).all()
+        else:
+            check(c, a.double() @ b.double(), K)
+
+
+def test_empty_grid_launches_nothing():
+    a = torch.zeros((0, 64), dtype=torch.float16, device="cuda")
+    b = torch.randn((128, 64), device="cuda").half()
+    c = poisoned((0, 128), torch.float16)
+    desc_matmul[(0, 1)](TensorDescriptor.from_tensor(a, [64, 64]),
+                        TensorDescriptor.from_tensor(b, [128, 64]), c, 0, 128, 64, 64, 128, 64,
+                        False, num_warps=4, num_stages=3)
+    torch.cuda.synchronize()

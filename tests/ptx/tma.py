@@ -1,0 +1,100 @@
+# The tensor memory accelerator on sm_90a: a matmul whose operands come from
+# host tensor descriptors (TensorDescriptor arguments) fills its shared
+# rings with bulk tensor copies (cp.async.bulk.tensor) that complete on one
+# mbarrier per slot, and the dots read the rings on wgmma. The tensor maps
+# are 128-byte parameters after the kernel's own, which the runtime builds
+# from the header lines; everything assembles with ptxas.
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.ptx
+# RUN: FileCheck %s --check-prefix=TMA < %t.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ptx -o %t.cubin
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<bf16[64, 64]>:16:nan, tensordesc<bf16[64, 128]>:16:nan, *fp32:16, i32:16, i32:16, i32:16, 64, 128, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 4 -o %t.kn.ptx
+# RUN: FileCheck %s --check-prefix=KN < %t.kn.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.kn.ptx -o %t.kn.cubin
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ttgir --target sm_90a --num-warps 8 --num-stages 3 | FileCheck %s --check-prefix=IR
+# Where the copy engine does not serve the loads, they stay masked loads
+# staged by cp.async: sm_80 and sm_90 (no wgmma), one stage (no ring), a
+# base not known to be 16-byte aligned.
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=NO-TMA
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
+# The kernels are the GPU suite's (tests/gpu/test_tma_gpu.py), by name.
+
+# One tensor map per descriptor: its base parameter, CUtensorMapDataType
+# (6: fp16), the box innermost first (64 halves = the 128-byte swizzle, 128
+# rows), the swizzle (3: 128 bytes) and the fill (0: zeros). They are
+# 64-byte aligned 128-byte parameters after the kernel's own.
+# TMA: // tessera.tensormap = 0 6 64 128 3 0
+# TMA-NEXT: // tessera.tensormap = 4 6 64 128 3 0
+# TMA: .version 8.0
+# TMA: .param .u32 desc_matmul_param_11,
+# TMA-NEXT: .param .align 64 .b8 desc_matmul_param_12[128],
+# TMA-NEXT: .param .align 64 .b8 desc_matmul_param_13[128]
+# TMA: mov.u64 [[MAPA:%rd[0-9]+]], desc_matmul_param_12;
+# TMA-NEXT: cvta.param.u64 [[MAPA]], [[MAPA]];
+# Thread 0 initialises one barrier per slot (3 stages and a fourth slot for
+# the overlapping wgmma groups), fences the initialisation, and the CTA
+# barrier publishes it.
+# TMA: mbarrier.init.shared::cta.b64 [[[BARS:%r[0-9]+]]+0], 1;
+# TMA: mbarrier.init.shared::cta.b64 [[[BARS]]+24], 1;
+# TMA-NEXT: fence.mbarrier_init.release.cluster;
+# TMA-NEXT: fence.proxy.async.shared::cta;
+# TMA-NEXT: bar.sync 0;
+# The prologue copies iterations 0 and 1: both operands on one barrier,
+# which expects their 32768 bytes; coordinates innermost first.
+# TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
+# TMA-NEXT: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [[[MAPA]], {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%r[0-9]+}}];
+# TMA: cp.async.bulk.tensor.2d
+# TMA: mbarrier.arrive.expect_tx
+# TMA: cp.async.bulk.tensor.2d
+# TMA: cp.async.bulk.tensor.2d
+# In the loop: a CTA barrier (the slot being refilled is read by no
+# warpgroup any more), the copies two iterations ahead, then the wait for
+# this iteration's slot, then the wgmma.
+# TMA: [[HEAD:\$L[0-9]+]]:
+# TMA: bar.sync 0;
+# TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
+# TMA: cp.async.bulk.tensor.2d
+# TMA: cp.async.bulk.tensor.2d
+# TMA: [[SPIN:\$L[0-9]+]]:
+# TMA-NEXT: mbarrier.try_wait.parity.shared::cta.b64 [[DONE:%p[0-9]+]], [{{%r[0-9]+}}], {{%r[0-9]+}};
+# TMA-NEXT: @![[DONE]] bra [[SPIN]];
+# TMA: wgmma.mma_async
+# TMA: bra [[HEAD]]
+# After the loop the barriers are invalidated before the area is reused.
+# TMA: bar.sync 0;
+# TMA-NEXT: @%p{{[0-9]+}} mbarrier.inval.shared::cta.b64 [[[BARS]]+0];
+# TMA-NOT: cp.async.cg
+# TMA-NOT: cp.async.wait_group
+
+# B with N contiguous: [64, 128] bf16 is two 128-byte column blocks, two
+# messages 8192 bytes apart with the inner coordinate 64 apart; NaN fill
+# (fill 1, bf16 is 9).
+# KN: // tessera.tensormap = 0 9 64 64 3 1
+# KN-NEXT: // tessera.tensormap = 4 9 64 64 3 1
+# KN: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 24576;
+# KN: add.u32 {{%r[0-9]+}}, [[SLOT:%r[0-9]+]], 8192;
+# KN-NEXT: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 64;
+# KN: wgmma.mma_async
+
+# The Tile IR of the loop: the rings, the barriers, the copies with their
+# coordinates (outermost first) and the carried phase.
+# IR: local_alloc : memdesc<4x128x64xf16, #"shared<contig=1, swizzle=128>">
+# IR: %[[BARS:[0-9]+]] = barrier_alloc {count = 4} : i32
+# IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 32768, padding = "zero", tensormap = 0}
+# IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 0, padding = "zero", tensormap = 4}
+# IR: for
+# IR: barrier
+# IR: tma_copy
+# IR: barrier_wait %[[BARS]]
+# IR: memdesc_trans
+# IR: dot
+# IR: xor
+# IR: yield
+# IR: barrier_dealloc %[[BARS]]
+# IR-NOT: descriptor_load
+
+# NO-TMA-NOT: cp.async.bulk
+# NO-TMA-NOT: mbarrier
+# NO-TMA-NOT: .b8 desc_matmul_param_{{[0-9]+}}[128]
+# NO-TMA: .entry desc_matmul
