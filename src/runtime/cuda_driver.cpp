@@ -235,6 +235,10 @@ struct DeviceSlot {
   std::once_flag infoOnce, contextOnce;
   DeviceInfo info;
   CUcontext context = nullptr;
+  // 16 bytes of zeros, then 16 of 0xff (a NaN in every float width), made
+  // once: what an empty tensor's tensor map points at (paddingBlock).
+  std::once_flag paddingOnce;
+  CUdeviceptr padding = 0;
 };
 
 struct Devices {
@@ -510,6 +514,20 @@ void LoadedKernel::launch(const int64_t grid[3], int blockThreads, int dynamicSh
                          static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
                          static_cast<unsigned>(dynamicSharedBytes), stream, params, nullptr),
         "cuLaunchKernel", name_);
+}
+
+DevicePtr paddingBlock(int device, bool nan) {
+  const Driver &d = driver();
+  DeviceSlot &s = slot(device);
+  std::call_once(s.paddingOnce, [&] {
+    ScopedContext inContext(d, primaryContext(device), "");
+    CUdeviceptr p = 0;
+    check(d.cuMemAlloc(&p, 32), "cuMemAlloc");
+    check(d.cuMemsetD8(p, 0, 16), "cuMemsetD8");
+    check(d.cuMemsetD8(p + 16, 0xff, 16), "cuMemsetD8");
+    s.padding = p;  // kept for the process lifetime, as the context is
+  });
+  return s.padding + (nan ? 16 : 0);
 }
 
 std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out) {

@@ -150,10 +150,15 @@ struct TensorMapRequest {
   uint32_t box[5] = {};
   int swizzle = 0;
   int fill = 0;
+  bool operator==(const TensorMapRequest &) const = default;
 };
 // Encodes `req` into `out`; "" on success, else the driver's error (or that
 // the driver has no cuTensorMapEncodeTiled: CUDA 12.0 added it).
 std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out);
+// 16 device bytes on `device` that read as the padding of an empty tensor
+// (zeros, or NaN in any float width), made once: a tensor map of one
+// element there reads exactly what an empty tensor's masked load reads.
+DevicePtr paddingBlock(int device, bool nan);
 
 // Small helpers for tests and benchmarks (C++ users without another CUDA
 // library). They work in the current context, making device 0's primary

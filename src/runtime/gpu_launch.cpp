@@ -45,6 +45,30 @@ const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() con
 
 namespace {
 
+// cuTensorMapEncodeTiled through a small per-thread memo: a program
+// launches a kernel on the same tensors over and over, and the encoding is a
+// pure function of the request.
+std::string cachedEncode(const cuda::TensorMapRequest &req, cuda::TensorMap &out) {
+  struct Entry {
+    cuda::TensorMapRequest req;
+    cuda::TensorMap map;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::vector<Entry> memo;
+  thread_local size_t next = 0;
+  for (const Entry &e : memo)
+    if (e.req == req) {
+      out = e.map;
+      return {};
+    }
+  if (std::string err = cuda::encodeTensorMap(req, out); !err.empty()) return err;
+  if (memo.size() < kEntries)
+    memo.push_back({req, out});
+  else
+    memo[next++ % kEntries] = {req, out};
+  return {};
+}
+
 // Bytes of one element of a CUtensorMapDataType.
 int tensorMapElementBytes(int dtype) {
   static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
@@ -55,7 +79,7 @@ int tensorMapElementBytes(int dtype) {
 // (base, shape0, shape1, stride0: the kernel's parameters from `t.arg`).
 cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
                              std::span<const interp::ArgValue> args, const Function &fn,
-                             const std::string &kernel) {
+                             const std::string &kernel, int device) {
   cuda::TensorMapRequest req;
   req.dtype = t.dtype;
   req.rank = 2;
@@ -72,12 +96,15 @@ cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
   req.fill = t.fill;
   std::string param = fn.body.args[t.arg]->nameHint;
   std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
-  if (rows == 0 || cols == 0)
-    throw Error("kernel '" + kernel + "': tensor descriptor '" + param + "' has shape " + shape +
-                "; the kernel loads it with the tensor memory accelerator, which cannot describe "
-                "an empty tensor: skip the launch when the tensor is empty");
+  if (rows == 0 || cols == 0) {
+    // A tensor map cannot be empty. Every element of an empty tensor reads
+    // the padding: so does the one element of a map over a padding block.
+    req.address = cuda::paddingBlock(device, t.fill != 0);
+    req.dims[0] = req.dims[1] = 1;
+    req.strides[0] = 16;
+  }
   cuda::TensorMap map;
-  if (std::string err = cuda::encodeTensorMap(req, map); !err.empty())
+  if (std::string err = cachedEncode(req, map); !err.empty())
     throw Error(
         "kernel '" + kernel + "': cuTensorMapEncodeTiled failed for tensor descriptor '" + param +
         "' (shape " + shape + ", row stride " + std::to_string(stride) + " elements, base 0x" +
@@ -166,7 +193,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     if (t.arg < 0 || static_cast<size_t>(t.arg) + 3 >= args.size())
       throw Error("kernel '" + name_ + "': its PTX names a tensor map for parameter " +
                   std::to_string(t.arg) + ", which it does not have");
-    encoded.push_back(tensorMapFor(t, args, fn, name_));
+    encoded.push_back(tensorMapFor(t, args, fn, name_, device));
   }
   for (cuda::TensorMap &m : encoded) all.push_back(&m);
   lk.launch(g, 32 * numWarps(), sharedBytes(), stream, all.data());

@@ -143,3 +143,22 @@ def test_empty_grid_launches_nothing():
                         TensorDescriptor.from_tensor(b, [128, 64]), c, 0, 128, 64, 64, 128, 64,
                         False, num_warps=4, num_stages=3)
     torch.cuda.synchronize()
+
+
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+def test_empty_tensor_reads_padding(gen, padding):
+    """A descriptor of an empty tensor reads as all padding, as its masked
+    load does (a tensor map cannot be empty: the runtime points it at a
+    block of padding)."""
+    BM, BN, BK = 64, 128, 64
+    N, K = 128, 2 * BK
+    a = torch.empty((BM, K), dtype=torch.float16, device="cuda")[:0]
+    b = randn((N, K), torch.float16, gen)
+    c = poisoned((BM, N)) if padding == "zero" else torch.zeros((BM, N), device="cuda")
+    desc_matmul_shifted[(1, 1)](TensorDescriptor.from_tensor(a, [BM, BK], padding=padding),
+                                TensorDescriptor.from_tensor(b, [BN, BK]), c, 0, N, K, 0, BM, BN,
+                                BK, num_warps=4, num_stages=3)
+    if padding == "zero":
+        assert (c == 0).all()
+    else:
+        assert torch.isnan(c).all()
