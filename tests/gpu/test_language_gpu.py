@@ -690,7 +690,11 @@ def test_math_float64(gen, op):
     # 2 ulp; one unit of the smallest subnormal where results underflow; for
     # sin and cos near their zeros, the absolute error of the reduction.
     atol = 2e-16 if op in ("sin", "cos") else 5e-324
-    rtol = 2e-15 if op == "erf" else 4e-16  # erf: a summed series times exp
+    # erf: a summed series times exp. log2: log(m) ln-2-scaled near x = 1 (m
+    # the mantissa) errs by up to 2.93 ulp (an exact emulation of the PTX
+    # over 25,000 points), which is 6.5e-16 relative where the result has
+    # few significant bits in its binade.
+    rtol = 2e-15 if op == "erf" else 7e-16 if op == "log2" else 4e-16
     torch.testing.assert_close(out, ref, rtol=rtol, atol=atol, equal_nan=True)
 
 
