@@ -6,8 +6,7 @@
 //
 // Requires: one optimised, inlined kernel (the Tile IR pipeline has run).
 // Guarantees: the only descriptor_loads left are those tmaMayServe accepts
-// (tma.h); pipeline-dot-operands serves or expands them (calling
-// expandDescriptorLoadsPass with `all`). When it expanded any, the Tile IR
+// (tma.h); pipeline-dot-operands serves or expands them. When it expanded any, the Tile IR
 // clean-up passes run again (canonicalize, cse, licm, dce), so the address
 // arithmetic is folded, shared between loads and hoisted out of loops as it
 // was when the front end expanded desc.load itself.
@@ -19,12 +18,12 @@
 
 namespace tessera::ptx {
 
-void expandDescriptorLoads(Module &m, bool all) {
+void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep) {
   int expanded = 0;
   for (auto &f : m.functions) {
     std::vector<Operation *> loads;
     f->walk([&](Operation *o) {
-      if (o->code == OpCode::DescriptorLoad && (all || !tmaMayServe(*o, *f, m))) loads.push_back(o);
+      if (o->code == OpCode::DescriptorLoad && !(keep && keep(*o, *f))) loads.push_back(o);
     });
     for (Operation *o : loads) expandDescriptorLoad(*o);
     expanded += static_cast<int>(loads.size());
@@ -38,7 +37,8 @@ void expandDescriptorLoads(Module &m, bool all) {
 }
 
 void expandDescriptorLoadsPass(Module &m) {
-  expandDescriptorLoads(m, /*all=*/false);
+  expandDescriptorLoads(
+      m, [&](const Operation &op, const Function &fn) { return tmaMayServe(op, fn, m); });
 }
 
 }  // namespace tessera::ptx

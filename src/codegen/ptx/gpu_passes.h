@@ -2,6 +2,7 @@
 // emission. See DESIGN.md, "GPU code generation".
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,9 +14,11 @@
 namespace tessera::ptx {
 
 // expand_descriptor_loads.cpp: the pass, and the expansion of every
-// descriptor_load (`all`) or of those the copy engine cannot serve.
+// descriptor_load that `keep` (null: none) does not keep, followed by the
+// clean-up passes when there was one.
 void expandDescriptorLoadsPass(Module &m);
-void expandDescriptorLoads(Module &m, bool all);
+using KeepDescriptorLoad = std::function<bool(const Operation &, const Function &)>;
+void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep);
 // pipeline_dot_operands.cpp
 void pipelineDotOperands(Module &m);
 // pipeline_loads.cpp

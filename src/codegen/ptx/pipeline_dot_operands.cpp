@@ -43,6 +43,21 @@
 // transpose (`permute {order = [1, 0]}`, Python's `.T`) of such a load is a
 // candidate too: the ring holds the load's tile as loaded and the dot reads
 // `memdesc_trans` of the slot, so the transpose costs no data movement.
+// A descriptor_load (a host tensor descriptor's block, tma.h) is a
+// candidate like a load, its offsets the slice. When every ring of a loop is
+// such a load and swizzled for wgmma (sm_90a), the rings fill through the
+// tensor memory accelerator instead: `barrier_alloc` of one mbarrier per
+// slot after the rings; for each iteration one `tma_copy` per ring, the
+// first announcing the stage's bytes (`expect`), predicated on "its
+// iteration runs"; at the top of the body a CTA barrier (the slot to refill
+// is read by no warpgroup any more), the copies for the iteration ahead,
+// then `barrier_wait` on the current slot with a carried phase that flips
+// when the read slot wraps; after the loop `barrier_dealloc`. No cp.async
+// group or wait remains in such a loop (operands loaded before it are
+// staged and waited for before it starts). The descriptor loads no loop
+// serves this way are expanded to masked loads first (a probe over the
+// loops decides), with the clean-up passes, and then pipelined as loads;
+// none is left after the pass.
 // Preserves: what the program computes. Loops that write memory are left
 // alone, as pipeline-loads leaves them.
 #include <algorithm>
@@ -95,8 +110,12 @@ struct Advancing {
 
 class Pipeliner {
  public:
-  Pipeliner(Function &fn, Operation *loop, int stages, const Module &m)
-      : fn_(fn),
+  // `served` (where not null): probe only, recording the descriptor loads
+  // that the tensor memory accelerator will serve; the IR is left alone.
+  Pipeliner(Function &fn, Operation *loop, int stages, const Module &m,
+            std::unordered_set<const Operation *> *served = nullptr)
+      : served_(served),
+        fn_(fn),
         loop_(loop),
         body_(*loop->regions[0]),
         stages_(stages),
@@ -135,7 +154,14 @@ class Pipeliner {
       const Type &t = c.load->result()->type;
       tma = tma && descriptor && tmaBoxFits(t.shape, byteSize(t.dtype), c.shared.swizzle);
     }
+    if (served_) {
+      if (anyDescriptor && tma)
+        for (const Candidate &c : cands) served_->insert(c.load);
+      return;
+    }
     if (anyDescriptor && !tma) {
+      // Not reached after a probe (which expanded these loads and cleaned
+      // up), but correct: the loop is looked at again without them.
       std::vector<Operation *> loads;
       for (auto &o : body_.ops)
         if (o->code == OpCode::DescriptorLoad) loads.push_back(o.get());
@@ -731,6 +757,7 @@ class Pipeliner {
     }
   }
 
+  std::unordered_set<const Operation *> *served_;
   Function &fn_;
   Operation *loop_;
   Block &body_;
@@ -750,14 +777,15 @@ class Pipeliner {
   std::vector<Candidate> invariants_;          // operands loaded before the loop
 };
 
-void visit(Function &fn, Block &b, const Module &m) {
+void visit(Function &fn, Block &b, const Module &m,
+           std::unordered_set<const Operation *> *served = nullptr) {
   std::vector<Operation *> ops;
   for (auto &o : b.ops) ops.push_back(o.get());
   for (Operation *op : ops) {
-    for (auto &r : op->regions) visit(fn, *r, m);  // inner loops first
+    for (auto &r : op->regions) visit(fn, *r, m, served);  // inner loops first
     if (op->code == OpCode::For) {
       int stages = static_cast<int>(op->intAttr("num_stages", m.numStages));
-      Pipeliner(fn, op, stages, m).run();
+      Pipeliner(fn, op, stages, m, served).run();
     }
   }
 }
@@ -765,9 +793,16 @@ void visit(Function &fn, Block &b, const Module &m) {
 }  // namespace
 
 void pipelineDotOperands(Module &m) {
+  // First the descriptor loads that no ring will take become masked loads
+  // (with the clean-up passes, so that their address arithmetic is what
+  // cp.async staging expects), then the loops are pipelined.
+  std::unordered_set<const Operation *> served;
+  for (auto &fn : m.functions) visit(*fn, fn->body, m, &served);
+  expandDescriptorLoads(m, [&](const Operation &op, const Function &) {
+    return served.count(&op) > 0;
+  });
   for (auto &fn : m.functions) visit(*fn, fn->body, m);
-  // The descriptor loads no ring took become masked loads.
-  expandDescriptorLoads(m, /*all=*/true);
+  expandDescriptorLoads(m, nullptr);  // any left (none, when the probe was right)
 }
 
 }  // namespace tessera::ptx
