@@ -18,6 +18,9 @@
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=NO-TMA
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
+# Nor (until they have run on the copy engine) 64-byte rows, nor fp8.
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[64, 32]>:16, tensordesc<fp16[128, 32]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 32, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=NO-TMA
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp8e4nv[64, 128]>:16, tensordesc<fp8e4nv[128, 128]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 128, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=NO-TMA
 # The kernels are the GPU suite's (tests/gpu/test_tma_gpu.py), by name.
 
 # One tensor map per descriptor: its base parameter, CUtensorMapDataType

@@ -21,9 +21,9 @@ bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle);
 
 // Whether the tensor memory accelerator may serve descriptor_load `load` on
 // this target, as far as the load alone tells: sm_90a, a rank-2 host
-// descriptor, in the body of a `for` loop whose dots read it (directly or
-// through `.T`), a block the copy engine boxes with a swizzle, and NaN
-// padding only for float types the tensor map names. pipeline-dot-operands
+// descriptor of 16-bit elements, in the body of a `for` loop whose dots
+// read it (directly or through `.T`), a block the copy engine boxes with the
+// 128-byte swizzle. pipeline-dot-operands
 // decides the rest (the loop is pipelined, the dots run on wgmma).
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
 
