@@ -379,13 +379,16 @@ class Pipeliner {
   }
 
   // Writes that a load from global memory could see: anything but the
-  // shared-memory traffic of an earlier loop's rings.
+  // shared-memory traffic of an earlier loop's rings (cp.async or tensor
+  // copies, their barriers) and CTA barriers.
   static bool writesGlobalMemory(Operation *op) {
     bool writes = false;
     op->walk([&](Operation *o) {
       bool shared = o->code == OpCode::AsyncCopy || o->code == OpCode::AsyncCommit ||
                     o->code == OpCode::AsyncWait || o->code == OpCode::LocalAlloc ||
-                    o->code == OpCode::LocalDealloc;
+                    o->code == OpCode::LocalDealloc || o->code == OpCode::TmaCopy ||
+                    o->code == OpCode::BarrierAlloc || o->code == OpCode::BarrierWait ||
+                    o->code == OpCode::BarrierDealloc || o->code == OpCode::Barrier;
       if (!shared && (writesMemOp(*o) || o->code == OpCode::Call)) writes = true;
     });
     return writes;
@@ -798,9 +801,8 @@ void pipelineDotOperands(Module &m) {
   // cp.async staging expects), then the loops are pipelined.
   std::unordered_set<const Operation *> served;
   for (auto &fn : m.functions) visit(*fn, fn->body, m, &served);
-  expandDescriptorLoads(m, [&](const Operation &op, const Function &) {
-    return served.count(&op) > 0;
-  });
+  expandDescriptorLoads(
+      m, [&](const Operation &op, const Function &) { return served.count(&op) > 0; });
   for (auto &fn : m.functions) visit(*fn, fn->body, m);
   expandDescriptorLoads(m, nullptr);  // any left (none, when the probe was right)
 }
