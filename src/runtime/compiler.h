@@ -109,7 +109,7 @@ class KernelImpl : public CompiledKernel {
   // `tessera.tensormap` lines: the descriptor's base parameter and
   // cuTensorMapEncodeTiled's dtype, box, swizzle and fill), read once.
   struct TensorMapParam {
-    int arg, dtype, boxInner, boxOuter, swizzle, fill;
+    int arg, rank, dtype, boxInner, boxOuter, swizzle, fill;
   };
   const std::vector<TensorMapParam> &tensorMapParams() const;
   // Register and local-memory use on `device` (loads the module).

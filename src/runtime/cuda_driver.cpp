@@ -525,6 +525,9 @@ DevicePtr paddingBlock(int device, bool nan) {
     check(d.cuMemAlloc(&p, 32), "cuMemAlloc");
     check(d.cuMemsetD8(p, 0, 16), "cuMemsetD8");
     check(d.cuMemsetD8(p + 16, 0xff, 16), "cuMemsetD8");
+    // The memsets run on the legacy stream: finish them before a kernel on
+    // another (non-blocking) stream reads the block.
+    check(d.cuCtxSynchronize(), "cuCtxSynchronize");
     s.padding = p;  // kept for the process lifetime, as the context is
   });
   return s.padding + (nan ? 16 : 0);

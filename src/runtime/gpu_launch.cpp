@@ -35,9 +35,10 @@ const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() con
     const char *key = "// tessera.tensormap = ";
     for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1)) {
       TensorMapParam t{};
-      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d %d %d %d %d", &t.arg, &t.dtype,
-                      &t.boxInner, &t.boxOuter, &t.swizzle, &t.fill) == 6)
-        tensorMaps_.push_back(t);
+      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d %d %d %d %d %d", &t.arg, &t.rank,
+                      &t.dtype, &t.boxInner, &t.boxOuter, &t.swizzle, &t.fill) != 7)
+        t.rank = -1;  // refused at launch
+      tensorMaps_.push_back(t);
     }
   });
   return tensorMaps_;
@@ -69,10 +70,10 @@ std::string cachedEncode(const cuda::TensorMapRequest &req, cuda::TensorMap &out
   return {};
 }
 
-// Bytes of one element of a CUtensorMapDataType.
+// Bytes of one element of a CUtensorMapDataType (0 .. 9, checked first).
 int tensorMapElementBytes(int dtype) {
   static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
-  return dtype >= 0 && dtype < 10 ? bytes[dtype] : 1;
+  return bytes[dtype];
 }
 
 // The tensor map of a rank-2 host tensor descriptor from its arguments
@@ -190,9 +191,14 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   std::vector<void *> all(ptrs.data(), ptrs.data() + args.size());
   encoded.reserve(maps.size());
   for (const TensorMapParam &t : maps) {
-    if (t.arg < 0 || static_cast<size_t>(t.arg) + 3 >= args.size())
-      throw Error("kernel '" + name_ + "': its PTX names a tensor map for parameter " +
-                  std::to_string(t.arg) + ", which it does not have");
+    // What this runtime builds: rank-2 maps of the ten data types up to
+    // BFLOAT16, from parameters the kernel has.
+    if (t.rank != 2 || t.dtype < 0 || t.dtype > 9 || t.arg < 0 ||
+        static_cast<size_t>(t.arg) + 3 >= args.size())
+      throw Error("kernel '" + name_ + "': its PTX asks for a tensor map this runtime cannot " +
+                  "build (parameter " + std::to_string(t.arg) + ", rank " +
+                  std::to_string(t.rank) + ", data type " + std::to_string(t.dtype) +
+                  "); compile it again with this version of Tessera");
     encoded.push_back(tensorMapFor(t, args, fn, name_, device));
   }
   for (cuda::TensorMap &m : encoded) all.push_back(&m);

@@ -56,6 +56,22 @@ def desc_matmul_shifted(a_desc, b_desc, c_ptr, M, N, K, shift, BM: tl.constexpr,
     tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M + BM) & (cols < N))
 
 
+# A computed in registers (scaled after its load, as attention's P is
+# computed): B alone fills a ring, and wgmma reads A from registers.
+@triton.jit
+def desc_matmul_a_in_registers(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr,
+                               BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK]) * 2
+        acc = tl.dot(a, b_desc.load([pid_n * BN, k * BK]).T, acc)
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
+
+
 def randn(shape, dtype, gen):
     return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
 
@@ -97,6 +113,48 @@ def test_matmul_b_n_contiguous(gen, dtype, stages):
                       TensorDescriptor.from_tensor(b, [BK, BN]), c, M, N, K, BM, BN, BK, True,
                       num_warps=4, num_stages=stages)
     check(c, a.double() @ b.double(), K)
+
+
+def test_views_with_offsets_and_row_pitch(gen):
+    """Descriptors of column slices: the row stride is not the row length,
+    and the bases are not their allocations'."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 150, 136, 3 * BK + 40
+    a_big, b_big = randn((M, K + 72), torch.float16, gen), randn((N, K + 40), torch.float16, gen)
+    a, b = a_big[:, 24:24 + K], b_big[:, 8:8 + K]
+    c = poisoned((M, N), torch.float16)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
+                      num_warps=4, num_stages=3)
+    check(c, a.double() @ b.double().T, K)
+
+
+def test_big_tiles_look_two_ahead(gen):
+    """128x256x64 tiles with 4 stages: the ring has no room for an extra
+    slot, so the copies run two iterations ahead into the slot two back."""
+    BM, BN, BK = 128, 256, 64
+    M, N, K = 256, 512, 9 * BK
+    a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
+    c = poisoned((M, N), torch.float16)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
+                      num_warps=8, num_stages=4)
+    check(c, a.double() @ b.double().T, K)
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_a_in_registers(gen, stages):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 100, 256, 4 * BK + 8
+    a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
+    c = poisoned((M, N))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul_a_in_registers[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                                     TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM,
+                                     BN, BK, num_warps=4, num_stages=stages)
+    check(c, 2 * a.double() @ b.double().T, K)
 
 
 # Narrower blocks (32- and 64-byte swizzles) and fp8: the cp.async rings

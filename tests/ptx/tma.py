@@ -23,12 +23,13 @@
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp8e4nv[64, 128]>:16, tensordesc<fp8e4nv[128, 128]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 128, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=NO-TMA
 # The kernels are the GPU suite's (tests/gpu/test_tma_gpu.py), by name.
 
-# One tensor map per descriptor: its base parameter, CUtensorMapDataType
-# (6: fp16), the box innermost first (64 halves = the 128-byte swizzle, 128
-# rows), the swizzle (3: 128 bytes) and the fill (0: zeros). They are
-# 64-byte aligned 128-byte parameters after the kernel's own.
-# TMA: // tessera.tensormap = 0 6 64 128 3 0
-# TMA-NEXT: // tessera.tensormap = 4 6 64 128 3 0
+# One tensor map per descriptor: its base parameter, its rank, the
+# CUtensorMapDataType (6: fp16), the box innermost first (64 halves = the
+# 128-byte swizzle, 128 rows), the swizzle (3: 128 bytes) and the fill (0:
+# zeros). They are 64-byte aligned 128-byte parameters after the kernel's
+# own.
+# TMA: // tessera.tensormap = 0 2 6 64 128 3 0
+# TMA-NEXT: // tessera.tensormap = 4 2 6 64 128 3 0
 # TMA: .version 8.0
 # TMA: .param .u32 desc_matmul_param_11,
 # TMA-NEXT: .param .align 64 .b8 desc_matmul_param_12[128],
@@ -73,8 +74,8 @@
 # B with N contiguous: [64, 128] bf16 is two 128-byte column blocks, two
 # messages 8192 bytes apart with the inner coordinate 64 apart; NaN fill
 # (fill 1, bf16 is 9).
-# KN: // tessera.tensormap = 0 9 64 64 3 1
-# KN-NEXT: // tessera.tensormap = 4 9 64 64 3 1
+# KN: // tessera.tensormap = 0 2 9 64 64 3 1
+# KN-NEXT: // tessera.tensormap = 4 2 9 64 64 3 1
 # KN: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 24576;
 # KN: add.u32 {{%r[0-9]+}}, [[SLOT:%r[0-9]+]], 8192;
 # KN-NEXT: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 64;

@@ -92,12 +92,13 @@ std::string Emitter::tensorMapParams(const std::string &entry) const {
 }
 
 // One line per tensor map, in parameter order:
-//   // tessera.tensormap = ARG DTYPE BOX_INNER BOX_OUTER SWIZZLE FILL
-// with cuTensorMapEncodeTiled's enum values (FILL 1: NaN).
+//   // tessera.tensormap = ARG RANK DTYPE BOX_INNER BOX_OUTER SWIZZLE FILL
+// with cuTensorMapEncodeTiled's enum values (FILL 1: NaN); the descriptor's
+// parameters start at ARG (base, RANK shapes, RANK - 1 strides).
 std::string Emitter::tensorMapHeader() const {
   std::string out;
   for (const TensorMapUse &t : tensorMaps_)
-    out += "// tessera.tensormap = " + std::to_string(t.arg) + " " +
+    out += "// tessera.tensormap = " + std::to_string(t.arg) + " 2 " +
            std::to_string(tensorMapDataType(t.dtype)) + " " + std::to_string(t.box[0]) + " " +
            std::to_string(t.box[1]) + " " + std::to_string(tensorMapSwizzle(t.swizzle)) + " " +
            (t.nan ? "1" : "0") + "\n";

@@ -17,10 +17,10 @@
 //     into the slot that iteration i-1 read, and a commit;
 //   - each dot that read L reads `memdesc_index ring, slot` instead;
 //   - after the loop: `async_wait {pending = 0}` and `local_dealloc`.
-// Every copy is L's own access masked with "its iteration runs" (the
-// iteration's index below the loop's bound, the look-ahead off where that
-// index could wrap around), so no address is read that the program would
-// not read; masked-off elements are zero, as L's `other` must be.
+// Every copy is L's own access masked with "its iteration runs" (i + k*step
+// below the loop's bound, tested as i < ub - k*step so that nothing wraps
+// around), so no address is read that the program would not read;
+// masked-off elements are zero, as L's `other` must be.
 // Candidates: non-volatile loads directly in the body whose every use is
 // an operand of a tensor-core dot (several dots reading one load share its
 // ring, when they agree on its shared layout); `other` absent or +0;
@@ -451,25 +451,29 @@ class Pipeliner {
     return true;
   }
 
-  // An iteration to copy for: its induction value and the bound it must be
-  // below, computed before the loop: ub where base + offset cannot wrap
-  // around for any base < ub, else the type's minimum (look-ahead off).
+  // An iteration to copy for, `times` iterations after `base`: its
+  // induction value `at` = base + offset, and whether it runs as
+  // `base < bound`, with bound = ub - offset computed before the loop (the
+  // type's minimum where ub - offset is below it: then no such iteration
+  // runs). Exact for every ub: `at` wraps around only where the iteration
+  // does not run, and then nothing is copied for it.
   struct Iteration {
     Value *at;
+    Value *index;  // compared with bound
     Value *bound;
   };
   Iteration iteration(Builder &b, Value *base, int64_t times) {
     Value *ub = loop_->operand(1);
-    if (times == 0) return {base, ub};
+    if (times == 0) return {base, base, ub};
     const int64_t offset = times * step_;
     const Type &t = ub->type;
     const bool wide = bitWidth(t.dtype) == 64;
-    const int64_t max = wide ? std::numeric_limits<int64_t>::max() : INT32_MAX;
     const int64_t min = wide ? std::numeric_limits<int64_t>::min() : INT32_MIN;
-    Value *noWrap = pre_.op1(OpCode::Cmp, {ub, pre_.constInt(max - offset, t)},
-                             Type::scalar(DType::I1), {{"pred", std::string("le")}});
-    Value *bound = pre_.op1(OpCode::Select, {noWrap, ub, pre_.constInt(min, t)}, t);
-    return {b.op1(OpCode::Add, {base, b.constInt(offset, t)}, t), bound};
+    Value *fits = pre_.op1(OpCode::Cmp, {ub, pre_.constInt(min + offset, t)},
+                           Type::scalar(DType::I1), {{"pred", std::string("ge")}});
+    Value *less = pre_.op1(OpCode::Sub, {ub, pre_.constInt(offset, t)}, t);
+    Value *bound = pre_.op1(OpCode::Select, {fits, less, pre_.constInt(min, t)}, t);
+    return {b.op1(OpCode::Add, {base, b.constInt(offset, t)}, t), base, bound};
   }
 
   using Map = std::unordered_map<const Value *, Value *>;
@@ -488,7 +492,7 @@ class Pipeliner {
     const Type &rt = ld.result()->type;
     b.setLoc(ld.loc);
     Type maskType = Type::tile(rt.shape, Type::scalar(DType::I1));
-    Value *runs = b.op1(OpCode::Cmp, {it.at, it.bound}, Type::scalar(DType::I1),
+    Value *runs = b.op1(OpCode::Cmp, {it.index, it.bound}, Type::scalar(DType::I1),
                         {{"pred", std::string("lt")}});
     if (tma_) {
       Value *buf = b.op1(OpCode::MemDescIndex, {ring, slot},
@@ -804,7 +808,15 @@ void pipelineDotOperands(Module &m) {
   expandDescriptorLoads(
       m, [&](const Operation &op, const Function &) { return served.count(&op) > 0; });
   for (auto &fn : m.functions) visit(*fn, fn->body, m);
-  expandDescriptorLoads(m, nullptr);  // any left (none, when the probe was right)
+  // Any left (a loop the probe accepted and the pipelining then declined)
+  // become masked loads as they are: the clean-up passes are not for
+  // pipelined IR.
+  std::vector<Operation *> left;
+  for (auto &fn : m.functions)
+    fn->walk([&](Operation *o) {
+      if (o->code == OpCode::DescriptorLoad) left.push_back(o);
+    });
+  for (Operation *o : left) expandDescriptorLoad(*o);
 }
 
 }  // namespace tessera::ptx
