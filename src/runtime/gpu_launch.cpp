@@ -196,8 +196,8 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     if (t.rank != 2 || t.dtype < 0 || t.dtype > 9 || t.arg < 0 ||
         static_cast<size_t>(t.arg) + 3 >= args.size())
       throw Error("kernel '" + name_ + "': its PTX asks for a tensor map this runtime cannot " +
-                  "build (parameter " + std::to_string(t.arg) + ", rank " +
-                  std::to_string(t.rank) + ", data type " + std::to_string(t.dtype) +
+                  "build (parameter " + std::to_string(t.arg) + ", rank " + std::to_string(t.rank) +
+                  ", data type " + std::to_string(t.dtype) +
                   "); compile it again with this version of Tessera");
     encoded.push_back(tensorMapFor(t, args, fn, name_, device));
   }
