@@ -527,6 +527,12 @@ void classifyDescriptor(PyObject *v, ArgInfo &out, std::string_view param, std::
   const char *pad = PyUnicode_Check(padding.ptr()) ? PyUnicode_AsUTF8(padding.ptr()) : nullptr;
   if (!pad || (std::strcmp(pad, "zero") != 0 && std::strcmp(pad, "nan") != 0))
     raise(PyExc_ValueError, prefix + "the TensorDescriptor's padding must be 'zero' or 'nan'");
+  // The tensor memory accelerator takes rows 16 bytes to 2^40 bytes apart.
+  // A descriptor whose rows are not (broadcast rows, stride 0; a negative
+  // stride) is specialised as not 16-byte aligned, which keeps its loads on
+  // masked pointer tiles (codegen/ptx/tma.h wants divisibility 16).
+  for (int d = 0; d + 1 < rank; ++d)
+    if (out.strides[d] <= 0 || out.strides[d] >= (int64_t{1} << 36)) out.div16 = false;
   out.kind = ArgKind::kDescriptor;
   out.rank = rank;
   out.shapeDiv16 = 0;

@@ -130,6 +130,22 @@ def test_views_with_offsets_and_row_pitch(gen):
     check(c, a.double() @ b.double().T, K)
 
 
+def test_broadcast_rows(gen):
+    """A descriptor whose rows are one row broadcast (stride 0), which no
+    tensor map describes: specialised apart, its loads stay masked loads."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 128, 128, 2 * BK
+    row = randn((1, K), torch.float16, gen)
+    a = row.expand(M, K)
+    b = randn((N, K), torch.float16, gen)
+    c = poisoned((M, N), torch.float16)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
+                      num_warps=4, num_stages=3)
+    check(c, a.double() @ b.double().T, K)
+
+
 def test_big_tiles_look_two_ahead(gen):
     """128x256x64 tiles with 4 stages: the ring has no room for an extra
     slot, so the copies run two iterations ahead into the slot two back."""

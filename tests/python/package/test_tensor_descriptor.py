@@ -512,3 +512,40 @@ def test_launches_key_on_shape_divisibility(arrays, rng):
         got = arrays.get(ya)
         np.testing.assert_array_equal(got[:, :cols], (full * 2)[:, :cols])
         assert (got[:, cols:] == POISON).all()
+
+
+@triton.jit
+def host_desc_dot_kernel(a_desc, b_desc, c_ptr, K):
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in range(tl.cdiv(K, 64)):
+        acc = tl.dot(a_desc.load([0, k * 64]), b_desc.load([0, k * 64]).T, acc)
+    offs = tl.arange(0, 64)
+    tl.store(c_ptr + offs[:, None] * 64 + offs[None, :], acc)
+
+
+@pytest.mark.parametrize("aligned", [True, False])
+def test_tma_needs_an_aligned_descriptor(aligned):
+    """On sm_90a a host descriptor's loads feeding a loop's dots go through
+    the tensor memory accelerator only when the descriptor is specialised as
+    16-byte aligned (rows 16 bytes to 2^40 bytes apart as well)."""
+    from tessera.runtime import jit as J
+    spec = ("tensordesc", "fp16", aligned, J._encode_const(((64, 64), "zero", (16, 16)), "x"))
+    specs = [spec, spec, ("ptr", "fp32", True), ("scalar", "i32", False, False)]
+    units = host_desc_dot_kernel._build_units()
+    ptx = J._ext().compile(units[0], "host_desc_dot_kernel", specs, debug=False, target="sm_90a",
+                           num_warps=4, num_stages=3).ir("ptx")
+    assert ("cp.async.bulk.tensor" in ptx) == aligned
+
+
+def test_broadcast_rows_descriptor(arrays, rng):
+    """A descriptor whose rows repeat one row (stride 0) reads that row
+    everywhere; no tensor map describes it, so it is specialised apart."""
+    K = 128
+    row = rng.standard_normal((1, K)).astype(np.float16)
+    b = rng.standard_normal((64, K)).astype(np.float16)
+    c = np.full((64, 64), POISON, np.float32)
+    ra, ba, ca = arrays.put(row), arrays.put(b), arrays.put(c)
+    host_desc_dot_kernel[(1,)](TensorDescriptor(ra, [64, K], [0, 1], [64, 64]),
+                               TensorDescriptor.from_tensor(ba, [64, 64]), ca, K)
+    ref = np.broadcast_to(row, (64, K)).astype(np.float64) @ b.astype(np.float64).T
+    np.testing.assert_allclose(arrays.get(ca), ref, rtol=1e-2, atol=5e-2)
