@@ -16,6 +16,7 @@
 #include "frontend/frontend.h"
 #include "interp/interp.h"
 #include "ir/ir.h"
+#include "runtime/cuda_driver.h"
 #include "support/source.h"
 #include "tessera/tessera.h"
 
@@ -142,6 +143,12 @@ class KernelImpl : public CompiledKernel {
   mutable std::once_flag tensorMapsOnce_;
   mutable std::vector<TensorMapParam> tensorMaps_;
 };
+
+// What cuTensorMapEncodeTiled is asked for the tensor map `t` of a launch
+// with `args` (the descriptor's base, shape0, shape1 and stride0 from
+// parameter t.arg on): dims and strides innermost first, strides in bytes.
+cuda::TensorMapRequest tensorMapRequest(const KernelImpl::TensorMapParam &t,
+                                        std::span<const interp::ArgValue> args);
 
 // Throws tessera::CompilationError with the rendered diagnostic on user
 // errors (and on internal errors, which name the pass); the returned kernel

@@ -44,6 +44,24 @@ const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() con
   return tensorMaps_;
 }
 
+cuda::TensorMapRequest tensorMapRequest(const KernelImpl::TensorMapParam &t,
+                                        std::span<const interp::ArgValue> args) {
+  // Bytes of one element of a CUtensorMapDataType (0 .. 9, checked first).
+  static const int elementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+  cuda::TensorMapRequest req;
+  req.dtype = t.dtype;
+  req.rank = 2;
+  req.address = args[t.arg].bits;
+  req.dims[0] = static_cast<uint32_t>(args[t.arg + 2].bits);  // columns: innermost first
+  req.dims[1] = static_cast<uint32_t>(args[t.arg + 1].bits);
+  req.strides[0] = args[t.arg + 3].bits * elementBytes[t.dtype];
+  req.box[0] = static_cast<uint32_t>(t.boxInner);
+  req.box[1] = static_cast<uint32_t>(t.boxOuter);
+  req.swizzle = t.swizzle;
+  req.fill = t.fill;
+  return req;
+}
+
 namespace {
 
 // cuTensorMapEncodeTiled through a small per-thread memo: a program
@@ -70,31 +88,13 @@ std::string cachedEncode(const cuda::TensorMapRequest &req, cuda::TensorMap &out
   return {};
 }
 
-// Bytes of one element of a CUtensorMapDataType (0 .. 9, checked first).
-int tensorMapElementBytes(int dtype) {
-  static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
-  return bytes[dtype];
-}
-
-// The tensor map of a rank-2 host tensor descriptor from its arguments
-// (base, shape0, shape1, stride0: the kernel's parameters from `t.arg`).
+// The tensor map of a rank-2 host tensor descriptor from its arguments.
 cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
                              std::span<const interp::ArgValue> args, const Function &fn,
                              const std::string &kernel, int device) {
-  cuda::TensorMapRequest req;
-  req.dtype = t.dtype;
-  req.rank = 2;
-  req.address = args[t.arg].bits;
-  uint32_t rows = static_cast<uint32_t>(args[t.arg + 1].bits);
-  uint32_t cols = static_cast<uint32_t>(args[t.arg + 2].bits);
+  cuda::TensorMapRequest req = tensorMapRequest(t, args);
+  uint64_t rows = req.dims[1], cols = req.dims[0];
   int64_t stride = static_cast<int64_t>(args[t.arg + 3].bits);
-  req.dims[0] = cols;
-  req.dims[1] = rows;
-  req.strides[0] = static_cast<uint64_t>(stride) * tensorMapElementBytes(t.dtype);
-  req.box[0] = static_cast<uint32_t>(t.boxInner);
-  req.box[1] = static_cast<uint32_t>(t.boxOuter);
-  req.swizzle = t.swizzle;
-  req.fill = t.fill;
   std::string param = fn.body.args[t.arg]->nameHint;
   std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
   if (rows == 0 || cols == 0) {
