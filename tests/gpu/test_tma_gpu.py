@@ -85,6 +85,18 @@ def check(out, ref, K):
 BLOCKS = {4: (64, 128, 64), 8: (128, 128, 64)}
 
 
+def matmul(a, b, c, blocks, b_kn=False, warps=4, stages=3):
+    """desc_matmul of a and b (B as [K, N] where b_kn, else [N, K]) into c,
+    checked against float64."""
+    BM, BN, BK = blocks
+    (M, K), N = a.shape, c.shape[1]
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BK, BN] if b_kn else [BN, BK]), c, M, N, K,
+                      BM, BN, BK, b_kn, num_warps=warps, num_stages=stages)
+    check(c, a.double() @ (b.double() if b_kn else b.double().T), K)
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("warps", [4, 8])
 @pytest.mark.parametrize("stages", [2, 3, 4])
@@ -94,11 +106,7 @@ def test_matmul_b_transposed(gen, dtype, warps, stages, k_tiles):
     M, N, K = 200, 136, BK * (k_tiles - 1) + 24  # the last K block ragged
     a, b = randn((M, K), dtype, gen), randn((N, K), dtype, gen)
     c = poisoned((M, N), torch.float16)
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
-                      num_warps=warps, num_stages=stages)
-    check(c, a.double() @ b.double().T, K)
+    matmul(a, b, c, (BM, BN, BK), warps=warps, stages=stages)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -108,11 +116,7 @@ def test_matmul_b_n_contiguous(gen, dtype, stages):
     M, N, K = 130, 248, 3 * BK + 16
     a, b = randn((M, K), dtype, gen), randn((K, N), dtype, gen)
     c = poisoned((M, N))
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BK, BN]), c, M, N, K, BM, BN, BK, True,
-                      num_warps=4, num_stages=stages)
-    check(c, a.double() @ b.double(), K)
+    matmul(a, b, c, (BM, BN, BK), b_kn=True, stages=stages)
 
 
 def test_views_with_offsets_and_row_pitch(gen):
@@ -123,11 +127,7 @@ def test_views_with_offsets_and_row_pitch(gen):
     a_big, b_big = randn((M, K + 72), torch.float16, gen), randn((N, K + 40), torch.float16, gen)
     a, b = a_big[:, 24:24 + K], b_big[:, 8:8 + K]
     c = poisoned((M, N), torch.float16)
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
-                      num_warps=4, num_stages=3)
-    check(c, a.double() @ b.double().T, K)
+    matmul(a, b, c, (BM, BN, BK))
 
 
 def test_broadcast_rows(gen):
@@ -139,11 +139,7 @@ def test_broadcast_rows(gen):
     a = row.expand(M, K)
     b = randn((N, K), torch.float16, gen)
     c = poisoned((M, N), torch.float16)
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
-                      num_warps=4, num_stages=3)
-    check(c, a.double() @ b.double().T, K)
+    matmul(a, b, c, (BM, BN, BK))
 
 
 def test_big_tiles_look_two_ahead(gen):
@@ -153,11 +149,7 @@ def test_big_tiles_look_two_ahead(gen):
     M, N, K = 256, 512, 9 * BK
     a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
     c = poisoned((M, N), torch.float16)
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK, False,
-                      num_warps=8, num_stages=4)
-    check(c, a.double() @ b.double().T, K)
+    matmul(a, b, c, (BM, BN, BK), warps=8, stages=4)
 
 
 @pytest.mark.parametrize("stages", [2, 3])
@@ -182,11 +174,7 @@ def test_matmul_narrow_blocks_and_fp8(gen, dtype, bk):
     M, N, K = 136, 200, 5 * bk + (8 if dtype == torch.float16 else 16)
     a, b = randn((M, K), dtype, gen), randn((N, K), dtype, gen)
     c = poisoned((M, N), torch.float16)
-    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, bk]),
-                      TensorDescriptor.from_tensor(b, [BN, bk]), c, M, N, K, BM, BN, bk, False,
-                      num_warps=4, num_stages=3)
-    check(c, a.double() @ b.double().T, K)
+    matmul(a, b, c, (BM, BN, bk))
 
 
 @pytest.mark.parametrize("shift", [-70, 5, 64, 300])
