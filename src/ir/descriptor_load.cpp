@@ -66,6 +66,12 @@ std::string checkDescriptorLoad(const Operation &op) {
 
 std::string checkTmaOp(const Operation &op) {
   auto isScalar = [&](size_t i, DType d) { return op.operands[i]->type == Type::scalar(d); };
+  // The barriers operand: the result of a barrier_alloc (the emitter reads
+  // their count there).
+  auto barriers = [&](size_t i) {
+    const Operation *d = op.operands[i]->def;
+    return isScalar(i, DType::I32) && d && d->code == OpCode::BarrierAlloc;
+  };
   switch (op.code) {
     case OpCode::BarrierAlloc: {
       const Attr *a = op.attr("count");
@@ -76,10 +82,10 @@ std::string checkTmaOp(const Operation &op) {
       return {};
     }
     case OpCode::BarrierDealloc:
-      return isScalar(0, DType::I32) ? "" : "operand must be the i32 of a barrier_alloc";
+      return barriers(0) ? "" : "operand must be the result of a barrier_alloc";
     case OpCode::BarrierWait:
-      if (!isScalar(0, DType::I32) || !isScalar(1, DType::I32) || !isScalar(2, DType::I32))
-        return "takes (barriers i32, slot i32, phase i32)";
+      if (!barriers(0) || !isScalar(1, DType::I32) || !isScalar(2, DType::I32))
+        return "takes (barriers of a barrier_alloc, slot i32, phase i32)";
       return {};
     case OpCode::TmaCopy: {
       size_t n = op.operands.size();
@@ -87,8 +93,8 @@ std::string checkTmaOp(const Operation &op) {
       const Type &dst = op.operands[0]->type;
       if (!dst.isMemDesc() || static_cast<size_t>(dst.rank()) != n - 4)
         return "destination must be a memdesc with one dim per coordinate, got " + printType(dst);
-      if (!isScalar(1, DType::I32) || !isScalar(2, DType::I32))
-        return "barriers and slot must be i32";
+      if (!barriers(1) || !isScalar(2, DType::I32))
+        return "takes the barriers of a barrier_alloc and an i32 slot";
       for (size_t i = 3; i + 1 < n; ++i)
         if (!isScalar(i, DType::I32)) return "coordinates must be i32";
       if (!isScalar(n - 1, DType::I1)) return "runs must be i1";
