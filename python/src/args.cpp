@@ -298,6 +298,10 @@ bool callU64(PyObject *method, PyObject *self, unsigned long long &out) {
 // as on a GPU, but not past its storage's). False: take the general path.
 bool cpuTensorExtent(const TorchReaders &r, PyObject *v, unsigned long long address,
                      size_t &bytes) {
+  if (address == 0) {  // an empty tensor (data_ptr() is 0 even for a view): nothing to touch
+    bytes = 0;
+    return true;
+  }
   PyObject *const self[1] = {v};
   nb::object storage = nb::steal(PyObject_Vectorcall(r.untypedStorage, self, 1, nullptr));
   if (!storage.is_valid()) {

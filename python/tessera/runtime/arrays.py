@@ -157,6 +157,8 @@ def _resolve(obj):
             raise TypeError(f"a PyTorch tensor on device '{dev}': Tessera runs kernels on the "
                             "CPU and on CUDA GPUs")
         ptr = obj.data_ptr()
+        if ptr == 0:  # an empty tensor (a view of a non-empty one too): nothing to touch
+            return signature_dtype(obj.dtype), 0, 0
         storage = obj.untyped_storage()
         end = storage.data_ptr() + storage.nbytes()
         return signature_dtype(obj.dtype), ptr, max(0, end - ptr)

@@ -44,6 +44,17 @@ def test_tensor_views_and_bounds():
         overrun[(1,)](short, BLOCK=128)
 
 
+def test_empty_views():
+    """An empty view of a non-empty tensor (data_ptr() is 0) is an empty
+    buffer, as torch.empty(0) is, through the resolver and the C++ path."""
+    out = torch.full((16,), float("nan"))
+    for _ in range(2):
+        for x in (torch.empty(0), torch.randn(4, 4)[:0], torch.randn(8)[8:]):
+            out.fill_(float("nan"))
+            scale_kernel[(1,)](x, out, 0, 2.0, BLOCK=16)
+            assert out.isnan().all()  # nothing stored: every element masked off
+
+
 def test_mixed_numpy_and_torch():
     x = torch.randn(300)
     out = np.full(300, np.nan, dtype=np.float32)
