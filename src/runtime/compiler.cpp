@@ -10,6 +10,7 @@
 
 #include "codegen/ptx/gpu_passes.h"
 #include "frontend/parser.h"
+#include "ir/descriptor_load.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
@@ -168,7 +169,18 @@ void KernelImpl::runInterp(std::span<const interp::ArgValue> args,
   ro.sources = sm_.get();
   ro.debug = debug_;
   try {
-    std::call_once(prepareOnce_, [&] { prepared_ = interp::prepare(function(), ro); });
+    std::call_once(prepareOnce_, [&] {
+      // Descriptor loads run as the masked loads they mean; expanded here,
+      // with the clean-up passes, their address arithmetic is folded and
+      // hoisted out of loops as the rest of the kernel's is.
+      const Function *fn = &function();
+      if (hasDescriptorLoads(*fn)) {
+        interpModule_ = cloneModule(*module_);
+        ptx::expandDescriptorLoads(*interpModule_, nullptr);
+        fn = interpModule_->functions.front().get();
+      }
+      prepared_ = interp::prepare(*fn, ro);
+    });
     interp::run(*prepared_, args, buffers, grid, ro);
   } catch (const RuntimeError &e) {
     throw KernelError(e.what());

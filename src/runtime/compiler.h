@@ -132,6 +132,9 @@ class KernelImpl : public CompiledKernel {
   // (building it costs more than running a small launch).
   mutable std::once_flag prepareOnce_;
   mutable std::shared_ptr<const interp::Prepared> prepared_;
+  // The kernel the interpreter runs when it is not module_'s (its
+  // descriptor loads expanded and cleaned up); prepared_ points into it.
+  mutable std::unique_ptr<Module> interpModule_;
   bool debug_ = false;
   // Per-device loaded modules, created once under gpuMutex_ and then read
   // without locking on every launch.
