@@ -181,10 +181,10 @@ bool hasDescriptorLoads(const Function &fn) {
   return anyDescriptorLoad(fn.body);
 }
 
-int expandDescriptorLoads(Function &fn) {
+int expandDescriptorLoads(Function &fn, const std::function<bool(const Operation &)> &keep) {
   std::vector<Operation *> loads;
   fn.walk([&](Operation *o) {
-    if (o->code == OpCode::DescriptorLoad) loads.push_back(o);
+    if (o->code == OpCode::DescriptorLoad && !(keep && keep(*o))) loads.push_back(o);
   });
   for (Operation *o : loads) expandDescriptorLoad(*o);
   return static_cast<int>(loads.size());

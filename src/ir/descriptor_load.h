@@ -7,6 +7,7 @@
 // passes expand every descriptor_load that the copy engine does not serve.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ir/ir.h"
@@ -39,8 +40,8 @@ void expandDescriptorLoad(Operation &op);
 
 bool hasDescriptorLoads(const Function &fn);
 
-// Expands every descriptor_load of `fn`, nested regions included; returns
-// how many there were.
-int expandDescriptorLoads(Function &fn);
+// Expands every descriptor_load of `fn`, nested regions included, that
+// `keep` (where given) does not keep; returns how many it expanded.
+int expandDescriptorLoads(Function &fn, const std::function<bool(const Operation &)> &keep = {});
 
 }  // namespace tessera

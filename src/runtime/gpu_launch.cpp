@@ -93,10 +93,7 @@ cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
                              std::span<const interp::ArgValue> args, const Function &fn,
                              const std::string &kernel, int device) {
   cuda::TensorMapRequest req = tensorMapRequest(t, args);
-  uint64_t rows = req.dims[1], cols = req.dims[0];
-  int64_t stride = static_cast<int64_t>(args[t.arg + 3].bits);
-  std::string param = fn.body.args[t.arg]->nameHint;
-  std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  const uint64_t rows = req.dims[1], cols = req.dims[0], base = req.address;
   if (rows == 0 || cols == 0) {
     // A tensor map cannot be empty. Every element of an empty tensor reads
     // the padding: so does the one element of a map over a padding block.
@@ -105,17 +102,16 @@ cuda::TensorMap tensorMapFor(const KernelImpl::TensorMapParam &t,
     req.strides[0] = 16;
   }
   cuda::TensorMap map;
-  if (std::string err = cachedEncode(req, map); !err.empty())
-    throw Error(
-        "kernel '" + kernel + "': cuTensorMapEncodeTiled failed for tensor descriptor '" + param +
-        "' (shape " + shape + ", row stride " + std::to_string(stride) + " elements, base 0x" +
-        [&] {
-          char hex[32];
-          std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(req.address));
-          return std::string(hex);
-        }() +
-        ", box " + std::to_string(t.boxOuter) + " x " + std::to_string(t.boxInner) + "): " + err);
-  return map;
+  std::string err = cachedEncode(req, map);
+  if (err.empty()) return map;
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(base));
+  throw Error("kernel '" + kernel + "': cuTensorMapEncodeTiled failed for tensor descriptor '" +
+              fn.body.args[t.arg]->nameHint + "' (shape [" + std::to_string(rows) + ", " +
+              std::to_string(cols) + "], row stride " +
+              std::to_string(static_cast<int64_t>(args[t.arg + 3].bits)) + " elements, base 0x" +
+              hex + ", box " + std::to_string(t.boxOuter) + " x " + std::to_string(t.boxInner) +
+              "): " + err);
 }
 
 }  // namespace
@@ -157,8 +153,14 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   // One 8-byte slot per parameter, filled as the PTX declares it (emit.cpp:
   // pointers and 64-bit integers .u64, other integers .u32, f64 .f64, other
   // floats .f32).
+  // The tensor maps (of sm_90a kernels that read host descriptors) follow
+  // the kernel's own parameters; an empty grid launches nothing and needs
+  // none.
+  const std::vector<TensorMapParam> &maps = tensorMapParams();
+  const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
+  const size_t numMaps = empty ? 0 : maps.size();
   Scratch<uint64_t, 32> slots(args.size());
-  Scratch<void *, 32> ptrs(args.size());
+  Scratch<void *, 32> ptrs(args.size() + numMaps);
   for (size_t i = 0; i < args.size(); ++i) {
     const Type &t = fn.body.args[i]->type;
     const interp::ArgValue &a = args[i];
@@ -182,15 +184,10 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[i] = &slots[i];
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
-  const std::vector<TensorMapParam> &maps = tensorMapParams();
-  bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;  // launches nothing
-  if (maps.empty() || empty)
-    return lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
-  // The tensor maps follow the kernel's own parameters.
-  std::vector<cuda::TensorMap> encoded;
-  std::vector<void *> all(ptrs.data(), ptrs.data() + args.size());
-  encoded.reserve(maps.size());
-  for (const TensorMapParam &t : maps) {
+  if (numMaps == 0) return lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+  Scratch<cuda::TensorMap, 4> encoded(numMaps);
+  for (size_t k = 0; k < numMaps; ++k) {
+    const TensorMapParam &t = maps[k];
     // What this runtime builds: rank-2 maps of the ten data types up to
     // BFLOAT16, from parameters the kernel has.
     if (t.rank != 2 || t.dtype < 0 || t.dtype > 9 || t.arg < 0 ||
@@ -199,10 +196,10 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
                   "build (parameter " + std::to_string(t.arg) + ", rank " + std::to_string(t.rank) +
                   ", data type " + std::to_string(t.dtype) +
                   "); compile it again with this version of Tessera");
-    encoded.push_back(tensorMapFor(t, args, fn, name_, device));
+    encoded[k] = tensorMapFor(t, args, fn, name_, device);
+    ptrs[args.size() + k] = &encoded[k];
   }
-  for (cuda::TensorMap &m : encoded) all.push_back(&m);
-  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, all.data());
+  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
 }
 
 void KernelImpl::launch(const std::vector<Arg> &args, Grid grid, void *stream) const {

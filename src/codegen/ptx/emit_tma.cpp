@@ -107,14 +107,6 @@ std::string Emitter::tensorMapHeader() const {
 
 void Emitter::emitTmaOp(Operation &op) {
   needPtxVersion(80);
-  auto threadZero = [&]() -> const std::string & {
-    std::string &p = cached_["tma|thread0"];
-    if (p.empty()) {
-      p = reg(RegClass::Pred);
-      prologueIns("setp.eq.u32 " + p + ", " + tid() + ", 0");
-    }
-    return p;
-  };
   auto barrierAt = [&](const Value *bars, const Value *slot) {
     std::string b = reg(RegClass::B32);
     ins("mad.lo.u32 " + b + ", " + get(slot)[0] + ", 8, " + get(bars)[0]);
@@ -128,7 +120,7 @@ void Emitter::emitTmaOp(Operation &op) {
       std::string bars = reg(RegClass::B32);
       ins("add.u32 " + bars + ", " + ringArea() + ", " + std::to_string(ringBytes_));
       ringBytes_ += 8 * count;
-      const std::string &t0 = threadZero();
+      std::string t0 = firstThreadPred();
       for (int64_t k = 0; k < count; ++k)
         ins("@" + t0 + " mbarrier.init.shared::cta.b64 [" + bars + "+" + std::to_string(8 * k) +
             "], 1");
@@ -142,8 +134,8 @@ void Emitter::emitTmaOp(Operation &op) {
       int64_t count = op.operand(0)->def ? op.operand(0)->def->intAttr("count") : 0;
       barrier();
       for (int64_t k = 0; k < count; ++k)
-        ins("@" + threadZero() + " mbarrier.inval.shared::cta.b64 [" + get(op.operand(0))[0] + "+" +
-            std::to_string(8 * k) + "]");
+        ins("@" + firstThreadPred() + " mbarrier.inval.shared::cta.b64 [" + get(op.operand(0))[0] +
+            "+" + std::to_string(8 * k) + "]");
       ringPeak_ = std::max(ringPeak_, ringBytes_);
       if (--ringsLive_ == 0) ringBytes_ = 0;
       return;
@@ -186,7 +178,8 @@ void Emitter::emitTmaOp(Operation &op) {
   }
   std::string bar = barrierAt(op.operand(1), op.operand(2));
   std::string p = reg(RegClass::Pred);
-  ins("and.pred " + p + ", " + threadZero() + ", " + get(op.operand(op.operands.size() - 1))[0]);
+  ins("and.pred " + p + ", " + firstThreadPred() + ", " +
+      get(op.operand(op.operands.size() - 1))[0]);
   if (int64_t expect = op.intAttr("expect"))
     ins("@" + p + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
         std::to_string(expect));

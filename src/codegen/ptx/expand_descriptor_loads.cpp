@@ -21,12 +21,9 @@ namespace tessera::ptx {
 void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep) {
   int expanded = 0;
   for (auto &f : m.functions) {
-    std::vector<Operation *> loads;
-    f->walk([&](Operation *o) {
-      if (o->code == OpCode::DescriptorLoad && !(keep && keep(*o, *f))) loads.push_back(o);
-    });
-    for (Operation *o : loads) expandDescriptorLoad(*o);
-    expanded += static_cast<int>(loads.size());
+    const Function &fn = *f;
+    expanded += tessera::expandDescriptorLoads(
+        *f, [&](const Operation &op) { return keep && keep(op, fn); });
   }
   if (expanded == 0) return;
   for (const char *name : {"canonicalize", "cse", "licm", "canonicalize", "cse", "dce"}) {

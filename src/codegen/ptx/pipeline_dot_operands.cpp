@@ -145,8 +145,8 @@ class Pipeliner {
     }
     if (cands.empty()) return;
     // Descriptor loads go through the tensor memory accelerator when every
-    // ring of the loop is theirs and swizzled for wgmma; otherwise they
-    // become masked loads, and the loop is looked at again.
+    // ring of the loop is theirs and swizzled for wgmma; otherwise the probe
+    // (pipelineDotOperands) has them expanded before loops are pipelined.
     bool anyDescriptor = false, tma = true;
     for (const Candidate &c : cands) {
       bool descriptor = c.load->code == OpCode::DescriptorLoad;
@@ -159,15 +159,10 @@ class Pipeliner {
         for (const Candidate &c : cands) served_->insert(c.load);
       return;
     }
-    if (anyDescriptor && !tma) {
-      // Not reached after a probe (which expanded these loads and cleaned
-      // up), but correct: the loop is looked at again without them.
-      std::vector<Operation *> loads;
-      for (auto &o : body_.ops)
-        if (o->code == OpCode::DescriptorLoad) loads.push_back(o.get());
-      for (Operation *o : loads) expandDescriptorLoad(*o);
-      return run();
-    }
+    // After the probe, descriptor loads left in a loop are ones it found
+    // servable; should the loop now decline them, it stays as it is and the
+    // pass expands them at its end.
+    if (anyDescriptor && !tma) return;
     tma_ = anyDescriptor;
     buildLimits(cands);
     transform(cands);
@@ -811,12 +806,7 @@ void pipelineDotOperands(Module &m) {
   // Any left (a loop the probe accepted and the pipelining then declined)
   // become masked loads as they are: the clean-up passes are not for
   // pipelined IR.
-  std::vector<Operation *> left;
-  for (auto &fn : m.functions)
-    fn->walk([&](Operation *o) {
-      if (o->code == OpCode::DescriptorLoad) left.push_back(o);
-    });
-  for (Operation *o : left) expandDescriptorLoad(*o);
+  for (auto &fn : m.functions) tessera::expandDescriptorLoads(*fn);
 }
 
 }  // namespace tessera::ptx
