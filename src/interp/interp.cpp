@@ -373,6 +373,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::TensormapCreate:
         break;  // refused when the program was compiled (interp_compile.cpp)
       case OpCode::For:
         if (execFor(f, in) == Flow::Return) return Flow::Return;

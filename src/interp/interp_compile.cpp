@@ -662,6 +662,7 @@ class Compiler {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::TensormapCreate:
         bad(&op,
             "it is a GPU code generator op (shared memory, asynchronous copies); the "
             "interpreter runs Tile IR from before the GPU passes");

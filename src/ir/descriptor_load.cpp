@@ -88,8 +88,21 @@ std::string checkTmaOp(const Operation &op) {
         return "takes (barriers of a barrier_alloc, slot i32, phase i32)";
       return {};
     case OpCode::TmaCopy: {
-      size_t n = op.operands.size();
-      if (n < 5) return "takes (destination, barriers, slot, coordinates..., runs)";
+      // A host descriptor's map is a kernel parameter (the attribute); a
+      // map made in the kernel is the last operand.
+      const Attr *t = op.attr("tensormap");
+      bool madeInKernel = !t;
+      if (t && (!std::get_if<int64_t>(t) || op.intAttr("tensormap") < 0))
+        return "tensormap must be the index of the descriptor's base parameter";
+      size_t n = op.operands.size() - (madeInKernel ? 1 : 0);
+      if (n < 5)
+        return "takes (destination, barriers, slot, coordinates..., runs), then the map of "
+               "a tensormap_create where there is no tensormap attribute";
+      if (madeInKernel) {
+        const Operation *d = op.operands[n]->def;
+        if (!d || d->code != OpCode::TensormapCreate)
+          return "without a tensormap attribute, the last operand must be a tensormap_create";
+      }
       const Type &dst = op.operands[0]->type;
       if (!dst.isMemDesc() || static_cast<size_t>(dst.rank()) != n - 4)
         return "destination must be a memdesc with one dim per coordinate, got " + printType(dst);
@@ -98,10 +111,27 @@ std::string checkTmaOp(const Operation &op) {
       for (size_t i = 3; i + 1 < n; ++i)
         if (!isScalar(i, DType::I32)) return "coordinates must be i32";
       if (!isScalar(n - 1, DType::I1)) return "runs must be i1";
-      const Attr *t = op.attr("tensormap");
-      if (!t || !std::get_if<int64_t>(t) || op.intAttr("tensormap") < 0)
-        return "missing the tensormap attribute (the descriptor's base parameter)";
       if (op.intAttr("expect") < 0) return "expect must be at least 0";
+      std::string pad = op.strAttr("padding", "zero");
+      if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
+      return {};
+    }
+    case OpCode::TensormapCreate: {
+      // Rank 2, as the emitter builds maps.
+      if (op.operands.size() != 5 || !op.operands[0]->type.isPtr() ||
+          op.operands[0]->type.isTile() || !isScalar(1, DType::I32) || !isScalar(2, DType::I32) ||
+          !isScalar(3, DType::I64) || !isScalar(4, DType::I64))
+        return "takes (base pointer, 2 shapes i32, 2 strides i64)";
+      if (!(op.results[0]->type == Type::scalar(DType::I64)))
+        return "result must be i64 (the map's global address)";
+      const Attr *box = op.attr("box");
+      const auto *dims = box ? std::get_if<std::vector<int64_t>>(box) : nullptr;
+      if (!dims || dims->size() != 2 || (*dims)[0] < 1 || (*dims)[0] > 256 || (*dims)[1] < 1 ||
+          (*dims)[1] > 256)
+        return "box must be [rows, columns], each from 1 to 256";
+      int64_t swizzle = op.intAttr("swizzle", -1);
+      if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+        return "swizzle must be 32, 64 or 128 (bytes)";
       std::string pad = op.strAttr("padding", "zero");
       if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
       return {};

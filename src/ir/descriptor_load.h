@@ -29,7 +29,8 @@ DescriptorLoadParts descriptorLoadParts(const Operation &op);
 std::string checkDescriptorLoad(const Operation &op);
 
 // The rule of the ops a descriptor_load becomes on the tensor memory
-// accelerator (barrier_alloc, barrier_dealloc, tma_copy, barrier_wait).
+// accelerator (barrier_alloc, barrier_dealloc, tma_copy, barrier_wait,
+// tensormap_create).
 std::string checkTmaOp(const Operation &op);
 
 // Replaces `op` by the masked load it means: element i of the block reads

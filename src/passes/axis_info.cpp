@@ -804,6 +804,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::TensormapCreate:
       return unknownResults(op);
     // No results.
     case OpCode::Store:

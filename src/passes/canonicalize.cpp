@@ -306,6 +306,7 @@ class Canonicalizer {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::TensormapCreate:
       case OpCode::Hint:
       case OpCode::ConvertLayout:
       case OpCode::Assume:

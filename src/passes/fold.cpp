@@ -389,6 +389,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::TensormapCreate:
     case OpCode::Hint:
     case OpCode::ConvertLayout:
     case OpCode::Assume:

@@ -96,6 +96,11 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
   for (const AotVariant &v : variants) {
     if (!v.kernel->hasPtx())
       throw Error("kernel '" + first.name() + "' was compiled without a GPU target");
+    if (v.kernel->globalScratchBytes() > 0)
+      throw Error("signature '" + v.signature + "': kernel '" + first.name() +
+                  "' builds tensor maps on the GPU (tl.make_tensor_descriptor feeding tl.dot on "
+                  "sm_90a), which ahead-of-time launchers do not support yet; compile it for "
+                  "sm_90 or sm_80, where its descriptor loads are plain loads");
     const auto &args = v.kernel->function().body.args;
     size_t runtime = 0;
     for (const frontend::ArgSpec &a : v.spec) {

@@ -102,6 +102,8 @@ class KernelImpl : public CompiledKernel {
   bool hasPtx() const { return !ir("ptx").empty(); }
   int numWarps() const;     // from the PTX stage
   int sharedBytes() const;  // dynamic shared memory per program
+  // Global scratch per program (tensor maps the kernel builds), 0 if none.
+  int globalScratchBytes() const;
   // Loads the PTX on `device` once and launches it on `stream` (a CUstream).
   // Pointer arguments carry device addresses.
   void launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
@@ -142,7 +144,7 @@ class KernelImpl : public CompiledKernel {
   mutable std::mutex gpuMutex_;
   mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
   mutable std::vector<std::shared_ptr<void>> loadedOwners_;
-  mutable int numWarps_ = -1, sharedBytes_ = -1;
+  mutable int numWarps_ = -1, sharedBytes_ = -1, globalScratchBytes_ = -1;
   mutable std::once_flag tensorMapsOnce_;
   mutable std::vector<TensorMapParam> tensorMaps_;
 };

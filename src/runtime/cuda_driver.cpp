@@ -17,8 +17,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 #include <vector>
 
 namespace tessera::cuda {
@@ -239,6 +241,14 @@ struct DeviceSlot {
   // once: what an empty tensor's tensor map points at (paddingBlock).
   std::once_flag paddingOnce;
   CUdeviceptr padding = 0;
+  // The global scratch of each stream's launches (globalScratch).
+  std::mutex scratchMutex;
+  struct Scratch {
+    Stream stream;
+    CUdeviceptr ptr;
+    size_t bytes;
+  };
+  std::vector<Scratch> scratch;
 };
 
 struct Devices {
@@ -531,6 +541,39 @@ DevicePtr paddingBlock(int device, bool nan) {
     s.padding = p;  // kept for the process lifetime, as the context is
   });
   return s.padding + (nan ? 16 : 0);
+}
+
+DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
+  // The last answer of this thread: a buffer is never freed, so it stays
+  // valid for every request it is large enough for.
+  struct Last {
+    int device = -1;
+    Stream stream = nullptr;
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+  };
+  thread_local Last last;
+  if (last.device == device && last.stream == stream && last.bytes >= bytes) return last.ptr;
+  const Driver &d = driver();
+  DeviceSlot &s = slot(device);
+  std::lock_guard<std::mutex> lock(s.scratchMutex);
+  auto it = std::find_if(s.scratch.begin(), s.scratch.end(),
+                         [&](const DeviceSlot::Scratch &e) { return e.stream == stream; });
+  if (it == s.scratch.end() || it->bytes < bytes) {
+    // Doubling, so a growing grid allocates a few times; the outgrown
+    // buffer is kept, as kernels queued on the stream may still use it.
+    size_t grown = std::max<size_t>(bytes, it == s.scratch.end() ? 0 : 2 * it->bytes);
+    grown = (std::max<size_t>(grown, 4096) + 4095) / 4096 * 4096;
+    ScopedContext inContext(d, primaryContext(device), "");
+    CUdeviceptr p = 0;
+    check(d.cuMemAlloc(&p, grown), "cuMemAlloc");
+    if (it == s.scratch.end())
+      it = s.scratch.insert(s.scratch.end(), {stream, p, grown});
+    else
+      *it = {stream, p, grown};
+  }
+  last = {device, stream, it->ptr, it->bytes};
+  return it->ptr;
 }
 
 std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out) {

@@ -159,6 +159,11 @@ std::string encodeTensorMap(const TensorMapRequest &req, TensorMap &out);
 // (zeros, or NaN in any float width), made once: a tensor map of one
 // element there reads exactly what an empty tensor's masked load reads.
 DevicePtr paddingBlock(int device, bool nan);
+// At least `bytes` of device memory on `device` for the kernels launched on
+// `stream` (the tensor maps that kernels build, 128 bytes per program and
+// map): one buffer per stream, whose launches run in order, grown as
+// launches ask for more and kept for the process lifetime.
+DevicePtr globalScratch(int device, Stream stream, size_t bytes);
 
 // Small helpers for tests and benchmarks (C++ users without another CUDA
 // library). They work in the current context, making device 0's primary

@@ -29,6 +29,12 @@ int KernelImpl::sharedBytes() const {
   return sharedBytes_;
 }
 
+int KernelImpl::globalScratchBytes() const {
+  if (globalScratchBytes_ < 0)
+    globalScratchBytes_ = headerValue(ir("ptx"), "// tessera.global_scratch = ");
+  return globalScratchBytes_;
+}
+
 const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() const {
   std::call_once(tensorMapsOnce_, [&] {
     const std::string &ptx = ir("ptx");
@@ -154,13 +160,15 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   // pointers and 64-bit integers .u64, other integers .u32, f64 .f64, other
   // floats .f32).
   // The tensor maps (of sm_90a kernels that read host descriptors) follow
-  // the kernel's own parameters; an empty grid launches nothing and needs
-  // none.
+  // the kernel's own parameters, then the global scratch and the padding
+  // block of kernels that build maps themselves; an empty grid launches
+  // nothing and needs none.
   const std::vector<TensorMapParam> &maps = tensorMapParams();
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
   const size_t numMaps = empty ? 0 : maps.size();
-  Scratch<uint64_t, 32> slots(args.size());
-  Scratch<void *, 32> ptrs(args.size() + numMaps);
+  const int scratchPerProgram = empty ? 0 : globalScratchBytes();
+  Scratch<uint64_t, 32> slots(args.size() + 2);
+  Scratch<void *, 32> ptrs(args.size() + numMaps + 2);
   for (size_t i = 0; i < args.size(); ++i) {
     const Type &t = fn.body.args[i]->type;
     const interp::ArgValue &a = args[i];
@@ -184,6 +192,17 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[i] = &slots[i];
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
+  // Past the hardware's grid limits the launch itself refuses the grid.
+  const bool gridFits = grid.x < (int64_t{1} << 31) && grid.y < 65536 && grid.z < 65536;
+  if (scratchPerProgram > 0 && gridFits) {
+    const uint64_t programs = static_cast<uint64_t>(grid.x) * static_cast<uint64_t>(grid.y) *
+                              static_cast<uint64_t>(grid.z);
+    const size_t bytes = static_cast<size_t>(programs * scratchPerProgram);
+    slots[args.size()] = cuda::globalScratch(device, stream, bytes);
+    slots[args.size() + 1] = cuda::paddingBlock(device, false);
+    ptrs[args.size() + numMaps] = &slots[args.size()];
+    ptrs[args.size() + numMaps + 1] = &slots[args.size() + 1];
+  }
   if (numMaps == 0) return lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
   Scratch<cuda::TensorMap, 4> encoded(numMaps);
   for (size_t k = 0; k < numMaps; ++k) {

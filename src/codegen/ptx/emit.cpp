@@ -578,6 +578,8 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
       return emitTmaOp(op);
+    case OpCode::TensormapCreate:
+      return emitTensormapCreate(op);
     case OpCode::Assume:
       return;
     case OpCode::For:
@@ -677,6 +679,7 @@ PtxKernel Emitter::run() {
     prologueIns("add.u32 " + ringArea_ + ", " + smem_ + ", " + std::to_string(offset));
     needShared(offset + std::max(ringPeak_, ringBytes_));
   }
+  finishKernelTensorMaps(entry);
 
   std::ostringstream out;
   // The launch parameters travel with the PTX (the runtime reads them back).

@@ -23,9 +23,14 @@
 //   - barrier_wait: every thread spins on mbarrier.try_wait.parity.
 //   - barrier_dealloc: a CTA barrier, then thread 0 invalidates the
 //     barriers, so their memory may hold anything afterwards.
-// The tensor map of each (descriptor, box, swizzle, padding) is a 128-byte
-// kernel parameter after the kernel's own; a header line tells the runtime
-// how to build it from the descriptor's arguments (gpu_launch.cpp).
+//   - tensormap_create (a descriptor made in the kernel): warp 0 builds the
+//     map in shared memory and copies it to this program's 128 bytes of the
+//     global scratch the runtime passes (see emitTensormapCreate).
+// The tensor map of each host (descriptor, box, swizzle, padding) is a
+// 128-byte kernel parameter after the kernel's own; a header line tells the
+// runtime how to build it from the descriptor's arguments (gpu_launch.cpp).
+// Maps made in the kernel add two parameters after those: the global
+// scratch and the padding block.
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
 
@@ -73,6 +78,13 @@ int tensorMapSwizzle(int bytes) {
   return bytes == 128 ? 3 : bytes == 64 ? 2 : 1;
 }
 
+// tensormap.replace's elemtype: the host's numbering up to FLOAT32, then
+// FLOAT32_FTZ 8, FLOAT64 9, BFLOAT16 10 (the host has FLOAT64 8, BFLOAT16 9).
+int deviceTensorMapDataType(DType d) {
+  int host = tensorMapDataType(d);
+  return host == 8 ? 9 : host == 9 ? 10 : host;
+}
+
 }  // namespace
 
 int Emitter::tensorMapIndex(const TensorMapUse &use) {
@@ -88,6 +100,11 @@ std::string Emitter::tensorMapParams(const std::string &entry) const {
   for (size_t k = 0; k < tensorMaps_.size(); ++k)
     out += std::string(first + k ? ",\n" : "") + "\t.param .align 64 .b8 " + entry + "_param_" +
            std::to_string(first + k) + "[128]";
+  if (kernelMaps_ > 0) {
+    size_t scratch = first + tensorMaps_.size();
+    for (size_t i : {scratch, scratch + 1})
+      out += std::string(i ? ",\n" : "") + "\t.param .u64 " + entry + "_param_" + std::to_string(i);
+  }
   return out;
 }
 
@@ -102,7 +119,109 @@ std::string Emitter::tensorMapHeader() const {
            std::to_string(tensorMapDataType(t.dtype)) + " " + std::to_string(t.box[0]) + " " +
            std::to_string(t.box[1]) + " " + std::to_string(tensorMapSwizzle(t.swizzle)) + " " +
            (t.nan ? "1" : "0") + "\n";
+  // Maps made in the kernel: BYTES of global scratch per program, passed
+  // after the tensor maps, then the padding block (cuda::paddingBlock).
+  if (kernelMaps_ > 0)
+    out += "// tessera.global_scratch = " + std::to_string(128 * kernelMaps_) + "\n";
   return out;
+}
+
+void Emitter::finishKernelTensorMaps(const std::string &entry) {
+  if (kernelMaps_ == 0) return;
+  size_t scratch = fn_.body.args.size() + tensorMaps_.size();
+  // This program's slots: the scratch base plus the linear program id (x
+  // fastest) times the bytes each program takes.
+  std::string base = reg(RegClass::B64), x = reg(RegClass::B32), y = reg(RegClass::B32),
+              z = reg(RegClass::B32), nx = reg(RegClass::B32), ny = reg(RegClass::B32),
+              lin = reg(RegClass::B64), wide = reg(RegClass::B64);
+  prologueIns("ld.param.u64 " + base + ", [" + entry + "_param_" + std::to_string(scratch) + "]");
+  prologueIns("mov.u32 " + x + ", %ctaid.x");
+  prologueIns("mov.u32 " + y + ", %ctaid.y");
+  prologueIns("mov.u32 " + z + ", %ctaid.z");
+  prologueIns("mov.u32 " + nx + ", %nctaid.x");
+  prologueIns("mov.u32 " + ny + ", %nctaid.y");
+  prologueIns("mad.lo.u32 " + y + ", " + z + ", " + ny + ", " + y);
+  prologueIns("mul.wide.u32 " + lin + ", " + y + ", " + nx);
+  prologueIns("cvt.u64.u32 " + wide + ", " + x);
+  prologueIns("add.u64 " + lin + ", " + lin + ", " + wide);
+  prologueIns("mad.lo.u64 " + mapScratch_ + ", " + lin + ", " + std::to_string(128 * kernelMaps_) +
+              ", " + base);
+  prologueIns("ld.param.u64 " + padding_ + ", [" + entry + "_param_" + std::to_string(scratch + 1) +
+              "]");
+  // The staging buffer: 128 bytes after all other shared memory.
+  int64_t offset = (sharedBytes_ + 127) / 128 * 128;
+  prologueIns("add.u32 " + mapStage_ + ", " + smem_ + ", " + std::to_string(offset));
+  needShared(offset + 128);
+}
+
+// Warp 0 builds the map in the staging buffer (zeroed, then its fields set
+// by thread 0), copies it to this program's slot with the release fence of
+// the tensormap proxy and acquires it there; thread 0, which issues every
+// tensor copy (tma_copy), then uses it. The operands of the map: the base
+// address, rows and columns (global_dim, innermost first), the row stride
+// in bytes; an empty tensor (a dim below 1) is one element over the padding
+// block, so every element of every box reads the padding, as the
+// descriptor's masked load reads it. `.version 8.6`: before it ptxas took
+// the stride in units of 16 bytes.
+void Emitter::emitTensormapCreate(Operation &op) {
+  needPtxVersion(86);
+  if (kernelMaps_ == 0) {
+    mapScratch_ = reg(RegClass::B64);
+    mapStage_ = reg(RegClass::B32);
+    padding_ = reg(RegClass::B64);
+  }
+  int64_t slot = kernelMaps_++;
+  DType d = op.operand(0)->type.dtype;
+  std::vector<int64_t> box = op.intsAttr("box");
+  bool nan = op.strAttr("padding") == "nan";
+  const std::string &base = get(op.operand(0))[0], &rows = get(op.operand(1))[0],
+                    &cols = get(op.operand(2))[0], &stride = get(op.operand(3))[0];
+  std::string empty = reg(RegClass::Pred);
+  ins("setp.lt.s32 " + empty + ", " + rows + ", 1");
+  ins("setp.lt.or.s32 " + empty + ", " + cols + ", 1, " + empty);
+  std::string address = reg(RegClass::B64), r = reg(RegClass::B32), c = reg(RegClass::B32),
+              bytes = reg(RegClass::B64);
+  ins("add.u64 " + address + ", " + padding_ + ", " + (nan ? "16" : "0"));
+  ins("selp.b64 " + address + ", " + address + ", " + base + ", " + empty);
+  ins("selp.b32 " + r + ", 1, " + rows + ", " + empty);
+  ins("selp.b32 " + c + ", 1, " + cols + ", " + empty);
+  ins("mul.lo.s64 " + bytes + ", " + stride + ", " + std::to_string(byteSize(d)));
+  ins("selp.b64 " + bytes + ", 16, " + bytes + ", " + empty);
+  std::string global = reg(RegClass::B64), generic = reg(RegClass::B64);
+  ins("add.u64 " + global + ", " + mapScratch_ + ", " + std::to_string(128 * slot));
+  std::string warp0 = reg(RegClass::Pred), skip = newLabel();
+  ins("setp.ne.u32 " + warp0 + ", " + warp_ + ", 0");
+  ins("@" + warp0 + " bra " + skip);
+  std::string word = reg(RegClass::B32);
+  ins("mad.lo.u32 " + word + ", " + lane_ + ", 4, " + mapStage_);
+  ins("st.shared.u32 [" + word + "], 0");
+  ins("bar.warp.sync -1");
+  std::string t0 = "@" + firstThreadPred() + " tensormap.replace.tile.";
+  std::string at = ".shared::cta.b1024";
+  std::string stage = " [" + mapStage_ + "], ";
+  ins(t0 + "global_address" + at + ".b64" + stage + address);
+  ins(t0 + "rank" + at + ".b32" + stage + "1");
+  ins(t0 + "box_dim" + at + ".b32" + stage + "0, " + std::to_string(box[1]));
+  ins(t0 + "box_dim" + at + ".b32" + stage + "1, " + std::to_string(box[0]));
+  ins(t0 + "global_dim" + at + ".b32" + stage + "0, " + c);
+  ins(t0 + "global_dim" + at + ".b32" + stage + "1, " + r);
+  ins(t0 + "global_stride" + at + ".b64" + stage + "0, " + bytes);
+  ins(t0 + "element_stride" + at + ".b32" + stage + "0, 1");
+  ins(t0 + "element_stride" + at + ".b32" + stage + "1, 1");
+  ins(t0 + "elemtype" + at + ".b32" + stage + std::to_string(deviceTensorMapDataType(d)));
+  ins(t0 + "swizzle_mode" + at + ".b32" + stage +
+      std::to_string(tensorMapSwizzle(static_cast<int>(op.intAttr("swizzle")))));
+  if (nan) ins(t0 + "fill_mode" + at + ".b32" + stage + "1");
+  ins("bar.warp.sync -1");
+  ins("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [" +
+      global + "], [" + mapStage_ + "], 128");
+  ins("fence.proxy.tensormap::generic.acquire.gpu [" + global + "], 128");
+  // The staging buffer is read before it is built again.
+  ins("cp.async.bulk.commit_group");
+  ins("cp.async.bulk.wait_group.read 0");
+  label(skip);
+  ins("cvta.global.u64 " + generic + ", " + global);
+  set(op.result(), {generic});
 }
 
 void Emitter::emitTmaOp(Operation &op) {
@@ -165,21 +284,30 @@ void Emitter::emitTmaOp(Operation &op) {
   int64_t blocks = shape[1] * eb / sl.swizzle;
   if (rows > 256 || blocks < 1 || (blocks > 1 && rows * sl.swizzle % 1024 != 0))
     internalError("emit-ptx", "tma_copy of a " + dst->type.str() + " the copy engine cannot box");
-  TensorMapUse use{
-      op.intAttr("tensormap"), d, {boxInner, rows}, sl.swizzle, op.strAttr("padding") == "nan"};
-  int k = tensorMapIndex(use);
-  std::string &map = cached_["tma|map" + std::to_string(k)];
-  if (map.empty()) {
-    map = reg(RegClass::B64);
-    std::string pname = ptxEntryName(fn_.name) + "_param_" +
-                        std::to_string(fn_.body.args.size() + static_cast<size_t>(k));
-    prologueIns("mov.u64 " + map + ", " + pname);
-    prologueIns("cvta.param.u64 " + map + ", " + map);
+  // The map: a kernel parameter for a host descriptor, else the last
+  // operand (a tensormap_create).
+  bool madeInKernel = !op.attr("tensormap");
+  size_t runs = op.operands.size() - (madeInKernel ? 2 : 1);
+  std::string map;
+  if (madeInKernel) {
+    map = get(op.operands.back())[0];
+  } else {
+    TensorMapUse use{
+        op.intAttr("tensormap"), d, {boxInner, rows}, sl.swizzle, op.strAttr("padding") == "nan"};
+    int k = tensorMapIndex(use);
+    std::string &param = cached_["tma|map" + std::to_string(k)];
+    if (param.empty()) {
+      param = reg(RegClass::B64);
+      std::string pname = ptxEntryName(fn_.name) + "_param_" +
+                          std::to_string(fn_.body.args.size() + static_cast<size_t>(k));
+      prologueIns("mov.u64 " + param + ", " + pname);
+      prologueIns("cvta.param.u64 " + param + ", " + param);
+    }
+    map = param;
   }
   std::string bar = barrierAt(op.operand(1), op.operand(2));
   std::string p = reg(RegClass::Pred);
-  ins("and.pred " + p + ", " + firstThreadPred() + ", " +
-      get(op.operand(op.operands.size() - 1))[0]);
+  ins("and.pred " + p + ", " + firstThreadPred() + ", " + get(op.operand(runs))[0]);
   if (int64_t expect = op.intAttr("expect"))
     ins("@" + p + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
         std::to_string(expect));

@@ -208,13 +208,21 @@ class Emitter {
   std::vector<std::string> inlineRegion(const Block &b, const std::vector<std::string> &args);
 
   // ---- the tensor memory accelerator (emit_tma.cpp) ----
-  // barrier_alloc, barrier_dealloc, tma_copy, barrier_wait.
+  // barrier_alloc, barrier_dealloc, tma_copy, barrier_wait,
+  // tensormap_create.
   void emitTmaOp(Operation &op);
+  void emitTensormapCreate(Operation &op);
   // The .param declarations of the tensor maps the copies use (after the
-  // kernel's own parameters) and the header lines the runtime builds them
-  // from.
+  // kernel's own parameters), then of the global scratch and padding block
+  // that maps made in the kernel need, and the header lines the runtime
+  // builds them from.
   std::string tensorMapParams(const std::string &entry) const;
   std::string tensorMapHeader() const;
+  // The prologue that maps made in the kernel need, once the kernel has
+  // been emitted: this program's slots in the global scratch, the padding
+  // block, the shared staging buffer (after every other use of shared
+  // memory).
+  void finishKernelTensorMaps(const std::string &entry);
 
   // ---- control flow (emit.cpp) ----
   void emitBlock(Block &b);
@@ -278,6 +286,12 @@ class Emitter {
   };
   std::vector<TensorMapUse> tensorMaps_;
   int tensorMapIndex(const TensorMapUse &use);
+  // Tensor maps made in the kernel (tensormap_create): 128 bytes each in
+  // this program's part of the global scratch (`mapScratch_`, u64), built
+  // in a 128-byte shared staging buffer (`mapStage_`, u32); `padding_` (u64)
+  // is the runtime's padding block that an empty tensor's map points at.
+  int kernelMaps_ = 0;
+  std::string mapScratch_, mapStage_, padding_;
   std::map<uint32_t, int> files_;     // source file id -> .file index
   std::vector<std::string> strings_;  // global strings, by index
   bool usesVprintf_ = false, usesAssert_ = false;

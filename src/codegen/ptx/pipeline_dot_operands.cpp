@@ -43,10 +43,13 @@
 // transpose (`permute {order = [1, 0]}`, Python's `.T`) of such a load is a
 // candidate too: the ring holds the load's tile as loaded and the dot reads
 // `memdesc_trans` of the slot, so the transpose costs no data movement.
-// A descriptor_load (a host tensor descriptor's block, tma.h) is a
-// candidate like a load, its offsets the slice. When every ring of a loop is
-// such a load and swizzled for wgmma (sm_90a), the rings fill through the
-// tensor memory accelerator instead: `barrier_alloc` of one mbarrier per
+// A descriptor_load (a tensor descriptor's block, tma.h) is a candidate
+// like a load, its offsets the slice. When every ring of a loop is such a
+// load and swizzled for wgmma (sm_90a), the rings fill through the tensor
+// memory accelerator instead: a host descriptor's tensor map is a kernel
+// parameter, one made in the kernel gets a `tensormap_create` before the
+// loop (hoisted out of enclosing loops that do not define its operands,
+// shared by identical ones); `barrier_alloc` of one mbarrier per
 // slot after the rings; for each iteration one `tma_copy` per ring, the
 // first announcing the stage's bytes (`expect`), predicated on "its
 // iteration runs"; at the top of the body a CTA barrier (the slot to refill
@@ -295,7 +298,8 @@ class Pipeliner {
         // A load with several uses is a candidate for each dot that reads
         // it; unservable() drops it where another use remains.
         if (ld && ld->code == OpCode::DescriptorLoad && ld->parent == &body_ &&
-            !excluded_.count(ld) && v->type.rank() == 2 && hostDescriptorParam(*ld, fn_) >= 0) {
+            !excluded_.count(ld) && v->type.rank() == 2 &&
+            (hostDescriptorParam(*ld, fn_) >= 0 || madeInKernel(*ld, fn_))) {
           std::unordered_set<Operation *> seen;
           std::unordered_set<Value *> mine;
           bool ok = true;
@@ -481,7 +485,7 @@ class Pipeliner {
   // (a tensor copy completing on barrier `slot` of `bars`, announcing
   // `expect` bytes first, when the loop uses the tensor memory accelerator).
   void copyAt(Builder &b, const Candidate &c, const Iteration &it, Map map, Value *ring,
-              Value *slot, Value *bars = nullptr, int64_t expect = 0) {
+              Value *slot, Value *bars = nullptr, int64_t expect = 0, Value *tensorMap = nullptr) {
     for (Operation *op : c.slice) cloneOp(*op, b, map);
     const Operation &ld = *c.load;
     const Type &rt = ld.result()->type;
@@ -496,10 +500,13 @@ class Pipeliner {
       std::vector<Value *> ops{buf, bars, slot};
       for (Value *o : p.offsets) ops.push_back(mapped(map, o));
       ops.push_back(runs);
-      b.create(OpCode::TmaCopy, ops, {},
-               {{"expect", expect},
-                {"padding", std::string(p.nanPadding ? "nan" : "zero")},
-                {"tensormap", int64_t{hostDescriptorParam(ld, fn_)}}});
+      std::vector<NamedAttr> attrs{{"expect", expect},
+                                   {"padding", std::string(p.nanPadding ? "nan" : "zero")}};
+      if (tensorMap)
+        ops.push_back(tensorMap);
+      else
+        attrs.push_back({"tensormap", int64_t{hostDescriptorParam(ld, fn_)}});
+      b.create(OpCode::TmaCopy, ops, {}, std::move(attrs));
       return;
     }
     runs = b.op1(OpCode::Splat, {runs}, maskType);
@@ -514,6 +521,45 @@ class Pipeliner {
     }
     b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask, mapped(map, c.limit)}, {},
              {{"inclusive", int64_t{c.prefix->inclusive}}, {"prefix_run", c.prefix->run}});
+  }
+
+  // The tensor map of candidate `c` when its descriptor was made in the
+  // kernel (else null): a tensormap_create before the loop, moved out of
+  // the loops around it (for, while; not out of an `if`, whose maps might
+  // never be used) as far as its operands allow (a persistent kernel builds
+  // it once per program, not once per tile), and shared with an identical
+  // one already there (the loops of causal attention).
+  Value *tensorMapOf(const Candidate &c) {
+    const Operation &ld = *c.load;
+    if (!madeInKernel(ld, fn_)) return nullptr;
+    DescriptorLoadParts p = descriptorLoadParts(ld);
+    const Type &t = ld.result()->type;
+    std::vector<Value *> ops{p.base, p.shape[0], p.shape[1], p.strides[0], p.strides[1]};
+    std::vector<NamedAttr> attrs{
+        {"box", std::vector<int64_t>{t.shape[0], c.shared.swizzle / byteSize(t.dtype)}},
+        {"padding", std::string(p.nanPadding ? "nan" : "zero")},
+        {"swizzle", int64_t{c.shared.swizzle}}};
+    Operation *at = loop_;
+    for (Operation *outer = at->parent->parentOp;
+         outer && (outer->code == OpCode::For || outer->code == OpCode::While);
+         outer = at->parent->parentOp) {
+      bool inside = false;
+      for (Value *v : ops) inside = inside || passes::isDefinedInside(v, outer);
+      if (inside) break;
+      at = outer;
+    }
+    for (auto &o : at->parent->ops) {
+      if (o.get() == at) break;
+      if (o->code == OpCode::TensormapCreate && o->operands == ops &&
+          o->intsAttr("box") == std::get<std::vector<int64_t>>(attrs[0].value) &&
+          o->strAttr("padding") == std::get<std::string>(attrs[1].value) &&
+          o->intAttr("swizzle") == c.shared.swizzle)
+        return o->result();
+    }
+    Builder b;
+    b.setInsertionPointBefore(at);
+    b.setLoc(ld.loc);
+    return b.op1(OpCode::TensormapCreate, ops, Type::scalar(DType::I64), std::move(attrs));
   }
 
   // The limits of the prefix-masked loads, computed next to each load from
@@ -601,6 +647,8 @@ class Pipeliner {
     // The tensor copies of one iteration complete on one barrier per slot;
     // its phase flips each time the ring wraps around.
     Value *bars = tma_ ? pre_.op1(OpCode::BarrierAlloc, {}, i32, {{"count", slots}}) : nullptr;
+    std::vector<Value *> tensorMaps;
+    for (const Candidate *c : fills) tensorMaps.push_back(tma_ ? tensorMapOf(*c) : nullptr);
     int64_t stageBytes = 0;
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
@@ -640,7 +688,8 @@ class Pipeliner {
       for (size_t k = 0; k < advancing_.size(); ++k) map[advancing_[k].arg] = current[k];
       Value *slot = pre_.constInt(j, i32);
       for (size_t r = 0; r < fills.size(); ++r)
-        copyAt(pre_, *fills[r], it, map, rings[r], slot, bars, r == 0 ? stageBytes : 0);
+        copyAt(pre_, *fills[r], it, map, rings[r], slot, bars, r == 0 ? stageBytes : 0,
+               tensorMaps[r]);
       if (!tma_) pre_.create(OpCode::AsyncCommit, {}, {});
       for (size_t k = 0; k < advancing_.size(); ++k) {
         Map step = map;
@@ -670,7 +719,8 @@ class Pipeliner {
     Iteration ahead = iteration(head, iv(), lookAhead);
     Map map{{iv(), ahead.at}};
     for (size_t r = 0; r < fills.size(); ++r)
-      copyAt(head, *fills[r], ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0);
+      copyAt(head, *fills[r], ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0,
+             tensorMaps[r]);
     if (tma_)
       head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
     else

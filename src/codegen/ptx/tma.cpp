@@ -37,6 +37,19 @@ int hostDescriptorParam(const Operation &load, const Function &fn) {
   return base;
 }
 
+bool madeInKernel(const Operation &load, const Function &fn) {
+  if (load.code != OpCode::DescriptorLoad || hostDescriptorParam(load, fn) >= 0) return false;
+  DescriptorLoadParts p = descriptorLoadParts(load);
+  auto last = passes::constantOf(p.strides.back());
+  if (!last || last->isFloat || last->i != 1) return false;
+  const Value *base = p.base;
+  if (!base->def)
+    return base->owner == &fn.body && fn.paramAttrs.at(base->index).divisibility % 16 == 0;
+  if (base->def->code != OpCode::Hint) return false;
+  std::vector<int64_t> div = base->def->intsAttr("divisibility");
+  return !div.empty() && div[0] > 0 && div[0] % 16 == 0;
+}
+
 bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle) {
   if (shape.size() != 2 || swizzle == 0) return false;
   int64_t rowBytes = shape[1] * elemBytes;
@@ -45,7 +58,8 @@ bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle) {
 }
 
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
-  if (m.targetSm != 90 || !m.archSpecific || hostDescriptorParam(load, fn) < 0) return false;
+  if (m.targetSm != 90 || !m.archSpecific) return false;
+  if (hostDescriptorParam(load, fn) < 0 && !madeInKernel(load, fn)) return false;
   DescriptorLoadParts p = descriptorLoadParts(load);
   if (p.block.size() != 2) return false;
   DType d = p.base->type.dtype;

@@ -13,6 +13,13 @@ namespace tessera::ptx {
 // 16-byte aligned.
 int hostDescriptorParam(const Operation &load, const Function &fn);
 
+// Whether `load`'s descriptor was made in the kernel with a base known to be
+// 16-byte aligned (tl.make_tensor_descriptor's contract, which its hint
+// states, or a parameter so specialised) and a last stride of 1, so that
+// the kernel can build its tensor map (tensormap_create). A host
+// descriptor (hostDescriptorParam) is not one.
+bool madeInKernel(const Operation &load, const Function &fn);
+
 // Whether a bulk tensor copy can fill a shared tile of `shape` (2-D, last
 // dim contiguous) of `elemBytes` elements with `swizzle`-byte swizzle
 // (SharedLayout): boxes of `swizzle` bytes by at most 256 rows, stacked at
@@ -20,11 +27,10 @@ int hostDescriptorParam(const Operation &load, const Function &fn);
 bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle);
 
 // Whether the tensor memory accelerator may serve descriptor_load `load` on
-// this target, as far as the load alone tells: sm_90a, a rank-2 host
-// descriptor of 16-bit elements, in the body of a `for` loop whose dots
-// read it (directly or through `.T`), a block the copy engine boxes with the
-// 128-byte swizzle. pipeline-dot-operands
-// decides the rest (the loop is pipelined, the dots run on wgmma).
+// this target, as far as the load alone tells: sm_90a, a rank-2 descriptor
+// (a host one, or one made in the kernel) of 16-bit elements, in the body of a `for` loop whose
+// dots read it (directly or through `.T`), a block the copy engine boxes with the 128-byte swizzle.
+// pipeline-dot-operands decides the rest (the loop is pipelined, the dots run on wgmma).
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
 
 }  // namespace tessera::ptx
