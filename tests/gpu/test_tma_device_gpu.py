@@ -125,6 +125,17 @@ def test_matmul(gen, dtype, warps, blocks, stages):
     check(c, a.double() @ b.double().T, K)
 
 
+@pytest.mark.parametrize("dtype,bk", [(torch.float16, 32), (torch.float16, 16),
+                                      (torch.float8_e4m3fn, 64), (torch.float8_e4m3fn, 128)])
+def test_narrow_blocks_and_fp8(gen, dtype, bk):
+    BM, BN = 64, 128
+    M, N, K = 136, 200, 5 * bk + (8 if dtype == torch.float16 else 16)
+    a, b = randn((M, K), dtype, gen), randn((N, K), dtype, gen)
+    c = poisoned((M, N))
+    matmul(a, b, c, (BM, BN, bk))
+    check(c, a.double() @ b.double().T, K)
+
+
 @pytest.mark.parametrize("b_kn", [False, True])
 def test_views_with_offsets_and_row_pitch(gen, b_kn):
     """Column slices: the row stride is not the row length, and the bases

@@ -165,8 +165,8 @@ def test_a_in_registers(gen, stages):
     check(c, 2 * a.double() @ b.double().T, K)
 
 
-# Narrower blocks (32- and 64-byte swizzles) and fp8: the cp.async rings
-# serve them today (tma.cpp); these cases are ready for the copy engine.
+# Narrower blocks (boxes of the 32- and 64-byte swizzles) and fp8 (bytes,
+# K-major).
 @pytest.mark.parametrize("dtype,bk", [(torch.float16, 32), (torch.float16, 16),
                                       (torch.float8_e4m3fn, 64), (torch.float8_e4m3fn, 128)])
 def test_matmul_narrow_blocks_and_fp8(gen, dtype, bk):

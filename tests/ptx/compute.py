@@ -48,6 +48,10 @@ def math(x_ptr, N: tl.constexpr):
 # MATH-DAG: rsqrt.approx.f32
 # MATH-DAG: lg2.approx.f32
 # MATH-DAG: sin.approx.f32
+# The argument reduction by 2pi in two parts: float(2pi), then 2pi's
+# remainder (float(2pi) - 2pi), not pi's.
+# MATH-DAG: fma.rn.f32 {{%f[0-9]+}}, {{%f[0-9]+}}, 0fC0C90FDB, {{%f[0-9]+}};
+# MATH-DAG: fma.rn.f32 {{%f[0-9]+}}, {{%f[0-9]+}}, 0f343BBD2E, {{%f[0-9]+}};
 # MATH-DAG: cvt.rmi.f32.f32
 
 

@@ -18,9 +18,15 @@
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=NO-TMA
 # RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 0" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=NO-TMA
-# Nor (until they have run on the copy engine) 64-byte rows, nor fp8.
-# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[64, 32]>:16, tensordesc<fp16[128, 32]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 32, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=NO-TMA
-# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp8e4nv[64, 128]>:16, tensordesc<fp8e4nv[128, 128]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 128, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=NO-TMA
+# Narrower rows take the 64- and 32-byte swizzles (boxes as wide as the
+# rows), fp8 (K-major) its bytes as UINT8 (0).
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[64, 32]>:16, tensordesc<fp16[128, 32]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 32, 0" --emit ptx --target sm_90a --num-warps 4 -o %t.64.ptx
+# RUN: FileCheck %s --check-prefix=SW64 < %t.64.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.64.ptx -o %t.64.cubin
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[64, 16]>:16, tensordesc<fp16[128, 16]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 16, 0" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=SW32
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp8e4nv[64, 128]>:16, tensordesc<fp8e4nv[128, 128]>:16, *fp16:16, i32:16, i32:16, i32:16, 64, 128, 128, 0" --emit ptx --target sm_90a --num-warps 4 -o %t.fp8.ptx
+# RUN: FileCheck %s --check-prefix=FP8 < %t.fp8.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.fp8.ptx -o %t.fp8.cubin
 # The kernels are the GPU suite's (tests/gpu/test_tma_gpu.py), by name.
 
 # One tensor map per descriptor: its base parameter, its rank, the
@@ -97,6 +103,17 @@
 # IR: yield
 # IR: barrier_dealloc %[[BARS]]
 # IR-NOT: descriptor_load
+
+# SW64: // tessera.tensormap = 0 2 6 32 64 2 0
+# SW64-NEXT: // tessera.tensormap = 4 2 6 32 128 2 0
+# SW64: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 12288;
+# SW64: wgmma.mma_async
+# SW32: // tessera.tensormap = 0 2 6 16 64 1 0
+# SW32-NEXT: // tessera.tensormap = 4 2 6 16 128 1 0
+# FP8: // tessera.tensormap = 0 2 0 128 64 3 0
+# FP8-NEXT: // tessera.tensormap = 4 2 0 128 128 3 0
+# FP8: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 24576;
+# FP8: wgmma.mma_async.sync.aligned.{{.*}}.e4m3.e4m3
 
 # NO-TMA-NOT: cp.async.bulk
 # NO-TMA-NOT: mbarrier

@@ -64,14 +64,12 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
   if (p.block.size() != 2) return false;
   DType d = p.base->type.dtype;
   int eb = byteSize(d);
-  // 16-bit elements in 128-byte swizzled boxes: what has run on the GPU
-  // (tests/gpu/test_tma_gpu.py). fp8 (K-major) and the 32- and 64-byte
-  // swizzles of narrower blocks take the cp.async rings until their cases
-  // there have run on the copy engine.
-  if (eb != 2) return false;
+  // 16-bit and 8-bit elements (fp8 is K-major, pipeline-dot-operands
+  // checks), in boxes of the ring's 128-, 64- or 32-byte swizzle.
+  if (eb != 2 && eb != 1) return false;
   if (p.nanPadding && d != DType::F16 && d != DType::BF16) return false;
   int swizzle = SharedLayout::swizzleFor(p.block[1] * eb);
-  if (swizzle != 128 || !tmaBoxFits(p.block, eb, swizzle)) return false;
+  if (!tmaBoxFits(p.block, eb, swizzle)) return false;
   const Block *body = load.parent;
   if (!body->parentOp || body->parentOp->code != OpCode::For) return false;
   // Every use a dot operand in the same body, directly or through `.T`.

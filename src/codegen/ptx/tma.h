@@ -28,9 +28,11 @@ bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle);
 
 // Whether the tensor memory accelerator may serve descriptor_load `load` on
 // this target, as far as the load alone tells: sm_90a, a rank-2 descriptor
-// (a host one, or one made in the kernel) of 16-bit elements, in the body of a `for` loop whose
-// dots read it (directly or through `.T`), a block the copy engine boxes with the 128-byte swizzle.
-// pipeline-dot-operands decides the rest (the loop is pipelined, the dots run on wgmma).
+// (a host one, or one made in the kernel) of 16- or 8-bit elements, in the
+// body of a `for` loop whose dots read it (directly or through `.T`), a
+// block the copy engine boxes with the swizzle of its rows (128, 64 or 32
+// bytes). pipeline-dot-operands decides the rest (the loop is pipelined,
+// the dots run on wgmma, fp8 operands are K-major).
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
 
 }  // namespace tessera::ptx

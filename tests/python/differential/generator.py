@@ -26,7 +26,8 @@ integer division by zero, float -> int conversion out of range) and
 `unstable` (its error is not bounded by its own magnitude: a quotient or
 remainder of an inexact float, where a last-bit difference in a denominator
 near zero, or an operand near a multiple of the divisor, moves the result
-arbitrarily far). The passes-off-vs-on comparison ignores them all: both
+arbitrarily far; a float16 sum or cumsum, whose partial sums Triton rounds
+to float16, so that cancellation leaves an error of the terms' size). The passes-off-vs-on comparison ignores them all: both
 sides run on the same interpreter, so every output must agree bit for bit.
 Arguments of tl.sin and tl.cos are clamped to +-1e4, inside the range
 where the GPU's reduction by 2 pi keeps its documented accuracy.
@@ -428,6 +429,11 @@ class _Gen:
         fl = _flags(a)
         if op == "sum" and is_float(d):
             fl["inexact"] = True
+            # Triton sums float16 in float16: every partial sum is rounded to
+            # float16, so the error is bounded by the terms' magnitudes, not
+            # by the sum's, and cancellation leaves it unbounded relative to
+            # the result (module doc).
+            fl["unstable"] = fl["unstable"] or d == "float16"
         out_d = d  # Triton widens: bfloat16 always, max/min anything narrower than 32 bits
         if d == "bfloat16" or (op != "sum" and BITS[d] < 32):
             out_d = "float32" if is_float(d) else "int32"
@@ -442,6 +448,7 @@ class _Gen:
         axis = self.r.choice((0, 1)) if shape == "2d" else 0
         fl = _flags(a)
         fl["inexact"] = fl["inexact"] or is_float(d)
+        fl["unstable"] = fl["unstable"] or d == "float16"  # float16 partial sums, as in reduce
         out_d = "float32" if d == "bfloat16" else d
         if not is_float(d) and BITS[d] < 32:
             out_d = "uint32" if is_unsigned(d) else "int32"
