@@ -152,6 +152,9 @@ int aotMain(int argc, char **argv) {
   req.source = *source;
   req.fileName = file;
   req.kernel = kernel;
+  // The launchers pass no global scratch: descriptors made in the kernel
+  // keep cp.async on sm_90a.
+  req.globalScratch = false;
   std::vector<tessera::AotVariant> variants;
   std::string ptxas = noCubin ? "" : findPtxas(ptxasGiven);
   try {

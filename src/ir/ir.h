@@ -165,6 +165,9 @@ class Module {
   int targetSm = 80;
   // The architecture-specific target (sm_90a): Hopper's wgmma may be used.
   bool archSpecific = false;
+  // Tensor maps may be built in the kernel (a global scratch the launcher
+  // passes); ahead-of-time launchers pass none.
+  bool globalScratch = true;
   Function *lookup(std::string_view name) const;
 };
 

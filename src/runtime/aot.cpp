@@ -98,9 +98,9 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
       throw Error("kernel '" + first.name() + "' was compiled without a GPU target");
     if (v.kernel->globalScratchBytes() > 0)
       throw Error("signature '" + v.signature + "': kernel '" + first.name() +
-                  "' builds tensor maps on the GPU (tl.make_tensor_descriptor feeding tl.dot on "
-                  "sm_90a), which ahead-of-time launchers do not support yet; compile it for "
-                  "sm_90 or sm_80, where its descriptor loads are plain loads");
+                  "' was compiled to build tensor maps on the GPU, which ahead-of-time "
+                  "launchers do not pass scratch memory for; compile it with "
+                  "CompileRequest::globalScratch off (tesserac aot does)");
     const auto &args = v.kernel->function().body.args;
     size_t runtime = 0;
     for (const frontend::ArgSpec &a : v.spec) {

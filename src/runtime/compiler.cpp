@@ -131,6 +131,7 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   gpu.numWarps = req.numWarps;
   gpu.numStages = req.numStages;
   gpu.debug = req.lower.debug;
+  gpu.globalScratch = req.globalScratch;
   gpu.sources = &sm;
   std::unique_ptr<Module> copy = req.stagesOnly ? nullptr : cloneModule(tile);
   Module &gpuModule = copy ? *copy : tile;

@@ -58,6 +58,10 @@ struct CompileRequest {
   // GPU code generation: a target ("sm_80", "sm_90", "sm_90a") adds the
   // stages "ttgir" (Tile IR with layouts) and "ptx"; empty: CPU only.
   std::string target;
+  // Whether the kernel may build tensor maps in a global scratch that its
+  // launches pass (descriptors made in the kernel on sm_90a); ahead-of-time
+  // launchers turn it off, and such loads stay on cp.async.
+  bool globalScratch = true;
   int numWarps = 4;
   int numStages = 3;  // software pipelining depth of loops (1: none)
   // The stages whose text the kernel keeps (stages(), ir()); empty: all of

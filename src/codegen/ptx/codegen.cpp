@@ -39,6 +39,7 @@ void prepareModule(Module &m, const PtxOptions &opts) {
   m.numStages = opts.numStages;
   m.targetSm = opts.target.sm;
   m.archSpecific = opts.target.archSpecific;
+  m.globalScratch = opts.globalScratch;
 }
 
 namespace {

@@ -52,6 +52,7 @@ struct PtxOptions {
   int numWarps = 4;
   int numStages = 3;                       // software pipelining depth of loops
   bool debug = false;                      // device_assert checks on
+  bool globalScratch = true;               // see Module::globalScratch
   const SourceManager *sources = nullptr;  // file names for .file/.loc
 };
 

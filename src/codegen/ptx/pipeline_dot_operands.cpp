@@ -124,7 +124,8 @@ class Pipeliner {
         stages_(stages),
         targetSm_(m.targetSm),
         numWarps_(m.numWarps),
-        archSpecific_(m.archSpecific) {}
+        archSpecific_(m.archSpecific),
+        globalScratch_(m.globalScratch) {}
 
   void run() {
     if (stages_ < 2 || writesMemory()) return;
@@ -299,7 +300,7 @@ class Pipeliner {
         // it; unservable() drops it where another use remains.
         if (ld && ld->code == OpCode::DescriptorLoad && ld->parent == &body_ &&
             !excluded_.count(ld) && v->type.rank() == 2 &&
-            (hostDescriptorParam(*ld, fn_) >= 0 || madeInKernel(*ld, fn_))) {
+            (hostDescriptorParam(*ld, fn_) >= 0 || (globalScratch_ && madeInKernel(*ld, fn_)))) {
           std::unordered_set<Operation *> seen;
           std::unordered_set<Value *> mine;
           bool ok = true;
@@ -817,7 +818,8 @@ class Pipeliner {
   int targetSm_;
   int numWarps_;
   bool archSpecific_;
-  bool tma_ = false;  // the rings fill by tensor copies (descriptor loads)
+  bool globalScratch_;  // tensor maps may be built in the kernel
+  bool tma_ = false;    // the rings fill by tensor copies (descriptor loads)
   int64_t step_ = 1;
   Builder pre_;  // before the loop
   PtrMap<const Value *, int> uses_;

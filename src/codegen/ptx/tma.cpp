@@ -59,7 +59,8 @@ bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle) {
 
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
   if (m.targetSm != 90 || !m.archSpecific) return false;
-  if (hostDescriptorParam(load, fn) < 0 && !madeInKernel(load, fn)) return false;
+  if (hostDescriptorParam(load, fn) < 0 && !(m.globalScratch && madeInKernel(load, fn)))
+    return false;
   DescriptorLoadParts p = descriptorLoadParts(load);
   if (p.block.size() != 2) return false;
   DType d = p.base->type.dtype;
