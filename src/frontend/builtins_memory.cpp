@@ -3,8 +3,10 @@
 // tl.store). Block pointers never reach the IR: a load or store through one
 // becomes a tile of plain pointers plus a boundary mask, so every back end
 // handles them with the ordinary load/store ops.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "frontend/builtin_util.h"
@@ -313,6 +315,46 @@ void blockAddresses(Lowerer &l, const BlockParts &p, const std::vector<int64_t> 
 
 namespace {
 
+// The integer a value is, looking through casts (nullopt if not constant).
+std::optional<int64_t> intConstant(const Value *v) {
+  while (v->def && v->def->code == OpCode::Cast && isInt(v->def->operand(0)->type.dtype))
+    v = v->def->operand(0);
+  if (!v->def || v->def->code != OpCode::Constant) return std::nullopt;
+  const Attr *a = v->def->attr("value");
+  const int64_t *i = a ? std::get_if<int64_t>(a) : nullptr;
+  return i ? std::optional<int64_t>(*i) : std::nullopt;
+}
+
+// A rank-2 block of 8- or 16-bit elements loads as a descriptor_load,
+// checking the boundary_check dims only. It means the same load
+// (ir/descriptor_load.h), and on sm_90a the tensor memory accelerator may
+// fill a dot's ring from it. When the first dim is the one of stride 1
+// here (order (0, 1)), the transposed block is loaded and transposed back;
+// when that is known only once the callee is inlined,
+// expand-descriptor-loads turns it then. Else null.
+Value *blockAsDescriptorLoad(Lowerer &l, const BlockParts &p, const std::vector<int64_t> &checked,
+                             bool nan, SourceLoc loc) {
+  DType elem = p.base->type.dtype;
+  if (p.block.size() != 2 || (byteSize(elem) != 1 && byteSize(elem) != 2)) return nullptr;
+  int contig = intConstant(p.strides[1]) != 1 && intConstant(p.strides[0]) == 1 ? 0 : 1;
+  const size_t dims[2] = {contig == 1 ? 0u : 1u, contig == 1 ? 1u : 0u};
+  std::vector<Value *> ops{p.base};
+  for (size_t d : dims) ops.push_back(p.shape[d]);
+  for (size_t d : dims) ops.push_back(p.strides[d]);
+  for (size_t d : dims) ops.push_back(p.offsets[d]);
+  std::vector<int64_t> block{p.block[dims[0]], p.block[dims[1]]}, checks;
+  for (int64_t i = 0; i < 2; ++i)
+    if (std::find(checked.begin(), checked.end(), static_cast<int64_t>(dims[i])) != checked.end())
+      checks.push_back(i);
+  std::vector<NamedAttr> attrs{{"block", block}, {"padding", std::string(nan ? "nan" : "zero")}};
+  if (checks.size() != 2) attrs.push_back({"checks", checks});
+  Value *v = l.emit(OpCode::DescriptorLoad, ops, Type::tile(block, Type::scalar(elem)), loc,
+                    std::move(attrs));
+  if (contig == 1) return v;
+  return l.emit(OpCode::Permute, {v}, v->type.withShape(p.block), loc,
+                {{"order", std::vector<int64_t>{1, 0}}});
+}
+
 SVal loadBlockPtr(Lowerer &l, A &a) {
   BlockParts p = parts(blockPtrArg(l, a["pointer"], a.locOf("pointer"), "tl.load"));
   DType elem = p.base->type.dtype;
@@ -326,6 +368,7 @@ SVal loadBlockPtr(Lowerer &l, A &a) {
             "use padding_option='zero'");
   std::vector<int64_t> checked =
       boundaryCheck(l, a["boundary_check"], p.block.size(), a.locOf("boundary_check"));
+  if (Value *v = blockAsDescriptorLoad(l, p, checked, pad == "nan", a.loc)) return SVal::tensor(v);
   Value *ptrs, *mask;
   blockAddresses(l, p, checked, a.loc, ptrs, mask);
   Type rt = ptrs->type.withElement(Type::scalar(elem));

@@ -1,5 +1,6 @@
 #include "ir/descriptor_load.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/printer.h"
@@ -27,6 +28,10 @@ DescriptorLoadParts descriptorLoadParts(const Operation &op) {
     p.offsets.push_back(op.operands.at(1 + 2 * n + i));
   }
   p.nanPadding = op.strAttr("padding") == "nan";
+  p.checked.assign(n, op.attr("checks") == nullptr);
+  if (op.attr("checks"))
+    for (int64_t d : op.intsAttr("checks"))
+      if (d >= 0 && static_cast<size_t>(d) < n) p.checked[d] = true;
   return p;
 }
 
@@ -41,6 +46,14 @@ std::string checkDescriptorLoad(const Operation &op) {
   std::string pad = op.strAttr("padding", "zero");
   if (pad != "zero" && pad != "nan")
     return "padding must be \"zero\" or \"nan\", got \"" + pad + "\"";
+  if (const Attr *checks = op.attr("checks")) {
+    const auto *dims = std::get_if<std::vector<int64_t>>(checks);
+    if (!dims) return "checks must be a list of dims";
+    for (size_t i = 0; i < dims->size(); ++i)
+      if ((*dims)[i] < 0 || (*dims)[i] >= static_cast<int64_t>(n) ||
+          (i > 0 && (*dims)[i] <= (*dims)[i - 1]))
+        return "checks must list dims of the block in increasing order";
+  }
   if (op.operands.size() != 1 + 3 * n)
     return "a block of rank " + std::to_string(n) + " takes " + std::to_string(1 + 3 * n) +
            " operands (base, shapes, strides, offsets), got " + std::to_string(op.operands.size());
@@ -54,7 +67,11 @@ std::string checkDescriptorLoad(const Operation &op) {
                ", got " + printType(op.operands[i]->type);
     return {};
   };
-  if (std::string e = want(1, DType::I32, "a shape"); !e.empty()) return e;
+  for (size_t i = 1; i <= n; ++i)  // i32 (descriptors) or i64 (block pointers)
+    if (!(op.operands[i]->type == Type::scalar(DType::I32)) &&
+        !(op.operands[i]->type == Type::scalar(DType::I64)))
+      return "a shape (operand #" + std::to_string(i) + ") must be i32 or i64, got " +
+             printType(op.operands[i]->type);
   if (std::string e = want(1 + n, DType::I64, "a stride"); !e.empty()) return e;
   if (std::string e = want(1 + 2 * n, DType::I32, "an offset"); !e.empty()) return e;
   Type expect = Type::tile(*block, Type::scalar(base.dtype));
@@ -118,10 +135,11 @@ std::string checkTmaOp(const Operation &op) {
     }
     case OpCode::TensormapCreate: {
       // Rank 2, as the emitter builds maps.
+      auto shape = [&](size_t i) { return isScalar(i, DType::I32) || isScalar(i, DType::I64); };
       if (op.operands.size() != 5 || !op.operands[0]->type.isPtr() ||
-          op.operands[0]->type.isTile() || !isScalar(1, DType::I32) || !isScalar(2, DType::I32) ||
-          !isScalar(3, DType::I64) || !isScalar(4, DType::I64))
-        return "takes (base pointer, 2 shapes i32, 2 strides i64)";
+          op.operands[0]->type.isTile() || !shape(1) || !shape(2) || !isScalar(3, DType::I64) ||
+          !isScalar(4, DType::I64))
+        return "takes (base pointer, 2 shapes i32 or i64, 2 strides i64)";
       if (!(op.results[0]->type == Type::scalar(DType::I64)))
         return "result must be i64 (the map's global address)";
       const Attr *box = op.attr("box");
@@ -161,7 +179,7 @@ void expandDescriptorLoad(Operation &op) {
     return b.op1(OpCode::Broadcast, {v}, v->type.withShape(shape));
   };
   std::vector<Value *> shape64;
-  for (Value *s : p.shape) shape64.push_back(b.op1(OpCode::Cast, {s}, i64));
+  for (Value *s : p.shape) shape64.push_back(s->type == i64 ? s : b.op1(OpCode::Cast, {s}, i64));
   Value *offset = nullptr, *mask = nullptr;
   for (size_t d = 0; d < n; ++d) {
     Value *r = b.op1(OpCode::Arange, {}, Type::tile({block[d]}, i32),
@@ -175,6 +193,7 @@ void expandDescriptorLoad(Operation &op) {
     Value *term = b.op1(OpCode::Mul, {idx, broadcastTo(p.strides[d], s)}, idx->type);
     term = broadcastTo(term, block);
     offset = offset ? b.op1(OpCode::Add, {offset, term}, term->type) : term;
+    if (!p.checked[d]) continue;
     Value *zero = broadcastTo(b.constInt(0, i64), s);
     Value *ge =
         b.op1(OpCode::Cmp, {idx, zero}, idx->type.withElement(i1), {{"pred", std::string("ge")}});
@@ -186,11 +205,15 @@ void expandDescriptorLoad(Operation &op) {
   Value *base = broadcastTo(p.base, block);
   Value *ptrs = b.op1(OpCode::AddPtr, {base, offset}, base->type);
   Type elem = Type::scalar(p.base->type.dtype);
-  Value *pad = p.nanPadding          ? b.constFloat(std::nan(""), elem)
-               : isFloat(elem.dtype) ? b.constFloat(0.0, elem)
-                                     : b.constInt(0, elem);
+  std::vector<Value *> operands{ptrs};
+  if (mask) {
+    Value *pad = p.nanPadding          ? b.constFloat(std::nan(""), elem)
+                 : isFloat(elem.dtype) ? b.constFloat(0.0, elem)
+                                       : b.constInt(0, elem);
+    operands.insert(operands.end(), {mask, broadcastTo(pad, block)});
+  }
   Value *loaded =
-      b.op1(OpCode::Load, {ptrs, mask, broadcastTo(pad, block)}, op.results[0]->type,
+      b.op1(OpCode::Load, operands, op.results[0]->type,
             {{"cache", std::string()}, {"evict", std::string()}, {"volatile", int64_t{0}}});
   replaceAllUsesWith(*op.parent, op.results[0].get(), loaded);
   eraseOp(&op);
@@ -206,6 +229,28 @@ bool anyDescriptorLoad(const Block &b) {
   return false;
 }
 }  // namespace
+
+Operation *transposeDescriptorLoad(Operation &op) {
+  DescriptorLoadParts p = descriptorLoadParts(op);
+  Builder b;
+  b.setInsertionPointBefore(&op);
+  b.setLoc(op.loc);
+  std::vector<Value *> ops{p.base,       p.shape[1],   p.shape[0],  p.strides[1],
+                           p.strides[0], p.offsets[1], p.offsets[0]};
+  std::vector<int64_t> block{p.block[1], p.block[0]}, checks;
+  for (int64_t d : {1, 0})
+    if (p.checked[d]) checks.push_back(1 - d);
+  std::sort(checks.begin(), checks.end());
+  std::vector<NamedAttr> attrs{{"block", block}, {"padding", op.strAttr("padding", "zero")}};
+  if (checks.size() != 2) attrs.push_back({"checks", checks});
+  const Type &t = op.results[0]->type;
+  Operation *load = b.create(OpCode::DescriptorLoad, ops, {t.withShape(block)}, std::move(attrs));
+  Value *back =
+      b.op1(OpCode::Permute, {load->result()}, t, {{"order", std::vector<int64_t>{1, 0}}});
+  replaceAllUsesWith(*op.parent, op.results[0].get(), back);
+  eraseOp(&op);
+  return load;
+}
 
 bool hasDescriptorLoads(const Function &fn) {
   return anyDescriptorLoad(fn.body);

@@ -14,13 +14,18 @@
 
 namespace tessera {
 
-// The operands of a descriptor_load of rank n: base, then n shapes (i32),
-// n strides (i64) and n offsets (i32).
+// The operands of a descriptor_load of rank n: base, then n shapes (i32; a
+// block pointer's are i64), n strides (i64) and n offsets (i32).
 struct DescriptorLoadParts {
   Value *base = nullptr;
   std::vector<Value *> shape, strides, offsets;
   std::vector<int64_t> block;
   bool nanPadding = false;
+  // The dims whose bounds the load checks (attribute `checks`; every dim
+  // when absent). A block pointer's tl.load checks only its
+  // boundary_check dims: reading past the others is undefined, which the
+  // tensor memory accelerator refines to reading the padding.
+  std::vector<bool> checked;
 };
 DescriptorLoadParts descriptorLoadParts(const Operation &op);
 
@@ -35,9 +40,15 @@ std::string checkTmaOp(const Operation &op);
 
 // Replaces `op` by the masked load it means: element i of the block reads
 // base[sum_d (offsets[d] + i_d) * strides[d]] where 0 <= offsets[d] + i_d <
-// shape[d] in every dim, else the padding (0 or NaN). The new ops carry the
-// op's location.
+// shape[d] in every checked dim, else the padding (0 or NaN); with no dim
+// checked, an unmasked load. The new ops carry the op's location.
 void expandDescriptorLoad(Operation &op);
+
+// Replaces rank-2 `op` by the load of the transposed block (dims, strides,
+// offsets and checks swapped) and a permute back to `op`'s result: the form
+// whose last dim is contiguous when `op`'s first stride is 1. The new ops
+// carry the op's location; returns the new descriptor_load.
+Operation *transposeDescriptorLoad(Operation &op);
 
 bool hasDescriptorLoads(const Function &fn);
 

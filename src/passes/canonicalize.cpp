@@ -73,6 +73,7 @@ class Canonicalizer {
     for (auto it = b.ops.begin(); it != b.ops.end();) {
       Operation *op = (it++)->get();  // advance first: op may be moved or buried
       vm_.remapOperands(op);
+      if (op->code == OpCode::For) forwardInvariantIterArgs(op);
       for (auto &r : op->regions) sweepBlock(*r);
       visit(op);
     }
@@ -410,6 +411,27 @@ class Canonicalizer {
     for (size_t i = 0; i < yielded.size(); ++i) vm_.map(op->result(i), yielded[i]);
     gy_.bury(op);
     changed_ = true;
+  }
+
+  // An iter arg that the body yields unchanged is its initial value in
+  // every iteration and after the loop: its uses read that value instead
+  // (then dce drops the arg). A block pointer carried through a loop keeps
+  // its base, shape and strides this way, and they become loop-invariant.
+  void forwardInvariantIterArgs(Operation *op) {
+    if (op->regions.size() != 1) return;
+    Block &body = *op->regions[0];
+    Operation *yield = body.terminator();
+    size_t n = op->results.size();
+    if (!yield || yield->operands.size() != n || body.args.size() != n + 1 ||
+        op->operands.size() != n + 3)
+      return;
+    for (size_t i = 0; i < n; ++i) {
+      Value *arg = body.args[i + 1].get(), *init = op->operand(3 + i);
+      if (yield->operands[i] != arg || init->type != arg->type) continue;
+      vm_.map(arg, init);
+      vm_.map(op->result(i), init);
+      changed_ = true;
+    }
   }
 
   void foldFor(Operation *op) {

@@ -52,6 +52,38 @@ def made_matmul(a_ptr, b_ptr, c_ptr, M, N, K, a_rows, a_cols, stride_a, stride_b
     tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
 
 
+# Block pointers: A [M, K] and B either [K, N] or the [N, K] array read as
+# its transpose (order (0, 1)), advanced along K; BOUNDS: boundary_check on
+# both dims (else none: the shapes must then be multiples of the blocks).
+@triton.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_bn,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, B_NK: tl.constexpr,
+                     BOUNDS: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_blocks = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    if B_NK:
+        b_blocks = tl.make_block_ptr(b_ptr, (K, N), (1, stride_bn), (0, pid_n * BN), (BK, BN),
+                                     (0, 1))
+    else:
+        b_blocks = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, pid_n * BN), (BK, BN),
+                                     (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        if BOUNDS:
+            a = tl.load(a_blocks, boundary_check=(0, 1))
+            b = tl.load(b_blocks, boundary_check=(0, 1))
+        else:
+            a = tl.load(a_blocks)
+            b = tl.load(b_blocks)
+        acc = tl.dot(a, b, acc)
+        a_blocks = tl.advance(a_blocks, (0, BK))
+        b_blocks = tl.advance(b_blocks, (BK, 0))
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
+
+
 # Persistent: the maps are made once, before the loop over tiles.
 @triton.jit
 def made_matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
@@ -221,6 +253,23 @@ def test_grouped_rebuilds_per_tile(gen):
                                      BM, BN, BK, tiles, programs, num_warps=4, num_stages=3)
     for ai, bi, ci, (m, n, k) in zip(a, b, c, sizes):
         check(ci, ai.double() @ bi.double(), k)
+
+
+@pytest.mark.parametrize("b_nk", [False, True])
+@pytest.mark.parametrize("bounds", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_block_pointers(gen, b_nk, bounds, dtype):
+    """Block pointers load as descriptor loads: their maps are built in the
+    kernel, B's transposed view (order (0, 1)) as the transposed block."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = (200, 136, 5 * BK + 24) if bounds else (192, 256, 6 * BK)
+    a = randn((M, K), dtype, gen)
+    b = randn((N, K), dtype, gen).T if b_nk else randn((K, N), dtype, gen)
+    c = poisoned((M, N))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    block_ptr_matmul[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), b.stride(1), BM, BN, BK,
+                           b_nk, bounds, num_warps=4, num_stages=3)
+    check(c, a.double() @ b.double(), K)
 
 
 def test_two_launches_on_two_streams(gen):

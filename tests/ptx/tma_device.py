@@ -20,6 +20,17 @@
 # RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel made_matmul_grouped --signature "*i64:16, *i64:16, *i64:16, *i32:16, 4, 64, 128, 64, 8, 5" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.group.ptx
 # RUN: FileCheck %s --check-prefix=GROUP < %t.group.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.group.ptx -o %t.group.cubin
+# Block pointers load as descriptor loads: B read through its transpose
+# (strides (1, stride_bn), order (0, 1)) is turned into the load of the
+# [N, K] block once its loop-carried strides are known, and both rings fill
+# by the copy engine with maps made in the kernel.
+# RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel block_ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, 64, 128, 64, 1, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.bp.ptx
+# RUN: FileCheck %s --check-prefix=BLOCKPTR < %t.bp.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.bp.ptx -o %t.bp.cubin
+# RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel block_ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, 64, 128, 64, 1, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=BLOCKPTR-IR
+# Where axis info cannot prove the base aligned (the signature says
+# nothing of the pointers), the loads stay masked loads.
+# RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel block_ptr_matmul --signature "*fp16, *fp16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, 64, 128, 64, 1, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=NO-TMA-BP
 # In the Tile IR, one tensormap_create per descriptor before the loop, each copy
 # taking its map as the last operand (no tensormap attribute).
 # RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel made_matmul_persistent --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 64, 7" --emit ttgir --target sm_90a --num-warps 8 --num-stages 3 | FileCheck %s --check-prefix=IR
@@ -117,6 +128,21 @@
 # IR: for
 # IR: tma_copy {{.*}}, %{{[0-9]+}} {expect = 0, padding = "zero"}
 # IR-NOT: tensormap = 
+
+# BLOCKPTR: // tessera.global_scratch = 256
+# BLOCKPTR: tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 0, 64;
+# BLOCKPTR-NEXT: @{{%p[0-9]+}} tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 1, 64;
+# BLOCKPTR: tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 0, 64;
+# BLOCKPTR-NEXT: @{{%p[0-9]+}} tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 1, 128;
+# BLOCKPTR: cp.async.bulk.tensor.2d
+# BLOCKPTR: wgmma.mma_async
+# BLOCKPTR-IR: tensormap_create %a_ptr, {{.*}} {box = [64, 64], padding = "zero", swizzle = 128}
+# BLOCKPTR-IR: tensormap_create %b_ptr, {{.*}} {box = [128, 64], padding = "zero", swizzle = 128}
+# BLOCKPTR-IR: memdesc_trans
+# BLOCKPTR-IR-NOT: descriptor_load
+# NO-TMA-BP-NOT: tensormap
+# NO-TMA-BP-NOT: cp.async.bulk
+# NO-TMA-BP: .entry block_ptr_matmul
 
 # NO-TMA-NOT: tensormap
 # NO-TMA-NOT: global_scratch

@@ -174,11 +174,24 @@ void Emitter::emitTensormapCreate(Operation &op) {
   DType d = op.operand(0)->type.dtype;
   std::vector<int64_t> box = op.intsAttr("box");
   bool nan = op.strAttr("padding") == "nan";
-  const std::string &base = get(op.operand(0))[0], &rows = get(op.operand(1))[0],
-                    &cols = get(op.operand(2))[0], &stride = get(op.operand(3))[0];
+  const std::string &base = get(op.operand(0))[0], &stride = get(op.operand(3))[0];
   std::string empty = reg(RegClass::Pred);
-  ins("setp.lt.s32 " + empty + ", " + rows + ", 1");
-  ins("setp.lt.or.s32 " + empty + ", " + cols + ", 1, " + empty);
+  // A dim below 1 makes the tensor empty. A 64-bit dim (a block pointer's)
+  // is clamped to 2^31 - 1: no 32-bit coordinate reaches past that.
+  bool first = true;
+  auto dim = [&](const Value *v) {
+    const std::string &x = get(v)[0];
+    bool wide = v->type.dtype == DType::I64;
+    ins(std::string(first ? "setp.lt." : "setp.lt.or.") + (wide ? "s64 " : "s32 ") + empty + ", " +
+        x + ", 1" + (first ? "" : ", " + empty));
+    first = false;
+    if (!wide) return x;
+    std::string clamped = reg(RegClass::B64), narrow = reg(RegClass::B32);
+    ins("min.s64 " + clamped + ", " + x + ", 2147483647");
+    ins("cvt.u32.u64 " + narrow + ", " + clamped);
+    return narrow;
+  };
+  std::string rows = dim(op.operand(1)), cols = dim(op.operand(2));
   std::string address = reg(RegClass::B64), r = reg(RegClass::B32), c = reg(RegClass::B32),
               bytes = reg(RegClass::B64);
   ins("add.u64 " + address + ", " + padding_ + ", " + (nan ? "16" : "0"));

@@ -5,6 +5,8 @@
 // end handles like any tl.load.
 //
 // Requires: one optimised, inlined kernel (the Tile IR pipeline has run).
+// A descriptor that axis info proves aligned (a block pointer's) first gets
+// hints saying so (hintProvenAlignment below).
 // Guarantees: the only descriptor_loads left are those tmaMayServe accepts
 // (tma.h); pipeline-dot-operands serves or expands them. When it expanded any, the Tile IR
 // clean-up passes run again (canonicalize, cse, licm, dce), so the address
@@ -14,6 +16,8 @@
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/tma.h"
 #include "ir/descriptor_load.h"
+#include "passes/axis_info.h"
+#include "passes/pass_utils.h"
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
@@ -33,7 +37,68 @@ void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep) {
   }
 }
 
+namespace {
+
+// On sm_90a, a descriptor_load whose descriptor the IR does not state
+// aligned (a block pointer's: tl.make_tensor_descriptor states its contract
+// with hints) but axis info proves so gets the hints, the base 16-byte
+// aligned and every stride but the last a multiple of 16 bytes, so that
+// madeInKernel (tma.h) accepts it here and in pipeline-dot-operands alike;
+// first, one whose first dim is the contiguous one is transposed.
+void hintProvenAlignment(Function &fn, const Module &m) {
+  if (m.targetSm != 90 || !m.archSpecific || !m.globalScratch) return;
+  std::vector<Operation *> loads;
+  fn.walk([&](Operation *op) {
+    if (op->code == OpCode::DescriptorLoad && hostDescriptorParam(*op, fn) < 0 &&
+        !madeInKernel(*op, fn))
+      loads.push_back(op);
+  });
+  // A block pointer whose first dim has stride 1 (known once its callee was
+  // inlined) loads the transposed block, whose last dim is contiguous.
+  for (Operation *&op : loads) {
+    DescriptorLoadParts p = descriptorLoadParts(*op);
+    auto isOne = [](const Value *v) {
+      auto c = passes::constantOf(v);
+      return c && !c->isFloat && c->i == 1;
+    };
+    if (p.block.size() == 2 && isOne(p.strides[0]) && !isOne(p.strides[1]))
+      op = transposeDescriptorLoad(*op);
+  }
+  if (loads.empty()) return;
+  AxisInfoMap info = analyzeAxisInfo(fn);
+  for (Operation *op : loads) {
+    if (madeInKernel(*op, fn)) continue;  // the IR says so already (after the turn)
+    DescriptorLoadParts p = descriptorLoadParts(*op);
+    int64_t eb = byteSize(p.base->type.dtype);
+    auto last = passes::constantOf(p.strides.back());
+    bool aligned =
+        last && !last->isFloat && last->i == 1 && info.get(p.base).divisibility[0] % 16 == 0;
+    for (size_t i = 0; i + 1 < p.strides.size(); ++i)
+      aligned = aligned && info.get(p.strides[i]).divisibility[0] * eb % 16 == 0;
+    if (!aligned) continue;
+    // Each hint right after its value's definition, so that it is as
+    // loop-invariant as the value.
+    auto hint = [&](Value *v, int64_t divisibility) {
+      Builder b;
+      if (v->def)
+        b.setInsertionPoint(v->def->parent, std::next(passes::iteratorOf(v->def)));
+      else
+        b.setInsertionPoint(v->owner, v->owner->ops.begin());
+      b.setLoc(op->loc);
+      return b.op1(OpCode::Hint, {v}, v->type,
+                   {{"divisibility", std::vector<int64_t>{divisibility}}});
+    };
+    size_t n = p.block.size();
+    op->operands[0] = hint(p.base, 16);
+    for (size_t i = 0; i + 1 < n; ++i)
+      op->operands[1 + n + i] = hint(p.strides[i], info.get(p.strides[i]).divisibility[0]);
+  }
+}
+
+}  // namespace
+
 void expandDescriptorLoadsPass(Module &m) {
+  for (auto &fn : m.functions) hintProvenAlignment(*fn, m);
   expandDescriptorLoads(
       m, [&](const Operation &op, const Function &fn) { return tmaMayServe(op, fn, m); });
 }

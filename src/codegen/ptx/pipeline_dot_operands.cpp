@@ -300,7 +300,8 @@ class Pipeliner {
         // it; unservable() drops it where another use remains.
         if (ld && ld->code == OpCode::DescriptorLoad && ld->parent == &body_ &&
             !excluded_.count(ld) && v->type.rank() == 2 &&
-            (hostDescriptorParam(*ld, fn_) >= 0 || (globalScratch_ && madeInKernel(*ld, fn_)))) {
+            (hostDescriptorParam(*ld, fn_) >= 0 ||
+             (globalScratch_ && madeInKernel(*ld, fn_) && descriptorBeforeLoop(*ld)))) {
           std::unordered_set<Operation *> seen;
           std::unordered_set<Value *> mine;
           bool ok = true;
@@ -522,6 +523,18 @@ class Pipeliner {
     }
     b.create(OpCode::AsyncCopy, {buf, mapped(map, ld.operand(0)), mask, mapped(map, c.limit)}, {},
              {{"inclusive", int64_t{c.prefix->inclusive}}, {"prefix_run", c.prefix->run}});
+  }
+
+  // Whether the descriptor of `load` (base, shapes, strides) is defined
+  // before the loop, where its tensor map is made.
+  bool descriptorBeforeLoop(const Operation &load) const {
+    DescriptorLoadParts p = descriptorLoadParts(load);
+    std::vector<Value *> parts{p.base};
+    parts.insert(parts.end(), p.shape.begin(), p.shape.end());
+    parts.insert(parts.end(), p.strides.begin(), p.strides.end());
+    for (Value *v : parts)
+      if (passes::isDefinedInside(v, loop_)) return false;
+    return true;
   }
 
   // The tensor map of candidate `c` when its descriptor was made in the

@@ -37,17 +37,39 @@ int hostDescriptorParam(const Operation &load, const Function &fn) {
   return base;
 }
 
+namespace {
+
+// What the IR states `v` is divisible by: a parameter's specialisation, a
+// hint, a constant, through integer casts (1 when it states nothing).
+int64_t statedDivisibility(const Value *v, const Function &fn) {
+  while (v->def && v->def->code == OpCode::Cast && isInt(v->def->operand(0)->type.dtype) &&
+         bitWidth(v->type.dtype) >= bitWidth(v->def->operand(0)->type.dtype))
+    v = v->def->operand(0);
+  if (!v->def) return v->owner == &fn.body ? fn.paramAttrs.at(v->index).divisibility : 1;
+  if (v->def->code == OpCode::Hint) {
+    std::vector<int64_t> div = v->def->intsAttr("divisibility");
+    return div.empty() || div[0] < 1 ? 1 : div[0];
+  }
+  if (auto c = passes::constantOf(v); c && !c->isFloat) {
+    uint64_t u = static_cast<uint64_t>(c->i), low = u & (~u + 1);  // the lowest set bit
+    return u == 0 || low > (uint64_t{1} << 30) ? int64_t{1} << 30 : static_cast<int64_t>(low);
+  }
+  return 1;
+}
+
+}  // namespace
+
 bool madeInKernel(const Operation &load, const Function &fn) {
   if (load.code != OpCode::DescriptorLoad || hostDescriptorParam(load, fn) >= 0) return false;
   DescriptorLoadParts p = descriptorLoadParts(load);
   auto last = passes::constantOf(p.strides.back());
   if (!last || last->isFloat || last->i != 1) return false;
-  const Value *base = p.base;
-  if (!base->def)
-    return base->owner == &fn.body && fn.paramAttrs.at(base->index).divisibility % 16 == 0;
-  if (base->def->code != OpCode::Hint) return false;
-  std::vector<int64_t> div = base->def->intsAttr("divisibility");
-  return !div.empty() && div[0] > 0 && div[0] % 16 == 0;
+  // The base 16-byte aligned, the other strides multiples of 16 bytes.
+  if (statedDivisibility(p.base, fn) % 16 != 0) return false;
+  int eb = byteSize(p.base->type.dtype);
+  for (size_t i = 0; i + 1 < p.strides.size(); ++i)
+    if (statedDivisibility(p.strides[i], fn) * eb % 16 != 0) return false;
+  return true;
 }
 
 bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle) {
@@ -73,6 +95,12 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
   if (!tmaBoxFits(p.block, eb, swizzle)) return false;
   const Block *body = load.parent;
   if (!body->parentOp || body->parentOp->code != OpCode::For) return false;
+  // The descriptor defined before the loop (its map is made there).
+  std::vector<Value *> parts{p.base};
+  parts.insert(parts.end(), p.shape.begin(), p.shape.end());
+  parts.insert(parts.end(), p.strides.begin(), p.strides.end());
+  for (const Value *v : parts)
+    if (passes::isDefinedInside(v, body->parentOp)) return false;
   // Every use a dot operand in the same body, directly or through `.T`.
   const Value *v = load.result();
   int uses = 0;
