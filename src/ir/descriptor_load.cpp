@@ -111,6 +111,9 @@ std::string checkTmaOp(const Operation &op) {
       bool madeInKernel = !t;
       if (t && (!std::get_if<int64_t>(t) || op.intAttr("tensormap") < 0))
         return "tensormap must be the index of the descriptor's base parameter";
+      if (op.operands.size() < 5 + (madeInKernel ? 1u : 0u))
+        return "takes (destination, barriers, slot, coordinates..., runs), then the map of "
+               "a tensormap_create where there is no tensormap attribute";
       size_t n = op.operands.size() - (madeInKernel ? 1 : 0);
       if (n < 5)
         return "takes (destination, barriers, slot, coordinates..., runs), then the map of "
@@ -152,6 +155,13 @@ std::string checkTmaOp(const Operation &op) {
         return "swizzle must be 32, 64 or 128 (bytes)";
       std::string pad = op.strAttr("padding", "zero");
       if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
+      if (const Attr *checks = op.attr("checks")) {
+        const auto *d = std::get_if<std::vector<int64_t>>(checks);
+        if (!d || d->size() > 2 || (d->size() == 2 && (*d)[0] >= (*d)[1]))
+          return "checks must list dims 0 and 1 in increasing order";
+        for (int64_t x : *d)
+          if (x < 0 || x > 1) return "checks must list dims 0 and 1 in increasing order";
+      }
       return {};
     }
     default:

@@ -108,6 +108,9 @@ class KernelImpl : public CompiledKernel {
   int sharedBytes() const;  // dynamic shared memory per program
   // Global scratch per program (tensor maps the kernel builds), 0 if none.
   int globalScratchBytes() const;
+  // The kernel arguments that are row strides of tensor maps the kernel
+  // builds (`tessera.map_stride` lines: argument, element bytes).
+  const std::vector<std::pair<int, int>> &mapStrideArgs() const;
   // Loads the PTX on `device` once and launches it on `stream` (a CUstream).
   // Pointer arguments carry device addresses.
   void launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
@@ -149,7 +152,8 @@ class KernelImpl : public CompiledKernel {
   mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
   mutable std::vector<std::shared_ptr<void>> loadedOwners_;
   mutable int numWarps_ = -1, sharedBytes_ = -1, globalScratchBytes_ = -1;
-  mutable std::once_flag tensorMapsOnce_;
+  mutable std::once_flag tensorMapsOnce_, mapStridesOnce_;
+  mutable std::vector<std::pair<int, int>> mapStrides_;
   mutable std::vector<TensorMapParam> tensorMaps_;
 };
 

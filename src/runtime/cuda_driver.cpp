@@ -21,6 +21,7 @@
 #include <cstring>
 #include <iterator>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace tessera::cuda {
@@ -113,6 +114,7 @@ constexpr const char *kUseCpu = "use the CPU back end (TESSERA_BACKEND=cpu)";
   X(cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                           \
   X(cuMemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned, size_t))                              \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                      \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", (CUstream, int *))                               \
   X(cuEventCreate, "cuEventCreate", (CUevent *, unsigned))                                       \
   X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))                                              \
   X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                         \
@@ -245,6 +247,7 @@ struct DeviceSlot {
   std::mutex scratchMutex;
   struct Scratch {
     Stream stream;
+    std::thread::id thread;  // the per-thread default stream's owner
     CUdeviceptr ptr;
     size_t bytes;
   };
@@ -557,20 +560,32 @@ DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
   const Driver &d = driver();
   DeviceSlot &s = slot(device);
   std::lock_guard<std::mutex> lock(s.scratchMutex);
-  auto it = std::find_if(s.scratch.begin(), s.scratch.end(),
-                         [&](const DeviceSlot::Scratch &e) { return e.stream == stream; });
+  // CU_STREAM_PER_THREAD is one handle for as many streams as threads.
+  const bool perThread = stream == reinterpret_cast<Stream>(uintptr_t{2});
+  const std::thread::id me = perThread ? std::this_thread::get_id() : std::thread::id();
+  auto it = std::find_if(s.scratch.begin(), s.scratch.end(), [&](const DeviceSlot::Scratch &e) {
+    return e.stream == stream && e.thread == me;
+  });
   if (it == s.scratch.end() || it->bytes < bytes) {
+    // Allocating would break a CUDA graph being captured on the stream.
+    int capturing = 0;
+    ScopedContext inContext(d, primaryContext(device), "");
+    if (d.cuStreamIsCapturing(stream, &capturing) == kSuccess && capturing != 0)
+      throw Error(
+          "a kernel that builds tensor maps (descriptors or block pointers read by the tensor "
+          "memory accelerator) needs global scratch on its stream, and none can be allocated "
+          "while a CUDA graph is being captured there: launch it once on that stream before "
+          "capturing, or compile it for sm_90");
     // Doubling, so a growing grid allocates a few times; the outgrown
     // buffer is kept, as kernels queued on the stream may still use it.
     size_t grown = std::max<size_t>(bytes, it == s.scratch.end() ? 0 : 2 * it->bytes);
     grown = (std::max<size_t>(grown, 4096) + 4095) / 4096 * 4096;
-    ScopedContext inContext(d, primaryContext(device), "");
     CUdeviceptr p = 0;
     check(d.cuMemAlloc(&p, grown), "cuMemAlloc");
     if (it == s.scratch.end())
-      it = s.scratch.insert(s.scratch.end(), {stream, p, grown});
+      it = s.scratch.insert(s.scratch.end(), {stream, me, p, grown});
     else
-      *it = {stream, p, grown};
+      *it = {stream, me, p, grown};
   }
   last = {device, stream, it->ptr, it->bytes};
   return it->ptr;

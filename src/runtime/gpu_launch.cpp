@@ -35,6 +35,19 @@ int KernelImpl::globalScratchBytes() const {
   return globalScratchBytes_;
 }
 
+const std::vector<std::pair<int, int>> &KernelImpl::mapStrideArgs() const {
+  std::call_once(mapStridesOnce_, [&] {
+    const std::string &ptx = ir("ptx");
+    const char *key = "// tessera.map_stride = ";
+    for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1)) {
+      int arg = -1, bytes = 0;
+      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d", &arg, &bytes) == 2)
+        mapStrides_.push_back({arg, bytes});
+    }
+  });
+  return mapStrides_;
+}
+
 const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() const {
   std::call_once(tensorMapsOnce_, [&] {
     const std::string &ptx = ir("ptx");
@@ -193,10 +206,33 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   }
   const int64_t g[3] = {grid.x, grid.y, grid.z};
   // Past the hardware's grid limits the launch itself refuses the grid.
-  const bool gridFits = grid.x < (int64_t{1} << 31) && grid.y < 65536 && grid.z < 65536;
+  const bool gridFits = grid.x > 0 && grid.y > 0 && grid.z > 0 && grid.x < (int64_t{1} << 31) &&
+                        grid.y < 65536 && grid.z < 65536;
+  // A row stride the tensor memory accelerator cannot take would trap in
+  // the kernel: say which argument before launching.
+  for (auto [arg, elementBytes] : mapStrideArgs()) {
+    if (arg < 0 || static_cast<size_t>(arg) >= args.size() || empty) continue;
+    const Type &t = fn.body.args[arg]->type;
+    int64_t v = bitWidth(t.dtype) == 64
+                    ? static_cast<int64_t>(args[arg].bits)
+                    : static_cast<int64_t>(static_cast<int32_t>(args[arg].bits));
+    int64_t bytes = v * elementBytes;
+    // 0 may be an empty tensor's (whose map reads the padding block).
+    if (v != 0 &&
+        (v < 0 || v > (int64_t{1} << 40) || bytes % 16 != 0 || bytes >= (int64_t{1} << 40)))
+      throw Error("kernel '" + name_ + "': argument '" + fn.body.args[arg]->nameHint + "' is " +
+                  std::to_string(v) +
+                  ", the row stride of a block the tensor memory accelerator reads (sm_90a), "
+                  "which takes only positive multiples of 16 bytes below 2^40; compile the "
+                  "kernel for sm_90 (TESSERA_TARGET=sm_90) to read it with ordinary loads");
+  }
   if (scratchPerProgram > 0 && gridFits) {
     const uint64_t programs = static_cast<uint64_t>(grid.x) * static_cast<uint64_t>(grid.y) *
                               static_cast<uint64_t>(grid.z);
+    if (programs > (uint64_t{1} << 40) / static_cast<uint64_t>(scratchPerProgram))
+      throw Error("kernel '" + name_ + "': a grid of " + std::to_string(programs) +
+                  " programs would need more than 2^40 bytes of global scratch for the tensor "
+                  "maps it builds; launch fewer programs (a persistent loop over tiles)");
     const size_t bytes = static_cast<size_t>(programs * scratchPerProgram);
     slots[args.size()] = cuda::globalScratch(device, stream, bytes);
     slots[args.size() + 1] = cuda::paddingBlock(device, false);

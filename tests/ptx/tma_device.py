@@ -41,6 +41,8 @@
 # RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel made_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32, i32, i64:16, i64:16, 64, 128, 64, 0, 'zero'" --emit ptx --target sm_90a --num-warps 4 --num-stages 1 | FileCheck %s --check-prefix=NO-TMA
 
 # MAKE: // tessera.global_scratch = 256
+# MAKE-NEXT: // tessera.map_stride = 8 2
+# MAKE-NEXT: // tessera.map_stride = 9 2
 # MAKE: .version 8.6
 # MAKE: .param .u64 made_matmul_param_9,
 # MAKE-NEXT: .param .u64 made_matmul_param_10,
@@ -60,6 +62,15 @@
 # MAKE-NEXT: selp.b32 [[C:%r[0-9]+]], 1, [[COLS]], [[EMPTY]];
 # MAKE-NEXT: mul.lo.s64 [[BYTES:%rd[0-9]+]], {{%rd[0-9]+}}, 2;
 # MAKE-NEXT: selp.b64 [[BYTES]], 16, [[BYTES]], [[EMPTY]];
+# A stride or base the copy engine cannot take (a negative stride, a base
+# against the contract) traps (the runtime names a stride argument first).
+# MAKE-NEXT: setp.lt.s64 [[BAD:%p[0-9]+]], [[BYTES]], 16;
+# MAKE-NEXT: setp.ge.or.s64 [[BAD]], [[BYTES]], 1099511627776, [[BAD]];
+# MAKE-NEXT: and.b64 [[LOW:%rd[0-9]+]], [[BYTES]], 15;
+# MAKE-NEXT: setp.ne.or.u64 [[BAD]], [[LOW]], 0, [[BAD]];
+# MAKE-NEXT: and.b64 [[LOW2:%rd[0-9]+]], [[ADDR]], 15;
+# MAKE-NEXT: setp.ne.or.u64 [[BAD]], [[LOW2]], 0, [[BAD]];
+# MAKE-NEXT: @[[BAD]] trap;
 # MAKE-NEXT: add.u64 [[MAPA:%rd[0-9]+]], [[SLOTS]], 0;
 # Warp 0 alone: zero the staging buffer, thread 0 sets the fields (box
 # innermost first: 64 halves by 64 rows; fp16 is 6, the 128-byte swizzle
@@ -136,6 +147,12 @@
 # BLOCKPTR-NEXT: @{{%p[0-9]+}} tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 1, 128;
 # BLOCKPTR: cp.async.bulk.tensor.2d
 # BLOCKPTR: wgmma.mma_async
+# Without boundary_check a block's shape bounds nothing: both dims of the
+# map are the largest (no bounds check, as in the masked load).
+# RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel block_ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, 64, 128, 64, 1, 0" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=UNCHECKED
+# UNCHECKED: setp.ne.u32 [[NONE:%p[0-9]+]], 0, 0;
+# UNCHECKED-NEXT: mov.u32 [[ALL:%r[0-9]+]], -1;
+# UNCHECKED: tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 0, {{%r[0-9]+}};
 # BLOCKPTR-IR: tensormap_create %a_ptr, {{.*}} {box = [64, 64], padding = "zero", swizzle = 128}
 # BLOCKPTR-IR: tensormap_create %b_ptr, {{.*}} {box = [128, 64], padding = "zero", swizzle = 128}
 # BLOCKPTR-IR: memdesc_trans

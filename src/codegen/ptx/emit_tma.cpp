@@ -31,6 +31,8 @@
 // runtime how to build it from the descriptor's arguments (gpu_launch.cpp).
 // Maps made in the kernel add two parameters after those: the global
 // scratch and the padding block.
+#include <algorithm>
+
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
 
@@ -123,6 +125,10 @@ std::string Emitter::tensorMapHeader() const {
   // after the tensor maps, then the padding block (cuda::paddingBlock).
   if (kernelMaps_ > 0)
     out += "// tessera.global_scratch = " + std::to_string(128 * kernelMaps_) + "\n";
+  // Row strides of maps made in the kernel that are kernel arguments: ARG
+  // ELEMENT_BYTES, checked before each launch.
+  for (auto [arg, bytes] : mapStrideArgs_)
+    out += "// tessera.map_stride = " + std::to_string(arg) + " " + std::to_string(bytes) + "\n";
   return out;
 }
 
@@ -154,6 +160,34 @@ void Emitter::finishKernelTensorMaps(const std::string &entry) {
   needShared(offset + 128);
 }
 
+// Where the map breaks the copy engine's rules (a row stride that is not a
+// positive multiple of 16 bytes below 2^40, or a base not 16-byte aligned:
+// a block pointer with a negative stride, or a descriptor made against
+// Triton's contract), the kernel traps instead of reading wrong elements.
+// Not through __assertfail: a call makes ptxas serialise every wgmma of
+// the kernel. Where the stride is a kernel argument, the runtime checks it
+// before the launch and says so (tessera.map_stride, gpu_launch.cpp).
+void Emitter::mapRulesHold(const Operation &op, const std::string &address,
+                           const std::string &bytes) {
+  std::string bad = reg(RegClass::Pred), low = reg(RegClass::B64), low2 = reg(RegClass::B64);
+  ins("setp.lt.s64 " + bad + ", " + bytes + ", 16");
+  ins("setp.ge.or.s64 " + bad + ", " + bytes + ", 1099511627776, " + bad);
+  ins("and.b64 " + low + ", " + bytes + ", 15");
+  ins("setp.ne.or.u64 " + bad + ", " + low + ", 0, " + bad);
+  ins("and.b64 " + low2 + ", " + address + ", 15");
+  ins("setp.ne.or.u64 " + bad + ", " + low2 + ", 0, " + bad);
+  ins("@" + bad + " trap");
+  // A stride that is a kernel argument (through casts and hints): its index
+  // and element bytes for the runtime's check.
+  const Value *stride = op.operand(3);
+  while (stride->def &&
+         (stride->def->code == OpCode::Hint ||
+          (stride->def->code == OpCode::Cast && isInt(stride->def->operand(0)->type.dtype))))
+    stride = stride->def->operand(0);
+  if (!stride->def && stride->owner == &fn_.body)
+    mapStrideArgs_.insert({static_cast<int>(stride->index), byteSize(op.operand(0)->type.dtype)});
+}
+
 // Warp 0 builds the map in the staging buffer (zeroed, then its fields set
 // by thread 0), copies it to this program's slot with the release fence of
 // the tensormap proxy and acquires it there; thread 0, which issues every
@@ -176,10 +210,20 @@ void Emitter::emitTensormapCreate(Operation &op) {
   bool nan = op.strAttr("padding") == "nan";
   const std::string &base = get(op.operand(0))[0], &stride = get(op.operand(3))[0];
   std::string empty = reg(RegClass::Pred);
-  // A dim below 1 makes the tensor empty. A 64-bit dim (a block pointer's)
-  // is clamped to 2^31 - 1: no 32-bit coordinate reaches past that.
+  // A checked dim below 1 makes the tensor empty. A 64-bit dim (a block
+  // pointer's) is clamped to 2^32 - 1, the largest a map takes, past any
+  // 32-bit coordinate; a dim outside a block pointer's boundary_check is
+  // that largest, so that its shape bounds nothing, as in the masked load.
+  std::vector<int64_t> checks =
+      op.attr("checks") ? op.intsAttr("checks") : std::vector<int64_t>{0, 1};
+  if (checks.empty()) ins("setp.ne.u32 " + empty + ", 0, 0");
   bool first = true;
-  auto dim = [&](const Value *v) {
+  auto dim = [&](const Value *v, int64_t d) {
+    if (std::find(checks.begin(), checks.end(), d) == checks.end()) {
+      std::string all = reg(RegClass::B32);
+      ins("mov.u32 " + all + ", -1");
+      return all;
+    }
     const std::string &x = get(v)[0];
     bool wide = v->type.dtype == DType::I64;
     ins(std::string(first ? "setp.lt." : "setp.lt.or.") + (wide ? "s64 " : "s32 ") + empty + ", " +
@@ -187,11 +231,11 @@ void Emitter::emitTensormapCreate(Operation &op) {
     first = false;
     if (!wide) return x;
     std::string clamped = reg(RegClass::B64), narrow = reg(RegClass::B32);
-    ins("min.s64 " + clamped + ", " + x + ", 2147483647");
+    ins("min.s64 " + clamped + ", " + x + ", 4294967295");
     ins("cvt.u32.u64 " + narrow + ", " + clamped);
     return narrow;
   };
-  std::string rows = dim(op.operand(1)), cols = dim(op.operand(2));
+  std::string rows = dim(op.operand(1), 0), cols = dim(op.operand(2), 1);
   std::string address = reg(RegClass::B64), r = reg(RegClass::B32), c = reg(RegClass::B32),
               bytes = reg(RegClass::B64);
   ins("add.u64 " + address + ", " + padding_ + ", " + (nan ? "16" : "0"));
@@ -200,6 +244,7 @@ void Emitter::emitTensormapCreate(Operation &op) {
   ins("selp.b32 " + c + ", 1, " + cols + ", " + empty);
   ins("mul.lo.s64 " + bytes + ", " + stride + ", " + std::to_string(byteSize(d)));
   ins("selp.b64 " + bytes + ", 16, " + bytes + ", " + empty);
+  mapRulesHold(op, address, bytes);
   std::string global = reg(RegClass::B64), generic = reg(RegClass::B64);
   ins("add.u64 " + global + ", " + mapScratch_ + ", " + std::to_string(128 * slot));
   std::string warp0 = reg(RegClass::Pred), skip = newLabel();

@@ -212,6 +212,7 @@ class Emitter {
   // tensormap_create.
   void emitTmaOp(Operation &op);
   void emitTensormapCreate(Operation &op);
+  void mapRulesHold(const Operation &op, const std::string &address, const std::string &bytes);
   // The .param declarations of the tensor maps the copies use (after the
   // kernel's own parameters), then of the global scratch and padding block
   // that maps made in the kernel need, and the header lines the runtime
@@ -292,8 +293,9 @@ class Emitter {
   // is the runtime's padding block that an empty tensor's map points at.
   int kernelMaps_ = 0;
   std::string mapScratch_, mapStage_, padding_;
-  std::map<uint32_t, int> files_;     // source file id -> .file index
-  std::vector<std::string> strings_;  // global strings, by index
+  std::set<std::pair<int, int>> mapStrideArgs_;  // (argument, element bytes)
+  std::map<uint32_t, int> files_;                // source file id -> .file index
+  std::vector<std::string> strings_;             // global strings, by index
   bool usesVprintf_ = false, usesAssert_ = false;
   int64_t printBufBytes_ = 0;
   SourceLoc lastLoc_;

@@ -553,6 +553,12 @@ class Pipeliner {
         {"box", std::vector<int64_t>{t.shape[0], c.shared.swizzle / byteSize(t.dtype)}},
         {"padding", std::string(p.nanPadding ? "nan" : "zero")},
         {"swizzle", int64_t{c.shared.swizzle}}};
+    // A block pointer's dims outside its boundary_check are not bounded by
+    // its shape.
+    std::vector<int64_t> checks;
+    for (int64_t d = 0; d < 2; ++d)
+      if (p.checked[d]) checks.push_back(d);
+    if (checks.size() != 2) attrs.push_back({"checks", checks});
     Operation *at = loop_;
     for (Operation *outer = at->parent->parentOp;
          outer && (outer->code == OpCode::For || outer->code == OpCode::While);
@@ -567,7 +573,9 @@ class Pipeliner {
       if (o->code == OpCode::TensormapCreate && o->operands == ops &&
           o->intsAttr("box") == std::get<std::vector<int64_t>>(attrs[0].value) &&
           o->strAttr("padding") == std::get<std::string>(attrs[1].value) &&
-          o->intAttr("swizzle") == c.shared.swizzle)
+          o->intAttr("swizzle") == c.shared.swizzle &&
+          (o->attr("checks") ? o->intsAttr("checks") : std::vector<int64_t>{0, 1}) ==
+              (checks.size() == 2 ? std::vector<int64_t>{0, 1} : checks))
         return o->result();
     }
     Builder b;

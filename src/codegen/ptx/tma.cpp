@@ -28,8 +28,11 @@ int hostDescriptorParam(const Operation &load, const Function &fn) {
   };
   int base = paramIndex(p.base);
   if (base < 0 || fn.paramAttrs.at(base).divisibility % 16 != 0) return -1;
+  // A TensorDescriptor argument's shapes are i32 (a block pointer's i64).
   for (size_t i = 0; i < n; ++i)
-    if (paramIndex(p.shape[i]) != base + 1 + static_cast<int>(i)) return -1;
+    if (paramIndex(p.shape[i]) != base + 1 + static_cast<int>(i) ||
+        !(p.shape[i]->type == Type::scalar(DType::I32)))
+      return -1;
   for (size_t i = 0; i + 1 < n; ++i)
     if (paramIndex(p.strides[i]) != base + 1 + static_cast<int>(n + i)) return -1;
   auto last = passes::constantOf(p.strides.back());

@@ -5,6 +5,8 @@
 // strides innermost first, strides in bytes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "frontend/frontend.h"
 #include "runtime/compiler.h"
 
@@ -104,3 +106,49 @@ TEST(TensorMap, RequestIsInnermostFirstInBytes) {
 }
 
 }  // namespace
+
+// Descriptors made in the kernel: no tensor-map parameters, 128 bytes of
+// global scratch per program and map, and the row strides that are kernel
+// arguments named for the runtime's check before each launch.
+constexpr const char *kMadeSource = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def made(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, BM: tl.constexpr, BN: tl.constexpr,
+         BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_a, 1],
+                                       block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([tl.program_id(0) * BM, k * BK])
+        b = b_desc.load([tl.program_id(1) * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)[:, None]
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
+)";
+
+TEST(TensorMap, MapsMadeInTheKernelNameTheirStrideArguments) {
+  CompileRequest req;
+  req.source = kMadeSource;
+  req.kernel = "made";
+  req.args = tessera::frontend::parseSignature(
+      "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i64:16, 64, 128, 64");
+  req.target = "sm_90a";
+  req.numWarps = 4;
+  req.numStages = 3;
+  auto k = tessera::compileKernel(req);
+  EXPECT_TRUE(k->tensorMapParams().empty());
+  EXPECT_EQ(k->globalScratchBytes(), 256);
+  std::vector<std::pair<int, int>> strides = k->mapStrideArgs();
+  std::sort(strides.begin(), strides.end());
+  // K (argument 5) and stride_a (argument 6), fp16.
+  EXPECT_EQ(strides, (std::vector<std::pair<int, int>>{{5, 2}, {6, 2}}));
+  // Ahead-of-time launchers pass no scratch: compiled for them, none.
+  req.globalScratch = false;
+  auto aot = tessera::compileKernel(req);
+  EXPECT_EQ(aot->globalScratchBytes(), 0);
+  EXPECT_TRUE(aot->mapStrideArgs().empty());
+}
