@@ -272,6 +272,43 @@ def test_block_pointers(gen, b_nk, bounds, dtype):
     check(c, a.double() @ b.double(), K)
 
 
+def test_unchecked_dims_ignore_the_shape(gen):
+    """Without boundary_check a block pointer's shape bounds nothing: the
+    declared K is a third of the rows' length, and the loads read all of
+    it, on the copy engine as in the masked load."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 128, 256, 6 * BK
+    a = randn((M, K), torch.float16, gen)
+    b = randn((K, N), torch.float16, gen)
+    c = poisoned((M, N))
+    grid = (M // BM, N // BN)
+    block_ptr_matmul[grid](a, b, c, M, N, K // 3, a.stride(0), b.stride(0), b.stride(1), BM, BN,
+                           BK, False, False, num_warps=4, num_stages=3)
+    # The loop runs cdiv(K // 3, BK) = 2 steps: the first 2 * BK columns.
+    kk = 2 * BK
+    check(c, a.double()[:, :kk] @ b.double()[:kk], kk)
+
+
+def test_negative_row_stride(gen):
+    """A block pointer walking rows backwards (base at the last row, stride
+    -K): the copy engine takes no negative stride, so on sm_90a the launch
+    is refused with the argument named; elsewhere the masked loads read it.
+    Either way no wrong result."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 128, 128, 2 * BK
+    a = randn((M, K), torch.float16, gen)
+    b = randn((K, N), torch.float16, gen)
+    c = poisoned((M, N))
+    try:
+        block_ptr_matmul[(M // BM, N // BN)](a[M - 1:], b, c, M, N, K, -K, b.stride(0), 1, BM, BN,
+                                              BK, False, True, num_warps=4, num_stages=3)
+        torch.cuda.synchronize()
+    except Exception as e:  # noqa: BLE001 - the refusal is one of the two right outcomes
+        assert "stride_am" in str(e) and "sm_90" in str(e), str(e)
+        return
+    check(c, a.double().flip(0) @ b.double(), K)
+
+
 def test_two_launches_on_two_streams(gen):
     """Each stream has its own global scratch: kernels on two streams at
     once build their maps apart."""
