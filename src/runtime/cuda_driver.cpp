@@ -252,6 +252,11 @@ struct DeviceSlot {
     size_t bytes;
   };
   std::vector<Scratch> scratch;
+  // Captured launches' scratch: slices of a pool allocated outside capture
+  // (at the first launch that needs scratch), each used by one captured
+  // launch only, since its graph may replay at any time on any stream.
+  CUdeviceptr capturePool = 0;
+  size_t capturePoolBytes = 0, capturePoolUsed = 0;
 };
 
 struct Devices {
@@ -547,6 +552,10 @@ DevicePtr paddingBlock(int device, bool nan) {
 }
 
 DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
+  const Driver &d = driver();
+  // A launch being captured into a CUDA graph gets a slice of its own.
+  int capturing = 0;
+  if (d.cuStreamIsCapturing(stream, &capturing) != kSuccess) capturing = 0;
   // The last answer of this thread: a buffer is never freed, so it stays
   // valid for every request it is large enough for.
   struct Last {
@@ -556,10 +565,24 @@ DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
     size_t bytes = 0;
   };
   thread_local Last last;
-  if (last.device == device && last.stream == stream && last.bytes >= bytes) return last.ptr;
-  const Driver &d = driver();
+  if (!capturing && last.device == device && last.stream == stream && last.bytes >= bytes)
+    return last.ptr;
   DeviceSlot &s = slot(device);
   std::lock_guard<std::mutex> lock(s.scratchMutex);
+  if (capturing) {
+    size_t at = (s.capturePoolUsed + 255) / 256 * 256;
+    if (s.capturePool == 0 || at + bytes > s.capturePoolBytes)
+      throw Error(
+          "a kernel that builds tensor maps (descriptors or block pointers read by the tensor "
+          "memory accelerator) needs " +
+          std::to_string(bytes) +
+          " bytes of global scratch for this captured launch, and CUDA graph capture cannot "
+          "allocate: launch the kernel once outside capture first (that sets aside " +
+          std::to_string(s.capturePoolBytes - std::min(at, s.capturePoolBytes)) +
+          " bytes for captured launches now), or compile it for sm_90");
+    s.capturePoolUsed = at + bytes;
+    return s.capturePool + at;
+  }
   // CU_STREAM_PER_THREAD is one handle for as many streams as threads.
   const bool perThread = stream == reinterpret_cast<Stream>(uintptr_t{2});
   const std::thread::id me = perThread ? std::this_thread::get_id() : std::thread::id();
@@ -567,17 +590,9 @@ DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
     return e.stream == stream && e.thread == me;
   });
   if (it == s.scratch.end() || it->bytes < bytes) {
-    // Allocating would break a CUDA graph being captured on the stream.
-    int capturing = 0;
     ScopedContext inContext(d, primaryContext(device), "");
-    if (d.cuStreamIsCapturing(stream, &capturing) == kSuccess && capturing != 0)
-      throw Error(
-          "a kernel that builds tensor maps (descriptors or block pointers read by the tensor "
-          "memory accelerator) needs global scratch on its stream, and none can be allocated "
-          "while a CUDA graph is being captured there: launch it once on that stream before "
-          "capturing, or compile it for sm_90");
     // Doubling, so a growing grid allocates a few times; the outgrown
-    // buffer is kept, as kernels queued on the stream may still use it.
+    // buffer is not freed, as kernels queued on the stream may still use it.
     size_t grown = std::max<size_t>(bytes, it == s.scratch.end() ? 0 : 2 * it->bytes);
     grown = (std::max<size_t>(grown, 4096) + 4095) / 4096 * 4096;
     CUdeviceptr p = 0;
@@ -586,6 +601,13 @@ DevicePtr globalScratch(int device, Stream stream, size_t bytes) {
       it = s.scratch.insert(s.scratch.end(), {stream, me, p, grown});
     else
       *it = {stream, me, p, grown};
+    // The captured launches' pool, once: room for several graphs of
+    // launches like this one.
+    if (s.capturePool == 0) {
+      size_t pool = std::max<size_t>(size_t{16} << 20, 16 * grown);
+      check(d.cuMemAlloc(&s.capturePool, pool), "cuMemAlloc");
+      s.capturePoolBytes = pool;
+    }
   }
   last = {device, stream, it->ptr, it->bytes};
   return it->ptr;

@@ -162,7 +162,9 @@ DevicePtr paddingBlock(int device, bool nan);
 // At least `bytes` of device memory on `device` for the kernels launched on
 // `stream` (the tensor maps that kernels build, 128 bytes per program and
 // map): one buffer per stream, whose launches run in order, grown as
-// launches ask for more and kept for the process lifetime.
+// launches ask for more and kept for the process lifetime. A launch being
+// captured into a CUDA graph gets a slice of its own from a pool set aside
+// at the first uncaptured call (capture cannot allocate).
 DevicePtr globalScratch(int device, Stream stream, size_t bytes);
 
 // Small helpers for tests and benchmarks (C++ users without another CUDA

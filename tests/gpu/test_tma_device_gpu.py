@@ -309,6 +309,27 @@ def test_negative_row_stride(gen):
     check(c, a.double().flip(0) @ b.double(), K)
 
 
+def test_cuda_graph_replays_with_maps_of_its_own(gen):
+    """A captured launch takes scratch set aside at the first uncaptured
+    one (capture cannot allocate), and the graph replays correctly on new
+    inputs."""
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 256, 256, 4 * BK
+    a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
+    c = poisoned((M, N))
+    matmul(a, b, c, (BM, BN, BK))  # outside capture first
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        matmul(a, b, c, (BM, BN, BK))
+    for _ in range(2):
+        a.copy_(randn((M, K), torch.float16, gen))
+        c.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(c, a.double() @ b.double().T, K)
+
+
 def test_two_launches_on_two_streams(gen):
     """Each stream has its own global scratch: kernels on two streams at
     once build their maps apart."""
