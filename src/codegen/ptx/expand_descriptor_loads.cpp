@@ -54,8 +54,12 @@ void hintProvenAlignment(Function &fn, const Module &m) {
       loads.push_back(op);
   });
   // A block pointer whose first dim has stride 1 (known once its callee was
-  // inlined) loads the transposed block, whose last dim is contiguous.
+  // inlined) loads the transposed block, whose last dim is contiguous: in a
+  // loop, where a ring may take it (elsewhere the transpose would cost a
+  // layout conversion and gain nothing).
   for (Operation *&op : loads) {
+    const Operation *loop = op->parent->parentOp;
+    if (!loop || loop->code != OpCode::For) continue;
     DescriptorLoadParts p = descriptorLoadParts(*op);
     auto isOne = [](const Value *v) {
       auto c = passes::constantOf(v);
