@@ -1,7 +1,9 @@
 """`triton.set_allocator` and `triton.runtime._allocation`: the function a
 kernel calls on the host for global scratch memory (Triton's TMA
-descriptors and some reductions need it). Tessera's kernels need none yet,
-so the allocator is kept for programs that set and read it."""
+descriptors and some reductions need it). Tessera's runtime provides the
+scratch of kernels that build tensor maps itself (one buffer per stream,
+and a pool for launches captured into CUDA graphs), so the allocator is
+kept for programs that set and read it, and never called."""
 
 from __future__ import annotations
 
