@@ -242,6 +242,7 @@ std::unique_ptr<Module> cloneModule(const Module &m) {
   out->numStages = m.numStages;
   out->targetSm = m.targetSm;
   out->archSpecific = m.archSpecific;
+  out->globalScratch = m.globalScratch;
   for (const auto &f : m.functions) out->functions.push_back(cloneFunction(*f));
   return out;
 }
