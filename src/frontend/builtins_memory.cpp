@@ -1,8 +1,11 @@
 // Builtins: atomics (atomic_add/max/min/and/or/xor/xchg/cas) and block
 // pointers (make_block_ptr, advance, and the block-pointer forms of tl.load and
-// tl.store). Block pointers never reach the IR: a load or store through one
-// becomes a tile of plain pointers plus a boundary mask, so every back end
-// handles them with the ordinary load/store ops.
+// tl.store). Block pointers never reach the IR: a store through one, and a
+// load of other than a rank-2 block of 8- or 16-bit elements, becomes a tile
+// of plain pointers plus a boundary mask, handled by the ordinary load/store
+// ops; such a rank-2 load becomes a descriptor_load (blockAsDescriptorLoad),
+// which means the same masked load and which the tensor memory accelerator
+// may serve.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +13,7 @@
 #include <set>
 
 #include "frontend/builtin_util.h"
+#include "ir/descriptor_load.h"
 
 namespace tessera::frontend {
 
@@ -336,23 +340,16 @@ Value *blockAsDescriptorLoad(Lowerer &l, const BlockParts &p, const std::vector<
                              bool nan, SourceLoc loc) {
   DType elem = p.base->type.dtype;
   if (p.block.size() != 2 || (byteSize(elem) != 1 && byteSize(elem) != 2)) return nullptr;
-  int contig = intConstant(p.strides[1]) != 1 && intConstant(p.strides[0]) == 1 ? 0 : 1;
-  const size_t dims[2] = {contig == 1 ? 0u : 1u, contig == 1 ? 1u : 0u};
   std::vector<Value *> ops{p.base};
-  for (size_t d : dims) ops.push_back(p.shape[d]);
-  for (size_t d : dims) ops.push_back(p.strides[d]);
-  for (size_t d : dims) ops.push_back(p.offsets[d]);
-  std::vector<int64_t> block{p.block[dims[0]], p.block[dims[1]]}, checks;
-  for (int64_t i = 0; i < 2; ++i)
-    if (std::find(checked.begin(), checked.end(), static_cast<int64_t>(dims[i])) != checked.end())
-      checks.push_back(i);
-  std::vector<NamedAttr> attrs{{"block", block}, {"padding", std::string(nan ? "nan" : "zero")}};
-  if (checks.size() != 2) attrs.push_back({"checks", checks});
-  Value *v = l.emit(OpCode::DescriptorLoad, ops, Type::tile(block, Type::scalar(elem)), loc,
+  ops.insert(ops.end(), p.shape.begin(), p.shape.end());
+  ops.insert(ops.end(), p.strides.begin(), p.strides.end());
+  ops.insert(ops.end(), p.offsets.begin(), p.offsets.end());
+  std::vector<NamedAttr> attrs{{"block", p.block}, {"padding", std::string(nan ? "nan" : "zero")}};
+  if (checked.size() != 2) attrs.push_back({"checks", checked});
+  Value *v = l.emit(OpCode::DescriptorLoad, ops, Type::tile(p.block, Type::scalar(elem)), loc,
                     std::move(attrs));
-  if (contig == 1) return v;
-  return l.emit(OpCode::Permute, {v}, v->type.withShape(p.block), loc,
-                {{"order", std::vector<int64_t>{1, 0}}});
+  bool firstContiguous = intConstant(p.strides[1]) != 1 && intConstant(p.strides[0]) == 1;
+  return firstContiguous ? transposeDescriptorLoad(*v->def) : v;
 }
 
 SVal loadBlockPtr(Lowerer &l, A &a) {

@@ -35,6 +35,13 @@ DescriptorLoadParts descriptorLoadParts(const Operation &op) {
   return p;
 }
 
+std::vector<Value *> DescriptorLoadParts::descriptor() const {
+  std::vector<Value *> parts{base};
+  parts.insert(parts.end(), shape.begin(), shape.end());
+  parts.insert(parts.end(), strides.begin(), strides.end());
+  return parts;
+}
+
 std::string checkDescriptorLoad(const Operation &op) {
   const Attr *blockAttr = op.attr("block");
   const auto *block = blockAttr ? std::get_if<std::vector<int64_t>>(blockAttr) : nullptr;
@@ -240,7 +247,7 @@ bool anyDescriptorLoad(const Block &b) {
 }
 }  // namespace
 
-Operation *transposeDescriptorLoad(Operation &op) {
+Value *transposeDescriptorLoad(Operation &op) {
   DescriptorLoadParts p = descriptorLoadParts(op);
   Builder b;
   b.setInsertionPointBefore(&op);
@@ -259,7 +266,7 @@ Operation *transposeDescriptorLoad(Operation &op) {
       b.op1(OpCode::Permute, {load->result()}, t, {{"order", std::vector<int64_t>{1, 0}}});
   replaceAllUsesWith(*op.parent, op.results[0].get(), back);
   eraseOp(&op);
-  return load;
+  return back;
 }
 
 bool hasDescriptorLoads(const Function &fn) {

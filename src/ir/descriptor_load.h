@@ -26,6 +26,9 @@ struct DescriptorLoadParts {
   // boundary_check dims: reading past the others is undefined, which the
   // tensor memory accelerator refines to reading the padding.
   std::vector<bool> checked;
+  // The descriptor itself: base, shapes, strides (what its tensor map is
+  // made of, and what must be defined before a loop that makes it).
+  std::vector<Value *> descriptor() const;
 };
 DescriptorLoadParts descriptorLoadParts(const Operation &op);
 
@@ -47,8 +50,9 @@ void expandDescriptorLoad(Operation &op);
 // Replaces rank-2 `op` by the load of the transposed block (dims, strides,
 // offsets and checks swapped) and a permute back to `op`'s result: the form
 // whose last dim is contiguous when `op`'s first stride is 1. The new ops
-// carry the op's location; returns the new descriptor_load.
-Operation *transposeDescriptorLoad(Operation &op);
+// carry the op's location; returns the permute's result, which replaced
+// `op`'s.
+Value *transposeDescriptorLoad(Operation &op);
 
 bool hasDescriptorLoads(const Function &fn);
 

@@ -22,21 +22,6 @@ namespace {
 
 using namespace passes;
 
-bool sameAttr(const Attr &a, const Attr &b) {
-  if (a.index() != b.index()) return false;
-  if (auto *da = std::get_if<double>(&a))
-    return std::bit_cast<uint64_t>(*da) == std::bit_cast<uint64_t>(std::get<double>(b));
-  return a == b;
-}
-
-bool sameAttrs(const Operation &a, const Operation &b) {
-  if (a.attrs.size() != b.attrs.size()) return false;
-  for (size_t i = 0; i < a.attrs.size(); ++i)  // kept sorted by name
-    if (a.attrs[i].name != b.attrs[i].name || !sameAttr(a.attrs[i].value, b.attrs[i].value))
-      return false;
-  return true;
-}
-
 bool sameOperands(const Operation &a, const Operation &b) {
   if (a.operands == b.operands) return true;
   return hasFlag(a.code, opflags::Commutative) && a.operands.size() == 2 &&

@@ -1,6 +1,7 @@
 #include "passes/pass_utils.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "support/numerics.h"
 
@@ -115,6 +116,21 @@ bool isRemovableWhenUnused(Operation *op) {
   if (op->code == OpCode::For || op->code == OpCode::If || op->code == OpCode::While)
     return !hasWriteEffects(op);
   return false;
+}
+
+bool sameAttrs(const Operation &a, const Operation &b) {
+  if (a.attrs.size() != b.attrs.size()) return false;
+  for (size_t i = 0; i < a.attrs.size(); ++i) {  // kept sorted by name
+    const Attr &x = a.attrs[i].value, &y = b.attrs[i].value;
+    if (a.attrs[i].name != b.attrs[i].name || x.index() != y.index()) return false;
+    if (auto *dx = std::get_if<double>(&x)) {
+      if (std::bit_cast<uint64_t>(*dx) != std::bit_cast<uint64_t>(std::get<double>(y)))
+        return false;
+    } else if (x != y) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool isDefinedInside(const Value *v, const Operation *op) {

@@ -68,6 +68,9 @@ bool hasWriteEffects(Operation *op);
 // Whether the op can be removed when its results are unused: pure ops,
 // loads that only read, and region ops with no write effects inside.
 bool isRemovableWhenUnused(Operation *op);
+// Whether `a` and `b` have the same attributes (doubles compared bit for
+// bit, so NaN equals NaN and -0.0 differs from 0.0): what cse compares.
+bool sameAttrs(const Operation &a, const Operation &b);
 // Whether `v` is defined inside `op` (a result of an op nested in one of its
 // regions, or an argument of one of those regions' blocks).
 bool isDefinedInside(const Value *v, const Operation *op);

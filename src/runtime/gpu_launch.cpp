@@ -13,6 +13,13 @@
 
 namespace tessera {
 
+// Calls read(text after the key) for each header line starting with `key`.
+template <class Read>
+static void forEachHeaderLine(const std::string &ptx, const char *key, Read read) {
+  for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1))
+    read(ptx.c_str() + p + std::strlen(key));
+}
+
 static int headerValue(const std::string &ptx, const char *key) {
   size_t p = ptx.find(key);
   if (p == std::string::npos) return 0;
@@ -37,28 +44,23 @@ int KernelImpl::globalScratchBytes() const {
 
 const std::vector<std::pair<int, int>> &KernelImpl::mapStrideArgs() const {
   std::call_once(mapStridesOnce_, [&] {
-    const std::string &ptx = ir("ptx");
-    const char *key = "// tessera.map_stride = ";
-    for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1)) {
+    forEachHeaderLine(ir("ptx"), "// tessera.map_stride = ", [&](const char *text) {
       int arg = -1, bytes = 0;
-      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d", &arg, &bytes) == 2)
-        mapStrides_.push_back({arg, bytes});
-    }
+      if (std::sscanf(text, "%d %d", &arg, &bytes) == 2) mapStrides_.push_back({arg, bytes});
+    });
   });
   return mapStrides_;
 }
 
 const std::vector<KernelImpl::TensorMapParam> &KernelImpl::tensorMapParams() const {
   std::call_once(tensorMapsOnce_, [&] {
-    const std::string &ptx = ir("ptx");
-    const char *key = "// tessera.tensormap = ";
-    for (size_t p = ptx.find(key); p != std::string::npos; p = ptx.find(key, p + 1)) {
+    forEachHeaderLine(ir("ptx"), "// tessera.tensormap = ", [&](const char *text) {
       TensorMapParam t{};
-      if (std::sscanf(ptx.c_str() + p + std::strlen(key), "%d %d %d %d %d %d %d", &t.arg, &t.rank,
-                      &t.dtype, &t.boxInner, &t.boxOuter, &t.swizzle, &t.fill) != 7)
+      if (std::sscanf(text, "%d %d %d %d %d %d %d", &t.arg, &t.rank, &t.dtype, &t.boxInner,
+                      &t.boxOuter, &t.swizzle, &t.fill) != 7)
         t.rank = -1;  // refused at launch
       tensorMaps_.push_back(t);
-    }
+    });
   });
   return tensorMaps_;
 }

@@ -66,7 +66,7 @@ void hintProvenAlignment(Function &fn, const Module &m) {
       return c && !c->isFloat && c->i == 1;
     };
     if (p.block.size() == 2 && isOne(p.strides[0]) && !isOne(p.strides[1]))
-      op = transposeDescriptorLoad(*op);
+      op = transposeDescriptorLoad(*op)->def->operand(0)->def;  // the new load
   }
   if (loads.empty()) return;
   AxisInfoMap info = analyzeAxisInfo(fn);

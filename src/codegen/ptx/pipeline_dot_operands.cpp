@@ -528,11 +528,7 @@ class Pipeliner {
   // Whether the descriptor of `load` (base, shapes, strides) is defined
   // before the loop, where its tensor map is made.
   bool descriptorBeforeLoop(const Operation &load) const {
-    DescriptorLoadParts p = descriptorLoadParts(load);
-    std::vector<Value *> parts{p.base};
-    parts.insert(parts.end(), p.shape.begin(), p.shape.end());
-    parts.insert(parts.end(), p.strides.begin(), p.strides.end());
-    for (Value *v : parts)
+    for (Value *v : descriptorLoadParts(load).descriptor())
       if (passes::isDefinedInside(v, loop_)) return false;
     return true;
   }
@@ -548,7 +544,7 @@ class Pipeliner {
     if (!madeInKernel(ld, fn_)) return nullptr;
     DescriptorLoadParts p = descriptorLoadParts(ld);
     const Type &t = ld.result()->type;
-    std::vector<Value *> ops{p.base, p.shape[0], p.shape[1], p.strides[0], p.strides[1]};
+    std::vector<Value *> ops = p.descriptor();
     std::vector<NamedAttr> attrs{
         {"box", std::vector<int64_t>{t.shape[0], c.shared.swizzle / byteSize(t.dtype)}},
         {"padding", std::string(p.nanPadding ? "nan" : "zero")},
@@ -568,20 +564,20 @@ class Pipeliner {
       if (inside) break;
       at = outer;
     }
-    for (auto &o : at->parent->ops) {
-      if (o.get() == at) break;
-      if (o->code == OpCode::TensormapCreate && o->operands == ops &&
-          o->intsAttr("box") == std::get<std::vector<int64_t>>(attrs[0].value) &&
-          o->strAttr("padding") == std::get<std::string>(attrs[1].value) &&
-          o->intAttr("swizzle") == c.shared.swizzle &&
-          (o->attr("checks") ? o->intsAttr("checks") : std::vector<int64_t>{0, 1}) ==
-              (checks.size() == 2 ? std::vector<int64_t>{0, 1} : checks))
-        return o->result();
-    }
     Builder b;
     b.setInsertionPointBefore(at);
     b.setLoc(ld.loc);
-    return b.op1(OpCode::TensormapCreate, ops, Type::scalar(DType::I64), std::move(attrs));
+    Operation *made =
+        b.create(OpCode::TensormapCreate, ops, {Type::scalar(DType::I64)}, std::move(attrs));
+    for (auto &o : at->parent->ops) {
+      if (o.get() == made) break;
+      if (o->code == OpCode::TensormapCreate && o->operands == made->operands &&
+          passes::sameAttrs(*o, *made)) {
+        eraseOp(made);
+        return o->result();
+      }
+    }
+    return made->result();
   }
 
   // The limits of the prefix-masked loads, computed next to each load from

@@ -99,10 +99,7 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
   const Block *body = load.parent;
   if (!body->parentOp || body->parentOp->code != OpCode::For) return false;
   // The descriptor defined before the loop (its map is made there).
-  std::vector<Value *> parts{p.base};
-  parts.insert(parts.end(), p.shape.begin(), p.shape.end());
-  parts.insert(parts.end(), p.strides.begin(), p.strides.end());
-  for (const Value *v : parts)
+  for (const Value *v : p.descriptor())
     if (passes::isDefinedInside(v, body->parentOp)) return false;
   // Every use a dot operand in the same body, directly or through `.T`.
   const Value *v = load.result();
