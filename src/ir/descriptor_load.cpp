@@ -15,6 +15,19 @@ bool isPowerOfTwo(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
+// The optional `checks` attribute: dims of a rank-`n` block, increasing.
+bool validChecks(const Operation &op, size_t n) {
+  const Attr *a = op.attr("checks");
+  if (!a) return true;
+  const auto *dims = std::get_if<std::vector<int64_t>>(a);
+  if (!dims) return false;
+  for (size_t i = 0; i < dims->size(); ++i)
+    if ((*dims)[i] < 0 || (*dims)[i] >= static_cast<int64_t>(n) ||
+        (i > 0 && (*dims)[i] <= (*dims)[i - 1]))
+      return false;
+  return true;
+}
+
 }  // namespace
 
 DescriptorLoadParts descriptorLoadParts(const Operation &op) {
@@ -53,14 +66,7 @@ std::string checkDescriptorLoad(const Operation &op) {
   std::string pad = op.strAttr("padding", "zero");
   if (pad != "zero" && pad != "nan")
     return "padding must be \"zero\" or \"nan\", got \"" + pad + "\"";
-  if (const Attr *checks = op.attr("checks")) {
-    const auto *dims = std::get_if<std::vector<int64_t>>(checks);
-    if (!dims) return "checks must be a list of dims";
-    for (size_t i = 0; i < dims->size(); ++i)
-      if ((*dims)[i] < 0 || (*dims)[i] >= static_cast<int64_t>(n) ||
-          (i > 0 && (*dims)[i] <= (*dims)[i - 1]))
-        return "checks must list dims of the block in increasing order";
-  }
+  if (!validChecks(op, n)) return "checks must list dims of the block in increasing order";
   if (op.operands.size() != 1 + 3 * n)
     return "a block of rank " + std::to_string(n) + " takes " + std::to_string(1 + 3 * n) +
            " operands (base, shapes, strides, offsets), got " + std::to_string(op.operands.size());
@@ -122,9 +128,6 @@ std::string checkTmaOp(const Operation &op) {
         return "takes (destination, barriers, slot, coordinates..., runs), then the map of "
                "a tensormap_create where there is no tensormap attribute";
       size_t n = op.operands.size() - (madeInKernel ? 1 : 0);
-      if (n < 5)
-        return "takes (destination, barriers, slot, coordinates..., runs), then the map of "
-               "a tensormap_create where there is no tensormap attribute";
       if (madeInKernel) {
         const Operation *d = op.operands[n]->def;
         if (!d || d->code != OpCode::TensormapCreate)
@@ -162,13 +165,7 @@ std::string checkTmaOp(const Operation &op) {
         return "swizzle must be 32, 64 or 128 (bytes)";
       std::string pad = op.strAttr("padding", "zero");
       if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
-      if (const Attr *checks = op.attr("checks")) {
-        const auto *d = std::get_if<std::vector<int64_t>>(checks);
-        if (!d || d->size() > 2 || (d->size() == 2 && (*d)[0] >= (*d)[1]))
-          return "checks must list dims 0 and 1 in increasing order";
-        for (int64_t x : *d)
-          if (x < 0 || x > 1) return "checks must list dims 0 and 1 in increasing order";
-      }
+      if (!validChecks(op, 2)) return "checks must list dims 0 and 1 in increasing order";
       return {};
     }
     default:

@@ -418,14 +418,10 @@ class Canonicalizer {
   // (then dce drops the arg). A block pointer carried through a loop keeps
   // its base, shape and strides this way, and they become loop-invariant.
   void forwardInvariantIterArgs(Operation *op) {
-    if (op->regions.size() != 1) return;
+    Operation *yield = forYield(op);
+    if (!yield) return;
     Block &body = *op->regions[0];
-    Operation *yield = body.terminator();
-    size_t n = op->results.size();
-    if (!yield || yield->operands.size() != n || body.args.size() != n + 1 ||
-        op->operands.size() != n + 3)
-      return;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < op->results.size(); ++i) {
       Value *arg = body.args[i + 1].get(), *init = op->operand(3 + i);
       if (yield->operands[i] != arg || init->type != arg->type) continue;
       vm_.map(arg, init);

@@ -129,13 +129,10 @@ class DCE {
   }
 
   void dropDeadIterArgs(Operation *loop) {
-    if (loop->regions.size() != 1) return;
+    Operation *yield = forYield(loop);
+    if (!yield) return;
     Block &body = *loop->regions[0];
-    Operation *yield = body.terminator();
     size_t n = loop->results.size();
-    if (!yield || yield->operands.size() != n || body.args.size() != n + 1 ||
-        loop->operands.size() != n + 3)
-      return;
     for (size_t i = n; i-- > 0;) {
       if (uses_[loop->result(i)] > 0 || !iterArgIsDead(loop, i)) continue;
       --uses_[yield->operands[i]];

@@ -118,6 +118,17 @@ bool isRemovableWhenUnused(Operation *op) {
   return false;
 }
 
+Operation *forYield(Operation *loop) {
+  if (loop->regions.size() != 1) return nullptr;
+  Block &body = *loop->regions[0];
+  Operation *yield = body.terminator();
+  size_t n = loop->results.size();
+  if (!yield || yield->operands.size() != n || body.args.size() != n + 1 ||
+      loop->operands.size() != n + 3)
+    return nullptr;
+  return yield;
+}
+
 bool sameAttrs(const Operation &a, const Operation &b) {
   if (a.attrs.size() != b.attrs.size()) return false;
   for (size_t i = 0; i < a.attrs.size(); ++i) {  // kept sorted by name

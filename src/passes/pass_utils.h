@@ -68,6 +68,9 @@ bool hasWriteEffects(Operation *op);
 // Whether the op can be removed when its results are unused: pure ops,
 // loads that only read, and region ops with no write effects inside.
 bool isRemovableWhenUnused(Operation *op);
+// The yield of `loop`, a `for` whose n carried values line up (n + 3
+// operands, n results, n + 1 body arguments, a yield of n), else null.
+Operation *forYield(Operation *loop);
 // Whether `a` and `b` have the same attributes (doubles compared bit for
 // bit, so NaN equals NaN and -0.0 differs from 0.0): what cse compares.
 bool sameAttrs(const Operation &a, const Operation &b);
