@@ -148,10 +148,12 @@
 # BLOCKPTR: cp.async.bulk.tensor.2d
 # BLOCKPTR: wgmma.mma_async
 # Without boundary_check a block's shape bounds nothing: both dims of the
-# map are the largest (no bounds check, as in the masked load).
+# map are 2^31, past any coordinate (no bounds check, as in the masked
+# load), and not above: the copy engine faults on a dim above 2^31.
 # RUN: tesserac compile %S/../gpu/test_tma_device_gpu.py --kernel block_ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, 64, 128, 64, 1, 0" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=UNCHECKED
 # UNCHECKED: setp.ne.u32 [[NONE:%p[0-9]+]], 0, 0;
-# UNCHECKED-NEXT: mov.u32 [[ALL:%r[0-9]+]], -1;
+# UNCHECKED-NEXT: mov.u32 [[ALL:%r[0-9]+]], 2147483648;
+# UNCHECKED-NEXT: mov.u32 {{%r[0-9]+}}, 2147483648;
 # UNCHECKED: tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [{{%r[0-9]+}}], 0, {{%r[0-9]+}};
 # BLOCKPTR-IR: tensormap_create %a_ptr, {{.*}} {box = [64, 64], padding = "zero", swizzle = 128}
 # BLOCKPTR-IR: tensormap_create %b_ptr, {{.*}} {box = [128, 64], padding = "zero", swizzle = 128}

@@ -211,9 +211,11 @@ void Emitter::emitTensormapCreate(Operation &op) {
   const std::string &base = get(op.operand(0))[0], &stride = get(op.operand(3))[0];
   std::string empty = reg(RegClass::Pred);
   // A checked dim below 1 makes the tensor empty. A 64-bit dim (a block
-  // pointer's) is clamped to 2^32 - 1, the largest a map takes, past any
-  // 32-bit coordinate; a dim outside a block pointer's boundary_check is
-  // that largest, so that its shape bounds nothing, as in the masked load.
+  // pointer's) is clamped to 2^31, past any coordinate (an int32); a dim
+  // outside a block pointer's boundary_check is 2^31, so that its shape
+  // bounds nothing, as in the masked load. Not 2^32 - 1, which the driver's
+  // encoder takes: an H200's copy engine faults (illegal instruction) on a
+  // dim above 2^31.
   std::vector<int64_t> checks =
       op.attr("checks") ? op.intsAttr("checks") : std::vector<int64_t>{0, 1};
   if (checks.empty()) ins("setp.ne.u32 " + empty + ", 0, 0");
@@ -221,7 +223,7 @@ void Emitter::emitTensormapCreate(Operation &op) {
   auto dim = [&](const Value *v, int64_t d) {
     if (std::find(checks.begin(), checks.end(), d) == checks.end()) {
       std::string all = reg(RegClass::B32);
-      ins("mov.u32 " + all + ", -1");
+      ins("mov.u32 " + all + ", 2147483648");
       return all;
     }
     const std::string &x = get(v)[0];
@@ -231,7 +233,7 @@ void Emitter::emitTensormapCreate(Operation &op) {
     first = false;
     if (!wide) return x;
     std::string clamped = reg(RegClass::B64), narrow = reg(RegClass::B32);
-    ins("min.s64 " + clamped + ", " + x + ", 4294967295");
+    ins("min.s64 " + clamped + ", " + x + ", 2147483648");
     ins("cvt.u32.u64 " + narrow + ", " + clamped);
     return narrow;
   };
