@@ -1,13 +1,17 @@
-# wgmma on sm_90a: the example matmul whose operands both travel by
-# cp.async runs on wgmma.mma_async from swizzled shared memory
+# wgmma on sm_90a: a matmul whose operands both travel by cp.async (the
+# tutorial's, rows and columns wrapped with `% M`, which is not a box of the
+# tensor: tests/python/kernels/dots.py) runs on wgmma.mma_async from
+# swizzled shared memory; the example matmul, whose masked loads read boxes,
+# fills the same rings by the copy engine (F16-TMA)
 # (tests/python/test_wgmma_ptx.py assembles a matrix of such configurations
 # with ptxas).
-# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16-TMA
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8-MN
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=SM90
-# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=RAGGED
-# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32:16, i32:16, i32:16, 128, 128, 32" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=RAGGED
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
 
 # fp16, 128x128x32 blocks, 8 warps: two warpgroups along M, each one
 # m64n128k16 per K step of 16, two K steps. The swizzled rings are 1024-byte
@@ -56,6 +60,16 @@
 # F16-NOT: st.global.b32
 # F16-NOT: st.global.b16
 
+# The example's masked loads are boxes (descriptors-from-pointers): both
+# rings fill by bulk tensor copies through maps the kernel makes, and no
+# thread copies an operand.
+# F16-TMA: tensormap.replace.tile.global_address
+# F16-TMA: tensormap.replace.tile.global_address
+# F16-TMA: cp.async.bulk.tensor.2d
+# F16-TMA: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# F16-TMA-NOT: cp.async.cg
+# F16-TMA-NOT: ld.global
+
 # K not known to be a multiple of 16: A's K mask is a prefix of each run of
 # 8 (mask_prefix.h), so A still travels by 16-byte copies (each reading the
 # run's in-bounds elements and zero-filling the rest) and the dot stays on
@@ -68,8 +82,11 @@
 # RAGGED: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 # RAGGED-NOT: ld.global
 
-# fp8 with B stored K-major (column-major B): m64n128k32, no transposes.
-# FP8: .version 8.4
+# fp8 with B stored K-major (column-major B): m64n128k32, no transposes;
+# both operands by the copy engine, B's map made over its [N, K] storage
+# (maps made in the kernel need PTX 8.6).
+# FP8: .version 8.6
+# FP8: cp.async.bulk.tensor.2d
 # FP8: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%f{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
 # FP8-NOT: mma.sync
 

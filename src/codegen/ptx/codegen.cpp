@@ -9,6 +9,9 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"descriptors-from-pointers",
+       "on sm_90a, load a dot operand's box of pointers as a tensor-descriptor load",
+       &descriptorsFromPointers},
       {"expand-descriptor-loads",
        "turn each tensor-descriptor load into the masked pointer load it means",
        &expandDescriptorLoadsPass},

@@ -13,6 +13,8 @@
 
 namespace tessera::ptx {
 
+// descriptors_from_pointers.cpp
+void descriptorsFromPointers(Module &m);
 // expand_descriptor_loads.cpp: the pass, and the expansion of every
 // descriptor_load that `keep` (null: none) does not keep, followed by the
 // clean-up passes when there was one.

@@ -153,6 +153,7 @@ class Pipeliner {
     // (pipelineDotOperands) has them expanded before loops are pipelined.
     bool anyDescriptor = false, tma = true;
     for (const Candidate &c : cands) {
+      if (c.invariant) continue;  // staged once by cp.async, beside either kind of ring
       bool descriptor = c.load->code == OpCode::DescriptorLoad;
       anyDescriptor = anyDescriptor || descriptor;
       const Type &t = c.load->result()->type;
@@ -381,7 +382,8 @@ class Pipeliner {
 
   // Writes that a load from global memory could see: anything but the
   // shared-memory traffic of an earlier loop's rings (cp.async or tensor
-  // copies, their barriers) and CTA barriers.
+  // copies, their barriers, the tensor maps they read, which live in the
+  // program's own scratch) and CTA barriers.
   static bool writesGlobalMemory(Operation *op) {
     bool writes = false;
     op->walk([&](Operation *o) {
@@ -389,7 +391,8 @@ class Pipeliner {
                     o->code == OpCode::AsyncWait || o->code == OpCode::LocalAlloc ||
                     o->code == OpCode::LocalDealloc || o->code == OpCode::TmaCopy ||
                     o->code == OpCode::BarrierAlloc || o->code == OpCode::BarrierWait ||
-                    o->code == OpCode::BarrierDealloc || o->code == OpCode::Barrier;
+                    o->code == OpCode::BarrierDealloc || o->code == OpCode::Barrier ||
+                    o->code == OpCode::TensormapCreate;
       if (!shared && (writesMemOp(*o) || o->code == OpCode::Call)) writes = true;
     });
     return writes;

@@ -101,11 +101,13 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
   // The descriptor defined before the loop (its map is made there).
   for (const Value *v : p.descriptor())
     if (passes::isDefinedInside(v, body->parentOp)) return false;
-  // Every use a dot operand in the same body, directly or through `.T`.
-  const Value *v = load.result();
+  return feedsDotsOnly(load.result(), *body);
+}
+
+bool feedsDotsOnly(const Value *v, const Block &body) {
   int uses = 0;
   bool ok = true;
-  for (const auto &op : body->ops)
+  for (const auto &op : body.ops)
     for (size_t i = 0; i < op->operands.size(); ++i) {
       const Value *u = op->operands[i];
       if (u == v) {
@@ -118,7 +120,7 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m) {
       }
     }
   // Nothing nested reads it either (the loop above sees the body's own ops).
-  return ok && uses > 0 && usesIn(*body, v) == uses;
+  return ok && uses > 0 && usesIn(body, v) == uses;
 }
 
 }  // namespace tessera::ptx

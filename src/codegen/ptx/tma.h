@@ -35,4 +35,8 @@ bool tmaBoxFits(const std::vector<int64_t> &shape, int elemBytes, int swizzle);
 // the dots run on wgmma, fp8 operands are K-major).
 bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
 
+// Whether every use of `v` is an operand of a dot in `body`, directly or
+// through `.T` (a permute (1, 0)), and nothing nested in `body` reads it.
+bool feedsDotsOnly(const Value *v, const Block &body);
+
 }  // namespace tessera::ptx

@@ -82,3 +82,28 @@ def accumulate_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.con
         b = tl.load(b_ptr + (i * BK + rk)[:, None] * BN + rn[None, :])
         acc += tl.dot(a, b)
     tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+# Offsets wrapped into range with `% M` / `% N` (no row or column masks; the
+# style of Triton's matmul tutorial). Not a box of the tensor (a wrapped row
+# is not the next one), so on sm_90a its operands travel by cp.async, not by
+# the copy engine as the example matmul's do (tests/ptx/wgmma.py).
+@triton.jit
+def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
+    rn = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * sbk
+    cm = tl.program_id(0) * BM + tl.arange(0, BM)
+    cn = tl.program_id(1) * BN + tl.arange(0, BN)
+    tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc.to(tl.float16),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))

@@ -1,0 +1,283 @@
+#include "codegen/ptx/affine_tiles.h"
+
+#include <algorithm>
+
+#include "passes/pass_utils.h"
+
+namespace tessera::ptx {
+
+namespace {
+
+// Past these a product is kept as a leaf: the polynomials stay small, and so
+// does the code made from them.
+constexpr size_t kMaxTerms = 32;
+constexpr int kMaxDegree = 4;
+
+}  // namespace
+
+Poly Poly::constant(int64_t c) {
+  Poly p;
+  p.add({}, c);
+  return p;
+}
+
+Poly Poly::leaf(int id) {
+  Poly p;
+  p.add({id}, 1);
+  return p;
+}
+
+void Poly::add(const Monomial &m, int64_t c) {
+  if (c == 0) return;
+  auto [it, fresh] = terms_.emplace(m, c);
+  if (fresh) return;
+  it->second += c;
+  if (it->second == 0) terms_.erase(it);
+}
+
+std::optional<int64_t> Poly::constantValue() const {
+  if (terms_.empty()) return 0;
+  if (terms_.size() == 1 && terms_.begin()->first.empty()) return terms_.begin()->second;
+  return std::nullopt;
+}
+
+Poly Poly::operator+(const Poly &o) const {
+  Poly r = *this;
+  for (const auto &[m, c] : o.terms_) r.add(m, c);
+  return r;
+}
+
+Poly Poly::operator-(const Poly &o) const {
+  return *this + o.scaled(-1);
+}
+
+Poly Poly::scaled(int64_t c) const {
+  Poly r;
+  for (const auto &[m, k] : terms_) r.add(m, k * c);
+  return r;
+}
+
+Poly Poly::operator*(const Poly &o) const {
+  Poly r;
+  for (const auto &[m1, c1] : terms_)
+    for (const auto &[m2, c2] : o.terms_) {
+      Monomial m = m1;
+      m.insert(m.end(), m2.begin(), m2.end());
+      std::sort(m.begin(), m.end());
+      r.add(m, c1 * c2);
+    }
+  return r;
+}
+
+std::optional<Poly> Poly::dividedBy(const Poly &d) const {
+  if (d.terms_.size() != 1) return std::nullopt;
+  const auto &[dm, dc] = *d.terms_.begin();
+  Poly r;
+  for (const auto &[m, c] : terms_) {
+    if (c % dc != 0) return std::nullopt;
+    Monomial rest = m;
+    for (int leaf : dm) {
+      auto it = std::find(rest.begin(), rest.end(), leaf);
+      if (it == rest.end()) return std::nullopt;
+      rest.erase(it);
+    }
+    r.add(rest, c / dc);
+  }
+  return r;
+}
+
+Poly Poly::termsWithLeaf(const std::function<bool(int)> &keep, bool with) const {
+  Poly r;
+  for (const auto &[m, c] : terms_)
+    if (std::any_of(m.begin(), m.end(), keep) == with) r.add(m, c);
+  return r;
+}
+
+int Poly::degree() const {
+  size_t d = 0;
+  for (const auto &[m, c] : terms_) d = std::max(d, m.size());
+  return static_cast<int>(d);
+}
+
+int LeafTable::idOf(Value *v) {
+  if (const int *id = ids_.find(v)) return *id;
+  int id = static_cast<int>(leaves_.size());
+  leaves_.push_back(v);
+  ids_[v] = id;
+  return id;
+}
+
+bool AffineTile::uniform() const {
+  return std::all_of(coef.begin(), coef.end(), [](const Poly &c) { return c.isZero(); });
+}
+
+namespace {
+
+bool widensInt(const Operation *op) {
+  if (op->code != OpCode::Cast) return false;
+  DType from = op->operand(0)->type.dtype, to = op->result()->type.dtype;
+  return !op->operand(0)->type.isPtrLike() && isInt(from) && isInt(to) && isSigned(from) &&
+         isSigned(to) && bitWidth(to) >= bitWidth(from);
+}
+
+int rankOf(const Value *v) {
+  return v->type.isTile() ? static_cast<int>(v->type.shape.size()) : 0;
+}
+
+}  // namespace
+
+Poly AffineAnalysis::scalarPoly(Value *v) {
+  Operation *d = v->def;
+  if (d && !v->type.isPtrLike()) {
+    if (auto c = passes::constantOf(v); c && !c->isFloat && isSigned(v->type.dtype))
+      return Poly::constant(c->i);
+    if (d->code == OpCode::Hint || widensInt(d)) return scalarPoly(d->operand(0));
+    if (d->code == OpCode::Neg && isSigned(v->type.dtype))
+      return scalarPoly(d->operand(0)).scaled(-1);
+    if ((d->code == OpCode::Add || d->code == OpCode::Sub || d->code == OpCode::Mul) &&
+        isSigned(v->type.dtype)) {
+      Poly a = scalarPoly(d->operand(0)), b = scalarPoly(d->operand(1));
+      if (d->code == OpCode::Add) return a + b;
+      if (d->code == OpCode::Sub) return a - b;
+      Poly p = a * b;
+      if (p.size() <= kMaxTerms && p.degree() <= kMaxDegree) return p;
+    }
+  }
+  return Poly::leaf(leaves_.idOf(v));
+}
+
+std::optional<AffineTile> AffineAnalysis::of(Value *v) {
+  if (const auto *known = memo_.find(v)) return *known;
+  memo_[v] = std::nullopt;  // a cycle through a loop's carried value finds nothing
+  std::optional<AffineTile> r = compute(v);
+  memo_[v] = r;
+  return r;
+}
+
+std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
+  int rank = rankOf(v);
+  Operation *d = v->def;
+  if (!v->type.isTile()) {
+    if (v->type.isPtr()) {
+      if (d && d->code == OpCode::AddPtr) {
+        std::optional<AffineTile> p = of(d->operand(0));
+        if (!p) return std::nullopt;
+        p->base = p->base + scalarPoly(d->operand(1));
+        return p;
+      }
+      return AffineTile{v, Poly(), {}};
+    }
+    if (!isInt(v->type.dtype)) return std::nullopt;
+    return AffineTile{nullptr, scalarPoly(v), {}};
+  }
+  if (!d) return carried(v);
+  auto zeros = [&](AffineTile t) {
+    t.coef.assign(rank, Poly());
+    return t;
+  };
+  switch (d->code) {
+    case OpCode::Constant: {
+      auto c = passes::constantOf(v);
+      if (!c || c->isFloat || !isSigned(v->type.dtype)) return std::nullopt;
+      return zeros({nullptr, Poly::constant(c->i), {}});
+    }
+    case OpCode::Splat: {
+      std::optional<AffineTile> s = of(d->operand(0));
+      if (!s) return std::nullopt;
+      return zeros(*s);
+    }
+    case OpCode::Arange:
+      if (rank != 1) return std::nullopt;
+      return AffineTile{nullptr, Poly::constant(d->intAttr("start")), {Poly::constant(1)}};
+    case OpCode::ExpandDims: {
+      std::optional<AffineTile> s = of(d->operand(0));
+      int64_t axis = d->intAttr("axis");
+      if (!s || axis < 0 || axis > static_cast<int64_t>(s->coef.size())) return std::nullopt;
+      s->coef.insert(s->coef.begin() + axis, Poly());
+      return s;
+    }
+    case OpCode::Broadcast: {
+      std::optional<AffineTile> s = of(d->operand(0));
+      if (!s || static_cast<int>(s->coef.size()) != rank) return std::nullopt;
+      for (int i = 0; i < rank; ++i)
+        if (d->operand(0)->type.shape[i] == 1) s->coef[i] = Poly();  // its index is always 0
+      return s;
+    }
+    case OpCode::Hint:
+      return of(d->operand(0));
+    case OpCode::Cast:
+      if (!widensInt(d)) return std::nullopt;
+      return of(d->operand(0));
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::AddPtr: {
+      if (d->code != OpCode::AddPtr && !isSigned(v->type.dtype)) return std::nullopt;
+      std::optional<AffineTile> a = of(d->operand(0)), b = of(d->operand(1));
+      if (!a || !b || b->pointer || (d->code != OpCode::AddPtr && a->pointer)) return std::nullopt;
+      int64_t sign = d->code == OpCode::Sub ? -1 : 1;
+      a->base = a->base + b->base.scaled(sign);
+      for (int i = 0; i < rank; ++i) a->coef[i] = a->coef[i] + b->coef[i].scaled(sign);
+      return a;
+    }
+    case OpCode::Mul: {
+      if (!isSigned(v->type.dtype)) return std::nullopt;
+      std::optional<AffineTile> a = of(d->operand(0)), b = of(d->operand(1));
+      if (!a || !b) return std::nullopt;
+      if (!b->uniform()) std::swap(a, b);
+      if (!b->uniform()) return std::nullopt;
+      a->base = a->base * b->base;
+      for (Poly &c : a->coef) c = c * b->base;
+      return a;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// A carried value `x` of a for loop (lb, ub, step) with `yield x + u`, u
+// uniform and defined before the loop: x = init + (iv - lb) / step * u.
+std::optional<AffineTile> AffineAnalysis::carried(Value *arg) {
+  Operation *loop = arg->owner ? arg->owner->parentOp : nullptr;
+  if (!loop || loop->code != OpCode::For || arg->index == 0) return std::nullopt;
+  Operation *yield = passes::forYield(loop);
+  if (!yield) return std::nullopt;
+  unsigned n = arg->index - 1;
+  Operation *next = yield->operand(n)->def;
+  if (!next || (next->code != OpCode::AddPtr && next->code != OpCode::Add)) return std::nullopt;
+  Value *step = nullptr;
+  if (next->operand(0) == arg)
+    step = next->operand(1);
+  else if (next->code == OpCode::Add && next->operand(1) == arg)
+    step = next->operand(0);
+  if (!step || passes::isDefinedInside(step, loop)) return std::nullopt;
+  std::optional<AffineTile> init = of(loop->operand(3 + n)), inc = of(step);
+  if (!init || !inc || !inc->uniform() || inc->pointer) return std::nullopt;
+  auto loopStep = passes::constantOf(loop->operand(2));
+  if (!loopStep || loopStep->isFloat || loopStep->i <= 0) return std::nullopt;
+  std::optional<Poly> perIteration = inc->base.dividedBy(Poly::constant(loopStep->i));
+  if (!perIteration) return std::nullopt;
+  Poly iv = Poly::leaf(leaves_.idOf(arg->owner->args[0].get()));
+  init->base = init->base + (iv - scalarPoly(loop->operand(0))) * *perIteration;
+  return init;
+}
+
+Value *materialize(Builder &b, const Poly &p, const LeafTable &leaves, DType t) {
+  Type ty = Type::scalar(t);
+  Value *sum = nullptr;
+  for (const auto &[m, c] : p.terms()) {
+    Value *term = nullptr;
+    for (int id : m) {
+      Value *leaf = leaves.value(id);
+      if (leaf->type.dtype != t) leaf = b.op1(OpCode::Cast, {leaf}, ty);
+      term = term ? b.op1(OpCode::Mul, {term, leaf}, ty) : leaf;
+    }
+    if (!term)
+      term = b.constInt(c, ty);
+    else if (c != 1)
+      term = b.op1(OpCode::Mul, {term, b.constInt(c, ty)}, ty);
+    sum = sum ? b.op1(OpCode::Add, {sum, term}, ty) : term;
+  }
+  return sum ? sum : b.constInt(0, ty);
+}
+
+}  // namespace tessera::ptx

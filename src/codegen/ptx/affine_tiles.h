@@ -1,0 +1,96 @@
+// Affine tiles: integer and pointer tiles whose element at index (i0, i1,
+// ...) is base + sum_d coef[d] * i_d, with base and coefficients written as
+// polynomials over scalar values of the kernel (its leaves: parameters,
+// program ids, loop counters, any scalar the analysis does not look into).
+// descriptors-from-pointers reads a pointer tile and its mask in this form
+// to find the box a `tl.load` reads.
+//
+// The arithmetic is over the integers: an i32 offset that wraps in the
+// kernel has no meaning here, as it had none in the kernel (an address
+// past the tensor).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "ir/ir.h"
+#include "support/ptr_map.h"
+
+namespace tessera::ptx {
+
+// A sum of terms coefficient * product of leaves. Leaves are numbered in the
+// order the analysis meets them (LeafTable), so that the order of terms,
+// and the code made from them, does not depend on addresses.
+class Poly {
+ public:
+  using Monomial = std::vector<int>;  // leaf numbers, increasing, repeated for powers
+
+  Poly() = default;
+  static Poly constant(int64_t c);
+  static Poly leaf(int id);
+
+  const std::map<Monomial, int64_t> &terms() const { return terms_; }
+  bool isZero() const { return terms_.empty(); }
+  std::optional<int64_t> constantValue() const;  // when it has no leaf
+
+  Poly operator+(const Poly &o) const;
+  Poly operator-(const Poly &o) const;
+  Poly operator*(const Poly &o) const;
+  Poly scaled(int64_t c) const;
+  // This divided by `d` when every term divides exactly by `d`'s only term
+  // (a monomial with its coefficient); nullopt otherwise.
+  std::optional<Poly> dividedBy(const Poly &d) const;
+  // The terms for which `keep` holds of some leaf of theirs, and the others.
+  Poly termsWithLeaf(const std::function<bool(int)> &keep, bool with) const;
+  size_t size() const { return terms_.size(); }
+  int degree() const;
+
+ private:
+  void add(const Monomial &m, int64_t c);
+  std::map<Monomial, int64_t> terms_;
+};
+
+// The leaves of the polynomials of one analysis.
+class LeafTable {
+ public:
+  int idOf(Value *v);
+  Value *value(int id) const { return leaves_.at(id); }
+
+ private:
+  std::vector<Value *> leaves_;
+  PtrMap<Value *, int> ids_;
+};
+
+// A tile (or scalar, rank 0) in affine form. For pointers, `pointer` is the
+// scalar pointer the offsets (in elements) are added to.
+struct AffineTile {
+  Value *pointer = nullptr;
+  Poly base;
+  std::vector<Poly> coef;  // one per dim
+  bool uniform() const;    // every coefficient zero
+};
+
+class AffineAnalysis {
+ public:
+  // The affine form of `v` (an integer or pointer scalar or tile), or
+  // nullopt. A carried value of a `for` loop whose yield adds a uniform
+  // step (`p += BLOCK_K * stride`) is its initial value plus the step times
+  // the iterations done, (iv - lb) / step_of_loop.
+  std::optional<AffineTile> of(Value *v);
+  LeafTable &leaves() { return leaves_; }
+
+ private:
+  std::optional<AffineTile> compute(Value *v);
+  std::optional<AffineTile> carried(Value *arg);
+  Poly scalarPoly(Value *v);
+  PtrMap<Value *, std::optional<AffineTile>> memo_;
+  LeafTable leaves_;
+};
+
+// Builds, at b's point, the value of `p` as a scalar of integer type `t`
+// (leaves converted to it).
+Value *materialize(Builder &b, const Poly &p, const LeafTable &leaves, DType t);
+
+}  // namespace tessera::ptx

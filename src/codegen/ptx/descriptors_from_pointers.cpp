@@ -1,0 +1,253 @@
+// descriptors-from-pointers: on sm_90a, a masked tl.load of a tile of
+// pointers that reads a box of a row-major matrix, inside the K loop of a
+// matmul, becomes a descriptor_load, so that the tensor memory accelerator
+// fills the dot's ring (as it does for a tensor descriptor or a block
+// pointer) instead of cp.async copies addressed thread by thread:
+//
+//   a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :],
+//               mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+//
+// The load qualifies when (affine_tiles.h) its pointers are p + i * s0 + j *
+// s1 with s0 or s1 the constant 1, their mask is a conjunction of
+// comparisons i < U0 and j < U1 (a dim may have none), and `other` is 0 or
+// NaN (or absent). The box then starts at coordinates (c0, c1), the parts
+// of the pointer's offset that change with the loop (p advanced by BK * s1
+// per iteration: c1 = BK * k), over a tensor of shape (c0 + U0, c1 + U1)
+// and base p minus those parts. The load is exact when that base, the
+// shapes and the strides do not change in the loop (the map is made once
+// before it), the coordinates are provably >= 0 (the copy engine pads a
+// negative one where the pointer load would have read memory), and the
+// base is 16-byte aligned and the non-unit stride a multiple of 16 bytes
+// as axis info proves. A dim without a bound is unchecked, as a block
+// pointer's dim outside boundary_check.
+//
+// Requires: one optimised, inlined kernel; runs before expand-descriptor-
+// loads, which turns a load whose first dim is the contiguous one and
+// hints the alignment, and pipeline-dot-operands, which serves the load on
+// the copy engine or expands it back into a masked pointer load of the
+// same elements.
+// Guarantees: every load it replaces reads, in every element, what the
+// pointer load read. Only on sm_90a with global scratch (maps made in the
+// kernel); elsewhere it does nothing.
+#include <algorithm>
+#include <cmath>
+
+#include "codegen/ptx/affine_tiles.h"
+#include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/layout.h"
+#include "codegen/ptx/tma.h"
+#include "passes/axis_info.h"
+#include "passes/pass_utils.h"
+#include "support/diagnostics.h"
+
+namespace tessera::ptx {
+namespace {
+
+// What the mask says of each dim of the load: nullopt when it bounds
+// nothing there, else U with i_dim < U.
+using Limits = std::vector<std::optional<Poly>>;
+
+// Adds the bounds of `mask` (whose dim k is the load's dim axes[k]) to
+// `limits`; false when the mask is not a conjunction of such bounds.
+bool collectBounds(AffineAnalysis &affine, Value *mask, const std::vector<int> &axes,
+                   Limits &limits) {
+  Operation *d = mask->def;
+  if (!d) return false;
+  if (auto c = passes::constantOf(mask); c && !c->isFloat) return c->i != 0;
+  switch (d->code) {
+    case OpCode::And:
+      return collectBounds(affine, d->operand(0), axes, limits) &&
+             collectBounds(affine, d->operand(1), axes, limits);
+    case OpCode::Broadcast:
+      return collectBounds(affine, d->operand(0), axes, limits);
+    case OpCode::ExpandDims: {
+      std::vector<int> inner = axes;
+      int64_t axis = d->intAttr("axis");
+      if (axis < 0 || axis >= static_cast<int64_t>(inner.size())) return false;
+      inner.erase(inner.begin() + axis);
+      return collectBounds(affine, d->operand(0), inner, limits);
+    }
+    case OpCode::Cmp: {
+      if (!isSigned(d->operand(0)->type.dtype)) return false;
+      std::string pred = d->strAttr("pred");
+      bool swap = pred == "gt" || pred == "ge", inclusive = pred == "le" || pred == "ge";
+      if (pred != "lt" && pred != "le" && !swap) return false;
+      Value *e = d->operand(swap ? 1 : 0), *limit = d->operand(swap ? 0 : 1);
+      std::optional<AffineTile> x = affine.of(e), l = affine.of(limit);
+      if (!x || !l || x->pointer || l->pointer || x->coef.size() != axes.size() ||
+          l->coef.size() != axes.size())
+        return false;
+      // e < limit  <=>  0 < limit - e = U - i_dim
+      int dim = -1;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        Poly slope = l->coef[k] - x->coef[k];
+        if (slope.isZero()) continue;
+        if (slope.constantValue() != -1 || dim >= 0) return false;
+        dim = axes[k];
+      }
+      if (dim < 0 || limits[dim]) return false;
+      limits[dim] = l->base - x->base + Poly::constant(inclusive ? 1 : 0);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// What axis info proves `p` (an integer polynomial) divisible by.
+int64_t divisibility(const Poly &p, const LeafTable &leaves, const AxisInfoMap &info) {
+  int64_t best = kMaxDivisibility;
+  for (const auto &[m, c] : p.terms()) {
+    uint64_t magnitude = c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+    int64_t d =
+        static_cast<int64_t>(std::min<uint64_t>(magnitude & (~magnitude + 1), kMaxDivisibility));
+    for (int id : m) d = std::min(kMaxDivisibility, d * info.get(leaves.value(id)).divisibility[0]);
+    best = std::min(best, d);
+  }
+  return best;
+}
+
+// Whether `p` is >= 0 for every value its leaves take: positive terms over
+// loop counters that start at >= 0 and count up, program ids and their
+// counts.
+bool nonNegative(const Poly &p, const LeafTable &leaves) {
+  for (const auto &[m, c] : p.terms()) {
+    if (c < 0) return false;
+    for (int id : m) {
+      const Value *v = leaves.value(id);
+      if (v->def) {
+        if (v->def->code != OpCode::ProgramId && v->def->code != OpCode::NumPrograms) return false;
+        continue;
+      }
+      const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
+      if (!loop || loop->code != OpCode::For || v->index != 0) return false;
+      auto lb = passes::constantOf(loop->operand(0)), step = passes::constantOf(loop->operand(2));
+      if (!lb || lb->isFloat || lb->i < 0 || !step || step->isFloat || step->i <= 0) return false;
+    }
+  }
+  return true;
+}
+
+class Converter {
+ public:
+  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)) {}
+  bool convert(Operation *load);
+
+ private:
+  Function &fn_;
+  AxisInfoMap info_;
+  AffineAnalysis affine_;
+};
+
+bool Converter::convert(Operation *load) {
+  Operation *loop = load->parent->parentOp;
+  const Type &out = load->result()->type;
+  if (!loop || loop->code != OpCode::For || out.shape.size() != 2 || load->intAttr("volatile"))
+    return false;
+  int eb = byteSize(out.dtype);
+  if ((eb != 1 && eb != 2) || !feedsDotsOnly(load->result(), *load->parent)) return false;
+  std::optional<AffineTile> ptrs = affine_.of(load->operand(0));
+  if (!ptrs || !ptrs->pointer || ptrs->coef.size() != 2) return false;
+  LeafTable &leaves = affine_.leaves();
+  auto varying = [&](int id) { return passes::isDefinedInside(leaves.value(id), loop); };
+  auto invariant = [&](const Poly &p) { return p.termsWithLeaf(varying, true).isZero(); };
+  const Poly &s0 = ptrs->coef[0], &s1 = ptrs->coef[1];
+  bool rowMajor = s1.constantValue() == 1, colMajor = s0.constantValue() == 1;
+  if ((!rowMajor && !colMajor) || !invariant(s0) || !invariant(s1)) return false;
+
+  // The mask's bounds, and the padding `other` asks for.
+  Limits limits(2);
+  if (load->operands.size() >= 2 && !collectBounds(affine_, load->operand(1), {0, 1}, limits))
+    return false;
+  bool nan = false;
+  if (load->operands.size() >= 3) {
+    auto other = passes::constantOf(load->operand(2));
+    if (!other) return false;
+    nan = other->isFloat && std::isnan(other->f);
+    bool zero = other->isFloat ? other->f == 0 && !std::signbit(other->f) : other->i == 0;
+    if (!zero && !nan) return false;
+  }
+
+  // The offset's parts that change in the loop are the coordinates: each
+  // term goes to the dim whose stride divides it, the non-unit stride first.
+  std::vector<Poly> coord(2);
+  const Poly &wide = rowMajor ? s0 : s1;
+  int wideDim = rowMajor ? 0 : 1;
+  Poly moving = ptrs->base.termsWithLeaf(varying, true);
+  for (const auto &[m, c] : moving.terms()) {
+    Poly term = Poly::constant(c);
+    for (int id : m) term = term * Poly::leaf(id);
+    if (std::optional<Poly> q = term.dividedBy(wide); q && wide.constantValue() != 1)
+      coord[wideDim] = coord[wideDim] + *q;
+    else
+      coord[1 - wideDim] = coord[1 - wideDim] + term;
+  }
+  std::vector<Poly> shape(2);
+  for (int d = 0; d < 2; ++d) {
+    if (!nonNegative(coord[d], leaves)) return false;
+    if (limits[d]) {
+      shape[d] = *limits[d] + coord[d];
+      if (!invariant(shape[d])) return false;
+    }
+  }
+  Poly offset = ptrs->base.termsWithLeaf(varying, false);
+
+  // The copy engine's rules, as axis info proves them.
+  if (info_.get(ptrs->pointer).divisibility[0] % 16 != 0 ||
+      divisibility(offset, leaves, info_) * eb % 16 != 0 ||
+      divisibility(wide, leaves, info_) * eb % 16 != 0)
+    return false;
+  std::vector<int64_t> block = out.shape;
+  if (colMajor && !rowMajor) std::swap(block[0], block[1]);
+  if (!tmaBoxFits(block, eb, SharedLayout::swizzleFor(block[1] * eb))) return false;
+
+  // The descriptor before the loop, the coordinates at the load.
+  Builder b;
+  b.setLoc(load->loc);
+  b.setInsertionPointBefore(loop);
+  Value *base = ptrs->pointer;
+  if (!offset.isZero())
+    base = b.op1(OpCode::AddPtr, {base, materialize(b, offset, leaves, DType::I64)}, base->type);
+  std::vector<Value *> operands{base};
+  std::vector<int64_t> checks;
+  for (int d = 0; d < 2; ++d) {
+    operands.push_back(limits[d] ? materialize(b, shape[d], leaves, DType::I64)
+                                 : b.constInt(0, Type::scalar(DType::I64)));
+    if (limits[d]) checks.push_back(d);
+  }
+  operands.push_back(materialize(b, s0, leaves, DType::I64));
+  operands.push_back(materialize(b, s1, leaves, DType::I64));
+  b.setInsertionPointBefore(load);
+  for (int d = 0; d < 2; ++d) operands.push_back(materialize(b, coord[d], leaves, DType::I32));
+  std::vector<NamedAttr> attrs{{"block", out.shape},
+                               {"padding", std::string(nan ? "nan" : "zero")}};
+  if (checks.size() != 2) attrs.push_back({"checks", checks});
+  Value *box = b.op1(OpCode::DescriptorLoad, operands, out, std::move(attrs));
+  replaceAllUsesWith(*load->parent, load->result(), box);
+  eraseOp(load);
+  return true;
+}
+
+}  // namespace
+
+void descriptorsFromPointers(Module &m) {
+  if (m.targetSm != 90 || !m.archSpecific || !m.globalScratch) return;
+  int converted = 0;
+  for (auto &fn : m.functions) {
+    std::vector<Operation *> loads;
+    fn->walk([&](Operation *op) {
+      if (op->code == OpCode::Load && op->result()->type.isTile()) loads.push_back(op);
+    });
+    if (loads.empty()) continue;
+    Converter c(*fn);
+    for (Operation *load : loads) converted += c.convert(load);
+  }
+  if (converted == 0) return;
+  for (const char *name : {"canonicalize", "cse", "licm", "dce"}) {
+    const PassInfo *p = findPass(name);
+    if (!p) internalError("descriptors-from-pointers", std::string("no pass named ") + name);
+    p->run(m);
+  }
+}
+
+}  // namespace tessera::ptx

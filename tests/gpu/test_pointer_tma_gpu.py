@@ -1,0 +1,157 @@
+"""Masked tl.loads of pointer tiles on the tensor memory accelerator: on
+sm_90a, a dot operand's load whose pointers are base + i * stride + j (or
+its transpose) and whose mask bounds each dim (descriptors-from-pointers)
+is served by bulk tensor copies through a map the kernel makes; the same
+kernels run on cp.async elsewhere (TESSERA_TARGET=sm_80). tests/ptx/
+pointer_tma.py checks which loads convert. Against float64 references on
+fresh random inputs with poisoned outputs: ragged shapes (the masks cut
+rows, columns and K), B in both orientations, the K loop counting blocks
+or elements, unmasked loads, a batch offset in the base, a persistent loop
+around the K loop, masks written as `<=` / `>`, and column slices of
+larger tensors (row stride above the row length)."""
+import pytest
+
+from conftest import poisoned, skip_without_gpu
+
+skip_without_gpu()
+import torch  # noqa: E402
+
+import tessera as triton  # noqa: E402
+import tessera.language as tl  # noqa: E402
+from test_tma_gpu import check, randn  # noqa: E402
+
+
+# C[b] = A[b] @ B[b]; B's element (k, n) at b_ptr + k * sbk + n * sbn (one of
+# the two strides is 1). MASK: 0 none, 1 `<` bounds, 2 the same bounds as
+# `<=` and `>`, 3 A's first row masked off too (not a box). STEP_K: the loop counts elements (range(0, K, BK)).
+@triton.jit
+def ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sab, sam, sbb, sbk, sbn,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, MASK: tl.constexpr,
+               STEP_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    batch = tl.program_id(2)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + batch * sab + rm[:, None] * sam + rk[None, :]
+    b_ptrs = b_ptr + batch * sbb + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    if STEP_K:
+        for k in range(0, K, BK):
+            a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k), other=0.0)
+            b = tl.load(b_ptrs, mask=(rk[:, None] < K - k) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BK
+            b_ptrs += BK * sbk
+    else:
+        for k in range(tl.cdiv(K, BK)):
+            if MASK == 0:
+                a = tl.load(a_ptrs)
+                b = tl.load(b_ptrs)
+            elif MASK == 1:
+                a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK),
+                            other=0.0)
+                b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N),
+                            other=0.0)
+            elif MASK == 2:
+                a = tl.load(a_ptrs, mask=(rm[:, None] <= M - 1) & (K - k * BK > rk[None, :]))
+                b = tl.load(b_ptrs, mask=(rk[:, None] + k * BK < K) & (N > rn[None, :]))
+            else:  # A's rows from the second on: not a box (stays on cp.async)
+                a = tl.load(a_ptrs, mask=(rm[:, None] >= 1) & (rm[:, None] < M) &
+                            (rk[None, :] < K - k * BK), other=0.0)
+                b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N),
+                            other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BK
+            b_ptrs += BK * sbk
+    c = c_ptr + batch * M * N + rm[:, None] * N + rn[None, :]
+    tl.store(c, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def run(gen, M, N, K, dtype, b_nk=False, mask=1, step_k=False, batch=1, pad_cols=0,
+        blocks=(64, 128, 64), warps=4, stages=3):
+    BM, BN, BK = blocks
+    # A and B are column slices of wider arrays when pad_cols > 0.
+    a = randn((batch, M, K + pad_cols), dtype, gen)[:, :, :K]
+    if b_nk:
+        b = randn((batch, N, K + pad_cols), dtype, gen)[:, :, :K].transpose(1, 2)
+    else:
+        b = randn((batch, K, N + pad_cols), dtype, gen)[:, :, :N]
+    c = poisoned((batch, M, N))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN), batch)
+    ptr_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                     b.stride(2), BM, BN, BK, mask, step_k, num_warps=warps, num_stages=stages)
+    for i in range(batch):
+        ref = a[i].double() @ b[i].double()
+        if mask == 3:
+            ref[0] = 0
+        check(c[i], ref, K)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("b_nk", [False, True])
+@pytest.mark.parametrize("shape", [(192, 256, 384), (200, 136, 5 * 64 + 24), (1, 8, 16)])
+def test_masked_matmul(gen, dtype, b_nk, shape):
+    run(gen, *shape, dtype, b_nk=b_nk)
+
+
+@pytest.mark.parametrize("b_nk", [False, True])
+def test_unmasked_loads(gen, b_nk):
+    run(gen, 128, 256, 6 * 64, torch.float16, b_nk=b_nk, mask=0)
+
+
+@pytest.mark.parametrize("b_nk", [False, True])
+def test_masks_written_otherwise(gen, b_nk):
+    run(gen, 200, 136, 5 * 64 + 24, torch.float16, b_nk=b_nk, mask=2)
+
+
+def test_mask_that_is_not_a_box(gen):
+    run(gen, 200, 136, 5 * 64 + 24, torch.float16, mask=3)
+
+
+@pytest.mark.parametrize("b_nk", [False, True])
+def test_loop_counts_elements(gen, b_nk):
+    run(gen, 130, 250, 3 * 64 + 40, torch.float16, b_nk=b_nk, step_k=True)
+
+
+def test_batch_offset_and_slices(gen):
+    run(gen, 100, 130, 200, torch.float16, batch=3, pad_cols=24)
+    run(gen, 100, 130, 200, torch.bfloat16, b_nk=True, batch=2, pad_cols=40)
+
+
+def test_big_blocks_eight_warps(gen):
+    run(gen, 300, 520, 1000, torch.float16, blocks=(128, 256, 64), warps=8, stages=4)
+
+
+# A persistent kernel: each program runs tiles pid, pid + programs, ...; the
+# maps are made once per tile (their base moves with the tile).
+@triton.jit
+def ptr_matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk,
+                          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          PROGRAMS: tl.constexpr):
+    tiles_n = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * tiles_n
+    for tile in range(tl.program_id(0), tiles, PROGRAMS):
+        rm = (tile // tiles_n) * BM + tl.arange(0, BM)
+        rn = (tile % tiles_n) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(tl.cdiv(K, BK)):
+            kk = k * BK + rk
+            a = tl.load(a_ptr + rm[:, None] * sam + kk[None, :],
+                        mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + kk[:, None] * sbk + rn[None, :],
+                        mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_persistent(gen):
+    M, N, K = 200, 520, 328
+    a, b = randn((M, K), torch.float16, gen), randn((K, N), torch.float16, gen)
+    c = poisoned((M, N))
+    ptr_matmul_persistent[(7,)](a, b, c, M, N, K, a.stride(0), b.stride(0), 64, 128, 64, 7,
+                                num_warps=4, num_stages=3)
+    check(c, a.double() @ b.double(), K)
