@@ -1,6 +1,7 @@
 #include "codegen/ptx/affine_tiles.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "passes/pass_utils.h"
 
@@ -31,7 +32,7 @@ void Poly::add(const Monomial &m, int64_t c) {
   if (c == 0) return;
   auto [it, fresh] = terms_.emplace(m, c);
   if (fresh) return;
-  it->second += c;
+  if (__builtin_add_overflow(it->second, c, &it->second)) overflowed_ = true;
   if (it->second == 0) terms_.erase(it);
 }
 
@@ -43,6 +44,7 @@ std::optional<int64_t> Poly::constantValue() const {
 
 Poly Poly::operator+(const Poly &o) const {
   Poly r = *this;
+  r.overflowed_ = overflowed_ || o.overflowed_;
   for (const auto &[m, c] : o.terms_) r.add(m, c);
   return r;
 }
@@ -53,27 +55,36 @@ Poly Poly::operator-(const Poly &o) const {
 
 Poly Poly::scaled(int64_t c) const {
   Poly r;
-  for (const auto &[m, k] : terms_) r.add(m, k * c);
+  r.overflowed_ = overflowed_;
+  for (const auto &[m, k] : terms_) {
+    int64_t p = 0;
+    if (__builtin_mul_overflow(k, c, &p)) r.overflowed_ = true;
+    r.add(m, p);
+  }
   return r;
 }
 
 Poly Poly::operator*(const Poly &o) const {
   Poly r;
+  r.overflowed_ = overflowed_ || o.overflowed_;
   for (const auto &[m1, c1] : terms_)
     for (const auto &[m2, c2] : o.terms_) {
       Monomial m = m1;
       m.insert(m.end(), m2.begin(), m2.end());
       std::sort(m.begin(), m.end());
-      r.add(m, c1 * c2);
+      int64_t p = 0;
+      if (__builtin_mul_overflow(c1, c2, &p)) r.overflowed_ = true;
+      r.add(m, p);
     }
   return r;
 }
 
 std::optional<Poly> Poly::dividedBy(const Poly &d) const {
-  if (d.terms_.size() != 1) return std::nullopt;
+  if (d.terms_.size() != 1 || overflowed_ || d.overflowed_) return std::nullopt;
   const auto &[dm, dc] = *d.terms_.begin();
   Poly r;
   for (const auto &[m, c] : terms_) {
+    if (dc == -1 && c == INT64_MIN) return std::nullopt;
     if (c % dc != 0) return std::nullopt;
     Monomial rest = m;
     for (int leaf : dm) {
@@ -88,6 +99,7 @@ std::optional<Poly> Poly::dividedBy(const Poly &d) const {
 
 Poly Poly::termsWithLeaf(const std::function<bool(int)> &keep, bool with) const {
   Poly r;
+  r.overflowed_ = overflowed_;
   for (const auto &[m, c] : terms_)
     if (std::any_of(m.begin(), m.end(), keep) == with) r.add(m, c);
   return r;
@@ -105,6 +117,11 @@ int LeafTable::idOf(Value *v) {
   leaves_.push_back(v);
   ids_[v] = id;
   return id;
+}
+
+bool AffineTile::overflowed() const {
+  return base.overflowed() ||
+         std::any_of(coef.begin(), coef.end(), [](const Poly &c) { return c.overflowed(); });
 }
 
 bool AffineTile::uniform() const {
@@ -133,14 +150,12 @@ Poly AffineAnalysis::scalarPoly(Value *v) {
       return Poly::constant(c->i);
     if (d->code == OpCode::Hint || widensInt(d)) return scalarPoly(d->operand(0));
     if (d->code == OpCode::Neg && isSigned(v->type.dtype))
-      return scalarPoly(d->operand(0)).scaled(-1);
+      if (Poly p = scalarPoly(d->operand(0)).scaled(-1); !p.overflowed()) return p;
     if ((d->code == OpCode::Add || d->code == OpCode::Sub || d->code == OpCode::Mul) &&
         isSigned(v->type.dtype)) {
       Poly a = scalarPoly(d->operand(0)), b = scalarPoly(d->operand(1));
-      if (d->code == OpCode::Add) return a + b;
-      if (d->code == OpCode::Sub) return a - b;
-      Poly p = a * b;
-      if (p.size() <= kMaxTerms && p.degree() <= kMaxDegree) return p;
+      Poly p = d->code == OpCode::Add ? a + b : d->code == OpCode::Sub ? a - b : a * b;
+      if (!p.overflowed() && p.size() <= kMaxTerms && p.degree() <= kMaxDegree) return p;
     }
   }
   return Poly::leaf(leaves_.idOf(v));
@@ -150,6 +165,7 @@ std::optional<AffineTile> AffineAnalysis::of(Value *v) {
   if (const auto *known = memo_.find(v)) return *known;
   memo_[v] = std::nullopt;  // a cycle through a loop's carried value finds nothing
   std::optional<AffineTile> r = compute(v);
+  if (r && r->overflowed()) r = std::nullopt;
   memo_[v] = r;
   return r;
 }
@@ -227,6 +243,8 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       if (!b->uniform()) return std::nullopt;
       a->base = a->base * b->base;
       for (Poly &c : a->coef) c = c * b->base;
+      for (const Poly *p : {&a->base, &b->base})
+        if (p->size() > kMaxTerms || p->degree() > kMaxDegree) return std::nullopt;
       return a;
     }
     default:

@@ -46,10 +46,14 @@ class Poly {
   Poly termsWithLeaf(const std::function<bool(int)> &keep, bool with) const;
   size_t size() const { return terms_.size(); }
   int degree() const;
+  // Whether a coefficient left the range of int64 on the way here (from
+  // constants of the kernel): such a polynomial means nothing.
+  bool overflowed() const { return overflowed_; }
 
  private:
   void add(const Monomial &m, int64_t c);
   std::map<Monomial, int64_t> terms_;
+  bool overflowed_ = false;
 };
 
 // The leaves of the polynomials of one analysis.
@@ -70,6 +74,7 @@ struct AffineTile {
   Poly base;
   std::vector<Poly> coef;  // one per dim
   bool uniform() const;    // every coefficient zero
+  bool overflowed() const;
 };
 
 class AffineAnalysis {

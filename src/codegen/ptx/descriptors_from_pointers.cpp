@@ -191,6 +191,8 @@ bool Converter::convert(Operation *load) {
     }
   }
   Poly offset = ptrs->base.termsWithLeaf(varying, false);
+  for (const Poly *p : {&offset, &coord[0], &coord[1], &shape[0], &shape[1]})
+    if (p->overflowed()) return false;
 
   // The copy engine's rules, as axis info proves them.
   if (info_.get(ptrs->pointer).divisibility[0] % 16 != 0 ||
