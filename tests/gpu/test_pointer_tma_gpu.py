@@ -155,3 +155,45 @@ def test_persistent(gen):
     ptr_matmul_persistent[(7,)](a, b, c, M, N, K, a.stride(0), b.stride(0), 64, 128, 64, 7,
                                 num_warps=4, num_stages=3)
     check(c, a.double() @ b.double(), K)
+
+
+# One load read both ways, as flash attention's backward reads Q^T: Y is
+# stored [N, K], its tile y_t is [BK, BN] (K stride 1), and the loop takes
+# X @ y_t and y_t^T @ Z. The copy engine reads the [BN, BK] box of Y once
+# for both dots.
+@triton.jit
+def both_ways(x_ptr, y_ptr, z_ptr, c_ptr, d_ptr, K, sx, sy, sz,
+              BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, BD: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rd = tl.arange(0, BD)
+    x_ptrs = x_ptr + rm[:, None] * sx + rk[None, :]
+    y_ptrs = y_ptr + rk[:, None] + rn[None, :] * sy
+    z_ptrs = z_ptr + rk[:, None] * sz + rd[None, :]
+    acc_c = tl.zeros((BM, BN), dtype=tl.float32)
+    acc_d = tl.zeros((BN, BD), dtype=tl.float32)
+    for k in range(K // BK):
+        x = tl.load(x_ptrs)
+        y_t = tl.load(y_ptrs)
+        z = tl.load(z_ptrs)
+        acc_c = tl.dot(x, y_t, acc_c)
+        acc_d = tl.dot(tl.trans(y_t), z, acc_d)
+        x_ptrs += BK
+        y_ptrs += BK
+        z_ptrs += BK * sz
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc_c)
+    tl.store(d_ptr + rn[:, None] * BD + rd[None, :], acc_d)
+
+
+def test_one_load_read_both_ways(gen):
+    BM, BN, BK, BD = 64, 64, 32, 64
+    K = 4 * BK
+    x = randn((BM, K), torch.float16, gen)
+    y = randn((BN, K + 16), torch.float16, gen)[:, :K]
+    z = randn((K, BD), torch.float16, gen)
+    c, d = poisoned((BM, BN)), poisoned((BN, BD))
+    both_ways[(1,)](x, y, z, c, d, K, x.stride(0), y.stride(0), z.stride(0), BM, BN, BK, BD,
+                    num_warps=4, num_stages=3)
+    check(c, x.double() @ y.double().T, K)
+    check(d, y.double() @ z.double(), K)

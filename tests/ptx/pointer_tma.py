@@ -14,6 +14,7 @@
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 2, 0" --emit ttgir --target sm_90a | FileCheck %s --check-prefix=KN-IR
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 1, 1" --emit ttgir --target sm_90a | FileCheck %s --check-prefix=KN-IR
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul_persistent --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, 64, 128, 64, 7" --emit ttgir --target sm_90a | FileCheck %s --check-prefix=PERS
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel both_ways --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32:16, i32:16, i32:16, 64, 64, 32, 64" --emit ptx --target sm_90a | FileCheck %s --check-prefix=BOTH
 # Loads that stay on cp.async: a mask that is not a box, a row stride not
 # known to be a multiple of 16 bytes, and every target but sm_90a.
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 3, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
@@ -52,6 +53,15 @@
 # PERS: tensormap_create
 # PERS-NEXT: tensormap_create
 # PERS: = for
+# One load read both ways (X @ y_t and y_t^T @ Z): the transposed box's
+# transpose is the box itself, so both dots read its ring and every load
+# is a tensor copy.
+# BOTH: tensormap.cp_fenceproxy
+# BOTH: tensormap.cp_fenceproxy
+# BOTH: tensormap.cp_fenceproxy
+# BOTH: wgmma.mma_async
+# BOTH-NOT: cp.async.cg
+# BOTH-NOT: ld.global
 # CP-ASYNC-NOT: tensormap
 # CP-ASYNC-NOT: cp.async.bulk.tensor
 # CP-ASYNC: cp.async.cg.shared.global

@@ -65,8 +65,22 @@ void hintProvenAlignment(Function &fn, const Module &m) {
       auto c = passes::constantOf(v);
       return c && !c->isFloat && c->i == 1;
     };
-    if (p.block.size() == 2 && isOne(p.strides[0]) && !isOne(p.strides[1]))
-      op = transposeDescriptorLoad(*op)->def->operand(0)->def;  // the new load
+    if (p.block.size() == 2 && isOne(p.strides[0]) && !isOne(p.strides[1])) {
+      Value *back = transposeDescriptorLoad(*op);
+      op = back->def->operand(0)->def;  // the new load
+      // A transpose of the block read (tl.trans of a K^T tile) is the new
+      // load itself: its dots then read the ring directly.
+      Block &body = *op->parent;
+      std::vector<Operation *> folded;
+      for (auto &o : body.ops)
+        if (o->code == OpCode::Permute && o->operand(0) == back &&
+            o->intsAttr("order") == std::vector<int64_t>{1, 0})
+          folded.push_back(o.get());
+      for (Operation *o : folded) {
+        replaceAllUsesWith(body, o->result(), op->result());
+        eraseOp(o);
+      }
+    }
   }
   if (loads.empty()) return;
   AxisInfoMap info = analyzeAxisInfo(fn);

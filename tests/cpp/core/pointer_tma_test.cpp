@@ -147,4 +147,52 @@ TEST(PointerTma, MaskedLoadsBecomeBoxesAndReadTheSameElements) {
   runCase({1, 8, 16, false, 1, false, 0});
 }
 
+// One load read both ways (X @ y_t and y_t^T @ Z, flash attention's Q^T):
+// the three loads become descriptor loads and the outputs keep their bits.
+TEST(PointerTma, OneLoadReadBothWays) {
+  const int BM = 64, BN = 64, BK = 32, BD = 64, K = 4 * BK, ly = K + 16;
+  Modules m = compileBoth("both_ways",
+                          "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32:16, i32:16, "
+                          "i32:16, 64, 64, 32, 64");
+  tessera::Function &before = *m.before->functions.at(0), &after = *m.after->functions.at(0);
+  EXPECT_EQ(countOps(after, tessera::OpCode::DescriptorLoad), 3) << tessera::printModule(*m.after);
+  std::mt19937 rng(7);
+  std::vector<double> xv, yv, zv;
+  std::vector<uint16_t> x = randomF16(size_t(BM) * K, rng, xv),
+                        y = randomF16(size_t(BN) * ly, rng, yv),
+                        z = randomF16(size_t(K) * BD, rng, zv);
+  std::vector<float> outs[2][2];
+  int run = 0;
+  for (tessera::Function *fn : {&before, &after}) {
+    std::vector<float> &c = outs[run][0], &d = outs[run][1];
+    ++run;
+    c.assign(size_t(BM) * BN, std::nanf(""));
+    d.assign(size_t(BN) * BD, std::nanf(""));
+    std::vector<ArgValue> args{
+        ArgValue::pointer(x.data()), ArgValue::pointer(y.data()), ArgValue::pointer(z.data()),
+        ArgValue::pointer(c.data()), ArgValue::pointer(d.data()), ArgValue::integer(K),
+        ArgValue::integer(K),        ArgValue::integer(ly),       ArgValue::integer(BD)};
+    std::vector<HostBuffer> buffers{{x.data(), x.size() * 2, "x_ptr", true},
+                                    {y.data(), y.size() * 2, "y_ptr", true},
+                                    {z.data(), z.size() * 2, "z_ptr", true},
+                                    {c.data(), c.size() * 4, "c_ptr", false},
+                                    {d.data(), d.size() * 4, "d_ptr", false}};
+    tessera::interp::run(*fn, args, buffers, {1, 1, 1});
+  }
+  for (int o = 0; o < 2; ++o)
+    EXPECT_EQ(std::memcmp(outs[0][o].data(), outs[1][o].data(), outs[0][o].size() * 4), 0);
+  for (int i = 0; i < BM; ++i)
+    for (int j = 0; j < BN; ++j) {
+      double ref = 0;
+      for (int k = 0; k < K; ++k) ref += xv[size_t(i) * K + k] * yv[size_t(j) * ly + k];
+      ASSERT_EQ(outs[1][0][size_t(i) * BN + j], ref);
+    }
+  for (int i = 0; i < BN; ++i)
+    for (int j = 0; j < BD; ++j) {
+      double ref = 0;
+      for (int k = 0; k < K; ++k) ref += yv[size_t(i) * ly + k] * zv[size_t(k) * BD + j];
+      ASSERT_EQ(outs[1][1][size_t(i) * BD + j], ref);
+    }
+}
+
 }  // namespace
