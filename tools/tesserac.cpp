@@ -25,6 +25,7 @@
 #include "codegen/ptx/gpu_passes.h"
 #include "runtime/compiler.h"
 #include "runtime/serialize.h"
+#include "runtime/source_imports.h"
 #include "support/cli.h"
 #include "support/source.h"
 
@@ -168,6 +169,10 @@ int main(int argc, char **argv) {
   req.keepStages = {emit};
   req.stagesOnly = true;  // printed, never run
   std::vector<std::string> parts = split ? splitParts(*source) : std::vector<std::string>{*source};
+  // @jit helpers imported from other files (runtime/source_imports.h); the
+  // parts of a split file are compiled on their own.
+  if (!split)
+    if (auto units = tessera::followImports(file, *source); units.size() > 1) req.units = units;
   int status = 0;
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "runtime/aot.h"
 #include "runtime/compiler.h"
 #include "runtime/serialize.h"
+#include "runtime/source_imports.h"
 #include "support/cli.h"
 
 namespace {
@@ -151,6 +152,8 @@ int aotMain(int argc, char **argv) {
   if (!source) return 1;
   req.source = *source;
   req.fileName = file;
+  // @jit helpers imported from other files (runtime/source_imports.h).
+  if (auto units = tessera::followImports(file, *source); units.size() > 1) req.units = units;
   req.kernel = kernel;
   // The launchers pass no global scratch: descriptors made in the kernel
   // keep cp.async on sm_90a.

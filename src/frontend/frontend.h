@@ -134,4 +134,8 @@ const std::vector<std::string> &builtinNames();
 // Throws CompileError (with no location) on a malformed entry.
 std::vector<ArgSpec> parseSignature(const std::string &signature);
 
+// Whether decorator `d` is @jit (`jit`, `triton.jit`, `tl.jit(...)`, any
+// module's `jit`).
+bool isJitDecorator(const ast::Expr &d);
+
 }  // namespace tessera::frontend

@@ -6,8 +6,6 @@
 
 namespace tessera::frontend {
 
-namespace {
-
 bool isJitDecorator(const ast::Expr &d) {
   const ast::Expr *e = &d;
   if (e->kind == ast::ExprKind::Call) e = e->a.get();
@@ -15,6 +13,8 @@ bool isJitDecorator(const ast::Expr &d) {
   if (e->kind == ast::ExprKind::Attribute) return e->str == "jit";
   return false;
 }
+
+namespace {
 
 bool isConstexprAnnotation(const ast::Expr *a) {
   if (!a) return false;
