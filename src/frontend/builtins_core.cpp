@@ -210,7 +210,15 @@ SVal store(Lowerer &l, A &a) {
   checkEviction(l, evict, a.locOf("eviction_policy"));
   DType elem = ptr->type.dtype;
   Value *val = l.tensorArg(a["value"], a.locOf("value"), "the stored value");
-  if (val->type.isPtrLike()) l.error(a.locOf("value"), "storing pointers is not supported");
+  // A pointer is stored as its address, into 64-bit integers (as Triton
+  // casts the value to the pointee type).
+  if (val->type.isPtrLike()) {
+    if (elem != DType::I64 && elem != DType::U64)
+      l.error(a.locOf("value"),
+              std::string("storing pointers into ") + tritonName(elem) + " is not supported",
+              "store them through a pointer to tl.int64 (the addresses)");
+    val = l.cast(val, Type::scalar(elem), a.locOf("value"));
+  }
   Value *mask = nullptr;
   if (!a["mask"].isNone())
     mask = l.cast(l.tensorArg(a["mask"], a.locOf("mask"), "the mask"), Type::scalar(DType::I1),

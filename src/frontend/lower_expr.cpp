@@ -281,6 +281,11 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         if (name == "float8e4m3fn") return SVal::dtypeVal(DType::F8E4NV);
         if (name == "float8e5m2") return SVal::dtypeVal(DType::F8E5);
         if (name == "math") return SVal::module("tl");
+        if (name == "pi32_t") {  // Triton's alias of tl.pointer_type(tl.int32)
+          SVal p = SVal::dtypeVal(DType::I32);
+          p.i = 1;
+          return p;
+        }
         if (name == "PropagateNan") return SVal::module("tl.PropagateNan");
         if (name == "float8e4b15" || name == "float8e4b8" || name == "float8e5b16")
           error(loc, "tl." + name + " is not supported by Tessera",

@@ -18,7 +18,7 @@ from .core import (
     tensor, range, static_range,
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
     float8e4m3fn, float8e5m2, float16, bfloat16, float32, float64,
-    float8e4b15, float8e4b8, float8e5b16, str_to_ty,
+    float8e4b15, float8e4b8, float8e5b16, pi32_t, str_to_ty,
     program_id, num_programs, arange, full, cast, load, store,
     atomic_add, atomic_max, atomic_min, atomic_and, atomic_or, atomic_xor, atomic_xchg, atomic_cas,
     make_block_ptr, advance, where, maximum, minimum, clamp, dot, dot_scaled, reduce,
@@ -52,7 +52,7 @@ __all__ = [
     "block_type", "tensor", "range", "static_range",
     "bool", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float8e4nv", "float8e5", "float8e4m3fn", "float8e5m2", "float16", "bfloat16", "float32",
-    "float64", "float8e4b15", "float8e4b8", "float8e5b16",
+    "float64", "float8e4b15", "float8e4b8", "float8e5b16", "pi32_t",
     # core
     "program_id", "num_programs", "arange", "full", "cast", "load", "store",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",

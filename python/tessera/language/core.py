@@ -27,7 +27,7 @@ __all__ = [
     "block_type", "tensor", "range", "static_range",
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float8e4nv", "float8e5", "float8e4m3fn", "float8e5m2", "float16", "bfloat16", "float32",
-    "float64",
+    "float64", "pi32_t",
     "program_id", "num_programs", "arange", "full", "cast", "load", "store",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_xchg", "atomic_cas", "make_block_ptr", "advance", "where", "maximum", "minimum",
@@ -529,6 +529,8 @@ float8e4m3fn = float8e4nv
 float8e4b15 = dtype("fp8e4b15")
 float8e4b8 = dtype("fp8e4b8")
 float8e5b16 = dtype("fp8e5b16")
+# Triton's name of the pointer-to-int32 type (`x.to(tl.pi32_t)`).
+pi32_t = pointer_type(int32)
 
 # Signature names ("fp16", "i32", "*fp32") -> dtypes, as Triton's str_to_ty.
 _SIGNATURE_NAMES = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",

@@ -566,6 +566,36 @@ def test_integers_become_pointers(rng):
     np.testing.assert_array_equal(out, other * 2)
 
 
+@triton.jit
+def pointer_select_kernel(cond_ptr, a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    # Triton's test_where with pointers: int64 addresses made tl.pi32_t
+    # pointers, chosen by tl.where, stored back as their addresses.
+    i = tl.arange(0, N)
+    pa = tl.load(a_ptr + i).to(tl.pi32_t)
+    pb = tl.load(b_ptr + i).to(tl.pi32_t)
+    tl.store(out_ptr + i, tl.where(tl.load(cond_ptr + i), pa, pb))
+
+
+def test_pointers_selected_and_stored_as_addresses(rng):
+    cond = rng.random(16) < 0.5
+    a = rng.integers(-2**62, 2**62, 16, dtype=np.int64)
+    b = rng.integers(-2**62, 2**62, 16, dtype=np.int64)
+    out = np.zeros(16, np.int64)
+    pointer_select_kernel[(1,)](cond, a, b, out, N=16)
+    assert (out == np.where(cond, a, b)).all()
+    assert tl.pi32_t == tl.pointer_type(tl.int32)
+
+
+@triton.jit
+def pointer_into_int32_kernel(x_ptr, out_ptr):
+    tl.store(out_ptr, x_ptr)
+
+
+def test_storing_pointers_into_int32_is_refused():
+    with pytest.raises(triton.CompilationError, match="storing pointers into int32 is not supported"):
+        pointer_into_int32_kernel[(1,)](np.zeros(1, np.float32), np.zeros(1, np.int32))
+
+
 def test_integer_made_pointer_to_nowhere_is_an_error_not_a_crash():
     out = np.full(8, np.nan, np.float32)
     for bad in (16, 2**47 + 64):
