@@ -58,7 +58,11 @@ void classifyInt(PyObject *v, ArgInfo &out, std::string_view param, std::string_
     out.i = x;
     out.dtype = (x >= INT32_MIN && x <= INT32_MAX) ? kI32 : kI64;
     out.eq1 = x == 1;
-    out.div16 = x % 16 == 0;
+    // Positive multiples only: a kernel specialised on a row stride divisible
+    // by 16 may read rows through the tensor memory accelerator
+    // (descriptors-from-pointers), which takes no zero (broadcast rows) or
+    // negative stride; those get a specialisation of their own.
+    out.div16 = x > 0 && x % 16 == 0;
     return;
   }
   if (overflow > 0) {

@@ -137,6 +137,13 @@ bool widensInt(const Operation *op) {
          isSigned(to) && bitWidth(to) >= bitWidth(from);
 }
 
+// Arithmetic the analysis reads as exact integer arithmetic: signed, 32 or
+// 64 bits (offsets and sizes). Narrower types wrap at sizes a kernel
+// reaches, so their results are leaves.
+bool exactInt(DType t) {
+  return isSigned(t) && bitWidth(t) >= 32;
+}
+
 int rankOf(const Value *v) {
   return v->type.isTile() ? static_cast<int>(v->type.shape.size()) : 0;
 }
@@ -149,10 +156,10 @@ Poly AffineAnalysis::scalarPoly(Value *v) {
     if (auto c = passes::constantOf(v); c && !c->isFloat && isSigned(v->type.dtype))
       return Poly::constant(c->i);
     if (d->code == OpCode::Hint || widensInt(d)) return scalarPoly(d->operand(0));
-    if (d->code == OpCode::Neg && isSigned(v->type.dtype))
+    if (d->code == OpCode::Neg && exactInt(v->type.dtype))
       if (Poly p = scalarPoly(d->operand(0)).scaled(-1); !p.overflowed()) return p;
     if ((d->code == OpCode::Add || d->code == OpCode::Sub || d->code == OpCode::Mul) &&
-        isSigned(v->type.dtype)) {
+        exactInt(v->type.dtype)) {
       Poly a = scalarPoly(d->operand(0)), b = scalarPoly(d->operand(1));
       Poly p = d->code == OpCode::Add ? a + b : d->code == OpCode::Sub ? a - b : a * b;
       if (!p.overflowed() && p.size() <= kMaxTerms && p.degree() <= kMaxDegree) return p;
@@ -227,7 +234,7 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
     case OpCode::Add:
     case OpCode::Sub:
     case OpCode::AddPtr: {
-      if (d->code != OpCode::AddPtr && !isSigned(v->type.dtype)) return std::nullopt;
+      if (d->code != OpCode::AddPtr && !exactInt(v->type.dtype)) return std::nullopt;
       std::optional<AffineTile> a = of(d->operand(0)), b = of(d->operand(1));
       if (!a || !b || b->pointer || (d->code != OpCode::AddPtr && a->pointer)) return std::nullopt;
       int64_t sign = d->code == OpCode::Sub ? -1 : 1;
@@ -236,7 +243,7 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       return a;
     }
     case OpCode::Mul: {
-      if (!isSigned(v->type.dtype)) return std::nullopt;
+      if (!exactInt(v->type.dtype)) return std::nullopt;
       std::optional<AffineTile> a = of(d->operand(0)), b = of(d->operand(1));
       if (!a || !b) return std::nullopt;
       if (!b->uniform()) std::swap(a, b);

@@ -5,9 +5,10 @@
 // descriptors-from-pointers reads a pointer tile and its mask in this form
 // to find the box a `tl.load` reads.
 //
-// The arithmetic is over the integers: an i32 offset that wraps in the
-// kernel has no meaning here, as it had none in the kernel (an address
-// past the tensor).
+// The arithmetic is over the integers: i32 and i64 additions and products
+// are read as exact, assuming, as axis info does of dividends, that a
+// kernel's offsets do not wrap; narrower integers (which do at sizes a
+// kernel reaches) are leaves.
 #pragma once
 
 #include <cstdint>

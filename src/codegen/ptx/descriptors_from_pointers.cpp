@@ -77,11 +77,14 @@ bool collectBounds(AffineAnalysis &affine, Value *mask, const std::vector<int> &
       if (!x || !l || x->pointer || l->pointer || x->coef.size() != axes.size() ||
           l->coef.size() != axes.size())
         return false;
-      // e < limit  <=>  0 < limit - e = U - i_dim
+      // e < limit  <=>  0 < limit - e = U - i_dim. Along a dim of size 1
+      // the index is always 0: a slope there bounds nothing (it is a
+      // condition on the other dims, or on none, which is not a box).
+      const std::vector<int64_t> &shape = d->result()->type.shape;
       int dim = -1;
       for (size_t k = 0; k < axes.size(); ++k) {
         Poly slope = l->coef[k] - x->coef[k];
-        if (slope.isZero()) continue;
+        if (slope.isZero() || (k < shape.size() && shape[k] == 1)) continue;
         if (slope.constantValue() != -1 || dim >= 0) return false;
         dim = axes[k];
       }
@@ -128,6 +131,21 @@ bool nonNegative(const Poly &p, const LeafTable &leaves) {
   return true;
 }
 
+// Whether coordinate `c` of a dim no mask bounds is the loop's counter
+// times a constant that moves it by at most `box` elements an iteration.
+// The coordinate is an int32 and nothing else bounds it: walking a dim box by
+// box, it passes 2^31 only past a tensor that long along that dim; a larger
+// step (a row advance on the contiguous dim, `p += BK * N` with the row
+// stride an argument) could pass it in a tensor of 2^31 elements in all.
+bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box) {
+  if (c.isZero()) return true;
+  if (c.size() != 1) return false;
+  const auto &[m, coef] = *c.terms().begin();
+  auto step = passes::constantOf(loop->operand(2));
+  if (m.size() != 1 || !step || step->isFloat || step->i <= 0 || coef <= 0) return false;
+  return coef <= box && coef * step->i <= box;
+}
+
 class Converter {
  public:
   explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)) {}
@@ -147,7 +165,11 @@ bool Converter::convert(Operation *load) {
   int eb = byteSize(out.dtype);
   if ((eb != 1 && eb != 2) || !feedsDotsOnly(load->result(), *load->parent)) return false;
   std::optional<AffineTile> ptrs = affine_.of(load->operand(0));
-  if (!ptrs || !ptrs->pointer || ptrs->coef.size() != 2) return false;
+  // The scalar pointer the offsets start from is the map's base: made
+  // before the loop, so not one the loop changes (a carried or loaded one).
+  if (!ptrs || !ptrs->pointer || ptrs->coef.size() != 2 ||
+      passes::isDefinedInside(ptrs->pointer, loop))
+    return false;
   LeafTable &leaves = affine_.leaves();
   auto varying = [&](int id) { return passes::isDefinedInside(leaves.value(id), loop); };
   auto invariant = [&](const Poly &p) { return p.termsWithLeaf(varying, true).isZero(); };
@@ -188,6 +210,8 @@ bool Converter::convert(Operation *load) {
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
+    } else if (!stepsAtMostABox(coord[d], loop, out.shape[d])) {
+      return false;
     }
   }
   Poly offset = ptrs->base.termsWithLeaf(varying, false);

@@ -893,3 +893,25 @@ def test_exp2_flushes_subnormal_results(dtype):
     assert (folded.astype(np.float64) == 0).all()
     # The normal range is untouched: 2^-120 and 2^-126 are exact.
     assert float(out[0]) == 2.0 ** -120 and float(out[2]) == 2.0 ** -126
+
+
+@triton.jit
+def strided_copy_kernel(x_ptr, out_ptr, start, stride, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + start + i * stride))
+
+
+def test_only_positive_multiples_of_16_specialise_as_divisible():
+    # A row stride specialised as divisible by 16 may be read through the
+    # tensor memory accelerator, which takes no zero (broadcast) or negative
+    # stride: those compile a specialisation of their own.
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    irs = {}
+    for start, stride in ((0, 16), (0, 0), (48, -16)):
+        k = strided_copy_kernel[(1,)](x, out, start, stride, N=4)
+        np.testing.assert_array_equal(out, x[start + np.arange(4) * stride])
+        irs[stride] = k.asm["ttir"].splitlines()[0]
+    assert "%stride: i32 {divisibility = 16}" in irs[16]
+    for stride in (0, -16):
+        assert "%stride: i32 {" not in irs[stride], irs[stride]
