@@ -298,56 +298,55 @@ Buf f32Out(size_t n, const std::string &name) {
   return b;
 }
 
+// The common case: fp16 A and B of `aElems` and `bElems` random elements, a
+// poisoned fp32 C of 64 x 64, the kernel's integers after the three
+// pointers; whether C keeps its bits through the pass.
+int cBytesThatDiffer(const std::string &kernel, const std::string &sig, size_t aElems,
+                     size_t bElems, const std::vector<int64_t> &ints, unsigned seed,
+                     tessera::interp::Grid grid = {1, 1, 1}) {
+  std::mt19937 rng(seed);
+  std::vector<Buf> bufs{f16Buf(aElems, rng, "a"), f16Buf(bElems, rng, "b"), f32Out(64 * 64, "c")};
+  std::vector<Arg> args{Arg::ptr(0), Arg::ptr(1), Arg::ptr(2)};
+  for (int64_t v : ints) args.push_back(Arg::num(v));
+  return runBoth(kernel, sig, bufs, args, grid).differing[2];
+}
+
 TEST(PointerTmaReview, Bcast1Mask) {
-  const int BM = 64, BN = 64, K = 64;
-  std::mt19937 rng(1);
-  std::vector<Buf> bufs{f16Buf(BM * K, rng, "a"), f16Buf(K * BN, rng, "b"), f32Out(BM * BN, "c")};
-  Outcome o = runBoth("bcast1", "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, 64, 64, 32", bufs,
-                      {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(5), Arg::num(K)}, {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // The mask's first condition is on a size-1 dim: true for every row when L > 0.
+  EXPECT_EQ(cBytesThatDiffer("bcast1", "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, 64, 64, 32",
+                             64 * 64, 64 * 64, {5, 64}, 1),
+            0);
 }
 
 TEST(PointerTmaReview, WrapNeg) {
-  const int BM = 64, BN = 64, K = 64, M = 16, off = -40;
-  std::mt19937 rng(2);
-  std::vector<Buf> bufs{f16Buf(200 * K, rng, "a"), f16Buf(K * BN, rng, "b"), f32Out(BM * BN, "c")};
-  Outcome o = runBoth(
-      "wrapneg", "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, i32:16, 64, 64, 32", bufs,
-      {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(M), Arg::num(off), Arg::num(K), Arg::num(K)},
-      {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // M 16, a start of -40 (inside a buffer of 200 rows): rows below -M wrap.
+  EXPECT_EQ(cBytesThatDiffer("wrapneg",
+                             "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, i32:16, 64, 64, 32",
+                             200 * 64, 64 * 64, {16, -40, 64, 64}, 2),
+            0);
 }
 
 TEST(PointerTmaReview, I16Wrap) {
-  const int BM = 64, BN = 64, K = 64;
-  std::mt19937 rng(3);
-  std::vector<Buf> bufs{f16Buf(72000 + BM * K, rng, "a"), f16Buf(K * BN, rng, "b"),
-                        f32Out(BM * BN, "c")};
-  Outcome o =
-      runBoth("i16wrap", "*fp16:16, *fp16:16, *fp32:16, i16:16, i16:16, i32:16, 64, 64, 32", bufs,
-              {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(320), Arg::num(224), Arg::num(K)},
-              {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // 320 * 224 wraps in int16 (to 6144).
+  EXPECT_EQ(cBytesThatDiffer("i16wrap",
+                             "*fp16:16, *fp16:16, *fp32:16, i16:16, i16:16, i32:16, 64, 64, 32",
+                             72000 + 64 * 64, 64 * 64, {320, 224, 64}, 3),
+            0);
 }
 
 TEST(PointerTmaReview, PackSwap) {
-  const int BM = 64, BN = 64, K = 64, N = 17, sbk = 32;
-  std::mt19937 rng(4);
-  std::vector<Buf> bufs{f16Buf(BM * K, rng, "a"), f16Buf(K * sbk, rng, "b"), f32Out(BM * BN, "c")};
-  Outcome o = runBoth(
-      "packswap", "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32", bufs,
-      {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(N), Arg::num(K), Arg::num(sbk)}, {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // N 17: column 16 stored takes wrapped column 17 through the packed swap.
+  EXPECT_EQ(
+      cBytesThatDiffer("packswap", "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32",
+                       64 * 64, 64 * 32, {17, 64, 32}, 4),
+      0);
 }
 
 TEST(PointerTmaReview, ScalarCarried) {
-  const int BM = 64, BN = 64, K = 64;
-  std::mt19937 rng(5);
-  std::vector<Buf> bufs{f16Buf(4 * 4096 + BM * K + 256, rng, "a"), f16Buf(K * BN, rng, "b"),
-                        f32Out(BM * BN, "c")};
-  Outcome o = runBoth("scalarcarried", "*fp16:16, *fp16:16, *fp32:16, i32:16, 4096, 64, 64, 32",
-                      bufs, {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(K)}, {2, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  EXPECT_EQ(
+      cBytesThatDiffer("scalarcarried", "*fp16:16, *fp16:16, *fp32:16, i32:16, 4096, 64, 64, 32",
+                       4 * 4096 + 64 * 64 + 256, 64 * 64, {64}, 5, {2, 1, 1}),
+      0);
 }
 
 TEST(PointerTmaReview, LoadedBase) {
@@ -382,24 +381,19 @@ TEST(PointerTmaReview, BigStep) {
 }
 
 TEST(PointerTmaReview, WrapStore1) {
-  const int BM = 64, BN = 64, K = 64, M = 40;
-  std::mt19937 rng(8);
-  std::vector<Buf> bufs{f16Buf(M * K, rng, "a"), f16Buf(K * BN, rng, "b"), f32Out(BM * BN, "c")};
-  Outcome o = runBoth(
-      "wrapstore1", "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32", bufs,
-      {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(M), Arg::num(K), Arg::num(K)}, {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // The store's row bound is on a size-1 dim: it stores every row.
+  EXPECT_EQ(cBytesThatDiffer("wrapstore1",
+                             "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32",
+                             40 * 64, 64 * 64, {40, 64, 64}, 8),
+            0);
 }
 
 TEST(PointerTmaReview, I16Mask) {
-  const int BM = 64, BN = 64, K = 64;
-  std::mt19937 rng(9);
-  std::vector<Buf> bufs{f16Buf(BM * K, rng, "a"), f16Buf(K * BN, rng, "b"), f32Out(BM * BN, "c")};
-  Outcome o = runBoth(
-      "i16mask", "*fp16:16, *fp16:16, *fp32:16, i16, i16, i32:16, 64, 64, 32", bufs,
-      {Arg::ptr(0), Arg::ptr(1), Arg::ptr(2), Arg::num(30000), Arg::num(30000), Arg::num(K)},
-      {1, 1, 1});
-  EXPECT_EQ(o.differing[2], 0);
+  // 30000 + 30000 wraps negative in int16: the original mask is all false.
+  EXPECT_EQ(
+      cBytesThatDiffer("i16mask", "*fp16:16, *fp16:16, *fp32:16, i16, i16, i32:16, 64, 64, 32",
+                       64 * 64, 64 * 64, {30000, 30000, 64}, 9),
+      0);
 }
 
 TEST(PointerTmaReview, ColMajor) {
