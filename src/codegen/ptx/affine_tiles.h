@@ -8,7 +8,9 @@
 // The arithmetic is over the integers: i32 and i64 additions and products
 // are read as exact, assuming, as axis info does of dividends, that a
 // kernel's offsets do not wrap; narrower integers (which do at sizes a
-// kernel reaches) are leaves.
+// kernel reaches) are leaves. (descriptors-from-pointers takes a mask's
+// bound only as a sum of the kernel's values: a product there, an element
+// count, wraps at realistic sizes.)
 #pragma once
 
 #include <cstdint>

@@ -89,7 +89,12 @@ bool collectBounds(AffineAnalysis &affine, Value *mask, const std::vector<int> &
         dim = axes[k];
       }
       if (dim < 0 || limits[dim]) return false;
-      limits[dim] = l->base - x->base + Poly::constant(inclusive ? 1 : 0);
+      // The bound is rebuilt in 64 bits: a product of the kernel's values
+      // there (x * y, an element count) may wrap in the kernel's 32 bits
+      // where the rebuilt one does not, so only sums of them are taken.
+      Poly bound = l->base - x->base + Poly::constant(inclusive ? 1 : 0);
+      if (bound.degree() > 1) return false;
+      limits[dim] = bound;
       return true;
     }
     default:

@@ -221,6 +221,23 @@ def colmajor(a_ptr, b_ptr, c_ptr, d_ptr, M, K, sak, BM: tl.constexpr, BN: tl.con
         b_ptrs += BK * BN
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
     tl.store(d_ptr + rk[:, None] * BK + rk[None, :], acc2)
+
+# 11: an int32 product in a mask's bound, which wraps in the kernel.
+@triton.jit
+def i32mask(a_ptr, b_ptr, c_ptr, x, y, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < x * y) & (rk[None, :] < K - k), other=0.0)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 )PY";
 
 struct Buf {
@@ -413,6 +430,14 @@ TEST(PointerTmaReview, ColMajor) {
     EXPECT_EQ(o.differing[3], 0);
     EXPECT_EQ(o.err[0], o.err[1]);
   }
+}
+
+TEST(PointerTmaReview, I32Mask) {
+  // 65536 * 65536 wraps to 0 in int32: the original mask is all false.
+  EXPECT_EQ(
+      cBytesThatDiffer("i32mask", "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 64, 64, 32",
+                       64 * 64, 64 * 64, {65536, 65536, 64}, 12),
+      0);
 }
 
 }  // namespace
