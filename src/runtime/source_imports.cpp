@@ -48,7 +48,7 @@ fs::path moduleFile(const fs::path &dir, const std::string &dotted, int level) {
 class Follower {
  public:
   std::vector<SourceUnit> run(const std::string &file, const std::string &source) {
-    add(fs::path(file), source);
+    add(fs::path(file), keyOf(fs::path(file)), source);
     for (size_t i = 0; i < units_.size(); ++i) bindImports(i);
     return std::move(units_);
   }
@@ -59,23 +59,26 @@ class Follower {
     ast::Module module;
   };
 
-  // The unit of `path` (read and parsed once), or -1.
-  int unitOf(const fs::path &path) {
+  // A file's name in index_: one per file however it is reached.
+  static std::string keyOf(const fs::path &path) {
     std::error_code ec;
     fs::path key = fs::weakly_canonical(path, ec);
-    if (ec) key = path;
-    if (auto it = index_.find(key.string()); it != index_.end()) return it->second;
+    return (ec ? path : key).string();
+  }
+
+  // The unit of `path` (read and parsed once), or -1.
+  int unitOf(const fs::path &path) {
+    std::string key = keyOf(path);
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
     if (units_.size() >= kMaxUnits) return -1;
     std::optional<std::string> text = readFile(path);
     if (!text) return -1;
-    return add(path, *text);
+    return add(path, key, *text);
   }
 
-  int add(const fs::path &path, const std::string &text) {
-    std::error_code ec;
-    fs::path key = fs::weakly_canonical(path, ec);
+  int add(const fs::path &path, const std::string &key, const std::string &text) {
     int id = static_cast<int>(units_.size());
-    index_[(ec ? path : key).string()] = id;
+    index_[key] = id;
     SourceUnit u;
     u.source = text;
     u.fileName = path.string();
@@ -136,14 +139,13 @@ class Follower {
       }
       fs::path f = moduleFile(dir, s->name, s->importLevel);
       int unit = f.empty() ? -1 : unitOf(f);
+      std::vector<std::string> fns;
+      if (unit >= 0) fns = jitFunctions(static_cast<size_t>(unit));
       for (const auto &n : s->names) {
         std::string bind = n.asname.empty() ? n.name : n.asname;
-        if (unit >= 0) {
-          std::vector<std::string> fns = jitFunctions(static_cast<size_t>(unit));
-          if (std::find(fns.begin(), fns.end(), n.name) != fns.end()) {
-            units_[u].globals[bind] = jitGlobal(unit, n.name);
-            continue;
-          }
+        if (std::find(fns.begin(), fns.end(), n.name) != fns.end()) {
+          units_[u].globals[bind] = jitGlobal(unit, n.name);
+          continue;
         }
         // `from package import module`.
         std::string sub = s->name.empty() ? n.name : s->name + "." + n.name;

@@ -38,7 +38,6 @@
 #include "codegen/ptx/tma.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
-#include "support/diagnostics.h"
 
 namespace tessera::ptx {
 namespace {
@@ -153,11 +152,10 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box) {
 
 class Converter {
  public:
-  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)) {}
+  explicit Converter(Function &fn) : info_(analyzeAxisInfo(fn)) {}
   bool convert(Operation *load);
 
  private:
-  Function &fn_;
   AxisInfoMap info_;
   AffineAnalysis affine_;
 };
@@ -274,11 +272,7 @@ void descriptorsFromPointers(Module &m) {
     for (Operation *load : loads) converted += c.convert(load);
   }
   if (converted == 0) return;
-  for (const char *name : {"canonicalize", "cse", "licm", "dce"}) {
-    const PassInfo *p = findPass(name);
-    if (!p) internalError("descriptors-from-pointers", std::string("no pass named ") + name);
-    p->run(m);
-  }
+  runPasses(m, {"canonicalize", "cse", "licm", "dce"}, {});
 }
 
 }  // namespace tessera::ptx

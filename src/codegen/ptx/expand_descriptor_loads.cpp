@@ -18,7 +18,6 @@
 #include "ir/descriptor_load.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
-#include "support/diagnostics.h"
 
 namespace tessera::ptx {
 
@@ -30,11 +29,7 @@ void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep) {
         *f, [&](const Operation &op) { return keep && keep(op, fn); });
   }
   if (expanded == 0) return;
-  for (const char *name : {"canonicalize", "cse", "licm", "canonicalize", "cse", "dce"}) {
-    const PassInfo *p = findPass(name);
-    if (!p) internalError("expand-descriptor-loads", std::string("no pass named ") + name);
-    p->run(m);
-  }
+  runPasses(m, {"canonicalize", "cse", "licm", "canonicalize", "cse", "dce"}, {});
 }
 
 namespace {

@@ -183,17 +183,20 @@ def wrapstore1(a_ptr, b_ptr, c_ptr, M, K, sam, BM: tl.constexpr, BN: tl.constexp
     tl.store(c_ptr + cm[:, None] * BN + rn[None, :], acc,
              mask=(one[:, None] < M - tl.program_id(0) * BM) & (rn[None, :] < BN))
 
-# 9: int16 arithmetic in a mask's bound.
+# 9 and 11: arithmetic in a mask's bound that wraps in the kernel: an int16
+# sum (x, y int16) or an int32 product (x, y int32).
 @triton.jit
-def i16mask(a_ptr, b_ptr, c_ptr, x, y, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+def wrapped_bound(a_ptr, b_ptr, c_ptr, x, y, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, PRODUCT: tl.constexpr):
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
     rk = tl.arange(0, BK)
     a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
     b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    bound = x * y if PRODUCT else x + y
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
-        a = tl.load(a_ptrs, mask=(rm[:, None] < x + y) & (rk[None, :] < K - k), other=0.0)
+        a = tl.load(a_ptrs, mask=(rm[:, None] < bound) & (rk[None, :] < K - k), other=0.0)
         b = tl.load(b_ptrs)
         acc = tl.dot(a, b, acc)
         a_ptrs += BK
@@ -221,23 +224,6 @@ def colmajor(a_ptr, b_ptr, c_ptr, d_ptr, M, K, sak, BM: tl.constexpr, BN: tl.con
         b_ptrs += BK * BN
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
     tl.store(d_ptr + rk[:, None] * BK + rk[None, :], acc2)
-
-# 11: an int32 product in a mask's bound, which wraps in the kernel.
-@triton.jit
-def i32mask(a_ptr, b_ptr, c_ptr, x, y, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        a = tl.load(a_ptrs, mask=(rm[:, None] < x * y) & (rk[None, :] < K - k), other=0.0)
-        b = tl.load(b_ptrs)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BK
-        b_ptrs += BK * BN
-    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 )PY";
 
 struct Buf {
@@ -407,10 +393,10 @@ TEST(PointerTmaReview, WrapStore1) {
 
 TEST(PointerTmaReview, I16Mask) {
   // 30000 + 30000 wraps negative in int16: the original mask is all false.
-  EXPECT_EQ(
-      cBytesThatDiffer("i16mask", "*fp16:16, *fp16:16, *fp32:16, i16, i16, i32:16, 64, 64, 32",
-                       64 * 64, 64 * 64, {30000, 30000, 64}, 9),
-      0);
+  EXPECT_EQ(cBytesThatDiffer("wrapped_bound",
+                             "*fp16:16, *fp16:16, *fp32:16, i16, i16, i32:16, 64, 64, 32, 0",
+                             64 * 64, 64 * 64, {30000, 30000, 64}, 9),
+            0);
 }
 
 TEST(PointerTmaReview, ColMajor) {
@@ -434,10 +420,10 @@ TEST(PointerTmaReview, ColMajor) {
 
 TEST(PointerTmaReview, I32Mask) {
   // 65536 * 65536 wraps to 0 in int32: the original mask is all false.
-  EXPECT_EQ(
-      cBytesThatDiffer("i32mask", "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 64, 64, 32",
-                       64 * 64, 64 * 64, {65536, 65536, 64}, 12),
-      0);
+  EXPECT_EQ(cBytesThatDiffer("wrapped_bound",
+                             "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 64, 64, 32, 1",
+                             64 * 64, 64 * 64, {65536, 65536, 64}, 12),
+            0);
 }
 
 }  // namespace
