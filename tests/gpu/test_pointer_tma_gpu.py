@@ -197,3 +197,54 @@ def test_one_load_read_both_ways(gen):
                     num_warps=4, num_stages=3)
     check(c, x.double() @ y.double().T, K)
     check(d, y.double() @ z.double(), K)
+
+
+# Rows and columns wrapped into range with `% M` / `% N`, as Triton's matmul
+# tutorial writes them (tests/python/kernels/dots.py's wrapped_matmul):
+# past M a row of A is a wrapped row, which reaches no store (the store
+# masks rows below M), so the copy engine may read zeros there. STORE_ALL
+# stores every row of the block, wrapped ones included, into a C with room
+# for them: then the wrapped rows must be the real ones, and the loads stay
+# pointer loads.
+@triton.jit
+def wrapped_rows(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, BM: tl.constexpr,
+                 BN: tl.constexpr, BK: tl.constexpr, STORE_ALL: tl.constexpr):
+    rm = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
+    rn = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * sbk
+    cm = tl.program_id(0) * BM + tl.arange(0, BM)
+    cn = tl.program_id(1) * BN + tl.arange(0, BN)
+    if STORE_ALL:
+        tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc)
+    else:
+        tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc,
+                 mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@pytest.mark.parametrize("store_all", [False, True])
+@pytest.mark.parametrize("shape", [(200, 136, 5 * 64 + 24), (40, 24, 64), (128, 256, 128)])
+def test_wrapped_rows(gen, shape, store_all):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = shape
+    rows, cols = triton.cdiv(M, BM) * BM, triton.cdiv(N, BN) * BN
+    a, b = randn((M, K), torch.float16, gen), randn((K, N), torch.float16, gen)
+    c = poisoned((rows, cols))
+    grid = (rows // BM, cols // BN)
+    wrapped_rows[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM, BN, BK,
+                       store_all, num_warps=4, num_stages=3)
+    ref = a.double() @ b.double()
+    if store_all:  # every row and column of the grid, wrapped
+        ref = ref[torch.arange(rows) % M][:, torch.arange(cols) % N]
+        check(c, ref, K)
+    else:
+        check(c[:M, :N], ref, K)
+        assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()

@@ -15,6 +15,10 @@
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 1, 1" --emit ttgir --target sm_90a | FileCheck %s --check-prefix=KN-IR
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul_persistent --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, 64, 128, 64, 7" --emit ttgir --target sm_90a | FileCheck %s --check-prefix=PERS
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel both_ways --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32:16, i32:16, i32:16, 64, 64, 32, 64" --emit ptx --target sm_90a | FileCheck %s --check-prefix=BOTH
+# Rows wrapped with `% M` (Triton's matmul tutorial): a box when the store
+# masks the wrapped rows, pointer loads when it stores every row.
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel wrapped_rows --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=KN
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel wrapped_rows --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 1" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
 # Loads that stay on cp.async: a mask that is not a box, a row stride not
 # known to be a multiple of 16 bytes, and every target but sm_90a.
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 3, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC

@@ -1,17 +1,18 @@
 # wgmma on sm_90a: a matmul whose operands both travel by cp.async (the
-# tutorial's, rows and columns wrapped with `% M`, which is not a box of the
-# tensor: tests/python/kernels/dots.py) runs on wgmma.mma_async from
+# tutorial's, rows and columns wrapped with `% M`, storing every row so that
+# its wrapped rows are not boxes of the tensor: tests/python/kernels/dots.py)
+# runs on wgmma.mma_async from
 # swizzled shared memory; the example matmul, whose masked loads read boxes,
 # fills the same rings by the copy engine (F16-TMA)
 # (tests/python/test_wgmma_ptx.py assembles a matrix of such configurations
 # with ptxas).
-# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32, 1" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=F16-TMA
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 4, 'ieee'" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=FP8-MN
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=SM90
-# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32:16, i32:16, i32:16, 128, 128, 32" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=RAGGED
-# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32:16, i32:16, i32:16, 128, 128, 32, 1" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=RAGGED
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel wrapped_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32, 1" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
 
 # fp16, 128x128x32 blocks, 8 warps: two warpgroups along M, each one
 # m64n128k16 per K step of 16, two K steps. The swizzled rings are 1024-byte

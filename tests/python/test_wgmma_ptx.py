@@ -114,22 +114,28 @@ def test_ragged_k_copies_whole_runs(case, target):
 
 
 # Offsets wrapped into range with `% M` / `% N` (no row or column masks; the
-# style of Triton's matmul tutorial; tests/python/kernels/dots.py): the runs
-# of 16 elements that N % 16 == 0 keeps contiguous are what cp.async and the
-# swizzled rings need.
+# style of Triton's matmul tutorial; tests/python/kernels/dots.py). Storing
+# every row (STORE_ALL) the loads stay on cp.async, whose runs of 16
+# elements N % 16 == 0 keeps contiguous: with an N of unknown alignment a run
+# may wrap anywhere and B is loaded element by element. With the store
+# masked, the copy engine reads the boxes (descriptors-from-pointers), and
+# N's alignment does not matter: it is a shape, not a stride.
 
 
 @pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
-@pytest.mark.parametrize("n_spec,on_wgmma", [("i32:16", True), ("i32", False)])
-def test_wrapped_offsets_run_on_wgmma(n_spec, on_wgmma):
+@pytest.mark.parametrize("n_spec,store_all,on_wgmma,copy_engine",
+                         [("i32:16", 1, True, False), ("i32", 1, False, False),
+                          ("i32:16", 0, True, True), ("i32", 0, True, True)])
+def test_wrapped_offsets_run_on_wgmma(n_spec, store_all, on_wgmma, copy_engine):
     src = REPO / "tests/python/kernels/dots.py"
-    sig = f"*fp16:16, *fp16:16, *fp16:16, i32:16, {n_spec}, i32:16, i32:16, i32:16, i32:16, 128, 128, 64"
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, i32:16, {n_spec}, i32:16, i32:16, i32:16, i32:16, "
+           f"128, 128, 64, {store_all}")
     r = subprocess.run([str(TESSERAC), "compile", str(src), "--kernel", "wrapped_matmul",
                         "--signature", sig, "--emit", "ptx", "--target", "sm_90a",
                         "--num-warps", "4"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    # An N of unknown alignment may wrap inside any run: B is loaded element by element.
     assert ("wgmma.mma_async" in r.stdout) == on_wgmma
+    assert ("cp.async.bulk.tensor" in r.stdout) == copy_engine
     if _ptxas() is not None:
         assemble_ptx(r.stdout, "sm_90a")
 

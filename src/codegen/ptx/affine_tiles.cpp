@@ -121,7 +121,14 @@ int LeafTable::idOf(Value *v) {
 
 bool AffineTile::overflowed() const {
   return base.overflowed() ||
-         std::any_of(coef.begin(), coef.end(), [](const Poly &c) { return c.overflowed(); });
+         std::any_of(coef.begin(), coef.end(), [](const Poly &c) { return c.overflowed(); }) ||
+         std::any_of(exactBelow.begin(), exactBelow.end(),
+                     [](const std::optional<Poly> &e) { return e && e->overflowed(); });
+}
+
+bool AffineTile::wrapped() const {
+  return std::any_of(exactBelow.begin(), exactBelow.end(),
+                     [](const std::optional<Poly> &e) { return e.has_value(); });
 }
 
 bool AffineTile::uniform() const {
@@ -146,6 +153,19 @@ bool exactInt(DType t) {
 
 int rankOf(const Value *v) {
   return v->type.isTile() ? static_cast<int>(v->type.shape.size()) : 0;
+}
+
+// The exactBelow of a sum: each dim's bound from whichever operand has one
+// (false when both do: a sum of two wrapped indices is not followed).
+bool mergeExactBelow(AffineTile &a, const AffineTile &b, int rank) {
+  if (!b.wrapped()) return true;
+  if (a.exactBelow.empty()) a.exactBelow.assign(rank, std::nullopt);
+  for (int i = 0; i < rank; ++i) {
+    if (!b.exactBelow[i]) continue;
+    if (a.exactBelow[i]) return false;
+    a.exactBelow[i] = b.exactBelow[i];
+  }
+  return true;
 }
 
 }  // namespace
@@ -188,21 +208,22 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
         p->base = p->base + scalarPoly(d->operand(1));
         return p;
       }
-      return AffineTile{v, Poly(), {}};
+      return AffineTile{v, Poly(), {}, {}};
     }
     if (!isInt(v->type.dtype)) return std::nullopt;
-    return AffineTile{nullptr, scalarPoly(v), {}};
+    return AffineTile{nullptr, scalarPoly(v), {}, {}};
   }
   if (!d) return carried(v);
   auto zeros = [&](AffineTile t) {
     t.coef.assign(rank, Poly());
+    t.exactBelow.clear();
     return t;
   };
   switch (d->code) {
     case OpCode::Constant: {
       auto c = passes::constantOf(v);
       if (!c || c->isFloat || !isSigned(v->type.dtype)) return std::nullopt;
-      return zeros({nullptr, Poly::constant(c->i), {}});
+      return zeros({nullptr, Poly::constant(c->i), {}, {}});
     }
     case OpCode::Splat: {
       std::optional<AffineTile> s = of(d->operand(0));
@@ -211,19 +232,23 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
     }
     case OpCode::Arange:
       if (rank != 1) return std::nullopt;
-      return AffineTile{nullptr, Poly::constant(d->intAttr("start")), {Poly::constant(1)}};
+      return AffineTile{nullptr, Poly::constant(d->intAttr("start")), {Poly::constant(1)}, {}};
     case OpCode::ExpandDims: {
       std::optional<AffineTile> s = of(d->operand(0));
       int64_t axis = d->intAttr("axis");
       if (!s || axis < 0 || axis > static_cast<int64_t>(s->coef.size())) return std::nullopt;
       s->coef.insert(s->coef.begin() + axis, Poly());
+      if (!s->exactBelow.empty()) s->exactBelow.insert(s->exactBelow.begin() + axis, std::nullopt);
       return s;
     }
     case OpCode::Broadcast: {
       std::optional<AffineTile> s = of(d->operand(0));
       if (!s || static_cast<int>(s->coef.size()) != rank) return std::nullopt;
       for (int i = 0; i < rank; ++i)
-        if (d->operand(0)->type.shape[i] == 1) s->coef[i] = Poly();  // its index is always 0
+        if (d->operand(0)->type.shape[i] == 1) {
+          s->coef[i] = Poly();  // its index is always 0
+          if (!s->exactBelow.empty() && s->exactBelow[i]) return std::nullopt;
+        }
       return s;
     }
     case OpCode::Hint:
@@ -240,6 +265,7 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       int64_t sign = d->code == OpCode::Sub ? -1 : 1;
       a->base = a->base + b->base.scaled(sign);
       for (int i = 0; i < rank; ++i) a->coef[i] = a->coef[i] + b->coef[i].scaled(sign);
+      if (!mergeExactBelow(*a, *b, rank)) return std::nullopt;
       return a;
     }
     case OpCode::Mul: {
@@ -248,11 +274,29 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       if (!a || !b) return std::nullopt;
       if (!b->uniform()) std::swap(a, b);
       if (!b->uniform()) return std::nullopt;
+      if (b->wrapped()) return std::nullopt;
       a->base = a->base * b->base;
       for (Poly &c : a->coef) c = c * b->base;
       for (const Poly *p : {&a->base, &b->base})
         if (p->size() > kMaxTerms || p->degree() > kMaxDegree) return std::nullopt;
       return a;
+    }
+    case OpCode::Rem: {
+      // (x0 + i) % m, m the same for every element: x0 + i below m - x0.
+      if (!isSigned(v->type.dtype)) return std::nullopt;
+      std::optional<AffineTile> x = of(d->operand(0)), m = of(d->operand(1));
+      if (!x || !m || x->pointer || m->pointer || !m->uniform() || x->wrapped() || m->wrapped())
+        return std::nullopt;
+      int dim = -1;
+      for (int i = 0; i < rank; ++i) {
+        if (x->coef[i].isZero()) continue;
+        if (x->coef[i].constantValue() != 1 || dim >= 0) return std::nullopt;
+        dim = i;
+      }
+      if (dim < 0) return std::nullopt;
+      x->exactBelow.assign(rank, std::nullopt);
+      x->exactBelow[dim] = m->base - x->base;
+      return x;
     }
     default:
       return std::nullopt;

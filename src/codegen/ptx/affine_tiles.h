@@ -49,6 +49,9 @@ class Poly {
   Poly termsWithLeaf(const std::function<bool(int)> &keep, bool with) const;
   size_t size() const { return terms_.size(); }
   int degree() const;
+  bool operator==(const Poly &o) const {
+    return terms_ == o.terms_ && !overflowed_ && !o.overflowed_;
+  }
   // Whether a coefficient left the range of int64 on the way here (from
   // constants of the kernel): such a polynomial means nothing.
   bool overflowed() const { return overflowed_; }
@@ -76,8 +79,14 @@ struct AffineTile {
   Value *pointer = nullptr;
   Poly base;
   std::vector<Poly> coef;  // one per dim
-  bool uniform() const;    // every coefficient zero
+  // Per dim (empty: none): the form holds only for indices below this bound
+  // along the dim; past it the element is something else. Made by an index
+  // wrapped into range, `(x0 + tl.arange(0, n)) % M`, the style of Triton's
+  // matmul tutorial: it equals x0 + i for i < M - x0.
+  std::vector<std::optional<Poly>> exactBelow;
+  bool uniform() const;  // every coefficient zero
   bool overflowed() const;
+  bool wrapped() const;  // some dim has an exactBelow
 };
 
 class AffineAnalysis {

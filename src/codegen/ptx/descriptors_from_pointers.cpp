@@ -21,16 +21,25 @@
 // as axis info proves. A dim without a bound is unchecked, as a block
 // pointer's dim outside boundary_check.
 //
+// An index wrapped into range, `(x0 + tl.arange(0, n)) % M` (Triton's
+// matmul tutorial), is x0 + i below M - x0 and a wrapped row past it: the
+// box checks that bound, so the copy engine reads zeros where the load read
+// wrapped rows, which is exact when no store keeps those rows (the loaded
+// tile is one dot's A or B, the product accumulates in the loop, and every
+// store of it masks the same bound; wrappedElementsUnstored).
+//
 // Requires: one optimised, inlined kernel; runs before expand-descriptor-
 // loads, which turns a load whose first dim is the contiguous one and
 // hints the alignment, and pipeline-dot-operands, which serves the load on
 // the copy engine or expands it back into a masked pointer load of the
 // same elements.
 // Guarantees: every load it replaces reads, in every element, what the
-// pointer load read. Only on sm_90a with global scratch (maps made in the
-// kernel); elsewhere it does nothing.
+// pointer load read, but for wrapped elements that reach no store. Only on
+// sm_90a with global scratch (maps made in the kernel); elsewhere it does
+// nothing.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "codegen/ptx/affine_tiles.h"
 #include "codegen/ptx/gpu_passes.h"
@@ -73,8 +82,8 @@ bool collectBounds(AffineAnalysis &affine, Value *mask, const std::vector<int> &
       if (pred != "lt" && pred != "le" && !swap) return false;
       Value *e = d->operand(swap ? 1 : 0), *limit = d->operand(swap ? 0 : 1);
       std::optional<AffineTile> x = affine.of(e), l = affine.of(limit);
-      if (!x || !l || x->pointer || l->pointer || x->coef.size() != axes.size() ||
-          l->coef.size() != axes.size())
+      if (!x || !l || x->pointer || l->pointer || x->wrapped() || l->wrapped() ||
+          x->coef.size() != axes.size() || l->coef.size() != axes.size())
         return false;
       // e < limit  <=>  0 < limit - e = U - i_dim. Along a dim of size 1
       // the index is always 0: a slope there bounds nothing (it is a
@@ -152,10 +161,15 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box) {
 
 class Converter {
  public:
-  explicit Converter(Function &fn) : info_(analyzeAxisInfo(fn)) {}
+  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)) {}
   bool convert(Operation *load);
 
  private:
+  bool wrappedElementsUnstored(Operation *load, const std::vector<bool> &wrapped,
+                               const Limits &bounds);
+  std::vector<std::pair<Operation *, unsigned>> usesOf(const Value *v);
+
+  Function &fn_;
   AxisInfoMap info_;
   AffineAnalysis affine_;
 };
@@ -192,6 +206,18 @@ bool Converter::convert(Operation *load) {
     bool zero = other->isFloat ? other->f == 0 && !std::signbit(other->f) : other->i == 0;
     if (!zero && !nan) return false;
   }
+
+  // A wrapped dim (an index taken `% M`) reads exactly below its bound:
+  // the box checks that bound, so past it the copy engine reads the padding
+  // where the load read a wrapped row, which must then reach no store.
+  std::vector<bool> wrapped(2, false);
+  for (int d = 0; d < 2 && ptrs->wrapped(); ++d) {
+    if (!ptrs->exactBelow[d]) continue;
+    if (limits[d] && !(*limits[d] == *ptrs->exactBelow[d])) return false;
+    limits[d] = *ptrs->exactBelow[d];
+    wrapped[d] = true;
+  }
+  if ((wrapped[0] || wrapped[1]) && !wrappedElementsUnstored(load, wrapped, limits)) return false;
 
   // The offset's parts that change in the loop are the coordinates: each
   // term goes to the dim whose stride divides it, the non-unit stride first.
@@ -254,6 +280,74 @@ bool Converter::convert(Operation *load) {
   Value *box = b.op1(OpCode::DescriptorLoad, operands, out, std::move(attrs));
   replaceAllUsesWith(*load->parent, load->result(), box);
   eraseOp(load);
+  return true;
+}
+
+std::vector<std::pair<Operation *, unsigned>> Converter::usesOf(const Value *v) {
+  std::vector<std::pair<Operation *, unsigned>> uses;
+  fn_.walk([&](Operation *op) {
+    for (unsigned i = 0; i < op->operands.size(); ++i)
+      if (op->operands[i] == v) uses.push_back({op, i});
+  });
+  return uses;
+}
+
+// Whether the elements of `load` past the bound of a wrapped dim reach no
+// store: the load is one dot's A (its dim 0 the product's rows) or B (its
+// dim 1 the product's columns), possibly through `.T`; the dot accumulates
+// into a carried value that only it reads and only the yield takes; after
+// the loop that value goes through elementwise ops only to stores whose
+// masks keep each such dim below the same bound. (A dot's output row reads
+// only its A row, a column only its B column.)
+bool Converter::wrappedElementsUnstored(Operation *load, const std::vector<bool> &wrapped,
+                                        const Limits &bounds) {
+  Operation *loop = load->parent->parentOp;
+  auto uses = usesOf(load->result());
+  if (uses.size() != 1) return false;
+  auto [dot, operand] = uses[0];
+  bool flip = false;
+  if (dot->code == OpCode::Permute && dot->intsAttr("order") == std::vector<int64_t>{1, 0}) {
+    auto next = usesOf(dot->result());
+    if (next.size() != 1) return false;
+    std::tie(dot, operand) = next[0];
+    flip = true;
+  }
+  if (dot->code != OpCode::Dot || operand > 1 || dot->parent != load->parent) return false;
+  // The product's dim of each wrapped dim of the load; none may be summed over.
+  std::vector<std::pair<int, Poly>> tainted;
+  for (int d = 0; d < 2; ++d) {
+    if (!wrapped[d]) continue;
+    int dotDim = flip ? 1 - d : d;
+    if (dotDim != (operand == 0 ? 0 : 1)) return false;
+    tainted.push_back({dotDim, *bounds[d]});
+  }
+  // acc = dot(a, b, acc) carried by the loop and nothing else.
+  Value *acc = dot->operand(2);
+  Operation *yield = passes::forYield(loop);
+  if (!yield || acc->def || acc->owner != load->parent || acc->index == 0) return false;
+  unsigned n = acc->index - 1;
+  auto accUses = usesOf(acc), dotUses = usesOf(dot->result());
+  if (accUses.size() != 1 || dotUses.size() != 1 || dotUses[0].first != yield ||
+      dotUses[0].second != n)
+    return false;
+  // After the loop: elementwise ops, then masked stores.
+  std::vector<Value *> work{loop->result(n)};
+  for (size_t w = 0; w < work.size(); ++w) {
+    if (work.size() > 64) return false;
+    for (auto [op, i] : usesOf(work[w])) {
+      if (op->code == OpCode::Store && i == 1 && op->operands.size() == 3) {
+        Limits kept(2);
+        if (!collectBounds(affine_, op->operand(2), {0, 1}, kept)) return false;
+        for (const auto &[dim, bound] : tainted)
+          if (!kept[dim] || !(*kept[dim] == bound)) return false;
+        continue;
+      }
+      bool elementwise = hasFlag(op->code, opflags::Elementwise) && isPureOp(*op) &&
+                         op->results.size() == 1 && op->result()->type.shape == work[w]->type.shape;
+      if (!elementwise) return false;
+      work.push_back(op->result());
+    }
+  }
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/ptx/gpu_passes.h"
@@ -247,6 +248,57 @@ TEST(PointerTma, ExampleAttentionKeepsItsBits) {
   }
   EXPECT_EQ(nan, 0u) << "outputs left unwritten";
   EXPECT_GT(nonzero, elems / 2);
+}
+
+// Rows and columns wrapped with `% M` / `% N` (Triton's matmul tutorial):
+// the loads become descriptor loads when the wrapped rows reach no store
+// (the store masks them) and stay pointer loads when a store keeps them;
+// either way C keeps its bits, wrapped rows included. M and N below the
+// block wrap several times.
+TEST(PointerTma, WrappedRowsOnlyWhereNoStoreKeepsThem) {
+  const int BM = 64, BN = 128;
+  for (bool storeAll : {false, true})
+    for (auto [M, N, K] : {std::tuple{200, 136, 344}, std::tuple{40, 24, 64}}) {
+      SCOPED_TRACE("M " + std::to_string(M) + " N " + std::to_string(N) +
+                   (storeAll ? " storing every row" : ""));
+      Modules m = compileBoth("wrapped_rows",
+                              "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, "
+                              "i32:16, 64, 128, 64, " +
+                                  std::string(storeAll ? "1" : "0"));
+      tessera::Function &before = *m.before->functions.at(0), &after = *m.after->functions.at(0);
+      EXPECT_EQ(countOps(after, tessera::OpCode::DescriptorLoad), storeAll ? 0 : 2);
+      int rows = (M + BM - 1) / BM * BM, cols = (N + BN - 1) / BN * BN;
+      int lda = (K + 15) / 16 * 16, ldb = (N + 15) / 16 * 16;
+      std::mt19937 rng(static_cast<unsigned>(M + N + storeAll));
+      std::vector<double> av, bv;
+      std::vector<uint16_t> a = randomF16(size_t(M) * lda, rng, av),
+                            b = randomF16(size_t(K) * ldb, rng, bv);
+      std::vector<float> out[2];
+      for (int run = 0; run < 2; ++run) {
+        out[run].assign(size_t(rows) * cols, std::nanf(""));
+        std::vector<ArgValue> args{ArgValue::pointer(a.data()),
+                                   ArgValue::pointer(b.data()),
+                                   ArgValue::pointer(out[run].data()),
+                                   ArgValue::integer(M),
+                                   ArgValue::integer(N),
+                                   ArgValue::integer(K),
+                                   ArgValue::integer(lda),
+                                   ArgValue::integer(ldb),
+                                   ArgValue::integer(cols)};
+        std::vector<HostBuffer> buffers{{a.data(), a.size() * 2, "a_ptr", true},
+                                        {b.data(), b.size() * 2, "b_ptr", true},
+                                        {out[run].data(), out[run].size() * 4, "c_ptr", false}};
+        tessera::interp::run(run == 0 ? before : after, args, buffers, {rows / BM, cols / BN, 1});
+      }
+      EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0);
+      for (int i = 0; i < (storeAll ? rows : M); ++i)
+        for (int j = 0; j < (storeAll ? cols : N); ++j) {
+          double ref = 0;
+          for (int k = 0; k < K; ++k)
+            ref += av[size_t(i % M) * lda + k] * bv[size_t(k) * ldb + j % N];
+          ASSERT_EQ(out[1][size_t(i) * cols + j], ref) << "at " << i << ", " << j;
+        }
+    }
 }
 
 }  // namespace

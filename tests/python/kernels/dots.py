@@ -85,12 +85,14 @@ def accumulate_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.con
 
 
 # Offsets wrapped into range with `% M` / `% N` (no row or column masks; the
-# style of Triton's matmul tutorial). Not a box of the tensor (a wrapped row
-# is not the next one), so on sm_90a its operands travel by cp.async, not by
-# the copy engine as the example matmul's do (tests/ptx/wgmma.py).
+# style of Triton's matmul tutorial). The store masks the rows and columns
+# past M and N, so on sm_90a the copy engine may read the operands (a
+# wrapped row reaches no store); with STORE_ALL every row is stored, wrapped
+# ones included, and the operands travel by cp.async (tests/ptx/wgmma.py).
 @triton.jit
 def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm,
-                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   STORE_ALL: tl.constexpr = False):
     rm = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
     rn = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
     rk = tl.arange(0, BK)
@@ -105,5 +107,8 @@ def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm,
         b_ptrs += BK * sbk
     cm = tl.program_id(0) * BM + tl.arange(0, BM)
     cn = tl.program_id(1) * BN + tl.arange(0, BN)
-    tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc.to(tl.float16),
-             mask=(cm[:, None] < M) & (cn[None, :] < N))
+    if STORE_ALL:
+        tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc.to(tl.float16))
+    else:
+        tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc.to(tl.float16),
+                 mask=(cm[:, None] < M) & (cn[None, :] < N))
