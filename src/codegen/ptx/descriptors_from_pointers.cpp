@@ -124,21 +124,24 @@ int64_t divisibility(const Poly &p, const LeafTable &leaves, const AxisInfoMap &
 }
 
 // Whether `p` is >= 0 for every value its leaves take: positive terms over
-// loop counters that start at >= 0 and count up, program ids and their
-// counts.
-bool nonNegative(const Poly &p, const LeafTable &leaves) {
+// program ids, their counts, and loop counters that count up from a lower
+// bound that is itself such a polynomial (attention's diagonal loop starts
+// at its program's first row).
+bool nonNegative(const Poly &p, AffineAnalysis &affine, int depth = 0) {
   for (const auto &[m, c] : p.terms()) {
     if (c < 0) return false;
     for (int id : m) {
-      const Value *v = leaves.value(id);
+      Value *v = affine.leaves().value(id);
       if (v->def) {
         if (v->def->code != OpCode::ProgramId && v->def->code != OpCode::NumPrograms) return false;
         continue;
       }
       const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
-      if (!loop || loop->code != OpCode::For || v->index != 0) return false;
-      auto lb = passes::constantOf(loop->operand(0)), step = passes::constantOf(loop->operand(2));
-      if (!lb || lb->isFloat || lb->i < 0 || !step || step->isFloat || step->i <= 0) return false;
+      if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
+      auto step = passes::constantOf(loop->operand(2));
+      if (!step || step->isFloat || step->i <= 0) return false;
+      std::optional<AffineTile> lb = affine.of(loop->operand(0));
+      if (!lb || lb->pointer || !nonNegative(lb->base, affine, depth + 1)) return false;
     }
   }
   return true;
@@ -235,7 +238,7 @@ bool Converter::convert(Operation *load) {
   }
   std::vector<Poly> shape(2);
   for (int d = 0; d < 2; ++d) {
-    if (!nonNegative(coord[d], leaves)) return false;
+    if (!nonNegative(coord[d], affine_)) return false;
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
