@@ -282,10 +282,12 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       return a;
     }
     case OpCode::Rem: {
-      // (x0 + i) % m, m the same for every element: x0 + i below m - x0.
-      if (!isSigned(v->type.dtype)) return std::nullopt;
+      // (x0 + i) % m, m the same for every element: x0 + i below m - x0,
+      // when x0 >= 0 (a remainder takes the dividend's sign).
+      if (!exactInt(v->type.dtype)) return std::nullopt;
       std::optional<AffineTile> x = of(d->operand(0)), m = of(d->operand(1));
-      if (!x || !m || x->pointer || m->pointer || !m->uniform() || x->wrapped() || m->wrapped())
+      if (!x || !m || x->pointer || m->pointer || !m->uniform() || x->wrapped() || m->wrapped() ||
+          !nonNegative(x->base))
         return std::nullopt;
       int dim = -1;
       for (int i = 0; i < rank; ++i) {
@@ -328,6 +330,26 @@ std::optional<AffineTile> AffineAnalysis::carried(Value *arg) {
   Poly iv = Poly::leaf(leaves_.idOf(arg->owner->args[0].get()));
   init->base = init->base + (iv - scalarPoly(loop->operand(0))) * *perIteration;
   return init;
+}
+
+bool AffineAnalysis::nonNegative(const Poly &p, int depth) {
+  for (const auto &[m, c] : p.terms()) {
+    if (c < 0) return false;
+    for (int id : m) {
+      Value *v = leaves_.value(id);
+      if (v->def) {
+        if (v->def->code != OpCode::ProgramId && v->def->code != OpCode::NumPrograms) return false;
+        continue;
+      }
+      const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
+      if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
+      auto step = passes::constantOf(loop->operand(2));
+      if (!step || step->isFloat || step->i <= 0) return false;
+      std::optional<AffineTile> lb = of(loop->operand(0));
+      if (!lb || lb->pointer || !nonNegative(lb->base, depth + 1)) return false;
+    }
+  }
+  return true;
 }
 
 Value *materialize(Builder &b, const Poly &p, const LeafTable &leaves, DType t) {

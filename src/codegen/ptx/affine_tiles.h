@@ -97,6 +97,11 @@ class AffineAnalysis {
   // the iterations done, (iv - lb) / step_of_loop.
   std::optional<AffineTile> of(Value *v);
   LeafTable &leaves() { return leaves_; }
+  // Whether `p` is >= 0 for every value its leaves take: positive terms
+  // over program ids, their counts, and loop counters that count up from a
+  // lower bound that is itself such a polynomial (attention's diagonal
+  // loop starts at its program's first row).
+  bool nonNegative(const Poly &p, int depth = 0);
 
  private:
   std::optional<AffineTile> compute(Value *v);

@@ -123,30 +123,6 @@ int64_t divisibility(const Poly &p, const LeafTable &leaves, const AxisInfoMap &
   return best;
 }
 
-// Whether `p` is >= 0 for every value its leaves take: positive terms over
-// program ids, their counts, and loop counters that count up from a lower
-// bound that is itself such a polynomial (attention's diagonal loop starts
-// at its program's first row).
-bool nonNegative(const Poly &p, AffineAnalysis &affine, int depth = 0) {
-  for (const auto &[m, c] : p.terms()) {
-    if (c < 0) return false;
-    for (int id : m) {
-      Value *v = affine.leaves().value(id);
-      if (v->def) {
-        if (v->def->code != OpCode::ProgramId && v->def->code != OpCode::NumPrograms) return false;
-        continue;
-      }
-      const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
-      if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
-      auto step = passes::constantOf(loop->operand(2));
-      if (!step || step->isFloat || step->i <= 0) return false;
-      std::optional<AffineTile> lb = affine.of(loop->operand(0));
-      if (!lb || lb->pointer || !nonNegative(lb->base, affine, depth + 1)) return false;
-    }
-  }
-  return true;
-}
-
 // Whether coordinate `c` of a dim no mask bounds is the loop's counter
 // times a constant that moves it by at most `box` elements an iteration.
 // The coordinate is an int32 and nothing else bounds it: walking a dim box by
@@ -238,7 +214,7 @@ bool Converter::convert(Operation *load) {
   }
   std::vector<Poly> shape(2);
   for (int d = 0; d < 2; ++d) {
-    if (!nonNegative(coord[d], affine_)) return false;
+    if (!affine_.nonNegative(coord[d])) return false;
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
@@ -345,7 +321,10 @@ bool Converter::wrappedElementsUnstored(Operation *load, const std::vector<bool>
           if (!kept[dim] || !(*kept[dim] == bound)) return false;
         continue;
       }
+      // Not map_elementwise or inline asm: with pack > 1 an element's result
+      // may come from its neighbour's operand.
       bool elementwise = hasFlag(op->code, opflags::Elementwise) && isPureOp(*op) &&
+                         op->code != OpCode::MapElementwise && op->code != OpCode::InlineAsm &&
                          op->results.size() == 1 && op->result()->type.shape == work[w]->type.shape;
       if (!elementwise) return false;
       work.push_back(op->result());
