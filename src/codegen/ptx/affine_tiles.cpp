@@ -296,8 +296,12 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
         dim = i;
       }
       if (dim < 0) return std::nullopt;
+      // As a mask's bound: a sum of the kernel's values, not a product,
+      // which may wrap in the kernel's int32.
+      Poly bound = m->base - x->base;
+      if (bound.degree() > 1) return std::nullopt;
       x->exactBelow.assign(rank, std::nullopt);
-      x->exactBelow[dim] = m->base - x->base;
+      x->exactBelow[dim] = bound;
       return x;
     }
     default:
