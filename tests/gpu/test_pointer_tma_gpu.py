@@ -248,3 +248,63 @@ def test_wrapped_rows(gen, shape, store_all):
     else:
         check(c[:M, :N], ref, K)
         assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
+@triton.jit
+def grouped_wrapped(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, BM: tl.constexpr,
+                    BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+                    ASSUME: tl.constexpr):
+    # Triton's matmul tutorial: programs take blocks of C in groups of GROUP
+    # block rows, rows and columns wrapped into range, and (ASSUME 1) the
+    # program's block row and column assumed >= 0, which no analysis proves
+    # of a quotient by cdiv(N, BN). ASSUME 2: after an early return, still
+    # before the loads; 3: in a branch the loads are not in, so the loads
+    # stay pointer loads.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    in_group = GROUP * num_pid_n
+    first_m = pid // in_group * GROUP
+    group_m = min(num_pid_m - first_m, GROUP)
+    pid_m = first_m + (pid % in_group) % group_m
+    pid_n = (pid % in_group) // group_m
+    if ASSUME == 2:
+        if pid >= num_pid_m * num_pid_n:
+            return
+    if ASSUME == 1:
+        tl.assume(pid_m >= 0 and pid_n >= 0)
+    if ASSUME == 2:
+        tl.assume(pid_m >= 0)
+        tl.assume(pid_n > -1)
+    if ASSUME == 3:
+        if K > 0:
+            tl.assume(pid_m >= 0 and pid_n >= 0)
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * sbk
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc,
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@pytest.mark.parametrize("assume", [0, 1, 2, 3])
+@pytest.mark.parametrize("shape", [(200, 136, 5 * 64 + 24), (1000, 520, 96), (40, 24, 64)])
+def test_grouped_wrapped(gen, shape, assume):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = shape
+    a, b = randn((M, K), torch.float16, gen), randn((K, N), torch.float16, gen)
+    c = poisoned((M, N))
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    grouped_wrapped[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM, BN, BK, 4,
+                          assume, num_warps=4, num_stages=3)
+    check(c, a.double() @ b.double(), K)

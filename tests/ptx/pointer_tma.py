@@ -19,6 +19,10 @@
 # masks the wrapped rows, pointer loads when it stores every row.
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel wrapped_rows --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=KN
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel wrapped_rows --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 1" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
+# The tutorial's grouped program order: its block row is >= 0 only by the
+# kernel's tl.assume, which must come before the loads.
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel grouped_wrapped --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 4, 1" --emit ptx --target sm_90a | FileCheck %s --check-prefix=KN
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel grouped_wrapped --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 4, 3" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
 # Loads that stay on cp.async: a mask that is not a box, a row stride not
 # known to be a multiple of 16 bytes, and every target but sm_90a.
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 3, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC

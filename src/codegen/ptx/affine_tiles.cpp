@@ -287,7 +287,7 @@ std::optional<AffineTile> AffineAnalysis::compute(Value *v) {
       if (!exactInt(v->type.dtype)) return std::nullopt;
       std::optional<AffineTile> x = of(d->operand(0)), m = of(d->operand(1));
       if (!x || !m || x->pointer || m->pointer || !m->uniform() || x->wrapped() || m->wrapped() ||
-          !nonNegative(x->base))
+          !nonNegative(x->base, d))
         return std::nullopt;
       int dim = -1;
       for (int i = 0; i < rank; ++i) {
@@ -336,7 +336,67 @@ std::optional<AffineTile> AffineAnalysis::carried(Value *arg) {
   return init;
 }
 
-bool AffineAnalysis::nonNegative(const Poly &p, int depth) {
+AffineAnalysis::AffineAnalysis(Function &fn) {
+  fn.walk([&](Operation *op) {
+    if (op->code == OpCode::Assume) assume(op->operand(0), op);
+  });
+}
+
+// Records what `cond` (a scalar condition the kernel assumes) says as
+// polynomials that are >= 0: a comparison of exact integers, or a
+// conjunction of such.
+void AffineAnalysis::assume(Value *cond, const Operation *where) {
+  Operation *d = cond->def;
+  if (!d || cond->type.isTile()) return;
+  if (d->code == OpCode::And) {
+    assume(d->operand(0), where);
+    assume(d->operand(1), where);
+    return;
+  }
+  if (d->code != OpCode::Cmp || !exactInt(d->operand(0)->type.dtype) ||
+      d->operand(0)->type.isTile() || d->operand(1)->type.isTile())
+    return;
+  Poly a = scalarPoly(d->operand(0)), b = scalarPoly(d->operand(1));
+  std::string pred = d->strAttr("pred");
+  std::optional<Poly> fact;
+  if (pred == "ge") fact = a - b;
+  if (pred == "gt") fact = a - b - Poly::constant(1);
+  if (pred == "le") fact = b - a;
+  if (pred == "lt") fact = b - a - Poly::constant(1);
+  if (fact && !fact->overflowed() && !fact->isZero()) assumed_.push_back({*fact, where});
+}
+
+namespace {
+
+// Whether `a` runs before `b` whenever `b` runs: `a` precedes, in its
+// block, the op of that block that holds `b`. (Tile IR's control flow is
+// structured: a block runs from its first op to its last.)
+bool dominates(const Operation *a, const Operation *b) {
+  while (b && b->parent != a->parent) b = b->parent ? b->parent->parentOp : nullptr;
+  if (!b || !a->linked || !b->linked) return false;
+  for (auto it = a->self; it != a->parent->ops.end(); ++it)
+    if (it->get() == b) return it != a->self;
+  return false;
+}
+
+}  // namespace
+
+bool AffineAnalysis::nonNegative(const Poly &p, const Operation *at, int depth) {
+  if (nonNegativeTerms(p, at, depth)) return true;
+  // p = k * fact + rest, k > 0: the multiple read off a term they share.
+  for (const Assumed &a : assumed_) {
+    if (!dominates(a.where, at)) continue;
+    for (const auto &[m, c] : a.nonNegative.terms()) {
+      auto it = p.terms().find(m);
+      if (c <= 0 || it == p.terms().end() || it->second % c != 0 || it->second / c <= 0) continue;
+      Poly rest = p - a.nonNegative.scaled(it->second / c);
+      if (!rest.overflowed() && nonNegativeTerms(rest, at, depth)) return true;
+    }
+  }
+  return false;
+}
+
+bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int depth) {
   for (const auto &[m, c] : p.terms()) {
     if (c < 0) return false;
     for (int id : m) {
@@ -350,7 +410,7 @@ bool AffineAnalysis::nonNegative(const Poly &p, int depth) {
       auto step = passes::constantOf(loop->operand(2));
       if (!step || step->isFloat || step->i <= 0) return false;
       std::optional<AffineTile> lb = of(loop->operand(0));
-      if (!lb || lb->pointer || !nonNegative(lb->base, depth + 1)) return false;
+      if (!lb || lb->pointer || !nonNegative(lb->base, at, depth + 1)) return false;
     }
   }
   return true;

@@ -91,22 +91,36 @@ struct AffineTile {
 
 class AffineAnalysis {
  public:
+  AffineAnalysis() = default;
+  // With the kernel's `tl.assume(a >= b)` facts (and >, <=, <, and
+  // conjunctions), each holding where its assume dominates. Triton's matmul
+  // tutorial assumes its grouped program ids non-negative.
+  explicit AffineAnalysis(Function &fn);
   // The affine form of `v` (an integer or pointer scalar or tile), or
   // nullopt. A carried value of a `for` loop whose yield adds a uniform
   // step (`p += BLOCK_K * stride`) is its initial value plus the step times
   // the iterations done, (iv - lb) / step_of_loop.
   std::optional<AffineTile> of(Value *v);
   LeafTable &leaves() { return leaves_; }
-  // Whether `p` is >= 0 for every value its leaves take: positive terms
-  // over program ids, their counts, and loop counters that count up from a
-  // lower bound that is itself such a polynomial (attention's diagonal
-  // loop starts at its program's first row).
-  bool nonNegative(const Poly &p, int depth = 0);
+  // Whether `p` is >= 0 for every value its leaves take when `at` runs:
+  // positive terms over program ids, their counts, and loop counters that
+  // count up from a lower bound that is itself such a polynomial
+  // (attention's diagonal loop starts at its program's first row); or such
+  // terms plus a positive multiple of a polynomial an assume before `at`
+  // (dominating it) says is >= 0.
+  bool nonNegative(const Poly &p, const Operation *at, int depth = 0);
 
  private:
   std::optional<AffineTile> compute(Value *v);
   std::optional<AffineTile> carried(Value *arg);
   Poly scalarPoly(Value *v);
+  void assume(Value *cond, const Operation *where);
+  bool nonNegativeTerms(const Poly &p, const Operation *at, int depth);
+  struct Assumed {
+    Poly nonNegative;
+    const Operation *where;  // the assume
+  };
+  std::vector<Assumed> assumed_;
   PtrMap<Value *, std::optional<AffineTile>> memo_;
   LeafTable leaves_;
 };

@@ -140,7 +140,7 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box) {
 
 class Converter {
  public:
-  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)) {}
+  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)), affine_(fn) {}
   bool convert(Operation *load);
 
  private:
@@ -214,7 +214,7 @@ bool Converter::convert(Operation *load) {
   }
   std::vector<Poly> shape(2);
   for (int d = 0; d < 2; ++d) {
-    if (!affine_.nonNegative(coord[d])) return false;
+    if (!affine_.nonNegative(coord[d], load)) return false;
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
