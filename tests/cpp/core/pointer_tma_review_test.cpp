@@ -127,7 +127,9 @@ def scalarcarried(a_ptr, b_ptr, c_ptr, K, OFF: tl.constexpr, BM: tl.constexpr, B
         acc = tl.dot(a, b, acc)
         a_base += BK
         b_ptrs += BK * BN
-    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+    # Each program its own block of C (the interpreter runs programs at once).
+    c_block = c_ptr + tl.program_id(0) * BM * BN
+    tl.store(c_block + rm[:, None] * BN + rn[None, :], acc)
 
 # 6: the base pointer loaded from a table in the loop.
 @triton.jit
@@ -302,13 +304,15 @@ Buf f32Out(size_t n, const std::string &name) {
 }
 
 // The common case: fp16 A and B of `aElems` and `bElems` random elements, a
-// poisoned fp32 C of 64 x 64, the kernel's integers after the three
+// poisoned fp32 C of 64 x 64 per program, the kernel's integers after the three
 // pointers; whether C keeps its bits through the pass.
 int cBytesThatDiffer(const std::string &kernel, const std::string &sig, size_t aElems,
                      size_t bElems, const std::vector<int64_t> &ints, unsigned seed,
                      tessera::interp::Grid grid = {1, 1, 1}) {
   std::mt19937 rng(seed);
-  std::vector<Buf> bufs{f16Buf(aElems, rng, "a"), f16Buf(bElems, rng, "b"), f32Out(64 * 64, "c")};
+  // C: a poisoned 64 x 64 block per program.
+  std::vector<Buf> bufs{f16Buf(aElems, rng, "a"), f16Buf(bElems, rng, "b"),
+                        f32Out(size_t(64) * 64 * grid.x * grid.y * grid.z, "c")};
   std::vector<Arg> args{Arg::ptr(0), Arg::ptr(1), Arg::ptr(2)};
   for (int64_t v : ints) args.push_back(Arg::num(v));
   return runBoth(kernel, sig, bufs, args, grid).differing[2];
