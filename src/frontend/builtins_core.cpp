@@ -487,6 +487,14 @@ SVal assume(Lowerer &l, A &a) {
   Value *v = l.cast(l.tensorArg(c, a.loc, "the assumption"), Type::scalar(DType::I1), a.loc);
   l.builder().setLoc(a.loc);
   l.builder().create(OpCode::Assume, {v}, {});
+  // The compiler acts on assumptions (descriptors-from-pointers reads a box
+  // of rows assumed >= 0 with the copy engine), so a false one changes what
+  // a kernel reads: with debug on it stops the kernel as device_assert does.
+  if (l.options().debug)
+    l.builder().create(OpCode::Assert, {v}, {},
+                       {{"message", std::string("its condition is false, and the compiler may have "
+                                                "relied on it")},
+                        {"what", std::string("tl.assume")}});
   return SVal::none();
 }
 

@@ -194,8 +194,8 @@ void execAssert(Frame &f, const Inst &in) {
   for (int64_t i = 0; i < s.numel; ++i) {
     if (readInt(f, in.in[0], i) != 0) continue;
     // "file:line:col: device_assert failed: ..." with the source line below.
-    std::string msg = "device_assert failed: " + in.op->strAttr("message") + " (program " +
-                      programStr(f) +
+    std::string msg = in.op->strAttr("what", "device_assert") +
+                      " failed: " + in.op->strAttr("message") + " (program " + programStr(f) +
                       (s.shape.empty() ? std::string()
                        : s.rank() == 1 ? ", index " + std::to_string(i)
                                        : ", index " + indexStr(s.shape, i)) +

@@ -610,24 +610,37 @@ def checked(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 32))
     tl.device_assert(x < 10, "x below ten")
 
+@triton.jit(debug=True)
+def assuming(x_ptr, n):
+    tl.assume(n >= 0)
+    tl.store(x_ptr, n)
+
 x = torch.arange(32, device="cuda", dtype=torch.float32)
 try:
-    checked[(1,)](x)
+    if sys.argv[1] == "assert":
+        checked[(1,)](x)
+    else:
+        assuming[(1,)](x, -3)
     torch.cuda.synchronize()
 except Exception as e:
     print("raised", type(e).__name__, e)
 """
 
 
-def test_device_assert_stops_the_kernel(tmp_path):
+@pytest.mark.parametrize("check, report", [
+    ("assert", "device_assert failed: x below ten"),
+    ("assume", "tl.assume failed: its condition is false"),  # debug checks assumptions too
+])
+def test_device_assert_stops_the_kernel(tmp_path, check, report):
     import subprocess
     import sys
     script = tmp_path / "assert_kernel.py"
     from conftest import ROOT
     script.write_text(ASSERT_SCRIPT.format(paths=[str(ROOT / "python")]))
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, str(script), check], capture_output=True, text=True,
+                       timeout=120)
     text = r.stdout + r.stderr
-    assert "device_assert failed: x below ten" in text, text
+    assert report in text, text
     assert "raised" in text, text
 
 

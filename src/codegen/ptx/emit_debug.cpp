@@ -162,7 +162,7 @@ void Emitter::emitAssert(Operation &op) {
   std::string file = "<kernel>";
   if (opts_.sources && op.loc.known())
     if (const SourceFile *f = opts_.sources->file(op.loc.file)) file = f->name;
-  std::string message = "device_assert failed: " + op.strAttr("message");
+  std::string message = op.strAttr("what", "device_assert") + " failed: " + op.strAttr("message");
   for (size_t r = 0; r < n; ++r) {
     std::string ok = newLabel();
     ins("@" + conds[r] + " bra " + ok);

@@ -180,6 +180,26 @@ def test_out_of_bounds_is_a_kernel_error():
 
 
 @triton.jit
+def assuming_kernel(x_ptr, n):
+    tl.assume(n >= 0)
+    tl.store(x_ptr, n + 1)
+
+
+def test_a_false_assumption_stops_the_kernel_under_debug():
+    # The compiler may act on tl.assume (reading a box of rows with the copy
+    # engine), so debug mode checks it as it checks tl.device_assert.
+    x = np.zeros(1, dtype=np.int32)
+    assuming_kernel[(1,)](x, -5)  # not checked without debug
+    assert x[0] == -4
+    k = triton.jit(debug=True)(assuming_kernel.fn)
+    k[(1,)](x, 7)
+    assert x[0] == 8
+    with pytest.raises(triton.KernelError, match="tl.assume failed: its condition is false") as e:
+        k[(1,)](x, -5)
+    assert "test_jit.py:" in str(e.value)
+
+
+@triton.jit
 def bad_kernel(x_ptr):
     y = undefined_name + 1  # noqa: F821
     tl.store(x_ptr, y)
