@@ -64,7 +64,7 @@ void checkAtomicDType(Lowerer &l, A &a, DType elem, const std::string &op) {
       elem == DType::U16)
     l.error(loc, a.name + " does not support " + dt,
             "atomics need 32- or 64-bit elements; use an int32 buffer");
-  if (elem == DType::F8E4NV || elem == DType::F8E5)
+  if (isFp8(elem))
     l.error(loc, a.name + " does not support " + dt, "atomics on float8 are not supported");
   if ((op == "and" || op == "or" || op == "xor") && isFloat(elem))
     l.error(loc, a.name + " needs integer elements, got " + dt,

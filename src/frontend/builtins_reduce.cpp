@@ -251,8 +251,7 @@ SVal dot(Lowerer &l, A &a) {
     if (xs[d] != ys[d]) l.error(a.loc, "tl.dot: the batch dimensions differ");
   DType dx = x->type.dtype, dy = y->type.dtype;
   if (x->type.isPtrLike() || y->type.isPtrLike()) l.error(a.loc, "tl.dot does not accept pointers");
-  bool fp8 =
-      (dx == DType::F8E4NV || dx == DType::F8E5) && (dy == DType::F8E4NV || dy == DType::F8E5);
+  bool fp8 = isFp8(dx) && isFp8(dy);
   if (dx != dy && !fp8)
     l.error(a.loc,
             std::string("tl.dot operands must have the same dtype, got ") + tritonName(dx) +

@@ -287,9 +287,6 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
           return p;
         }
         if (name == "PropagateNan") return SVal::module("tl.PropagateNan");
-        if (name == "float8e4b15" || name == "float8e4b8" || name == "float8e5b16")
-          error(loc, "tl." + name + " is not supported by Tessera",
-                "use tl.float8e4nv or tl.float8e5, the fp8 formats of NVIDIA GPUs");
         if (name == "extra") return SVal::module("tl.extra");
         if (m == "libdevice" && findBuiltin("libdevice." + name))
           return SVal::builtin("libdevice." + name);

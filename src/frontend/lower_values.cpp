@@ -149,10 +149,6 @@ int kindRank(DType d) {
   return d == DType::I1 ? 0 : isFloat(d) ? 2 : 1;
 }
 
-bool isFp8(DType d) {
-  return d == DType::F8E4NV || d == DType::F8E5;
-}
-
 DType integerPromote(DType a, DType b) {
   int ra = bitWidth(a), rb = bitWidth(b);
   bool ua = isUnsigned(a), ub = isUnsigned(b);

@@ -74,6 +74,9 @@ using F16K = NarrowFloatK<uint16_t, num::fromF16, num::toF16>;
 using BF16K = NarrowFloatK<uint16_t, num::fromBF16, num::toBF16>;
 using F8E4K = NarrowFloatK<uint8_t, num::fromF8E4NV, num::toF8E4NV>;
 using F8E5K = NarrowFloatK<uint8_t, num::fromF8E5, num::toF8E5>;
+using F8E4B15K = NarrowFloatK<uint8_t, num::fromF8E4B15, num::toF8E4B15>;
+using F8E4B8K = NarrowFloatK<uint8_t, num::fromF8E4B8, num::toF8E4B8>;
+using F8E5B16K = NarrowFloatK<uint8_t, num::fromF8E5B16, num::toF8E5B16>;
 
 // Calls f(K{}) with the codec of `dt`. Pointers use U64 (their addresses).
 template <class F>
@@ -101,6 +104,12 @@ decltype(auto) withCodec(DType dt, F &&f) {
       return f(F8E4K{});
     case DType::F8E5:
       return f(F8E5K{});
+    case DType::F8E4B15:
+      return f(F8E4B15K{});
+    case DType::F8E4B8:
+      return f(F8E4B8K{});
+    case DType::F8E5B16:
+      return f(F8E5B16K{});
     case DType::F16:
       return f(F16K{});
     case DType::BF16:

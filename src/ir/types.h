@@ -40,6 +40,10 @@ inline bool isSigned(DType t) {
 inline bool isUnsigned(DType t) {
   return dclass(t) == DClass::Unsigned;
 }
+// Any of the 8-bit float formats (float8e4nv, float8e5, float8e4b15, ...).
+inline bool isFp8(DType t) {
+  return isFloat(t) && bitWidth(t) == 8;
+}
 int byteSize(DType t);  // storage size in memory (i1 takes one byte)
 const char *irName(DType t);
 const char *tritonName(DType t);

@@ -30,49 +30,23 @@ bool intLess(const Scalar &a, const Scalar &b, DType t) {
 // is not kept in a double) and for dtypes that are not floats.
 std::optional<u64> floatBits(double x, DType t) {
   if (std::isnan(x)) return std::nullopt;
-  switch (t) {
-    case DType::F64:
-      return std::bit_cast<u64>(x);
-    case DType::F32:
-      return std::bit_cast<uint32_t>(static_cast<float>(x));
-    case DType::F16:
-      return num::toF16(x);
-    case DType::BF16:
-      return num::toBF16(x);
-    case DType::F8E4NV:
-      return num::toF8E4NV(x);
-    case DType::F8E5:
-      return num::toF8E5(x);
-    default:
-      return std::nullopt;
-  }
+  if (t == DType::F64) return std::bit_cast<u64>(x);
+  if (t == DType::F32) return std::bit_cast<uint32_t>(static_cast<float>(x));
+  if (auto nf = narrowFloat(t)) return nf->encode(x);
+  return std::nullopt;
 }
 
 // The float value of storage bits; nullopt for NaN encodings.
 std::optional<double> floatFromBits(u64 bits, DType t) {
   double v;
-  switch (t) {
-    case DType::F64:
-      v = std::bit_cast<double>(bits);
-      break;
-    case DType::F32:
-      v = std::bit_cast<float>(static_cast<uint32_t>(bits));
-      break;
-    case DType::F16:
-      v = num::fromF16(static_cast<uint16_t>(bits));
-      break;
-    case DType::BF16:
-      v = num::fromBF16(static_cast<uint16_t>(bits));
-      break;
-    case DType::F8E4NV:
-      v = num::fromF8E4NV(static_cast<uint8_t>(bits));
-      break;
-    case DType::F8E5:
-      v = num::fromF8E5(static_cast<uint8_t>(bits));
-      break;
-    default:
-      return std::nullopt;
-  }
+  if (t == DType::F64)
+    v = std::bit_cast<double>(bits);
+  else if (t == DType::F32)
+    v = std::bit_cast<float>(static_cast<uint32_t>(bits));
+  else if (auto nf = narrowFloat(t))
+    v = nf->decode(static_cast<uint16_t>(bits));
+  else
+    return std::nullopt;
   if (std::isnan(v)) return std::nullopt;
   return v;
 }

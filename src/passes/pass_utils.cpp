@@ -16,23 +16,37 @@ int64_t wrapInt(uint64_t v, DType t) {
   return static_cast<int64_t>(v);
 }
 
-double roundToFloat(double x, DType t) {
+std::optional<NarrowFloat> narrowFloat(DType t) {
+  using num::fromF8E4B15, num::fromF8E4B8, num::fromF8E4NV, num::fromF8E5, num::fromF8E5B16;
   switch (t) {
-    case DType::F64:
-      return x;
-    case DType::F32:
-      return num::roundF32(x);
     case DType::F16:
-      return num::fromF16(num::toF16(x));
+      return NarrowFloat{num::toF16, num::fromF16};
     case DType::BF16:
-      return num::fromBF16(num::toBF16(x));
+      return NarrowFloat{num::toBF16, num::fromBF16};
     case DType::F8E4NV:
-      return num::fromF8E4NV(num::toF8E4NV(x));
+      return NarrowFloat{[](double x) -> uint16_t { return num::toF8E4NV(x); },
+                         [](uint16_t b) { return fromF8E4NV(static_cast<uint8_t>(b)); }};
     case DType::F8E5:
-      return num::fromF8E5(num::toF8E5(x));
+      return NarrowFloat{[](double x) -> uint16_t { return num::toF8E5(x); },
+                         [](uint16_t b) { return fromF8E5(static_cast<uint8_t>(b)); }};
+    case DType::F8E4B15:
+      return NarrowFloat{[](double x) -> uint16_t { return num::toF8E4B15(x); },
+                         [](uint16_t b) { return fromF8E4B15(static_cast<uint8_t>(b)); }};
+    case DType::F8E4B8:
+      return NarrowFloat{[](double x) -> uint16_t { return num::toF8E4B8(x); },
+                         [](uint16_t b) { return fromF8E4B8(static_cast<uint8_t>(b)); }};
+    case DType::F8E5B16:
+      return NarrowFloat{[](double x) -> uint16_t { return num::toF8E5B16(x); },
+                         [](uint16_t b) { return fromF8E5B16(static_cast<uint8_t>(b)); }};
     default:
-      return x;  // not a float dtype; callers never ask
+      return std::nullopt;
   }
+}
+
+double roundToFloat(double x, DType t) {
+  if (t == DType::F32) return num::roundF32(x);
+  if (auto nf = narrowFloat(t)) return nf->decode(nf->encode(x));
+  return x;  // f64, or not a float dtype (callers never ask)
 }
 
 std::optional<Scalar> constantOf(const Value *v) {

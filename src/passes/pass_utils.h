@@ -28,6 +28,14 @@ struct Scalar {
 int64_t wrapInt(uint64_t v, DType t);
 // Rounds `x` to the nearest value of float dtype `t` (to nearest even).
 double roundToFloat(double x, DType t);
+// The storage codec of a float narrower than f32 (f16, bf16, the fp8
+// formats): a double's bits in it, rounded once as the GPU converts
+// (support/numerics.h), and the value of such bits. nullopt for other dtypes.
+struct NarrowFloat {
+  uint16_t (*encode)(double);
+  double (*decode)(uint16_t);
+};
+std::optional<NarrowFloat> narrowFloat(DType t);
 
 // The constant held by `v` when it is the result of a `constant` op with an
 // integer or float element type; nullopt otherwise (pointers, non-constants).

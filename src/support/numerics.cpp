@@ -1,5 +1,6 @@
 #include "support/numerics.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -159,6 +160,54 @@ double fromF8E5(uint8_t bits) {
     return (bits & 0x80) ? -INFINITY : INFINITY;
   }
   return decodeFinite(bits, 5, 2, 15);
+}
+
+uint8_t toF8E4B15(double x) {
+  if (std::isnan(x)) return 0x7F;
+  const auto [neg, mag] = split(x);
+  const uint8_t sign = neg ? 0x80 : 0;
+  if (mag == 0) return sign;
+  if (std::isinf(mag)) return sign | 0x7E;
+  const int64_t m = roundMagnitude(mag, 3, 15);
+  return sign | static_cast<uint8_t>(m > 0x7E ? 0x7E : m);
+}
+
+double fromF8E4B15(uint8_t bits) {
+  if ((bits & 0x7F) == 0x7F) return std::nan("");
+  return decodeFinite(bits, 4, 3, 15);
+}
+
+namespace {
+
+// An fnuz format: every code but 0x80 finite, the largest magnitude 0x7F.
+uint8_t toFnuz(double x, int manBits, int bias) {
+  if (std::isnan(x)) return 0x80;
+  const auto [neg, mag] = split(x);
+  if (mag == 0) return 0;
+  const int64_t m =
+      std::isinf(mag) ? 0x7F : std::min<int64_t>(roundMagnitude(mag, manBits, bias), 0x7F);
+  if (m == 0) return 0;  // underflow: +0 whatever the sign
+  return static_cast<uint8_t>((neg ? 0x80 : 0) | m);
+}
+
+double fromFnuz(uint8_t bits, int expBits, int manBits, int bias) {
+  if (bits == 0x80) return std::nan("");
+  return decodeFinite(bits, expBits, manBits, bias);
+}
+
+}  // namespace
+
+uint8_t toF8E4B8(double x) {
+  return toFnuz(x, 3, 8);
+}
+double fromF8E4B8(uint8_t bits) {
+  return fromFnuz(bits, 4, 3, 8);
+}
+uint8_t toF8E5B16(double x) {
+  return toFnuz(x, 2, 16);
+}
+double fromF8E5B16(uint8_t bits) {
+  return fromFnuz(bits, 5, 2, 16);
 }
 
 float toTF32(float x, bool roundNearest) {

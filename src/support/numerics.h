@@ -11,7 +11,7 @@ namespace tessera::num {
 
 // The to* encoders round the double's exact value once (no detour through
 // float) and return NVIDIA's canonical NaN for any NaN input: 0x7FFF for
-// f16/bf16, 0x7F for both fp8 formats.
+// f16/bf16, 0x7F for the fp8 formats but the fnuz ones (whose NaN is 0x80).
 // IEEE binary16. Overflow rounds to inf; NaN stays NaN.
 uint16_t toF16(double x);
 double fromF16(uint16_t bits);
@@ -27,6 +27,18 @@ double fromF8E4NV(uint8_t bits);
 // included, saturate to +-57344 (the GPU's cvt.rn.satfinite); NaN -> NaN.
 uint8_t toF8E5(double x);
 double fromF8E5(uint8_t bits);
+// float8e4b15 (E4M3FN's layout with bias 15: no infinities, 0x7f/0xff are
+// NaN, max 1.75). Out-of-range values, inf included, saturate to +-1.75.
+uint8_t toF8E4B15(double x);
+double fromF8E4B15(uint8_t bits);
+// The "fnuz" formats float8e4b8 (E4M3, bias 8, max 240) and float8e5b16
+// (E5M2, bias 16, max 57344): no infinities, no negative zero (it encodes
+// as +0), and one NaN, 0x80, which every NaN becomes. Out-of-range values,
+// inf included, saturate.
+uint8_t toF8E4B8(double x);
+double fromF8E4B8(uint8_t bits);
+uint8_t toF8E5B16(double x);
+double fromF8E5B16(uint8_t bits);
 // Rounds a double to binary32 (to nearest even).
 inline double roundF32(double x) {
   return static_cast<double>(static_cast<float>(x));

@@ -1,4 +1,5 @@
-"""fp8 on the GPU: conversions between float32 and float8e4nv / float8e5,
+"""fp8 on the GPU: conversions between float32 and float8e4nv / float8e5 (and
+float8e4b15, always in software),
 compiled for the device's own target (sm_89+ hardware `cvt`) and for sm_80
 (software conversion, TESSERA_TARGET=sm_80), compared bit for bit with each
 other and with PyTorch's conversions where PyTorch defines the same result
@@ -99,3 +100,32 @@ def test_widen_every_code(monkeypatch, fmt):
         nan = torch.isnan(ref)
         assert torch.equal(torch.isnan(out), nan), target
         assert torch.equal(out[~nan], ref[~nan]), target
+
+
+@pytest.mark.parametrize("target", ["", "sm_80"])
+def test_e4b15_in_software_matches_the_interpreter_and_torch(gen, monkeypatch, target):
+    # float8e4b15 (E4M3FN's layout, bias 15): no GPU converts it in hardware,
+    # so every target runs the software sequences. Its values are E4M3FN's
+    # times 2^-8, which gives PyTorch's reference.
+    codes = torch.arange(256, dtype=torch.uint8, device="cuda")
+    out = torch.full((256,), 12345.0, device="cuda")
+    run(widen_fn, target, monkeypatch, triton.reinterpret(codes, tl.float8e4b15), out)
+    ref = codes.view(torch.float8_e4m3fn).float() * 2.0**-8
+    nan = torch.isnan(ref)
+    assert torch.equal(torch.isnan(out), nan) and torch.equal(out[~nan], ref[~nan])
+    x = interesting_floats(gen, 1 << 16) * 2.0**-8
+    gpu = torch.full(x.shape, 0x5A, dtype=torch.uint8, device="cuda")
+    run(narrow_fn, target, monkeypatch, x, triton.reinterpret(gpu, tl.float8e4b15))
+    cpu = torch.full(x.shape, 0x5A, dtype=torch.uint8)
+    triton.jit(narrow_fn)[(triton.cdiv(x.numel(), 1024),)](
+        x.cpu(), triton.reinterpret(cpu, tl.float8e4b15), x.numel(), BLOCK=1024)
+    assert torch.equal(gpu.cpu(), cpu)
+    finite = x.abs() <= 1.75
+    assert torch.equal(gpu[finite], (x[finite] * 256).to(torch.float8_e4m3fn).view(torch.uint8))
+
+
+def test_fnuz_formats_are_refused_on_the_gpu(monkeypatch):
+    x = torch.zeros(16, device="cuda")
+    out = torch.zeros(16, dtype=torch.uint8, device="cuda")
+    with pytest.raises(triton.CompilationError, match="fnuz fp8 format"):
+        run(narrow_fn, "", monkeypatch, x, triton.reinterpret(out, tl.float8e4b8))

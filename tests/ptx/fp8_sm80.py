@@ -7,6 +7,12 @@
 # RUN:   | FileCheck %s --check-prefix=SM80-E5 --implicit-check-not=e4m3x2 --implicit-check-not=e5m2x2
 # RUN: tesserac compile %s --kernel scale --signature "*fp8e4nv:16, *fp8e5:16, fp32, 1024" --emit ptx --target sm_90a \
 # RUN:   | FileCheck %s --check-prefix=SM90
+# float8e4b15 has no cvt instruction on any GPU: software on sm_90a too
+# (E4M3FN's sequences with bias 15, so no multiply when decoding), and the
+# PTX assembles.
+# RUN: tesserac compile %s --kernel scale --signature "*fp8e4b15:16, *fp8e4b15:16, fp32, 1024" --emit ptx --target sm_90a -o %t.b15.ptx
+# RUN: FileCheck %s --check-prefix=B15 --implicit-check-not=e4m3x2 --implicit-check-not=e5m2x2 < %t.b15.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.b15.ptx -o %t.b15.cubin
 import triton
 import triton.language as tl
 
@@ -57,3 +63,13 @@ def scale(x_ptr, y_ptr, s, N: tl.constexpr):
 # SM90: cvt.f32.f16
 # SM90: cvt.rn.satfinite.e5m2x2.f32
 # SM90-NOT: add.rn.f32
+
+# B15: .target sm_90a
+# B15: and.b16 [[M:%h[0-9]+]], %h{{[0-9]+}}, 0x7F
+# B15-NEXT: shl.b16 {{%h[0-9]+}}, [[M]], 7
+# B15-NOT: mul.rn.f16
+# B15: setp.gt.u16 {{%p[0-9]+}}, [[M]], 0x7E
+# B15: cvt.f32.f16
+# B15: sub.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0x380
+# B15: setp.lt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 0x38800000
+# B15: min.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0x7E

@@ -21,8 +21,8 @@ import os
 _TL_TO_SIG = {
     "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "fp16": "fp16", "bf16": "bf16",
-    "fp32": "fp32", "fp64": "fp64",
+    "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "fp8e4b15": "fp8e4b15", "fp8e4b8": "fp8e4b8",
+    "fp8e5b16": "fp8e5b16", "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64",
 }
 
 # NumPy / ml_dtypes / PyTorch dtype names -> signature names.
@@ -31,6 +31,7 @@ _NAME_TO_SIG = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
     "float64": "fp64", "double": "fp64", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
 }
 
 

@@ -34,10 +34,34 @@ const std::vector<std::string> &gpuPipeline() {
   return names;
 }
 
+namespace {
+
+// The fnuz fp8 formats (AMD's) have no conversions on NVIDIA GPUs; Triton
+// refuses them there too. A kernel that uses one, even only through a
+// pointer, gets an error at the first op that does.
+void refuseFnuz(Function &fn) {
+  fn.walk([](Operation *op) {
+    auto check = [&](const Value *v) {
+      DType d = v->type.dtype;
+      if (d != DType::F8E4B8 && d != DType::F8E5B16) return;
+      fail(op->loc,
+           std::string("tl.") + tritonName(d) +
+               " (an fnuz fp8 format) is not supported on NVIDIA GPUs",
+           "run the kernel on the interpreter (TRITON_INTERPRET=1), or use tl.float8e4nv or "
+           "tl.float8e5");
+    };
+    for (const Value *v : op->operands) check(v);
+    for (const auto &r : op->results) check(r.get());
+  });
+}
+
+}  // namespace
+
 void prepareModule(Module &m, const PtxOptions &opts) {
   if (m.functions.size() != 1)
     internalError("emit-ptx", "expected one kernel after inlining, found " +
                                   std::to_string(m.functions.size()) + " functions");
+  refuseFnuz(*m.functions[0]);
   m.numWarps = opts.numWarps;
   m.numStages = opts.numStages;
   m.targetSm = opts.target.sm;

@@ -34,6 +34,9 @@ RegClass regClassOf(const Type &elem) {
       return RegClass::B64;
     case DType::F8E4NV:
     case DType::F8E5:
+    case DType::F8E4B15:
+    case DType::F8E4B8:
+    case DType::F8E5B16:
     case DType::F16:
     case DType::BF16:
       return RegClass::B16;
@@ -612,6 +615,7 @@ static std::string paramType(const Type &t) {
     case DType::BF16:
     case DType::F8E4NV:
     case DType::F8E5:
+    case DType::F8E4B15:
       return ".f32";
     default:
       return ".u32";

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "codegen/ptx/emitter.h"
+#include "passes/pass_utils.h"
 #include "support/diagnostics.h"
 #include "support/numerics.h"
 
@@ -65,10 +66,7 @@ std::string Emitter::constant(const Type &elem, const Attr &value) {
       return p;
     }
     case RegClass::B16: {
-      uint16_t bits = d == DType::F16      ? num::toF16(f)
-                      : d == DType::BF16   ? num::toBF16(f)
-                      : d == DType::F8E4NV ? num::toF8E4NV(f)
-                                           : num::toF8E5(f);
+      uint16_t bits = passes::narrowFloat(d)->encode(f);
       return movImm(RegClass::B16, std::to_string(bits));
     }
     case RegClass::B32: {
@@ -113,6 +111,9 @@ std::string Emitter::toF32(const std::string &r, DType from) {
     case DType::F64:
       ins("cvt.rn.f32.f64 " + f + ", " + r);
       return f;
+    case DType::F8E4B15:  // no GPU converts it in hardware
+      ins("cvt.f32.f16 " + f + ", " + fp8ToF16Soft(r, from));
+      return f;
     case DType::F8E4NV:
     case DType::F8E5: {
       if (opts_.target.sm < 89) {  // no fp8 cvt: the same f16 in software
@@ -151,6 +152,8 @@ std::string Emitter::fromF32(const std::string &f, DType to, bool rtz) {
       ins("cvt.f64.f32 " + d + ", " + f);
       return d;
     }
+    case DType::F8E4B15:  // no GPU converts it in hardware
+      return f32ToFp8Soft(f, to);
     case DType::F8E4NV:
     case DType::F8E5: {
       if (opts_.target.sm < 89) return f32ToFp8Soft(f, to);  // no fp8 cvt: in software

@@ -1,7 +1,9 @@
 // fp8 (float8e4nv = E4M3FN, float8e5 = E5M2) conversions for targets below
 // sm_89 (sm_80), which lack the fp8 cvt instructions that emit_arith.cpp uses
 // on sm_89 and newer: the same results, bit for bit, from integer and f16/f32
-// instructions. The hardware semantics being reproduced:
+// instructions. float8e4b15 (E4M3FN with bias 15), which no GPU converts,
+// takes the same sequences on every target. The hardware semantics being
+// reproduced:
 //   * fp8 -> f16 (cvt.rn.f16x2.{e4m3x2,e5m2x2}) is exact, and every fp8 NaN
 //     becomes the f16 NaN kF16NaN (0x7FFF, sign dropped; the PTX ISA does
 //     not say which NaN, an H100 gives this one). Both paths then widen to

@@ -1,6 +1,7 @@
-// The two fp8 formats as parameters of the software conversions that
-// emit_fp8.cpp writes for GPUs without the sm_89 cvt instructions (shared
-// with the unit test that replays those instruction sequences in C++).
+// The fp8 formats as parameters of the software conversions that
+// emit_fp8.cpp writes for GPUs without the sm_89 cvt instructions, and for
+// float8e4b15 on every GPU (shared with the unit test that replays those
+// instruction sequences in C++).
 #pragma once
 
 #include <cstdint>
@@ -42,11 +43,15 @@ inline constexpr uint32_t kFp8NaN = 0x7F;
 // What cvt.rn.f16x2.{e4m3x2,e5m2x2} writes for any fp8 NaN (likewise).
 inline constexpr uint16_t kF16NaN = 0x7FFF;
 
-inline constexpr Fp8Format kF8E4NV{4, 3, 7, false};  // float8e4nv (OCP E4M3FN)
-inline constexpr Fp8Format kF8E5{5, 2, 15, true};    // float8e5 (E5M2)
+inline constexpr Fp8Format kF8E4NV{4, 3, 7, false};    // float8e4nv (OCP E4M3FN)
+inline constexpr Fp8Format kF8E5{5, 2, 15, true};      // float8e5 (E5M2)
+inline constexpr Fp8Format kF8E4B15{4, 3, 15, false};  // float8e4b15: E4M3FN, bias 15
 
+// The software formats: the two above, and float8e4b15, which no GPU
+// converts in hardware (the fnuz formats, float8e4b8 and float8e5b16, are
+// refused on the GPU before emission).
 inline const Fp8Format &fp8Format(DType d) {
-  return d == DType::F8E4NV ? kF8E4NV : kF8E5;
+  return d == DType::F8E4NV ? kF8E4NV : d == DType::F8E4B15 ? kF8E4B15 : kF8E5;
 }
 
 }  // namespace tessera::ptx

@@ -13,7 +13,8 @@ const char *fp8Name(DType d) {
   return d == DType::F8E4NV ? "e4m3" : "e5m2";
 }
 
-bool isFp8(DType d) {
+// The fp8 formats the tensor cores take (sm_89+).
+bool isMmaFp8(DType d) {
   return d == DType::F8E4NV || d == DType::F8E5;
 }
 
@@ -48,7 +49,7 @@ std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
     mi.accType = DType::I32;
     mi.types = std::string("s32.") + (da == DType::I8 ? "s8." : "u8.") +
                (db == DType::I8 ? "s8" : "u8") + ".s32";
-  } else if (isFp8(da) && isFp8(db) && dr == DType::F32 && targetSm >= 89) {
+  } else if (isMmaFp8(da) && isMmaFp8(db) && dr == DType::F32 && targetSm >= 89) {
     mi.k = 32;
     mi.elemBytes = 1;
     mi.types = std::string("f32.") + fp8Name(da) + "." + fp8Name(db) + ".f32";
@@ -118,7 +119,7 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
   if ((a == DType::F16 || a == DType::BF16) && b == a) {
     p.k = 16;
     p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
-  } else if (isFp8(a) && isFp8(b) && contigA == 1 && contigB == 0 && !aInRegisters) {
+  } else if (isMmaFp8(a) && isMmaFp8(b) && contigA == 1 && contigB == 0 && !aInRegisters) {
     // 8-bit operands must be K-major: wgmma cannot transpose them.
     p.k = 32;
     p.types = std::string("f32.") + fp8Name(a) + "." + fp8Name(b);

@@ -71,7 +71,15 @@ uint8_t encode(float f, const Fp8Format &fmt) {
 // does not).
 uint8_t reference(float f, DType d) {
   if (std::isinf(f)) return (f < 0 ? 0x80 : 0) | ptx::fp8Format(d).maxCode();
-  return d == DType::F8E4NV ? num::toF8E4NV(f) : num::toF8E5(f);
+  return d == DType::F8E4NV    ? num::toF8E4NV(f)
+         : d == DType::F8E4B15 ? num::toF8E4B15(f)
+                               : num::toF8E5(f);
+}
+
+double valueOf(uint8_t b, DType d) {
+  return d == DType::F8E4NV    ? num::fromF8E4NV(b)
+         : d == DType::F8E4B15 ? num::fromF8E4B15(b)
+                               : num::fromF8E5(b);
 }
 
 class Fp8SoftFormat : public testing::TestWithParam<DType> {};
@@ -80,7 +88,7 @@ TEST_P(Fp8SoftFormat, DecodesEveryCodeExactly) {
   const DType d = GetParam();
   const Fp8Format &fmt = ptx::fp8Format(d);
   for (uint32_t b = 0; b < 256; ++b) {
-    double v = d == DType::F8E4NV ? num::fromF8E4NV(b) : num::fromF8E5(b);
+    double v = valueOf(static_cast<uint8_t>(b), d);
     // High byte set: only the low byte is the value.
     uint16_t h = decode(static_cast<uint16_t>(0xA500 | b), fmt);
     if (std::isnan(v)) {
@@ -140,9 +148,12 @@ TEST_P(Fp8SoftFormat, SpecialValues) {
             minNormal);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, Fp8SoftFormat, testing::Values(DType::F8E4NV, DType::F8E5),
+INSTANTIATE_TEST_SUITE_P(Formats, Fp8SoftFormat,
+                         testing::Values(DType::F8E4NV, DType::F8E5, DType::F8E4B15),
                          [](const testing::TestParamInfo<DType> &i) {
-                           return i.param == DType::F8E4NV ? "E4NV" : "E5";
+                           return i.param == DType::F8E4NV    ? "E4NV"
+                                  : i.param == DType::F8E4B15 ? "E4B15"
+                                                              : "E5";
                          });
 
 }  // namespace

@@ -35,6 +35,9 @@ struct Format {
   std::function<double(uint32_t)> decode;
   std::function<bool(uint32_t)> isNaN;
   std::function<bool(uint32_t)> isInf;
+  // fnuz formats (float8e4b8, float8e5b16): 0x80 is the only NaN, so there
+  // is no negative zero (a value rounding to zero encodes as +0).
+  bool fnuz = false;
 };
 
 std::vector<Format> formats() {
@@ -56,6 +59,18 @@ std::vector<Format> formats() {
        [](uint32_t b) { return fromF8E5(static_cast<uint8_t>(b)); },
        [](uint32_t b) { return (b & 0x7C) == 0x7C && (b & 3); },
        [](uint32_t b) { return (b & 0x7F) == 0x7C; }},
+      {"f8e4b15", 8, 4, 3, 15, Overflow::kSatFinite, 0x7E,
+       [](double x) { return uint32_t{toF8E4B15(x)}; },
+       [](uint32_t b) { return fromF8E4B15(static_cast<uint8_t>(b)); },
+       [](uint32_t b) { return (b & 0x7F) == 0x7F; }, [](uint32_t) { return false; }},
+      {"f8e4b8", 8, 4, 3, 8, Overflow::kSatFinite, 0x7F,
+       [](double x) { return uint32_t{toF8E4B8(x)}; },
+       [](uint32_t b) { return fromF8E4B8(static_cast<uint8_t>(b)); },
+       [](uint32_t b) { return b == 0x80; }, [](uint32_t) { return false; }, true},
+      {"f8e5b16", 8, 5, 2, 16, Overflow::kSatFinite, 0x7F,
+       [](double x) { return uint32_t{toF8E5B16(x)}; },
+       [](uint32_t b) { return fromF8E5B16(static_cast<uint8_t>(b)); },
+       [](uint32_t b) { return b == 0x80; }, [](uint32_t) { return false; }, true},
   };
 }
 
@@ -76,7 +91,7 @@ class Oracle {
   }
 
   uint32_t encode(double x) const {
-    const uint32_t sign = std::signbit(x) ? signBit(f_) : 0;
+    const uint32_t sign = std::signbit(x) && !(f_.fnuz && roundsToZero(x)) ? signBit(f_) : 0;
     const double ax = std::fabs(x);
     const double maxV = values_.back();
     if (ax >= maxV) {
@@ -101,6 +116,9 @@ class Oracle {
   const std::vector<double> &values() const { return values_; }
 
  private:
+  // Whether |x| rounds to 0 (to even at half the smallest step).
+  bool roundsToZero(double x) const { return std::fabs(x) <= values_[1] / 2; }
+
   const Format &f_;
   std::vector<double> values_;
 };
@@ -114,10 +132,10 @@ uint32_t refFromFloatBits(const Format &f, float x) {
   const uint32_t sign = (u >> 31) ? signBit(f) : 0;
   const uint32_t a = u & 0x7FFFFFFFu;
   const uint32_t expAllOnes = ((1u << f.expBits) - 1) << f.manBits;
-  if (a > 0x7F800000u) return signBit(f) - 1;  // all-ones magnitude: NaN in every format
+  if (a > 0x7F800000u) return f.fnuz ? signBit(f) : signBit(f) - 1;  // NaN: all-ones magnitude
   if (a == 0x7F800000u)  // inf: kept where the format rounds to inf, else satfinite
     return sign | (f.overflow == Overflow::kInf ? expAllOnes : f.maxFinite);
-  if (a == 0) return sign;
+  if (a == 0) return f.fnuz ? 0 : sign;
   int e = static_cast<int>(a >> 23);
   uint32_t m = a & 0x7FFFFFu;
   if (e == 0) {
@@ -156,7 +174,7 @@ uint32_t refFromFloatBits(const Format &f, float x) {
   } else if (te >= (1 << f.expBits) || mag > f.maxFinite) {
     mag = f.maxFinite;
   }
-  return sign | mag;
+  return f.fnuz && mag == 0 ? 0 : sign | mag;
 }
 
 // The classic bf16 rounding trick, a third, unrelated formulation.
@@ -194,8 +212,10 @@ TEST(NumericsFormats, EveryPatternDecodesAndReencodesToItself) {
         EXPECT_EQ(std::signbit(v), (b & signBit(f)) != 0) << b;
       }
     }
-    // f16: 2 * (2^10 - 1); bf16: 2 * (2^7 - 1); e4nv: 0x7F, 0xFF; e5: 2 * 3.
+    // f16: 2 * (2^10 - 1); bf16: 2 * (2^7 - 1); e4nv, e4b15: 0x7F, 0xFF; e5:
+    // 2 * 3; fnuz: 0x80.
     const int expectNaNs = f.overflow == Overflow::kInf ? 2 * ((1 << f.manBits) - 1)
+                           : f.fnuz                     ? 1
                            : f.expBits == 4             ? 2
                                                         : 6;
     EXPECT_EQ(nans, expectNaNs);
