@@ -125,21 +125,34 @@ double fromBF16(uint16_t bits) {
   return decodeFinite(bits, 8, 7, 127);
 }
 
-uint8_t toF8E4NV(double x) {
+namespace {
+
+// E4M3FN's layout (no infinities, 0x7F/0xFF NaN) with exponent bias `bias`.
+// satfinite: anything past the largest finite value (0x7E, including inf,
+// which the layout cannot encode) clamps to it; rounding first matters only
+// below the clamp.
+uint8_t toE4M3Layout(double x, int bias) {
   if (std::isnan(x)) return 0x7F;
   const auto [neg, mag] = split(x);
   const uint8_t sign = neg ? 0x80 : 0;
   if (mag == 0) return sign;
-  // satfinite: anything past 448 (including inf, which E4M3FN cannot encode)
-  // clamps to 448; rounding first matters only below the clamp.
   if (std::isinf(mag)) return sign | 0x7E;
-  const int64_t m = roundMagnitude(mag, 3, 7);
+  const int64_t m = roundMagnitude(mag, 3, bias);
   return sign | static_cast<uint8_t>(m > 0x7E ? 0x7E : m);
 }
 
-double fromF8E4NV(uint8_t bits) {
+double fromE4M3Layout(uint8_t bits, int bias) {
   if ((bits & 0x7F) == 0x7F) return std::nan("");
-  return decodeFinite(bits, 4, 3, 7);
+  return decodeFinite(bits, 4, 3, bias);
+}
+
+}  // namespace
+
+uint8_t toF8E4NV(double x) {
+  return toE4M3Layout(x, 7);
+}
+double fromF8E4NV(uint8_t bits) {
+  return fromE4M3Layout(bits, 7);
 }
 
 uint8_t toF8E5(double x) {
@@ -163,18 +176,10 @@ double fromF8E5(uint8_t bits) {
 }
 
 uint8_t toF8E4B15(double x) {
-  if (std::isnan(x)) return 0x7F;
-  const auto [neg, mag] = split(x);
-  const uint8_t sign = neg ? 0x80 : 0;
-  if (mag == 0) return sign;
-  if (std::isinf(mag)) return sign | 0x7E;
-  const int64_t m = roundMagnitude(mag, 3, 15);
-  return sign | static_cast<uint8_t>(m > 0x7E ? 0x7E : m);
+  return toE4M3Layout(x, 15);
 }
-
 double fromF8E4B15(uint8_t bits) {
-  if ((bits & 0x7F) == 0x7F) return std::nan("");
-  return decodeFinite(bits, 4, 3, 15);
+  return fromE4M3Layout(bits, 15);
 }
 
 namespace {

@@ -249,6 +249,23 @@ TEST(PointerTma, ExampleAttentionKeepsItsBits) {
   EXPECT_GT(nonzero, elems / 2);
 }
 
+// Runs a kernel taking (a, b, c, M, N, K, lda, ldb, ldc) with fp16 A and B
+// on the interpreter, into a C of `cElems` NaNs; returns C.
+std::vector<float> runMatmul(tessera::Function &fn, std::vector<uint16_t> &a,
+                             std::vector<uint16_t> &b, int M, int N, int K, int lda, int ldb,
+                             int ldc, size_t cElems, tessera::interp::Grid grid) {
+  std::vector<float> c(cElems, std::nanf(""));
+  std::vector<ArgValue> args{
+      ArgValue::pointer(a.data()), ArgValue::pointer(b.data()), ArgValue::pointer(c.data()),
+      ArgValue::integer(M),        ArgValue::integer(N),        ArgValue::integer(K),
+      ArgValue::integer(lda),      ArgValue::integer(ldb),      ArgValue::integer(ldc)};
+  std::vector<HostBuffer> buffers{{a.data(), a.size() * 2, "a_ptr", true},
+                                  {b.data(), b.size() * 2, "b_ptr", true},
+                                  {c.data(), c.size() * 4, "c_ptr", false}};
+  tessera::interp::run(fn, args, buffers, grid);
+  return c;
+}
+
 // Rows and columns wrapped with `% M` / `% N` (Triton's matmul tutorial):
 // the loads become descriptor loads when the wrapped rows reach no store
 // (the store masks them) and stay pointer loads when a store keeps them;
@@ -273,22 +290,9 @@ TEST(PointerTma, WrappedRowsOnlyWhereNoStoreKeepsThem) {
       std::vector<uint16_t> a = randomF16(size_t(M) * lda, rng, av),
                             b = randomF16(size_t(K) * ldb, rng, bv);
       std::vector<float> out[2];
-      for (int run = 0; run < 2; ++run) {
-        out[run].assign(size_t(rows) * cols, std::nanf(""));
-        std::vector<ArgValue> args{ArgValue::pointer(a.data()),
-                                   ArgValue::pointer(b.data()),
-                                   ArgValue::pointer(out[run].data()),
-                                   ArgValue::integer(M),
-                                   ArgValue::integer(N),
-                                   ArgValue::integer(K),
-                                   ArgValue::integer(lda),
-                                   ArgValue::integer(ldb),
-                                   ArgValue::integer(cols)};
-        std::vector<HostBuffer> buffers{{a.data(), a.size() * 2, "a_ptr", true},
-                                        {b.data(), b.size() * 2, "b_ptr", true},
-                                        {out[run].data(), out[run].size() * 4, "c_ptr", false}};
-        tessera::interp::run(run == 0 ? before : after, args, buffers, {rows / BM, cols / BN, 1});
-      }
+      for (int run = 0; run < 2; ++run)
+        out[run] = runMatmul(run == 0 ? before : after, a, b, M, N, K, lda, ldb, cols,
+                             size_t(rows) * cols, {rows / BM, cols / BN, 1});
       EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0);
       for (int i = 0; i < (storeAll ? rows : M); ++i)
         for (int j = 0; j < (storeAll ? cols : N); ++j) {
@@ -322,22 +326,9 @@ TEST(PointerTma, GroupedRowsConvertUnderAnAssumption) {
                           b = randomF16(size_t(K) * ldb, rng, bv);
     std::vector<float> out[2];
     int programs = (M + BM - 1) / BM * ((N + BN - 1) / BN);
-    for (int run = 0; run < 2; ++run) {
-      out[run].assign(size_t(M) * N, std::nanf(""));
-      std::vector<ArgValue> args{ArgValue::pointer(a.data()),
-                                 ArgValue::pointer(b.data()),
-                                 ArgValue::pointer(out[run].data()),
-                                 ArgValue::integer(M),
-                                 ArgValue::integer(N),
-                                 ArgValue::integer(K),
-                                 ArgValue::integer(lda),
-                                 ArgValue::integer(ldb),
-                                 ArgValue::integer(N)};
-      std::vector<HostBuffer> buffers{{a.data(), a.size() * 2, "a_ptr", true},
-                                      {b.data(), b.size() * 2, "b_ptr", true},
-                                      {out[run].data(), out[run].size() * 4, "c_ptr", false}};
-      tessera::interp::run(run == 0 ? before : after, args, buffers, {programs, 1, 1});
-    }
+    for (int run = 0; run < 2; ++run)
+      out[run] = runMatmul(run == 0 ? before : after, a, b, M, N, K, lda, ldb, N, size_t(M) * N,
+                           {programs, 1, 1});
     EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0);
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
