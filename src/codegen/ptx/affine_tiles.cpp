@@ -363,7 +363,11 @@ void AffineAnalysis::assume(Value *cond, const Operation *where) {
   if (pred == "gt") fact = a - b - Poly::constant(1);
   if (pred == "le") fact = b - a;
   if (pred == "lt") fact = b - a - Poly::constant(1);
-  if (fact && !fact->overflowed() && !fact->isZero()) assumed_.push_back({*fact, where});
+  // A sum of the kernel's values only, as a mask's bound: a product
+  // compared in the kernel's int32 may have wrapped where the polynomial,
+  // read as exact, did not (x * y >= 0 holds of a wrapped product).
+  if (fact && !fact->overflowed() && !fact->isZero() && fact->degree() <= 1)
+    assumed_.push_back({*fact, where});
 }
 
 namespace {

@@ -93,7 +93,8 @@ class AffineAnalysis {
  public:
   AffineAnalysis() = default;
   // With the kernel's `tl.assume(a >= b)` facts (and >, <=, <, and
-  // conjunctions), each holding where its assume dominates. Triton's matmul
+  // conjunctions) whose a - b is a sum (no product, which may have wrapped in
+  // the kernel), each holding where its assume dominates. Triton's matmul
   // tutorial assumes its grouped program ids non-negative.
   explicit AffineAnalysis(Function &fn);
   // The affine form of `v` (an integer or pointer scalar or tile), or

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/ptx/affine_tiles.h"
 #include "codegen/ptx/gpu_passes.h"
 #include "interp/interp.h"
 #include "ir/ir_parser.h"
@@ -331,6 +332,44 @@ TEST(PointerTmaReview, WrapNeg) {
                              "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, i32:16, 64, 64, 32",
                              200 * 64, 64 * 64, {16, -40, 64, 64}, 2),
             0);
+}
+
+// tl.assume facts are taken only as sums: `x * y >= 0` holds of an int32
+// product that wrapped (65536 * -32769 is positive in int32), so it says
+// nothing of the exact x * y the analysis reads (an int64 row start).
+TEST(PointerTmaReview, AssumedProductsSayNothing) {
+  const char *ir = R"IR(
+func @k(%x: i32, %y: i32) {
+  %zero = constant {value = 0} : i32
+  %p = mul %x, %y : i32
+  %s = add %x, %y : i32
+  %cp = cmp %p, %zero {pred = "ge"} : i1
+  assume %cp
+  %cs = cmp %s, %zero {pred = "ge"} : i1
+  assume %cs
+  %q = mul %p, %x : i32
+  return
+}
+)IR";
+  tessera::SourceManager sm;
+  auto m = tessera::parseIRString(sm, "assume.tir", ir);
+  ASSERT_TRUE(m);
+  tessera::Function &fn = *m->functions.at(0);
+  tessera::ptx::AffineAnalysis affine(fn);
+  const tessera::Operation *last = fn.body.terminator();
+  auto valueOf = [&](const char *name) {
+    tessera::Value *v = nullptr;
+    fn.walk([&](tessera::Operation *op) {
+      for (auto &r : op->results)
+        if (r->nameHint == name) v = r.get();
+    });
+    return v;
+  };
+  auto p = affine.of(valueOf("p")), s = affine.of(valueOf("s"));
+  ASSERT_TRUE(p && s);
+  EXPECT_TRUE(affine.nonNegative(s->base, last));
+  EXPECT_TRUE(affine.nonNegative(s->base.scaled(3), last));
+  EXPECT_FALSE(affine.nonNegative(p->base, last));
 }
 
 TEST(PointerTmaReview, I16Wrap) {
