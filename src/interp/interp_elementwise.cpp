@@ -155,6 +155,10 @@ typename KD::S roundTowardZero(double d) {
     // one step toward zero (and turns an overflow to inf into the max finite).
     if (!std::isnan(d) && std::fabs(KD::get(bits)) > std::fabs(d))
       bits = static_cast<typename KD::S>(bits - 1);
+    // ...but in the fnuz formats the code below 0x81 is the NaN, 0x80: a
+    // negative value that truncates to zero is +0 there.
+    if constexpr (std::is_same_v<KD, F8E4B8K> || std::is_same_v<KD, F8E5B16K>)
+      if (bits == 0x80 && !std::isnan(d)) bits = 0;
     return bits;
   }
 }

@@ -129,3 +129,26 @@ def test_fnuz_formats_are_refused_on_the_gpu(monkeypatch):
     out = torch.zeros(16, dtype=torch.uint8, device="cuda")
     with pytest.raises(triton.CompilationError, match="fnuz fp8 format"):
         run(narrow_fn, "", monkeypatch, x, triton.reinterpret(out, tl.float8e4b8))
+
+
+def narrow_rtz_fn(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x.to(out_ptr.dtype.element_ty, fp_downcast_rounding="rtz"), mask=m)
+
+
+@pytest.mark.parametrize("name", ["float8e4nv", "float8e5", "float8e4b15"])
+@pytest.mark.parametrize("target", ["", "sm_80"])
+def test_narrow_toward_zero_matches_the_interpreter(gen, monkeypatch, name, target):
+    # No cvt to fp8 rounds toward zero: every target takes the software
+    # sequence with add.rz, which must agree with the interpreter's rule.
+    dt = getattr(tl, name)
+    x = interesting_floats(gen, 1 << 16) * (2.0**-8 if name == "float8e4b15" else 1.0)
+    gpu = torch.full(x.shape, 0x5A, dtype=torch.uint8, device="cuda")
+    run(narrow_rtz_fn, target, monkeypatch, x, triton.reinterpret(gpu, dt))
+    cpu = torch.full(x.shape, 0x5A, dtype=torch.uint8)
+    triton.jit(narrow_rtz_fn)[(triton.cdiv(x.numel(), 1024),)](
+        x.cpu(), triton.reinterpret(cpu, dt), x.numel(), BLOCK=1024)
+    bad = (gpu.cpu() != cpu).nonzero()
+    assert bad.numel() == 0, f"{bad.numel()} differ, first x={x.cpu()[bad[0]].item()!r}"

@@ -153,10 +153,11 @@ std::string Emitter::fromF32(const std::string &f, DType to, bool rtz) {
       return d;
     }
     case DType::F8E4B15:  // no GPU converts it in hardware
-      return f32ToFp8Soft(f, to);
+      return f32ToFp8Soft(f, to, rtz);
     case DType::F8E4NV:
     case DType::F8E5: {
-      if (opts_.target.sm < 89) return f32ToFp8Soft(f, to);  // no fp8 cvt: in software
+      // No fp8 cvt below sm_89, and none toward zero anywhere: in software.
+      if (opts_.target.sm < 89 || rtz) return f32ToFp8Soft(f, to, rtz);
       std::string h = reg(RegClass::B16), z = reg(RegClass::F32);
       ins("mov.f32 " + z + ", 0f00000000");
       ins(std::string("cvt.rn.satfinite.") + (to == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + ".f32 " +

@@ -81,7 +81,10 @@ std::string Emitter::fp8ToF16Soft(const std::string &r, DType from) {
 //       satfinite: overflow (including inf, whose `normal` is past maxCode)
 //       clamps to the largest finite code
 //   code = a > 0x7F800000 ? kFp8NaN : code | (x >> 24 & 0x80)
-std::string Emitter::f32ToFp8Soft(const std::string &f, DType to) {
+// Toward zero (`rtz`, fp_downcast_rounding="rtz", which no cvt to fp8 has):
+// `normal` drops the fraction bits without the rounding add, and the
+// subnormal add rounds toward zero (add.rz.f32); satfinite is unchanged.
+std::string Emitter::f32ToFp8Soft(const std::string &f, DType to, bool rtz) {
   const Fp8Format &fmt = fp8Format(to);
   const int d = 23 - fmt.manBits;
   auto b32 = [&] { return reg(RegClass::B32); };
@@ -90,14 +93,18 @@ std::string Emitter::f32ToFp8Soft(const std::string &f, DType to) {
   std::string small = reg(RegClass::Pred), nan = reg(RegClass::Pred);
   ins("mov.b32 " + x + ", " + f);
   ins("and.b32 " + a + ", " + x + ", 0x7FFFFFFF");
-  ins("shr.u32 " + t + ", " + a + ", " + std::to_string(d));
-  ins("and.b32 " + t + ", " + t + ", 1");
-  ins("add.u32 " + t + ", " + t + ", " + hex((1u << (d - 1)) - 1));
-  ins("add.u32 " + t + ", " + a + ", " + t);
-  ins("shr.u32 " + t + ", " + t + ", " + std::to_string(d));
+  if (rtz) {
+    ins("shr.u32 " + t + ", " + a + ", " + std::to_string(d));
+  } else {
+    ins("shr.u32 " + t + ", " + a + ", " + std::to_string(d));
+    ins("and.b32 " + t + ", " + t + ", 1");
+    ins("add.u32 " + t + ", " + t + ", " + hex((1u << (d - 1)) - 1));
+    ins("add.u32 " + t + ", " + a + ", " + t);
+    ins("shr.u32 " + t + ", " + t + ", " + std::to_string(d));
+  }
   ins("sub.u32 " + normal + ", " + t + ", " + hex(fmt.rebias()));
   ins("abs.f32 " + ax + ", " + f);
-  ins("add.rn.f32 " + y + ", " + ax + ", " +
+  ins(std::string(rtz ? "add.rz.f32 " : "add.rn.f32 ") + y + ", " + ax + ", " +
       f32Imm(std::bit_cast<float>(fmt.subnormalMagicF32Bits())));
   ins("mov.b32 " + sub + ", " + y);
   ins("sub.u32 " + sub + ", " + sub + ", " + hex(fmt.subnormalMagicF32Bits()));

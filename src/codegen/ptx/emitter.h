@@ -136,7 +136,7 @@ class Emitter {
   // (emit_fp8.cpp): an fp8 code to the f16 bits cvt.rn.f16x2.{e4m3x2,e5m2x2}
   // gives, and f32 to the fp8 code cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 gives.
   std::string fp8ToF16Soft(const std::string &r, DType from);
-  std::string f32ToFp8Soft(const std::string &f, DType to);
+  std::string f32ToFp8Soft(const std::string &f, DType to, bool rtz = false);
   // C's fmod of two f32 (or f64) registers, exact (emit_arith.cpp).
   std::string exactFmod(const std::string &a, const std::string &b, bool dbl);
   std::string constant(const Type &elem, const Attr &value);

@@ -44,19 +44,29 @@ uint16_t decode(uint16_t r, const Fp8Format &fmt) {
   return m > fmt.lastNonNaN() ? ptx::kF16NaN : h;
 }
 
+// f32 addition toward zero (add.rz.f32): the exact sum in double, cut.
+float addTowardZero(float a, float b) {
+  double exact = static_cast<double>(a) + b;
+  float r = static_cast<float>(exact);
+  return std::fabs(static_cast<double>(r)) > std::fabs(exact) ? std::nextafter(r, 0.0f) : r;
+}
+
 // f32ToFp8Soft, one line per instruction.
-uint8_t encode(float f, const Fp8Format &fmt) {
+uint8_t encode(float f, const Fp8Format &fmt, bool rtz = false) {
   const int d = 23 - fmt.manBits;
   uint32_t x = std::bit_cast<uint32_t>(f);
   uint32_t a = x & 0x7FFFFFFFu;
   uint32_t t = a >> d;
-  t &= 1;
-  t += (1u << (d - 1)) - 1;
-  t = a + t;
-  t >>= d;
+  if (!rtz) {
+    t &= 1;
+    t += (1u << (d - 1)) - 1;
+    t = a + t;
+    t >>= d;
+  }
   uint32_t normal = t - fmt.rebias();
   float ax = std::fabs(f);
-  float y = ax + std::bit_cast<float>(fmt.subnormalMagicF32Bits());  // add.rn.f32
+  const float magic = std::bit_cast<float>(fmt.subnormalMagicF32Bits());
+  float y = rtz ? addTowardZero(ax, magic) : ax + magic;  // add.rz.f32 / add.rn.f32
   uint32_t sub = std::bit_cast<uint32_t>(y) - fmt.subnormalMagicF32Bits();
   uint32_t code = a < fmt.minNormalF32Bits() ? sub : normal;
   code = std::min(code, fmt.maxCode());
@@ -80,6 +90,14 @@ double valueOf(uint8_t b, DType d) {
   return d == DType::F8E4NV    ? num::fromF8E4NV(b)
          : d == DType::F8E4B15 ? num::fromF8E4B15(b)
                                : num::fromF8E5(b);
+}
+
+// Toward zero: the nearest encoding, one code toward zero where it lies
+// beyond the value (the interpreter's rule); satfinite as before.
+uint8_t referenceTowardZero(float f, DType d) {
+  uint8_t c = reference(f, d);
+  if (!std::isnan(f) && !std::isinf(f) && std::fabs(valueOf(c, d)) > std::fabs(f)) --c;
+  return c;
 }
 
 class Fp8SoftFormat : public testing::TestWithParam<DType> {};
@@ -114,6 +132,25 @@ TEST_P(Fp8SoftFormat, EncodesLikeOneRoundingWithSatfinite) {
       float f = std::bit_cast<float>(hi << 12 | lo);
       uint8_t got = encode(f, fmt);
       uint8_t want = std::isnan(f) ? ptx::kFp8NaN : reference(f, d);
+      if (got != want) {
+        ADD_FAILURE() << std::hex << "f32 0x" << (hi << 12 | lo) << ": 0x" << int{got}
+                      << ", want 0x" << int{want};
+        ++bad;
+      }
+    }
+  }
+}
+
+TEST_P(Fp8SoftFormat, EncodesTowardZeroAsTheInterpreter) {
+  const DType d = GetParam();
+  const Fp8Format &fmt = ptx::fp8Format(d);
+  const uint32_t lows[] = {0x000, 0x001, 0x7FF, 0x800, 0x801, 0xFFF};
+  int bad = 0;
+  for (uint32_t hi = 0; hi < (1u << 20) && bad < 10; ++hi) {
+    for (uint32_t lo : lows) {
+      float f = std::bit_cast<float>(hi << 12 | lo);
+      uint8_t got = encode(f, fmt, true);
+      uint8_t want = std::isnan(f) ? ptx::kFp8NaN : referenceTowardZero(f, d);
       if (got != want) {
         ADD_FAILURE() << std::hex << "f32 0x" << (hi << 12 | lo) << ": 0x" << int{got}
                       << ", want 0x" << int{want};

@@ -98,3 +98,33 @@ def test_abs_clears_the_sign_and_keeps_nan(name):
             assert np.isnan(reference_values(name)[out[c]]), c
         else:
             assert reference_values(name)[out[c]] == abs(values[c]), c
+
+
+@triton.jit
+def encode_rtz_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty, fp_downcast_rounding="rtz"), mask=m)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_encoding_toward_zero(name):
+    # The value of the code is the largest representable magnitude not above
+    # |x|, with x's sign (+0 in the fnuz formats, whose 0x80 is the NaN).
+    _, _, max_code, nan_code = FORMATS[name]
+    values = reference_values(name)
+    finite = np.sort(values[np.isfinite(values) & (values >= 0)])
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0, finite[-1], 2048) * 2.0 ** rng.integers(-14, 1, 2048)
+    x = np.concatenate([x, -x, finite, -finite]).astype(np.float32)
+    out = np.full(x.size, 0x5A, np.uint8)
+    encode_rtz_kernel[(triton.cdiv(x.size, 256),)](
+        x, triton.reinterpret(out, getattr(tl, name)), x.size, 256)
+    got = values[out]
+    mags = finite[np.searchsorted(finite, np.abs(x).astype(np.float64), side="right") - 1]
+    want = np.where(x < 0, -mags, mags)
+    assert not np.isnan(got).any()
+    np.testing.assert_array_equal(got, want)
+    if nan_code == 0x80:  # no negative zero: a negative value cut to zero is +0
+        assert (out[(x < 0) & (want == 0)] == 0).all()
