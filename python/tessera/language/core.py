@@ -227,8 +227,8 @@ _DTYPES = {
     "bf16": ("f", 16, "bfloat16", 7, 127),
     "fp32": ("f", 32, "float32", 23, 127),
     "fp64": ("f", 64, "float64", 52, 1023),
-    # Named so that Triton programs that list them import; kernels refuse
-    # them (Tessera implements the fp8 formats of NVIDIA's hardware only).
+    # Triton's other fp8 formats: E4M3FN's layout with bias 15 (both back
+    # ends), and the fnuz formats (the interpreter; a GPU target refuses them).
     "fp8e4b15": ("f", 8, "float8e4b15", 3, 15),
     "fp8e4b8": ("f", 8, "float8e4b8", 3, 8),
     "fp8e5b16": ("f", 8, "float8e5b16", 2, 16),
