@@ -17,9 +17,11 @@ namespace tessera_py {
 
 namespace {
 
-constexpr const char *kDTypeNames[kNumBuiltinDTypes] = {"i1",    "i8",   "i16",  "i32",  "i64",
-                                                        "u8",    "u16",  "u32",  "u64",  "fp8e4nv",
-                                                        "fp8e5", "fp16", "bf16", "fp32", "fp64"};
+constexpr const char *kDTypeNames[kNumBuiltinDTypes] = {
+#define DTYPE(Enum, ir, triton, signature, bits, cls) signature,
+#include "ir/dtypes.def"
+#undef DTYPE
+};
 
 // Names a resolver returned that are not in kDTypeNames (stable addresses).
 std::deque<std::string> &extraDTypes() {
@@ -128,13 +130,13 @@ bool bufferDType(const Py_buffer &view, uint32_t &code) {
     case 'Q':
       return bySize(kU8, kU16, kU32, kU64);
     case 'e':
-      code = kFp16;
+      code = kF16;
       return size == 2;
     case 'f':
-      code = kFp32;
+      code = kF32;
       return size == 4;
     case 'd':
-      code = kFp64;
+      code = kF64;
       return size == 8;
     default:
       return false;
@@ -182,11 +184,11 @@ void classifyNumpyScalar(PyObject *v, uint32_t code, ArgInfo &out, std::string_v
     out.kind = ArgKind::kBool;
     out.dtype = kI1;
     out.i = truth;
-  } else if (code == kFp16 || code == kFp32 || code == kFp64) {
+  } else if (code == kF16 || code == kF32 || code == kF64) {
     double d = PyFloat_AsDouble(v);
     if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
     out.kind = ArgKind::kFloat;
-    out.dtype = kFp32;
+    out.dtype = kF32;
     out.f = d;
   } else {
     nb::object index = nb::steal(PyNumber_Index(v));
@@ -590,7 +592,7 @@ void classifyArg(PyObject *v, ArgInfo &out, std::string_view param, std::string_
   if (PyLong_Check(v)) return classifyInt(v, out, param, kernel);
   if (PyFloat_Check(v)) {
     out.kind = ArgKind::kFloat;
-    out.dtype = kFp32;
+    out.dtype = kF32;
     out.f = PyFloat_AS_DOUBLE(v);
     return;
   }

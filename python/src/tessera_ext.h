@@ -59,24 +59,13 @@ void bindDispatcher(nb::module_ &m);
 
 // ---------------------------------------------------------------- arguments
 
-// Signature dtypes, in a fixed order; codes index kDTypeNames. Names a
-// resolver returns beyond these are appended at run time (dtypeCode).
+// Signature dtypes: codes index kDTypeNames, dtypes.def's order and
+// signature names. Names a resolver returns beyond these are appended at
+// run time (dtypeCode).
 enum DType : uint8_t {
-  kI1,
-  kI8,
-  kI16,
-  kI32,
-  kI64,
-  kU8,
-  kU16,
-  kU32,
-  kU64,
-  kFp8e4nv,
-  kFp8e5,
-  kFp16,
-  kBf16,
-  kFp32,
-  kFp64,
+#define DTYPE(Enum, ir, triton, signature, bits, cls) k##Enum,
+#include "ir/dtypes.def"
+#undef DTYPE
   kNumBuiltinDTypes
 };
 

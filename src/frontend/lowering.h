@@ -290,11 +290,6 @@ class Lowerer {
   std::string constStr(const SVal &v, SourceLoc loc, const std::string &what) const;
   Value *tensorArg(const SVal &v, SourceLoc loc, const std::string &what);
 
-  // ---- regions (reduce/scan combine functions) -------------------------------------
-  // Fills `region` (args already added) by calling `combine` on its arguments
-  // and yielding the results.
-  void lowerCombineRegion(Block &region, const SVal &combine, size_t numOperands, SourceLoc loc);
-
   Builder &builder() { return b_; }
   SourceManager &sources() { return sm_; }
   const LowerOptions &options() const { return opts_; }

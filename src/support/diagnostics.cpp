@@ -21,15 +21,12 @@ void internalError(const std::string &pass, const std::string &message, SourceLo
 }
 
 std::string render(const SourceManager &sm, const Diagnostic &d) {
-  const char *sev = d.severity == Diagnostic::Severity::Error     ? "error"
-                    : d.severity == Diagnostic::Severity::Warning ? "warning"
-                                                                  : "note";
   std::string out;
   const SourceFile *f = sm.file(d.loc.file);
   if (f) {
     out += f->name + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": ";
   }
-  out += std::string(sev) + ": " + d.message + "\n";
+  out += "error: " + d.message + "\n";
   if (f && d.loc.line) {
     std::string_view line = sm.lineText(d.loc.file, d.loc.line);
     // The user's line had colOffset more columns of indentation than our
@@ -53,18 +50,6 @@ std::string render(const SourceManager &sm, const Diagnostic &d) {
     out += caret + "^\n";
   }
   if (!d.hint.empty()) out += "note: " + d.hint + "\n";
-  return out;
-}
-
-bool DiagnosticEngine::hasErrors() const {
-  for (const auto &d : diags_)
-    if (d.severity == Diagnostic::Severity::Error) return true;
-  return false;
-}
-
-std::string DiagnosticEngine::renderAll() const {
-  std::string out;
-  for (const auto &d : diags_) out += render(sm_, d);
   return out;
 }
 

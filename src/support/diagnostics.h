@@ -13,15 +13,13 @@
 
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "support/source.h"
 
 namespace tessera {
 
+// An error (the compiler reports nothing milder: what is legal compiles).
 struct Diagnostic {
-  enum class Severity { Error, Warning, Note };
-  Severity severity = Severity::Error;
   SourceLoc loc;
   std::string message;
   std::string hint;  // optional sentence that says what to do
@@ -47,18 +45,5 @@ class RuntimeError : public std::runtime_error {
 // Renders a diagnostic with its source line and caret (when the location is
 // known to `sm`).
 std::string render(const SourceManager &sm, const Diagnostic &d);
-
-class DiagnosticEngine {
- public:
-  explicit DiagnosticEngine(const SourceManager &sm) : sm_(sm) {}
-  void report(Diagnostic d) { diags_.push_back(std::move(d)); }
-  bool hasErrors() const;
-  const std::vector<Diagnostic> &all() const { return diags_; }
-  std::string renderAll() const;
-
- private:
-  const SourceManager &sm_;
-  std::vector<Diagnostic> diags_;
-};
 
 }  // namespace tessera

@@ -72,7 +72,8 @@ import time
 import types
 
 from .errors import CompilationError, OutOfResources
-from .jit import JITFunction, register_launchable, torch_compiling, torch_launcher
+from .jit import (JITFunction, _unwrap_constexpr, register_launchable, torch_compiling,
+                  torch_launcher)
 
 __all__ = ["Autotuner", "Config", "Heuristics", "INVALID_CONFIG_ERRORS", "autotune", "heuristics"]
 
@@ -211,12 +212,6 @@ def _base_function(fn):
             break
         f = nxt
     return f
-
-
-def _unwrap_constexpr(v):
-    while type(v).__name__ == "constexpr" and hasattr(v, "value"):
-        v = v.value
-    return v
 
 
 def _defaults_of(base, arg_names) -> dict:
