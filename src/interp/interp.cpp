@@ -19,6 +19,7 @@
 #include "interp/interp_impl.h"
 #include "interp/interp_scalar.h"
 #include "interp/worker_pool.h"
+#include "ir/op_groups.h"
 
 namespace tessera::interp {
 
@@ -262,35 +263,13 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::Histogram:
         execHistogram(f, in);
         break;
-      case OpCode::Add:
-      case OpCode::Sub:
-      case OpCode::Mul:
-      case OpCode::Div:
-      case OpCode::Rem:
-      case OpCode::And:
-      case OpCode::Or:
-      case OpCode::Xor:
-      case OpCode::Shl:
-      case OpCode::Shr:
-      case OpCode::Max:
-      case OpCode::Min:
-      case OpCode::Umulhi:
+      TESSERA_BINARY_CASES:
         execBinary(f, in);
         break;
       case OpCode::Neg:
       case OpCode::Not:
-      case OpCode::Exp:
-      case OpCode::Exp2:
-      case OpCode::Log:
-      case OpCode::Log2:
-      case OpCode::Sqrt:
-      case OpCode::Rsqrt:
-      case OpCode::Sin:
-      case OpCode::Cos:
+      TESSERA_UNARY_MATH_CASES:
       case OpCode::Abs:
-      case OpCode::Erf:
-      case OpCode::Floor:
-      case OpCode::Ceil:
         execUnary(f, in);
         break;
       case OpCode::Cmp:

@@ -10,6 +10,7 @@
 #include "interp/interp_impl.h"
 #include "interp/interp_scalar.h"
 #include "ir/descriptor_load.h"
+#include "ir/op_groups.h"
 
 namespace tessera::interp::detail {
 
@@ -397,19 +398,7 @@ class Compiler {
         }
         return false;
       }
-      case OpCode::Add:
-      case OpCode::Sub:
-      case OpCode::Mul:
-      case OpCode::Div:
-      case OpCode::Rem:
-      case OpCode::And:
-      case OpCode::Or:
-      case OpCode::Xor:
-      case OpCode::Shl:
-      case OpCode::Shr:
-      case OpCode::Max:
-      case OpCode::Min:
-      case OpCode::Umulhi: {
+      TESSERA_BINARY_CASES : {
         Bin b = op.code == OpCode::Add   ? Bin::Add
                 : op.code == OpCode::Sub ? Bin::Sub
                 : op.code == OpCode::Mul ? Bin::Mul
@@ -437,18 +426,8 @@ class Compiler {
       }
       case OpCode::Neg:
       case OpCode::Not:
-      case OpCode::Exp:
-      case OpCode::Exp2:
-      case OpCode::Log:
-      case OpCode::Log2:
-      case OpCode::Sqrt:
-      case OpCode::Rsqrt:
-      case OpCode::Sin:
-      case OpCode::Cos:
-      case OpCode::Abs:
-      case OpCode::Erf:
-      case OpCode::Floor:
-      case OpCode::Ceil: {
+      TESSERA_UNARY_MATH_CASES:
+      case OpCode::Abs: {
         Un u = op.code == OpCode::Neg     ? Un::Neg
                : op.code == OpCode::Not   ? Un::Not
                : op.code == OpCode::Exp   ? Un::Exp

@@ -11,6 +11,7 @@
 
 #include "ir/descriptor_load.h"
 #include "ir/inline_asm.h"
+#include "ir/op_groups.h"
 #include "ir/printer.h"
 
 namespace tessera::verifier_detail {
@@ -246,29 +247,14 @@ void Rules::check() {
       if (elementwiseSameType(isNumeric, "integer or float")) optionalFlagAttr("propagate_nan");
       return;
     case OpCode::Not:
-    case OpCode::And:
-    case OpCode::Or:
-    case OpCode::Xor:
-    case OpCode::Shl:
-    case OpCode::Shr:
+    TESSERA_BITWISE_CASES:
     case OpCode::Umulhi:
       elementwiseSameType(isIntTy, "integer");
       return;
     case OpCode::Fma:
-    case OpCode::Exp:
-    case OpCode::Exp2:
-    case OpCode::Log:
-    case OpCode::Log2:
-    case OpCode::Rsqrt:
-    case OpCode::Sin:
-    case OpCode::Cos:
-    case OpCode::Erf:
-    case OpCode::Floor:
-    case OpCode::Ceil:
-      elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float");
-      return;
-    case OpCode::Sqrt:
-      if (elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float"))
+    TESSERA_UNARY_MATH_CASES:
+      if (elementwiseSameType([](const Type &t) { return t.isFloatLike(); }, "float") &&
+          op_.code == OpCode::Sqrt)
         optionalFlagAttr("precise");
       return;
     case OpCode::Clamp:

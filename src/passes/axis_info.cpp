@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "ir/op_groups.h"
 #include "passes/fold.h"
 #include "passes/pass_utils.h"
 
@@ -672,11 +673,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Mul:
     case OpCode::Div:
     case OpCode::Rem:
-    case OpCode::And:
-    case OpCode::Or:
-    case OpCode::Xor:
-    case OpCode::Shl:
-    case OpCode::Shr:
+    TESSERA_BITWISE_CASES:
     case OpCode::Max:
     case OpCode::Min:
     case OpCode::AddPtr: {
@@ -752,17 +749,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::Fma:
     case OpCode::Umulhi:
     case OpCode::Clamp:
-    case OpCode::Exp:
-    case OpCode::Exp2:
-    case OpCode::Log:
-    case OpCode::Log2:
-    case OpCode::Sqrt:
-    case OpCode::Rsqrt:
-    case OpCode::Sin:
-    case OpCode::Cos:
-    case OpCode::Erf:
-    case OpCode::Floor:
-    case OpCode::Ceil:
+    TESSERA_UNARY_MATH_CASES:
       return res(elementwiseConstancy());
     case OpCode::For:
       return analyzeFor(op);

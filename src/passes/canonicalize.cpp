@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "ir/op_groups.h"
 #include "passes/fold.h"
 #include "passes/pass_utils.h"
 
@@ -268,18 +269,8 @@ class Canonicalizer {
       case OpCode::Fma:
       case OpCode::Umulhi:
       case OpCode::Clamp:
-      case OpCode::Exp:
-      case OpCode::Exp2:
-      case OpCode::Log:
-      case OpCode::Log2:
-      case OpCode::Sqrt:
-      case OpCode::Rsqrt:
-      case OpCode::Sin:
-      case OpCode::Cos:
+      TESSERA_UNARY_MATH_CASES:
       case OpCode::Abs:
-      case OpCode::Erf:
-      case OpCode::Floor:
-      case OpCode::Ceil:
       case OpCode::AddPtr:
       case OpCode::Load:
       case OpCode::DescriptorLoad:

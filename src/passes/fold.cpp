@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/op_groups.h"
 #include "support/numerics.h"
 
 namespace tessera::passes {
@@ -290,18 +291,15 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
         return std::nullopt;
       return F(std::min(std::max(a.f, b.f), c.f));
     }
-    case OpCode::Exp:
-    case OpCode::Exp2:
-    case OpCode::Log:
-    case OpCode::Log2:
-    case OpCode::Sqrt:
-    case OpCode::Rsqrt:
-    case OpCode::Sin:
-    case OpCode::Cos:
-    case OpCode::Erf: {
-      if (n != 1 || !fl) return std::nullopt;
-      const double x = a.f;
+    TESSERA_UNARY_MATH_CASES : {
+      if (n != 1) return std::nullopt;
       const OpCode k = op.code;
+      if (k == OpCode::Floor || k == OpCode::Ceil) {
+        if (!fl) return I(u(a));
+        return F(k == OpCode::Floor ? std::floor(a.f) : std::ceil(a.f));
+      }
+      if (!fl) return std::nullopt;
+      const double x = a.f;
       double y = k == OpCode::Exp     ? std::exp(x)
                  : k == OpCode::Exp2  ? (t == DType::F64 ? std::exp2(x) : num::exp2Ftz(x))
                  : k == OpCode::Log   ? std::log(x)
@@ -317,11 +315,6 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
       if (n != 1) return std::nullopt;
       if (fl) return F(std::fabs(a.f));
       return isSigned(t) && a.i < 0 ? I(0 - u(a)) : I(u(a));
-    case OpCode::Floor:
-    case OpCode::Ceil:
-      if (n != 1) return std::nullopt;
-      if (!fl) return I(u(a));
-      return F(op.code == OpCode::Floor ? std::floor(a.f) : std::ceil(a.f));
     case OpCode::Cast:
       if (n != 1) return std::nullopt;
       return foldCast(op, a, t, r);

@@ -12,6 +12,7 @@
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
+#include "ir/op_groups.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 
@@ -501,37 +502,15 @@ void Emitter::emitOp(Operation &op) {
       return emitSort(op);
     case OpCode::Histogram:
       return emitHistogram(op);
-    case OpCode::Add:
-    case OpCode::Sub:
-    case OpCode::Mul:
-    case OpCode::Div:
-    case OpCode::Rem:
+    TESSERA_BINARY_CASES:
     case OpCode::Neg:
     case OpCode::Not:
-    case OpCode::And:
-    case OpCode::Or:
-    case OpCode::Xor:
-    case OpCode::Shl:
-    case OpCode::Shr:
-    case OpCode::Max:
-    case OpCode::Min:
     case OpCode::Cmp:
     case OpCode::Select:
     case OpCode::Fma:
-    case OpCode::Umulhi:
     case OpCode::Clamp:
-    case OpCode::Exp:
-    case OpCode::Exp2:
-    case OpCode::Log:
-    case OpCode::Log2:
-    case OpCode::Sqrt:
-    case OpCode::Rsqrt:
-    case OpCode::Sin:
-    case OpCode::Cos:
+    TESSERA_UNARY_MATH_CASES:
     case OpCode::Abs:
-    case OpCode::Erf:
-    case OpCode::Floor:
-    case OpCode::Ceil:
     case OpCode::Cast:
     case OpCode::Bitcast:
     case OpCode::AddPtr:
