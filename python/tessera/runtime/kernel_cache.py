@@ -186,15 +186,15 @@ def serialize(name, signature, constants, attrs, options, key, target) -> str:
 def _decode_const(v):
     """A constexpr value as JSON gave it back: lists are tuples, dtype names
     dtypes, Triton 3.6's {"constexpr": v} its value."""
-    from ..language import types
+    from ..language.types import _DTYPES, dtype
     if isinstance(v, list):
         return tuple(_decode_const(e) for e in v)
     if isinstance(v, dict) and set(v) == {"constexpr"}:
         return _decode_const(v["constexpr"])
     if isinstance(v, dict):
         raise ValueError(f"preload: cannot rebuild the constexpr value {v!r}")
-    if isinstance(v, str) and v in types._DTYPES:
-        return types.dtype(v)
+    if isinstance(v, str) and v in _DTYPES:
+        return dtype(v)
     return v
 
 
