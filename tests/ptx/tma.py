@@ -42,11 +42,10 @@
 # TMA-NEXT: .param .align 64 .b8 desc_matmul_param_13[128]
 # TMA: mov.u64 [[MAPA:%rd[0-9]+]], desc_matmul_param_12;
 # TMA-NEXT: cvta.param.u64 [[MAPA]], [[MAPA]];
-# Thread 0 initialises one barrier per slot (3 stages and a fourth slot for
-# the overlapping wgmma groups), fences the initialisation, and the CTA
-# barrier publishes it.
+# Thread 0 initialises one barrier per slot (3 stages), fences the
+# initialisation, and the CTA barrier publishes it.
 # TMA: mbarrier.init.shared::cta.b64 [[[BARS:%r[0-9]+]]+0], 1;
-# TMA: mbarrier.init.shared::cta.b64 [[[BARS]]+24], 1;
+# TMA: mbarrier.init.shared::cta.b64 [[[BARS]]+16], 1;
 # TMA-NEXT: fence.mbarrier_init.release.cluster;
 # TMA-NEXT: fence.proxy.async.shared::cta;
 # TMA-NEXT: bar.sync 0;
@@ -58,18 +57,21 @@
 # TMA: mbarrier.arrive.expect_tx
 # TMA: cp.async.bulk.tensor.2d
 # TMA: cp.async.bulk.tensor.2d
-# In the loop: a CTA barrier (the slot being refilled is read by no
-# warpgroup any more), the copies two iterations ahead, then the wait for
-# this iteration's slot, then the wgmma.
+# In the loop: the wait for this iteration's slot, the wgmma (its group
+# left running: wait_group 1 retires the previous iteration's), then a CTA
+# barrier (no warpgroup reads that iteration's slot any more) and the copies
+# two iterations ahead into it.
 # TMA: [[HEAD:\$L[0-9]+]]:
-# TMA: bar.sync 0;
-# TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
-# TMA: cp.async.bulk.tensor.2d
-# TMA: cp.async.bulk.tensor.2d
 # TMA: [[SPIN:\$L[0-9]+]]:
 # TMA-NEXT: mbarrier.try_wait.parity.shared::cta.b64 [[DONE:%p[0-9]+]], [{{%r[0-9]+}}], {{%r[0-9]+}};
 # TMA-NEXT: @![[DONE]] bra [[SPIN]];
 # TMA: wgmma.mma_async
+# TMA: wgmma.commit_group.sync.aligned;
+# TMA-NEXT: wgmma.wait_group.sync.aligned 1;
+# TMA: bar.sync 0;
+# TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
+# TMA: cp.async.bulk.tensor.2d
+# TMA: cp.async.bulk.tensor.2d
 # TMA: bra [[HEAD]]
 # After the loop the barriers are invalidated before the area is reused.
 # TMA: bar.sync 0;
@@ -89,16 +91,16 @@
 
 # The Tile IR of the loop: the rings, the barriers, the copies with their
 # coordinates (outermost first) and the carried phase.
-# IR: local_alloc : memdesc<4x128x64xf16, #"shared<contig=1, swizzle=128>">
-# IR: %[[BARS:[0-9]+]] = barrier_alloc {count = 4} : i32
+# IR: local_alloc : memdesc<3x128x64xf16, #"shared<contig=1, swizzle=128>">
+# IR: %[[BARS:[0-9]+]] = barrier_alloc {count = 3} : i32
 # IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 32768, padding = "zero", tensormap = 0}
 # IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 0, padding = "zero", tensormap = 4}
 # IR: for
-# IR: barrier
-# IR: tma_copy
 # IR: barrier_wait %[[BARS]]
 # IR: memdesc_trans
-# IR: dot
+# IR: dot {{.*}}overlap = 1
+# IR: barrier
+# IR: tma_copy
 # IR: xor
 # IR: yield
 # IR: barrier_dealloc %[[BARS]]

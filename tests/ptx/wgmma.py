@@ -19,10 +19,11 @@
 # aligned; a copy's destination is the thread's offset XOR a constant; the
 # ring wait makes the copies visible to the async proxy before the barrier.
 # The accumulator chain overlaps: each iteration's wgmma group may still run
-# when the next starts (wait_group 1), so the ring has a fourth slot and the
-# copies still run two iterations ahead (the ring wait leaves one group
-# pending) into the slot two iterations back; the loop's exit waits for the
-# last group before anything reads the accumulator.
+# when the next starts (wait_group 1), so the copies (two iterations ahead:
+# the ring wait leaves one group pending) go after the wgmma, behind a CTA
+# barrier, into the slot the previous iteration read, which every
+# warpgroup's wait has then retired; the loop's exit waits for the last
+# group before anything reads the accumulator.
 # F16: .extern .shared .align 1024 .b8 tessera_smem[];
 # The warp index is shuffled from lane 0 so ptxas sees it warp-uniform and
 # builds the warpgroups' descriptors in uniform registers.
@@ -40,6 +41,11 @@
 # F16-NOT: wgmma.mma_async
 # F16: wgmma.commit_group.sync.aligned
 # F16-NEXT: wgmma.wait_group.sync.aligned 1
+# F16-NOT: cp.async.cg
+# F16: bar.sync 0
+# F16-NOT: mov.f32
+# F16: cp.async.cg.shared.global
+# F16: cp.async.commit_group
 # F16-NOT: mov.f32
 # F16: bra [[HEAD]]
 # F16-NEXT: $L{{[0-9]+}}:
@@ -106,6 +112,6 @@
 # 32 x 128 N-contiguous (128-byte swizzle); the accumulator in the wgmma
 # layout: per warp 16 rows of 16 x 8 fragments, warps 16 and 32 rows apart,
 # the second warpgroup 64 rows down.
-# LAYOUT: local_alloc : memdesc<4x128x32xf16, #"shared<contig=1, swizzle=64>">
-# LAYOUT: local_alloc : memdesc<4x32x128xf16, #"shared<contig=1, swizzle=128>">
+# LAYOUT: local_alloc : memdesc<3x128x32xf16, #"shared<contig=1, swizzle=64>">
+# LAYOUT: local_alloc : memdesc<3x32x128xf16, #"shared<contig=1, swizzle=128>">
 # LAYOUT: dot {{.*}} : tile<128x128xf32, #"linear<reg=[1:1,0:8,1:8,1:16,1:32,1:64], lane=[1:2,1:4,0:1,0:2,0:4], warp=[0:16,0:32,0:64]>">

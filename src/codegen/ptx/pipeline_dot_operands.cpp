@@ -15,7 +15,10 @@
 //   - at the top of the body: `async_wait {pending = S-2}` (the current
 //     slot has landed, for every thread), then the copy of iteration i+S-1
 //     into the slot that iteration i-1 read, and a commit (for mma.sync
-//     dots and S >= 3, the copy and commit go at the end of the body);
+//     dots and S >= 3, the copy and commit go at the end of the body; for
+//     wgmma dots, which may still read their slot in the next iteration,
+//     they go at the end behind a `barrier`, and the dots are marked
+//     overlap = 1);
 //   - each dot that read L reads `memdesc_index ring, slot` instead;
 //   - after the loop: `async_wait {pending = 0}` and `local_dealloc`.
 // Every copy is L's own access masked with "its iteration runs" (i + k*step
@@ -56,7 +59,9 @@
 // iteration runs"; at the top of the body a CTA barrier (the slot to refill
 // is read by no warpgroup any more), the copies for the iteration ahead,
 // then `barrier_wait` on the current slot with a carried phase that flips
-// when the read slot wraps; after the loop `barrier_dealloc`. No cp.async
+// when the read slot wraps (for overlapping dots the `barrier_wait` at the
+// top and the barrier and copies at the end, as with cp.async); after the
+// loop `barrier_dealloc`. No cp.async
 // group or wait remains in such a loop (operands loaded before it are
 // staged and waited for before it starts). The descriptor loads no loop
 // serves this way are expanded to masked loads first (a probe over the
@@ -83,11 +88,6 @@
 
 namespace tessera::ptx {
 namespace {
-
-// Shared memory the extra ring slot of overlapping wgmma dots may bring the
-// rings to: Hopper's 227 KiB per block less room for the scratch that
-// layout conversions use while the rings live.
-constexpr int64_t kRingBudget = 200 * 1024;
 
 struct Candidate {
   Operation *load;
@@ -621,13 +621,15 @@ class Pipeliner {
 
   void transform(const std::vector<Candidate> &cands) {
     // wgmma dots (swizzled operands) may still be reading their slots when
-    // the next iteration starts, so with overlap the copies go into the
-    // slot two iterations back, which every warpgroup's dot has finished
-    // (each waits for all but its latest wgmma group, and the ring wait's
-    // barrier follows). The ring gets one slot more than the stages, so the
-    // copies still run S-1 iterations ahead, where shared memory allows;
-    // else they run S-2 ahead (3 stages or more). The dots are marked
-    // overlap = 1.
+    // the next iteration starts: each waits for all but its latest wgmma
+    // group. With overlap the copies for iteration i+S-1 therefore go after
+    // the dots of iteration i, behind a CTA barrier: by then every
+    // warpgroup's wait has retired iteration i-1's group, so the slot it
+    // read is free, and S slots keep the copies S-1 iterations ahead (as
+    // Triton's Hopper pipeline does; a slot more, with the copies at the
+    // top, cost a stage of shared memory: 128x128x64 tiles at 3 stages took
+    // 128 KiB, one block per SM, where 96 KiB lets two share it). The dots
+    // are marked overlap = 1.
     bool overlap = stages_ >= 2;
     // One ring per load, filled by the copies of its first candidate and
     // read by all of them: ringOf[k] is candidate k's.
@@ -642,19 +644,8 @@ class Pipeliner {
       // for themselves.
       overlap = overlap && c.shared.swizzle != 0 && !registerA_.count(c.dot);
     }
-    int64_t bytes = 0;
-    for (const Candidate *c : fills) {
-      const Type &t = c->load->result()->type;
-      bytes += c->shared.slotBytes(t.shape, byteSize(t.dtype));
-    }
-    int64_t slots = stages_;
-    int lookAhead = static_cast<int>(stages_) - 1;
-    if (overlap && (stages_ + 1) * bytes <= kRingBudget)
-      slots = stages_ + 1;
-    else if (overlap && stages_ >= 3)
-      lookAhead = static_cast<int>(stages_) - 2;
-    else
-      overlap = false;
+    const int64_t slots = stages_;
+    const int lookAhead = static_cast<int>(stages_) - 1;
     if (overlap)
       for (const Candidate &c : cands) c.dot->setAttr("overlap", int64_t{1});
     const Type i32 = Type::scalar(DType::I32);
@@ -726,18 +717,22 @@ class Pipeliner {
     Value *phase = tma_ ? addCarried(pre_.constInt(0, i32)) : nullptr;
 
     // The top of the body: wait for this iteration's slot, then copy for
-    // iteration i+S-1 into the slot iteration i-1 read (i+S-2 and i-2 with
-    // overlapping dots).
+    // iteration i+S-1 into the slot iteration i-1 read (after the dots
+    // where they overlap).
     Builder head;
     head.setInsertionPoint(&body_, body_.ops.begin());
     head.setLoc(loop_->loc);
     // With tensor copies: a CTA barrier (every warpgroup has finished the
     // dot that read writeSlot), the copies, then the wait for this
     // iteration's slot, so the copies are in flight during the wait.
-    if (tma_)
-      head.create(OpCode::Barrier, {}, {});
-    else
+    // Overlapping dots wait at the top and copy after the dots, barrier
+    // first.
+    if (!tma_)
       head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
+    else if (overlap)
+      head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
+    else
+      head.create(OpCode::Barrier, {}, {});
     // For mma.sync dots (padded rings, none swizzled for wgmma) with a
     // copy in flight besides the one waited for, the copies go after the
     // dots instead: the warps' first ldmatrix then follows the wait
@@ -753,19 +748,20 @@ class Pipeliner {
     });
     Operation *yield = body_.terminator();
     Builder copies = head;
-    if (!tma_ && mmaSync && lookAhead >= 2) {
+    if (overlap || (!tma_ && mmaSync && lookAhead >= 2)) {
       copies.setInsertionPointBefore(yield);
       copies.setLoc(loop_->loc);
     }
+    if (overlap) copies.create(OpCode::Barrier, {}, {});
     Iteration ahead = iteration(copies, iv(), lookAhead);
     Map map{{iv(), ahead.at}};
     for (size_t r = 0; r < fills.size(); ++r)
       copyAt(copies, *fills[r], ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0,
              tensorMaps[r]);
-    if (tma_)
-      copies.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
-    else
+    if (!tma_)
       copies.create(OpCode::AsyncCommit, {}, {});
+    else if (!overlap)
+      copies.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
     for (const Advancing &a : advancing_) {
       Map step = map;
       for (Operation *op : a.update) cloneOp(*op, copies, step);
