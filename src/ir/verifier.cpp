@@ -34,6 +34,7 @@ CountRange operandRange(OpCode code) {
   int fixed = opInfo(code).numOperands;
   if (fixed >= 0) return {static_cast<size_t>(fixed), static_cast<size_t>(fixed)};
   if (code == OpCode::Histogram) return {1, 2};
+  if (code == OpCode::Dot) return {3, 6};
   if (code == OpCode::Load) return {1, 3};
   if (code == OpCode::Store || code == OpCode::AtomicRmw) return {2, 3};
   if (code == OpCode::Reduce || code == OpCode::Scan || code == OpCode::Condition ||

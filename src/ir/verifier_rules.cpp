@@ -630,6 +630,21 @@ void Rules::dot() {
   if (!requireSameType(out(), acc, "result", "the accumulator type")) return;
   optionalStringAttr("input_precision", {});
   optionalFlagAttr("overlap");
+  if (op_.operands.size() == 3) return;
+  // The prefetching form (pipeline-dot-operands, mma.sync): the next
+  // iteration's operands, as a and b are, and whether this is the first.
+  if (op_.operands.size() != 6)
+    return (void)fail("takes (a, b, acc) or (a, b, acc, next_a, next_b, first), got " +
+                      std::to_string(op_.operands.size()) + " operands");
+  if (!a.isMemDesc() || !b.isMemDesc())
+    return (void)fail("prefetches only operands in shared memory (memdesc)");
+  if (!requireSameType(in(3), a, "next_a", "a's type") ||
+      !requireSameType(in(4), b, "next_b", "b's type"))
+    return;
+  if (in(5).isTile() || in(5).dtype != DType::I1)
+    return (void)fail("first must be an i1 scalar, got " + ty(in(5)));
+  int64_t pending = 0;
+  requireIntAttr("prefetch_pending", pending);
 }
 
 // The region's terminator yields values of types `want`.

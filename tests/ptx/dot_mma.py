@@ -24,24 +24,37 @@ import triton.language as tl
 # The example (examples/matmul.py) with 128x128x32 blocks and 8 warps: each
 # warp a 64x32 accumulator tile (4x4 instruction tiles), K loop of two steps.
 # Three stages: two iterations' copies (16 bytes each, zero-filled where
-# masked) before the loop; at its top, wait for this iteration's group; after
-# its mma.syncs, copy for two iterations ahead; nothing in flight after it.
+# masked) and the wait for the first before the loop; at its top, the
+# copies for two iterations ahead. The dot prefetches (CUTLASS's Ampere
+# loop): its first K step reads fragments the previous iteration loaded
+# (the first iteration loads its own, predicated); before its last K step
+# it waits for the next slot's group, crosses the barrier and loads that
+# slot's first K step into the same registers. Nothing in flight after it.
 # EXAMPLE: .version 8.0
 # EXAMPLE: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 # EXAMPLE: cp.async.commit_group
 # EXAMPLE: cp.async.cg.shared.global
 # EXAMPLE: cp.async.commit_group
-# EXAMPLE: [[HEAD:\$L[0-9]+]]:
 # EXAMPLE: cp.async.wait_group 1
 # EXAMPLE-NEXT: bar.sync 0
-# EXAMPLE-NOT: st.shared
-# EXAMPLE-NOT: cp.async
-# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-# EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}
-# EXAMPLE-NOT: fma.rn.f32
+# EXAMPLE: [[HEAD:\$L[0-9]+]]:
+# EXAMPLE-NOT: bar.sync
 # EXAMPLE: cp.async.cg.shared.global
 # EXAMPLE: cp.async.commit_group
+# EXAMPLE-NOT: bar.sync
+# EXAMPLE: @[[FIRST:%p[0-9]+]] ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0:%r[0-9]+]],
+# EXAMPLE: @[[FIRST]] ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0:%r[0-9]+]],
+# EXAMPLE-NOT: bar.sync
+# EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {[[F0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {[[G0]], %r{{[0-9]+}}}
+# EXAMPLE-NOT: fma.rn.f32
+# EXAMPLE-NOT: bar.sync
+# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# EXAMPLE: cp.async.wait_group 1
+# EXAMPLE-NEXT: bar.sync 0
+# EXAMPLE-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0]],
+# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0]],
+# EXAMPLE: mma.sync.aligned.m16n8k16
+# EXAMPLE-NOT: cp.async
 # EXAMPLE-NOT: ldmatrix
 # EXAMPLE: bra [[HEAD]]
 # EXAMPLE: cp.async.wait_group 0

@@ -10,7 +10,12 @@
 // warp's A and B fragments (.trans where the operand is stored M- or
 // N-contiguous) and one mma.sync per 16 x 8 accumulator tile. Shared memory
 // follows the file's protocol (barrier, write, barrier, read), so the
-// operands need not outlive the op.
+// operands need not outlive the op. Operands already in shared memory
+// (memdesc ring slots) are read in place; the prefetching form (six
+// operands, from pipeline-dot-operands) carries its first K step's
+// fragments from the previous iteration and, before its last K step, waits
+// for the next slot (cp.async.wait_group, bar.sync) and loads that slot's
+// first K step.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -200,13 +205,69 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   };
   std::string pa = laneAddress(a, sa, ldmatrixRowA, warpM);
   std::string pb = laneAddress(b, sb, ldmatrixRowB, warpN);
+  // `guard`: a predicate register the load runs under, or empty.
+  auto ldmatrixInto = [&](const Regs &r, bool trans, const std::string &p, int64_t off,
+                          const std::string &guard = {}) {
+    ins((guard.empty() ? "" : "@" + guard + " ") + "ldmatrix.sync.aligned.m8n8.x" +
+        std::to_string(r.size()) + (trans ? ".trans" : "") + ".shared.b16 " + join(r) + ", " +
+        addr(p, off));
+  };
   auto ldmatrix = [&](int n, bool trans, const std::string &p, int64_t off) {
     Regs r;
     for (int i = 0; i < n; ++i) r.push_back(reg(RegClass::B32));
-    ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
-        ".shared.b16 " + join(r) + ", " + addr(p, off));
+    ldmatrixInto(r, trans, p, off);
     return r;
   };
+  // Operand fragments of K step kk: A's per 16-row tile, B's per 8-column
+  // tile (ldmatrix.x4 takes two of those at once).
+  auto offA = [&](int64_t kk, int64_t m) {
+    return sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * mi.k * eb;
+  };
+  auto offB = [&](int64_t kk, int64_t n) {
+    return sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * mi.k * eb;
+  };
+  auto loadStep = [&](int64_t kk, std::vector<Regs> &fa, std::vector<Regs> &fb) {
+    for (int64_t m = 0; m < tilesM; ++m) fa[m] = ldmatrix(4, sa.trans, pa, offA(kk, m));
+    for (int64_t n = 0; n < tilesN; n += 2) {
+      bool pair = n + 1 < tilesN;
+      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, offB(kk, n));
+      fb[n] = {r[0], r[1]};
+      if (pair) fb[n + 1] = {r[2], r[3]};
+    }
+  };
+  // The prefetching form (pipeline-dot-operands): K step 0's fragments live
+  // in registers the loop carries. The first iteration loads its own (under
+  // `first`); every iteration, before its last K step, waits for the copies
+  // of the next slot, crosses a barrier and loads that slot's K step 0 into
+  // the same registers, which K step 0 has read by then. (The pass asks
+  // for it only with two K steps or more; with one, the wait comes first
+  // and nothing is carried.)
+  const bool prefetch = op.operands.size() == 6 && kSteps >= 2;
+  std::vector<Regs> carriedA(tilesM), carriedB(tilesN);
+  std::string pna, pnb;
+  auto loadCarried = [&](const std::string &p, const std::string &q, const std::string &guard) {
+    for (int64_t m = 0; m < tilesM; ++m) ldmatrixInto(carriedA[m], sa.trans, p, offA(0, m), guard);
+    for (int64_t n = 0; n < tilesN; n += 2) {
+      bool pair = n + 1 < tilesN;
+      Regs r = carriedB[n];
+      if (pair) r.insert(r.end(), carriedB[n + 1].begin(), carriedB[n + 1].end());
+      ldmatrixInto(r, sb.trans, q, offB(0, n), guard);
+    }
+  };
+  auto waitForNextSlot = [&] {
+    ins("cp.async.wait_group " + std::to_string(op.intAttr("prefetch_pending")));
+    barrier();
+  };
+  if (op.operands.size() == 6 && !prefetch) waitForNextSlot();
+  if (prefetch) {
+    for (Regs &r : carriedA)
+      for (int i = 0; i < 4; ++i) r.push_back(reg(RegClass::B32));
+    for (Regs &r : carriedB)
+      for (int i = 0; i < 2; ++i) r.push_back(reg(RegClass::B32));
+    pna = laneAddress(op.operand(3), sa, ldmatrixRowA, warpM);
+    pnb = laneAddress(op.operand(4), sb, ldmatrixRowB, warpN);
+    loadCarried(pa, pb, get(op.operand(5))[0]);
+  }
 
   // Accumulators: 4 per 16 x 8 tile, register index = element + 4 * tile.
   int numAcc = lr.numRegs();
@@ -255,19 +316,19 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     ins("mma.sync.aligned." + shape + ".row.col." + mi.types + " " + join(d) + ", " + join(fa) +
         ", " + join(fb) + ", " + join(d));
   };
-  int64_t kBytes = mi.k * eb;  // 32: one instruction's K in bytes
   for (int64_t kk = 0; kk < kSteps; ++kk) {
     std::vector<Regs> fa(tilesM), fb(tilesN);
-    for (int64_t m = 0; m < tilesM; ++m) {
-      int64_t off = sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * kBytes;
-      fa[m] = ldmatrix(4, sa.trans, pa, off);
+    if (prefetch && kk == 0) {
+      // Copies: the carried registers are overwritten before the next
+      // iteration, after this step's mma.syncs have read them.
+      fa = carriedA;
+      fb = carriedB;
+    } else {
+      loadStep(kk, fa, fb);
     }
-    for (int64_t n = 0; n < tilesN; n += 2) {
-      bool pair = n + 1 < tilesN;
-      int64_t off = sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * kBytes;
-      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, off);
-      fb[n] = {r[0], r[1]};
-      if (pair) fb[n + 1] = {r[2], r[3]};
+    if (prefetch && kk == kSteps - 1) {
+      waitForNextSlot();
+      loadCarried(pna, pnb, "");
     }
     if (!mi.tf32x3) {
       for (int64_t m = 0; m < tilesM; ++m)

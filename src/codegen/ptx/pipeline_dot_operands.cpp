@@ -18,7 +18,10 @@
 //     dots and S >= 3, the copy and commit go at the end of the body; for
 //     wgmma dots, which may still read their slot in the next iteration,
 //     they go at the end behind a `barrier`, and the dots are marked
-//     overlap = 1);
+//     overlap = 1; for one mma.sync dot reading both operands from rings,
+//     with two K steps or more and S >= 3, the wait goes before the loop
+//     and into the dot instead, which gets the next slot's views, "first
+//     iteration" and {prefetch_pending = S-2}: its prefetching form, ops.def);
 //   - each dot that read L reads `memdesc_index ring, slot` instead;
 //   - after the loop: `async_wait {pending = 0}` and `local_dealloc`.
 // Every copy is L's own access masked with "its iteration runs" (i + k*step
@@ -722,12 +725,38 @@ class Pipeliner {
     Builder head;
     head.setInsertionPoint(&body_, body_.ops.begin());
     head.setLoc(loop_->loc);
+    bool mmaSync = std::all_of(cands.begin(), cands.end(), [&](const Candidate &c) {
+      return c.shared.swizzle == 0 && !registerA_.count(c.dot);
+    });
+    // One mma.sync dot reading both operands from rings, with a copy in
+    // flight besides the one waited for, prefetches (CUTLASS's Ampere main
+    // loop): its first K step's fragments were loaded by the previous
+    // iteration, which waited for this slot before its own last K step, so
+    // the warps start on tensor-core work as the iteration starts instead of
+    // after a barrier and a burst of ldmatrix (on an H100 about 350 cycles
+    // per iteration of 128x256x64 tiles with 8 warps, where the tensor cores
+    // idled). The wait leaves the loop's top for the dot (and before the
+    // loop, for iteration 0's slot), and the copies for i+S-1 go at the top:
+    // the slot they refill, iteration i-1's, was last read before the
+    // previous iteration's barrier.
+    // (With one K step of the instruction there is no later step to hide
+    // the wait behind.)
+    Operation *prefetch = nullptr;
+    if (!tma_ && mmaSync && lookAhead >= 2 && cands.size() == 2 && cands[0].dot == cands[1].dot &&
+        cands[0].operand != cands[1].operand && cands[0].dot->parent == &body_) {
+      Operation *dot = cands[0].dot;
+      auto mi = selectMma(*dot, targetSm_);
+      const Type &a = dot->operand(0)->type;
+      if (mi && a.rank() == 2 && a.shape[1] / mi->k >= 2) prefetch = dot;
+    }
     // With tensor copies: a CTA barrier (every warpgroup has finished the
     // dot that read writeSlot), the copies, then the wait for this
     // iteration's slot, so the copies are in flight during the wait.
     // Overlapping dots wait at the top and copy after the dots, barrier
     // first.
-    if (!tma_)
+    if (prefetch)
+      pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
+    else if (!tma_)
       head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
     else if (overlap)
       head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
@@ -743,12 +772,9 @@ class Pipeliner {
     // matmul at 128x256x64 (sm_80 path) went from 0.45 to 0.51 of cuBLAS.
     // wgmma dots that do not overlap wait for themselves, so copies after
     // them would start an iteration late.
-    bool mmaSync = std::all_of(cands.begin(), cands.end(), [&](const Candidate &c) {
-      return c.shared.swizzle == 0 && !registerA_.count(c.dot);
-    });
     Operation *yield = body_.terminator();
     Builder copies = head;
-    if (overlap || (!tma_ && mmaSync && lookAhead >= 2)) {
+    if (overlap || (!tma_ && mmaSync && lookAhead >= 2 && !prefetch)) {
       copies.setInsertionPointBefore(yield);
       copies.setLoc(loop_->loc);
     }
@@ -767,36 +793,56 @@ class Pipeliner {
       for (Operation *op : a.update) cloneOp(*op, copies, step);
       yield->operands[a.index] = mapped(step, yield->operand(a.index));
     }
-    // The dots read the current slot.
-    for (size_t c = 0; c < cands.size(); ++c) {
-      Builder b;
-      b.setInsertionPointBefore(cands[c].dot);
-      b.setLoc(cands[c].dot->loc);
+    // The slot after `slot` around the ring, and whether it wrapped.
+    auto stepSlot = [&](Builder &b, Value *slot, Value *&wraps) {
+      Value *next = b.op1(OpCode::Add, {slot, b.constInt(1, i32)}, i32);
+      wraps = b.op1(OpCode::Cmp, {next, b.constInt(slots, i32)}, Type::scalar(DType::I1),
+                    {{"pred", std::string("eq")}});
+      return b.op1(OpCode::Select, {wraps, b.constInt(0, i32), next}, i32);
+    };
+    // Candidate c's view of a ring slot, as its dot reads it.
+    auto slotView = [&](Builder &b, size_t c, Value *slot) {
       const Type &t = cands[c].load->result()->type;
       Type bufType = Type::memdesc(t.shape, t.dtype, cands[c].shared.str());
-      Value *buf = b.op1(OpCode::MemDescIndex, {rings[ringOf[c]], readSlot}, bufType);
-      if (Operation *tr = cands[c].trans) {
+      Value *buf = b.op1(OpCode::MemDescIndex, {rings[ringOf[c]], slot}, bufType);
+      if (cands[c].trans) {
         SharedLayout view = cands[c].shared;
         view.contig = 1 - view.contig;
         buf = b.op1(OpCode::MemDescTrans, {buf},
                     Type::memdesc({t.shape[1], t.shape[0]}, t.dtype, view.str()));
-        eraseOp(tr);
       }
-      cands[c].dot->operands[cands[c].operand] = buf;
+      return buf;
+    };
+    // The dots read the current slot (the prefetching dot the next one too).
+    Value *readWraps = nullptr;
+    Value *nextRead = nullptr;
+    if (prefetch) {
+      Builder b;
+      b.setInsertionPointBefore(prefetch);
+      b.setLoc(prefetch->loc);
+      nextRead = stepSlot(b, readSlot, readWraps);
+      prefetch->operands.resize(6);
+      for (size_t c = 0; c < cands.size(); ++c)
+        prefetch->operands[3 + cands[c].operand] = slotView(b, c, nextRead);
+      prefetch->operands[5] = b.op1(OpCode::Cmp, {iv(), loop_->operand(0)}, Type::scalar(DType::I1),
+                                    {{"pred", std::string("eq")}});
+      prefetch->setAttr("prefetch_pending", int64_t(lookAhead - 1));
     }
+    for (size_t c = 0; c < cands.size(); ++c) {
+      Builder b;
+      b.setInsertionPointBefore(cands[c].dot);
+      b.setLoc(cands[c].dot->loc);
+      cands[c].dot->operands[cands[c].operand] = slotView(b, c, readSlot);
+    }
+    for (const Candidate &c : cands)
+      if (c.trans) eraseOp(c.trans);
     // Both slots step around the ring.
     Builder tail;
     tail.setInsertionPointBefore(yield);
     tail.setLoc(loop_->loc);
-    Value *readWraps = nullptr;
-    for (Value *slot : {readSlot, writeSlot}) {
-      Value *next = tail.op1(OpCode::Add, {slot, tail.constInt(1, i32)}, i32);
-      Value *wraps = tail.op1(OpCode::Cmp, {next, tail.constInt(slots, i32)},
-                              Type::scalar(DType::I1), {{"pred", std::string("eq")}});
-      if (!readWraps) readWraps = wraps;
-      yield->operands.push_back(
-          tail.op1(OpCode::Select, {wraps, tail.constInt(0, i32), next}, i32));
-    }
+    Value *writeWraps = nullptr;
+    yield->operands.push_back(nextRead ? nextRead : stepSlot(tail, readSlot, readWraps));
+    yield->operands.push_back(stepSlot(tail, writeSlot, writeWraps));
     if (tma_) {
       Value *flipped = tail.op1(OpCode::Xor, {phase, tail.constInt(1, i32)}, i32);
       yield->operands.push_back(tail.op1(OpCode::Select, {readWraps, flipped, phase}, i32));
