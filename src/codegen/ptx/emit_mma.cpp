@@ -240,9 +240,14 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // `first`); every iteration, before its last K step, waits for the copies
   // of the next slot, crosses a barrier and loads that slot's K step 0 into
   // the same registers, which K step 0 has read by then. (The pass asks
-  // for it only with two K steps or more; with one, the wait comes first
-  // and nothing is carried.)
-  const bool prefetch = op.operands.size() == 6 && kSteps >= 2;
+  // for it only with two K steps or more: with one, the wait would have to
+  // come first, and nothing would order this iteration's ldmatrix before
+  // the copies the next iteration starts with.)
+  if (op.operands.size() == 6 && kSteps < 2)
+    internalError("emit-ptx",
+                  "a prefetching dot with one K step: nothing would keep the "
+                  "next iteration's copies off the slot it reads");
+  const bool prefetch = op.operands.size() == 6;
   std::vector<Regs> carriedA(tilesM), carriedB(tilesN);
   std::string pna, pnb;
   auto loadCarried = [&](const std::string &p, const std::string &q, const std::string &guard) {
@@ -258,7 +263,6 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     ins("cp.async.wait_group " + std::to_string(op.intAttr("prefetch_pending")));
     barrier();
   };
-  if (op.operands.size() == 6 && !prefetch) waitForNextSlot();
   if (prefetch) {
     for (Regs &r : carriedA)
       for (int i = 0; i < 4; ++i) r.push_back(reg(RegClass::B32));
