@@ -85,6 +85,13 @@ import triton.language as tl
 # The accumulator (and the store of it) in the mma layout: element pairs
 # along N per thread, lanes 4 x 8, warps 2 along N then 4 along M.
 # LAYOUT: dot {{.*}}#"linear<reg=[1:1,0:8,1:8,1:16,0:16,0:32], lane=[1:2,1:4,0:1,0:2,0:4], warp=[1:32,1:64,0:64]>">
+# The epilogue converts only the accumulator (through shared memory): the
+# rows and the row mask, which A's copies read in another layout, are
+# recomputed in the store's layout where they would have been converted.
+# LAYOUT-NOT: convert_layout
+# LAYOUT: convert_layout {{.*}} : tile<128x128xf16,
+# LAYOUT-NEXT: store
+# LAYOUT-NOT: convert_layout
 
 
 @triton.jit

@@ -27,7 +27,9 @@
 //     memory per iteration; a store of such a value whose pointers would
 //     move wider vectors in their own coalesced layout stores a
 //     convert_layout of it instead (separateAccumulatorStores).
-// convert_layout ops are inserted where these constraints would disagree.
+// convert_layout ops are inserted where these constraints would disagree,
+// except for index tiles (aranges, splats and constants through shape ops
+// and a few integer ops), which are recomputed in the wanted layout there.
 // Preserves: what the program computes (convert_layout is an identity).
 //
 // How: values that must share a layout are unified (union-find) into
@@ -46,6 +48,7 @@
 // a store of the accumulator after it would otherwise give the load the
 // accumulator's layout) and no such value stays live across a loop.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,6 +56,7 @@
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
 #include "codegen/ptx/mma.h"
+#include "ir/op_groups.h"
 #include "passes/axis_info.h"
 #include "support/diagnostics.h"
 
@@ -61,6 +65,25 @@ namespace {
 
 bool isTile(const Value *v) {
   return v->type.isTile();
+}
+
+// Integer and boolean arithmetic that rematerializeIndexConverts may
+// recompute: exact, side-effect free, a few instructions per element.
+bool isIndexArithmetic(const Operation &op) {
+  switch (op.code) {
+  TESSERA_BINARY_CASES:
+  case OpCode::Neg:
+  case OpCode::Not:
+  case OpCode::Cmp:
+  case OpCode::Select:
+    break;
+    default:
+      return false;
+  }
+  auto integral = [](const Value *v) { return !v->type.isPtrLike() && isInt(v->type.dtype); };
+  for (const Value *v : op.operands)
+    if (!integral(v)) return false;
+  return op.results.size() == 1 && integral(op.result());
 }
 
 // Ops whose tile operands and results all share one layout.
@@ -512,6 +535,96 @@ class Assigner {
         default:
           break;
       }
+    }
+    rematerializeIndexConverts();
+  }
+
+  // A convert_layout of an index tile (made from aranges, splats and
+  // constants through shape ops and a few integer ops: a matmul's rows
+  // `pid_m * BM + tl.arange(0, BM)` and its masks `rows < M`) becomes the
+  // tile recomputed in the wanted layout, as Triton's layout-conversion
+  // removal rematerialises it: a few integer instructions per element
+  // instead of a trip through shared memory and two barriers. The sm_80
+  // matmul converted A's rows and its row mask (as bytes) for the epilogue
+  // this way. Only where a conversion was inserted, so no other user's
+  // registers change; the sources left unused are erased.
+  void rematerializeIndexConverts() {
+    constexpr int kMaxRecomputed = 8;
+    PtrMap<const Value *, int> costs;
+    // Integer ops of v's expression counted as a tree; -1 where it reads
+    // anything else or has more than the bound.
+    std::function<int(const Value *)> indexCost = [&](const Value *v) -> int {
+      if (!v->def || !isTile(v)) return -1;
+      if (const int *known = costs.find(v)) return *known;
+      const Operation &d = *v->def;
+      OpCode c = d.code;
+      bool basic = c == OpCode::Constant || c == OpCode::Splat || c == OpCode::Arange ||
+                   c == OpCode::Broadcast || c == OpCode::ExpandDims || c == OpCode::ConvertLayout;
+      int n = -1;
+      if (basic || isIndexArithmetic(d)) {
+        n = basic ? 0 : 1;
+        for (const Value *o : d.operands) {
+          if (!isTile(o)) continue;
+          int k = indexCost(o);
+          n = k < 0 ? -1 : n + k;
+          if (n < 0) break;
+        }
+        if (n > kMaxRecomputed) n = -1;
+      }
+      costs[v] = n;
+      return n;
+    };
+    std::vector<Operation *> converts;
+    fn_.walk([&](Operation *op) {
+      if (op->code == OpCode::ConvertLayout && indexCost(op->operand(0)) >= 0)
+        converts.push_back(op);
+    });
+    for (Operation *conv : converts) {
+      Builder b;
+      b.setInsertionPointBefore(conv);
+      b.setLoc(conv->loc);
+      std::map<std::pair<const Value *, std::string>, Value *> built;
+      std::function<Value *(Value *, const LinearLayout &)> rebuild =
+          [&](Value *v, const LinearLayout &l) -> Value * {
+        if (!isTile(v)) return v;
+        auto key = std::make_pair(static_cast<const Value *>(v), l.str());
+        if (auto it = built.find(key); it != built.end()) return it->second;
+        Operation &d = *v->def;
+        if (d.code == OpCode::ConvertLayout) return built[key] = rebuild(d.operand(0), l);
+        std::unordered_map<const Value *, Value *> mapping;
+        for (Value *o : d.operands) {
+          if (!isTile(o)) continue;
+          LinearLayout lo = l;
+          if (d.code == OpCode::ExpandDims) lo = l.sliced(static_cast<int>(d.intAttr("axis")));
+          if (d.code == OpCode::Broadcast) lo = l.collapsed(broadcastDims(&d));
+          mapping[o] = rebuild(o, lo);
+        }
+        Operation *copy = cloneOp(d, b, mapping);
+        copy->result()->type = withLayout(copy->result()->type, l);
+        return built[key] = copy->result();
+      };
+      Value *src = conv->operand(0);
+      LinearLayout want =
+          *LinearLayout::parse(conv->result()->type.layout.str(), conv->result()->type.shape);
+      replaceAllUsesWith(fn_.body, conv->result(), rebuild(src, want));
+      eraseOp(conv);
+    }
+    if (converts.empty()) return;
+    // The sources nobody reads any more (the costs were of values erased
+    // since, whose addresses new ones may reuse).
+    costs = PtrMap<const Value *, int>();
+    for (bool changed = true; changed;) {
+      costs = PtrMap<const Value *, int>();
+      changed = false;
+      PtrMap<const Value *, int> uses = countUses(fn_);
+      std::vector<Operation *> dead;
+      fn_.walk([&](Operation *op) {
+        if (op->results.size() == 1 && isTile(op->result()) && uses.get(op->result(), 0) == 0 &&
+            indexCost(op->result()) >= 0)
+          dead.push_back(op);
+      });
+      for (Operation *op : dead) eraseOp(op);
+      changed = !dead.empty();
     }
   }
 
