@@ -27,9 +27,10 @@ import triton.language as tl
 # masked) and the wait for the first before the loop; at its top, the
 # copies for two iterations ahead. The dot prefetches (CUTLASS's Ampere
 # loop): its first K step reads fragments the previous iteration loaded
-# (the first iteration loads its own, predicated); before its last K step
-# it waits for the next slot's group, crosses the barrier and loads that
-# slot's first K step into the same registers. Nothing in flight after it.
+# (the first iteration loads its own; later ones branch around those
+# loads); before its last K step it waits for the next slot's group,
+# crosses the barrier and loads that slot's first K step into the same
+# registers. Nothing in flight after the loop.
 # EXAMPLE: .version 8.0
 # EXAMPLE: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 # EXAMPLE: cp.async.commit_group
@@ -42,8 +43,10 @@ import triton.language as tl
 # EXAMPLE: cp.async.cg.shared.global
 # EXAMPLE: cp.async.commit_group
 # EXAMPLE-NOT: bar.sync
-# EXAMPLE: @[[FIRST:%p[0-9]+]] ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0:%r[0-9]+]],
-# EXAMPLE: @[[FIRST]] ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0:%r[0-9]+]],
+# EXAMPLE: @!%p{{[0-9]+}} bra.uni [[LOADED:\$L[0-9]+]]
+# EXAMPLE-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0:%r[0-9]+]],
+# EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0:%r[0-9]+]],
+# EXAMPLE: [[LOADED]]:
 # EXAMPLE-NOT: bar.sync
 # EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {[[F0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {[[G0]], %r{{[0-9]+}}}
 # EXAMPLE-NOT: fma.rn.f32

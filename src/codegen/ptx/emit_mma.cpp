@@ -205,12 +205,9 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   };
   std::string pa = laneAddress(a, sa, ldmatrixRowA, warpM);
   std::string pb = laneAddress(b, sb, ldmatrixRowB, warpN);
-  // `guard`: a predicate register the load runs under, or empty.
-  auto ldmatrixInto = [&](const Regs &r, bool trans, const std::string &p, int64_t off,
-                          const std::string &guard = {}) {
-    ins((guard.empty() ? "" : "@" + guard + " ") + "ldmatrix.sync.aligned.m8n8.x" +
-        std::to_string(r.size()) + (trans ? ".trans" : "") + ".shared.b16 " + join(r) + ", " +
-        addr(p, off));
+  auto ldmatrixInto = [&](const Regs &r, bool trans, const std::string &p, int64_t off) {
+    ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(r.size()) + (trans ? ".trans" : "") +
+        ".shared.b16 " + join(r) + ", " + addr(p, off));
   };
   auto ldmatrix = [&](int n, bool trans, const std::string &p, int64_t off) {
     Regs r;
@@ -250,13 +247,13 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   const bool prefetch = op.operands.size() == 6;
   std::vector<Regs> carriedA(tilesM), carriedB(tilesN);
   std::string pna, pnb;
-  auto loadCarried = [&](const std::string &p, const std::string &q, const std::string &guard) {
-    for (int64_t m = 0; m < tilesM; ++m) ldmatrixInto(carriedA[m], sa.trans, p, offA(0, m), guard);
+  auto loadCarried = [&](const std::string &p, const std::string &q) {
+    for (int64_t m = 0; m < tilesM; ++m) ldmatrixInto(carriedA[m], sa.trans, p, offA(0, m));
     for (int64_t n = 0; n < tilesN; n += 2) {
       bool pair = n + 1 < tilesN;
       Regs r = carriedB[n];
       if (pair) r.insert(r.end(), carriedB[n + 1].begin(), carriedB[n + 1].end());
-      ldmatrixInto(r, sb.trans, q, offB(0, n), guard);
+      ldmatrixInto(r, sb.trans, q, offB(0, n));
     }
   };
   auto waitForNextSlot = [&] {
@@ -270,7 +267,12 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       for (int i = 0; i < 2; ++i) r.push_back(reg(RegClass::B32));
     pna = laneAddress(op.operand(3), sa, ldmatrixRowA, warpM);
     pnb = laneAddress(op.operand(4), sb, ldmatrixRowB, warpN);
-    loadCarried(pa, pb, get(op.operand(5))[0]);
+    // The first iteration's own loads, branched around (a uniform branch)
+    // rather than predicated: later iterations then issue nothing here.
+    std::string loaded = newLabel();
+    ins("@!" + get(op.operand(5))[0] + " bra.uni " + loaded);
+    loadCarried(pa, pb);
+    label(loaded);
   }
 
   // Accumulators: 4 per 16 x 8 tile, register index = element + 4 * tile.
@@ -332,7 +334,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     }
     if (prefetch && kk == kSteps - 1) {
       waitForNextSlot();
-      loadCarried(pna, pnb, "");
+      loadCarried(pna, pnb);
     }
     if (!mi.tf32x3) {
       for (int64_t m = 0; m < tilesM; ++m)
