@@ -7,6 +7,7 @@ The GPU suite (tests/gpu/test_dot_gpu.py) checks the results on a Hopper."""
 from __future__ import annotations
 
 import os
+import re
 import pathlib
 import subprocess
 import tempfile
@@ -198,6 +199,22 @@ def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
                 in_loop = False
 
 
+def assert_buffers_after_barriers_aligned(ptx):
+    # The ring area holds the rings, the mbarriers (8 bytes each) and the
+    # buffers after them: each buffer starts on 128 bytes (1024 when
+    # swizzled), whatever number of barriers precedes it. A padded buffer
+    # after three barriers once sat at 8 mod 16 and its 16-byte cp.async
+    # faulted (misaligned address).
+    bars = re.search(r"mbarrier\.init\.shared::cta\.b64 \[(%r\d+)\+0\]", ptx)
+    assert bars, "no mbarriers in the kernel"
+    area, at = re.search(r"add\.u32 " + re.escape(bars.group(1)) + r", (%r\d+), (\d+);",
+                         ptx).groups()
+    after = [int(n) for n in re.findall(r"add\.u32 %r\d+, " + re.escape(area) + r", (\d+);", ptx)
+             if int(n) > int(at)]
+    assert after, "no buffer after the barriers"
+    assert all(n % 128 == 0 for n in after), (at, after)
+
+
 # Kernels from tests/python/kernels/dots.py: one load read by two dots (as
 # it is and transposed) fills one ring that both wgmma dots read; a wgmma
 # product combined with an mma.sync one (whose B stays in registers) has
@@ -220,6 +237,7 @@ def test_dots_sharing_rings_and_layouts(kernel, sig, wgmma, mma_sync):
     ptx = compile_to("ptx")
     assert ptx.count("wgmma.mma_async") == wgmma
     assert ptx.count("mma.sync") == mma_sync
+    assert_buffers_after_barriers_aligned(ptx)
     if kernel == "shared_operand_kernel":
         # One ring for kt, read directly and through memdesc_trans.
         ttgir = compile_to("ttgir")

@@ -92,7 +92,12 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       const Type &t = op.result()->type;
       SharedLayout sl = sharedLayoutOf(op.result());
       int64_t bytes = t.shape[0] * sl.slotBytes(tileShape(t), byteSize(t.dtype));
-      if (sl.swizzle) ringBytes_ = (ringBytes_ + 1023) / 1024 * 1024;
+      // Swizzled slots sit on 1024-byte boundaries (the swizzle is of
+      // absolute addresses); others on 128 bytes, which the 16-byte
+      // cp.async and ldmatrix rows need and the padded pitches' bank
+      // pattern assumes. The mbarriers before them leave 8-byte offsets.
+      int64_t align = sl.swizzle ? 1024 : 128;
+      ringBytes_ = (ringBytes_ + align - 1) / align * align;
       barrier();
       ++ringsLive_;
       std::string r = reg(RegClass::B32);
