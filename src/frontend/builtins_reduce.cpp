@@ -231,6 +231,45 @@ SVal softmax(Lowerer &l, A &a) {
 
 // ---- dot ---------------------------------------------------------------------------------
 
+// input_precision "bf16x3" / "bf16x6": an fp32 product from bf16 tensor-core
+// products. Each operand is split into `parts` bf16 values whose sum is
+// (nearly) the fp32 value: hi = bf16(x), mid = bf16(x - hi), lo = bf16(x -
+// hi - mid). The cross products of 2 parts (3 dots) or 3 parts (6 dots)
+// are summed in fp32, the smallest first; where an operand is infinite the
+// parts after hi are NaN, so NaNs of the small products become 0 before
+// hi * hi adds the true result. The accumulator is added last. The dots
+// are ordinary bf16 dots, so every back end runs them as it runs bf16.
+Value *splitBf16Dot(Lowerer &l, Value *x, Value *y, Value *acc, int parts, SourceLoc loc) {
+  auto split = [&](Value *v) {
+    std::vector<Value *> out;
+    Value *rest = v;
+    for (int k = 0; k < parts; ++k) {
+      out.push_back(l.castTo(rest, DType::BF16, loc));
+      if (k + 1 < parts)
+        rest = l.emit(OpCode::Sub, {rest, l.castTo(out.back(), DType::F32, loc)}, v->type, loc);
+    }
+    return out;
+  };
+  std::vector<Value *> xs = split(x), ys = split(y);
+  const Type &t = acc->type;
+  auto dotInto = [&](int i, int j, Value *into) {
+    return l.emit(
+        OpCode::Dot, {xs[i], ys[j], into}, t, loc,
+        {{"input_precision", std::string("ieee")}, {"max_num_imprecise_acc", int64_t{0}}});
+  };
+  l.builder().setLoc(loc);
+  Value *small = l.constantInt(0, t);
+  // (i, j) with i + j from largest to 1: the terms smallest first.
+  for (int s = parts - 1; s >= 1; --s)
+    for (int i = s; i >= 0; --i) small = dotInto(i, s - i, small);
+  Value *nan = l.emit(OpCode::Cmp, {small, small}, t.withElement(Type::scalar(DType::I1)), loc,
+                      {{"pred", std::string("ne")}});
+  Value *zero = l.constantInt(0, t);
+  small = l.emit(OpCode::Select, {nan, zero, small}, t, loc);
+  Value *product = dotInto(0, 0, small);
+  return l.emit(OpCode::Add, {acc, product}, t, loc);
+}
+
 SVal dot(Lowerer &l, A &a) {
   Value *x = l.tensorArg(a["input"], a.locOf("input"), "the first operand of tl.dot");
   Value *y = l.tensorArg(a["other"], a.locOf("other"), "the second operand of tl.dot");
@@ -267,9 +306,11 @@ SVal dot(Lowerer &l, A &a) {
       precision = "ieee";
     if (!a["input_precision"].isNone())
       precision = l.constStr(a["input_precision"], a.locOf("input_precision"), "input_precision");
-    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
+    if (precision != "tf32" && precision != "tf32x3" && precision != "bf16x3" &&
+        precision != "bf16x6" && precision != "ieee")
       l.error(a.locOf("input_precision"),
-              "input_precision must be 'tf32', 'tf32x3' or 'ieee', got '" + precision + "'");
+              "input_precision must be 'tf32', 'tf32x3', 'bf16x3', 'bf16x6' or 'ieee', got '" +
+                  precision + "'");
   }
   // The result type, as Triton picks it: integers accumulate in int32 and
   // fp32/bf16 in fp32, fp64 in fp64, whatever out_dtype says; fp16 and fp8
@@ -318,8 +359,12 @@ SVal dot(Lowerer &l, A &a) {
     acc = toRank3(acc);
     rt = acc->type;
   }
-  Value *product = l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
-                          {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}});
+  Value *product;
+  if (precision == "bf16x3" || precision == "bf16x6")
+    product = splitBf16Dot(l, x, y, acc, precision == "bf16x6" ? 3 : 2, a.loc);
+  else
+    product = l.emit(OpCode::Dot, {x, y, acc}, rt, a.loc,
+                     {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}});
   if (rank > 3) product = l.emit(OpCode::Reshape, {product}, full, a.loc);
   return SVal::tensor(product);
 }

@@ -76,6 +76,8 @@ CASES = {
     "bf16": (torch.bfloat16, torch.float32, "ieee", 1e-3),
     "tf32": (torch.float32, torch.float32, "tf32", 2e-3),
     "tf32x3": (torch.float32, torch.float32, "tf32x3", 1e-5),
+    "bf16x3": (torch.float32, torch.float32, "bf16x3", 3e-5),
+    "bf16x6": (torch.float32, torch.float32, "bf16x6", 1e-5),
     "ieee": (torch.float32, torch.float32, "ieee", 1e-5),
     "int8": (torch.int8, torch.int32, "ieee", 0),
     "uint8": (torch.uint8, torch.int32, "ieee", 0),

@@ -14,6 +14,9 @@
 # RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TF32
 # RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 1" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TF32X3
 # RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 2" --emit ptx --target sm_80 | FileCheck %s --check-prefix=IEEE
+# RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 3" --emit ptx --target sm_80 | FileCheck %s --check-prefix=BF16X3
+# RUN: tesserac compile %s --kernel small --signature "*fp32:16, *fp32:16, *fp32:16, 3" --emit ptx --target sm_90a -o %t.bf16x3.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.bf16x3.ptx -o %t.bf16x3.cubin
 # RUN: tesserac compile %s --kernel rows --signature "*i8:16, *i8:16, *i32:16" --emit ptx --target sm_80 | FileCheck %s --check-prefix=INT8
 # RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=FP8
 # RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=FP8-SM80
@@ -102,7 +105,7 @@ def small(a_ptr, b_ptr, c_ptr, PREC: tl.constexpr):
     r = tl.arange(0, 32)
     a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
     b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
-    prec = "tf32" if PREC == 0 else ("tf32x3" if PREC == 1 else "ieee")
+    prec = "tf32" if PREC == 0 else ("tf32x3" if PREC == 1 else ("ieee" if PREC == 2 else "bf16x3"))
     acc = tl.zeros((32, 32), dtype=c_ptr.dtype.element_ty)
     acc = tl.dot(a, b, acc, input_precision=prec, out_dtype=c_ptr.dtype.element_ty)
     tl.store(c_ptr + r[:, None] * 32 + r[None, :], acc)
@@ -120,6 +123,13 @@ def small(a_ptr, b_ptr, c_ptr, PREC: tl.constexpr):
 # TF32X3-NEXT: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # TF32X3-NEXT: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # IEEE-NOT: mma.sync
+# bf16x3: each fp32 operand as two bf16 parts (cvt.rn.bf16.f32 of x and of
+# x minus its head), three bf16 products per instruction tile.
+# BF16X3: cvt.rn.bf16.f32
+# BF16X3: sub.f32
+# BF16X3: cvt.rn.bf16.f32
+# BF16X3-NOT: tf32
+# BF16X3-COUNT-3: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # IEEE: fma.rn.f32
 # FP8: .version 8.4
 # FP8: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32

@@ -703,7 +703,8 @@ def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision
         out_dtype: dtype | None = None) -> tensor:
     """Matrix product of ``input`` [M, K] and ``other`` [K, N] (or batched 3-D),
     plus ``acc`` when given. ``input_precision`` for float32 inputs is 'tf32'
-    (default), 'tf32x3' or 'ieee' (``allow_tf32=False`` means 'ieee');
+    (default), 'tf32x3', 'bf16x3' or 'bf16x6' (each operand as 2 or 3 bf16
+    parts, 3 or 6 bf16 products) or 'ieee' (``allow_tf32=False`` means 'ieee');
     ``out_dtype`` is the result type (default float32, int32 for int8 inputs)."""
     _host_call("tl.dot")
 

@@ -584,7 +584,7 @@ class JITFunction(KernelInterface):
             profile_scratch_size=0, tmem_size=0, launch_cooperative_grid=False,
             launch_pdl=False, enable_fp_fusion=True, sanitize_overflow=False,
             default_dot_input_precision="tf32",
-            allowed_dot_input_precisions=("tf32", "tf32x3", "ieee"),
+            allowed_dot_input_precisions=("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"),
             max_num_imprecise_acc_default=0, extern_libs=None,
             debug=sp.debug, constants=sp.constants, signature=sp.signature)
 

@@ -222,6 +222,25 @@ def test_dot(rng, dtype, mnk):
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * k)
 
 
+@pytest.mark.parametrize("precision,per_term", [("bf16x3", 4e-5), ("bf16x6", 1e-6)])
+def test_dot_split_into_bf16_products(rng, precision, per_term):
+    # fp32 operands as sums of 2 or 3 bf16 parts: each term is within
+    # per_term of its exact product (one bf16 alone: 2^-8), plus fp32 sums.
+    m, n, k = 32, 64, 32
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    a[5, 7] = np.inf  # row 5 is what ieee gives: inf or nan, not nan everywhere
+    c = poisoned((m, n), "float32")
+    dot_kernel[(1,)](a, b, c, M=m, N=n, K=k, PRECISION=precision)
+    ieee = poisoned((m, n), "float32")
+    dot_kernel[(1,)](a, b, ieee, M=m, N=n, K=k, PRECISION="ieee")
+    np.testing.assert_array_equal(c[5], ieee[5])
+    rows = np.arange(m) != 5
+    a64, b64 = a[rows].astype(np.float64), b.astype(np.float64)
+    bound = (per_term + k * 2.0**-24) * (np.abs(a64) @ np.abs(b64))
+    assert np.all(np.abs(c[rows] - a64 @ b64) <= bound)
+
+
 @triton.jit
 def cast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
