@@ -129,6 +129,15 @@ int main(int argc, char **argv) {
               "default 3; 1 turns software pipelining off)",
               req.numStages, 1, 16);
   cli.flag("--debug", "keep tl.device_assert checks (as TRITON_DEBUG=1)", req.lower.debug);
+  bool noFpFusion = false, noReflectFtz = false;
+  cli.flag("--no-fp-fusion",
+           "GPU: round every float add, sub and mul on its own, never fused into an fma "
+           "(Triton's enable_fp_fusion=False)",
+           noFpFusion);
+  cli.flag("--no-reflect-ftz",
+           "GPU: exp2 keeps subnormal results instead of flushing them to zero (Triton's "
+           "enable_reflect_ftz=False)",
+           noReflectFtz);
   auto passList = [](std::vector<std::string> &out) {
     return [&out](const std::string &v) {
       for (std::string &p : tessera::cli::splitCommas(v)) out.push_back(std::move(p));
@@ -161,6 +170,8 @@ int main(int argc, char **argv) {
   if (std::optional<int> exit = cli.parse(argc, argv, 2)) return *exit;
   if (kernel.empty()) return cli.fail("--kernel NAME is required (the @jit function to compile)");
   req.optimize = !noOpt;
+  req.fpFusion = !noFpFusion;
+  req.reflectFtz = !noReflectFtz;
   if ((emit == "ttgir" || emit == "ptx") && req.target.empty()) req.target = "sm_90a";
   std::optional<std::string> source = tessera::cli::readSourceFile("tesserac", file);
   if (!source) return 1;

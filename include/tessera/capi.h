@@ -181,6 +181,12 @@ typedef struct tessera_compile_options {
   const char *target;
   int32_t num_warps;  /* warps per program on the GPU (a power of two; default 4) */
   int32_t num_stages; /* GPU: loads in flight per loop, in iterations (1-16; default 3) */
+  /* GPU, non-zero: every float add, sub and mul rounds on its own, never
+   * fused into an fma (Triton's enable_fp_fusion=False). */
+  int32_t no_fp_fusion;
+  /* GPU, non-zero: exp2 keeps subnormal results instead of flushing them to
+   * zero (Triton's enable_reflect_ftz=False). */
+  int32_t no_reflect_ftz;
 } tessera_compile_options;
 
 /* Fills `opts` with the defaults: file "<kernel>", first line 1, column

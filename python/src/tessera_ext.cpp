@@ -253,7 +253,7 @@ nb::object wrapKernel(tessera_kernel *k) {
 
 nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, bool debug,
                    bool optimize, nb::handle passes, const std::string &target, int num_warps,
-                   int num_stages) {
+                   int num_stages, bool fp_fusion, bool reflect_ftz) {
   CompileInputs in;
   std::vector<tessera_source_unit> us;
   for (nb::handle u : units) us.push_back(in.unit(u));
@@ -270,6 +270,8 @@ nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, b
   opts.target = target.empty() ? nullptr : target.c_str();
   opts.num_warps = num_warps;
   opts.num_stages = num_stages;
+  opts.no_fp_fusion = !fp_fusion;
+  opts.no_reflect_ftz = !reflect_ftz;
   tessera_kernel *k;
   {
     nb::gil_scoped_release release;
@@ -411,7 +413,8 @@ NB_MODULE(_C, m) {
   m.def("set_descriptor_type", &setDescriptorType, nb::arg("cls"));
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),
         nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true, nb::arg("passes") = "",
-        nb::arg("target") = "", nb::arg("num_warps") = 4, nb::arg("num_stages") = 3);
+        nb::arg("target") = "", nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
+        nb::arg("fp_fusion") = true, nb::arg("reflect_ftz") = true);
   m.def("set_stream_getter", &setStreamGetter, nb::arg("getter").none(),
         "Registers getter(device) -> CUstream (int) used by GPU launches.");
   m.def("cuda_available", [] {

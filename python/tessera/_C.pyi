@@ -52,7 +52,9 @@ def set_resolver(resolver: Callable[[Any], tuple]) -> None:
 
 
 def compile(units: Sequence[Unit], kernel_name: str, specs: Sequence[ArgSpec], *,
-            debug: bool = False, optimize: bool = True, passes: str = "") -> "Kernel":
+            debug: bool = False, optimize: bool = True, passes: str = "", target: str = "",
+            num_warps: int = 4, num_stages: int = 3, fp_fusion: bool = True,
+            reflect_ftz: bool = True) -> "Kernel":
     """tessera_compile_units. Raises the compilation error type on user errors."""
 
 

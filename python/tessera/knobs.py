@@ -9,6 +9,14 @@ Triton's) every time it is read, unless it was assigned in this process:
     cache.dir                   TESSERA_CACHE_DIR, TRITON_CACHE_DIR (default ~/.cache/tessera)
     cache.disable               TESSERA_CACHE_DISABLE
     runtime.interpret           TRITON_INTERPRET: the default driver is the CPU interpreter
+    runtime.override_arch       TRITON_OVERRIDE_ARCH: compile GPU kernels for this target
+                                ("sm80", "sm_80", "sm90a") instead of the device's; it must be
+                                one the device runs (an older one). The launch option
+                                `arch=` does the same for one kernel; TESSERA_TARGET is read
+                                after both
+    language.default_fp_fusion  TRITON_DEFAULT_FP_FUSION (default on): whether kernels
+                                launched without `enable_fp_fusion=` fuse a float product
+                                and the sum that uses it into an fma on the GPU
     compilation.always_compile  TESSERA_ALWAYS_COMPILE, TRITON_ALWAYS_COMPILE: skip the disk cache
     compilation.dump_ir         TESSERA_KERNEL_DUMP, TRITON_KERNEL_DUMP: write each compiled
                                 kernel's IR stages and PTX under compilation.dump_dir
@@ -32,6 +40,13 @@ Triton's) every time it is read, unless it was assigned in this process:
                                 are assembled by the driver, not by these; programs that check
                                 the toolkit's version (`knobs.nvidia.ptxas.version`) read it here
 
+Assigning a knob also sets its environment variable (its Triton name)
+while the module's `propagate_env` is true (the default), so child
+processes see it; `del`, `reset()` and the end of `scope()` put the
+variable back as it was. The knobs of a
+group: `group.knob_descriptors` (each with its variable as `.key`) and
+`group.knobs` (their values).
+
 Kernel arguments on a GPU still run on the GPU under TRITON_INTERPRET=1
 (Tessera picks the back end from where the arguments live); put them in
 host memory to run on the interpreter.
@@ -48,18 +63,48 @@ import subprocess
 _TRUE = ("1", "true", "yes", "on")
 
 
+propagate_env = True
+
+
+def _as_env(value):
+    """The environment text of a knob's value, None to unset, or False
+    when the value has none (a function, a list)."""
+    if value is None:
+        return None
+    if type(value) is bool:
+        return "1" if value else "0"
+    if type(value) in (int, str):
+        return str(value)
+    return False
+
+
 class _Knob:
     """A knob's storage: an assignment wins until `del`; subclasses read the
     value otherwise (__get__)."""
+
+    key = None  # the environment variable an assignment sets (propagate_env)
 
     def __set_name__(self, owner, attr: str) -> None:
         self.attr = attr
 
     def __set__(self, group, value) -> None:
         group._assigned[self.attr] = value
+        text = _as_env(value)
+        if propagate_env and self.key and text is not False:
+            group._env_before.setdefault(self.key, os.environ.get(self.key))
+            _setenv(self.key, text)
 
     def __delete__(self, group) -> None:
         group._assigned.pop(self.attr, None)
+        if self.key in group._env_before:  # the variable as it was before the assignment
+            _setenv(self.key, group._env_before.pop(self.key))
+
+
+def _setenv(key: str, text) -> None:
+    if text is None:
+        os.environ.pop(key, None)
+    else:
+        os.environ[key] = text
 
 
 class _Env(_Knob):
@@ -67,6 +112,7 @@ class _Env(_Knob):
 
     def __init__(self, names: tuple, kind: type, default=None):
         self.names, self.kind, self.default = names, kind, default
+        self.key = names[-1]  # Triton's name where there is one
 
     def __get__(self, group, owner=None):
         if group is None:
@@ -94,10 +140,13 @@ class base_knobs:
 
     def __init__(self):
         self._assigned = {}
+        self._env_before = {}  # variable -> its value before an assignment set it
 
     def reset(self) -> "base_knobs":
-        """Forgets every assignment: all knobs read the environment again."""
-        self._assigned.clear()
+        """Forgets every assignment: all knobs read the environment again
+        (the variables assignments set are as they were before)."""
+        for name in list(self._assigned):
+            delattr(self, name)
         return self
 
     def copy(self) -> "base_knobs":
@@ -106,14 +155,31 @@ class base_knobs:
         other._assigned = dict(self._assigned)
         return other
 
+    @property
+    def knob_descriptors(self) -> dict:
+        """The group's environment knobs by name (each with its variable as `.key`)."""
+        return {k: v for k, v in vars(type(self)).items() if isinstance(v, _Env)}
+
+    @property
+    def knobs(self) -> dict:
+        """The group's environment knobs' values by name."""
+        return {k: getattr(self, k) for k in self.knob_descriptors}
+
     @contextlib.contextmanager
     def scope(self):
-        """Assignments made inside the `with` block are undone at its end."""
+        """Assignments made inside the `with` block, and the environment
+        variables they set, are undone at its end."""
         saved = dict(self._assigned)
+        env = {d.key: os.environ.get(d.key) for d in self.knob_descriptors.values()}
         try:
             yield self
         finally:
             self._assigned = saved
+            for k, v in env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
     def __repr__(self) -> str:
         knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Knob)]
@@ -131,6 +197,7 @@ class cache_knobs(base_knobs):
 
 class runtime_knobs(base_knobs):
     interpret = _Env(("TRITON_INTERPRET",), bool, False)
+    override_arch = _Env(("TRITON_OVERRIDE_ARCH",), str, None)
     jit_cache_hook = _Value()
     jit_post_compile_hook = _Value()
     launch_enter_hook = _Value()
@@ -143,6 +210,10 @@ class compilation_knobs(base_knobs):
     dump_dir = _Env(("TESSERA_DUMP_DIR", "TRITON_DUMP_DIR"), str,
                     lambda: os.path.join(_default_cache_dir(), "dump"))
     passes = _Env(("TESSERA_PASSES",), str, "")
+
+
+class language_knobs(base_knobs):
+    default_fp_fusion = _Env(("TRITON_DEFAULT_FP_FUSION",), bool, True)
 
 
 class autotuning_knobs(base_knobs):
@@ -203,5 +274,6 @@ class nvidia_knobs(base_knobs):
 cache = cache_knobs()
 runtime = runtime_knobs()
 compilation = compilation_knobs()
+language = language_knobs()
 autotuning = autotuning_knobs()
 nvidia = nvidia_knobs()

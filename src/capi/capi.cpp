@@ -305,6 +305,8 @@ tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compil
     req.target = std::string_view(o.target) == "native" ? tessera::nativeGpuTarget() : o.target;
   req.numWarps = o.num_warps == 0 ? 4 : o.num_warps;
   req.numStages = o.num_stages == 0 ? 3 : o.num_stages;
+  req.fpFusion = o.no_fp_fusion == 0;
+  req.reflectFtz = o.no_reflect_ftz == 0;
   return req;
 }
 
@@ -379,6 +381,8 @@ void tessera_compile_options_init(tessera_compile_options *opts) {
   opts->target = nullptr;
   opts->num_warps = 4;
   opts->num_stages = 3;
+  opts->no_fp_fusion = 0;
+  opts->no_reflect_ftz = 0;
   opts->globals = nullptr;
   opts->num_globals = 0;
 }

@@ -168,6 +168,10 @@ class Module {
   // Tensor maps may be built in the kernel (a global scratch the launcher
   // passes); ahead-of-time launchers pass none.
   bool globalScratch = true;
+  // Triton's enable_fp_fusion (contract-fp) and enable_reflect_ftz (exp2
+  // flushes subnormal results to zero), GPU compile options.
+  bool fpFusion = true;
+  bool reflectFtz = true;
   Function *lookup(std::string_view name) const;
 };
 

@@ -132,12 +132,17 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   gpu.numStages = req.numStages;
   gpu.debug = req.lower.debug;
   gpu.globalScratch = req.globalScratch;
+  gpu.fpFusion = req.fpFusion;
+  gpu.reflectFtz = req.reflectFtz;
   gpu.sources = &sm;
   std::unique_ptr<Module> copy = req.stagesOnly ? nullptr : cloneModule(tile);
   Module &gpuModule = copy ? *copy : tile;
   ptx::prepareModule(gpuModule, gpu);
   runPasses(gpuModule, ptx::gpuPipeline(), opts);
-  if (keepsStage(req, "ttgir")) stages.emplace_back("ttgir", printModule(gpuModule, po));
+  // The header names the target as Triton's TTGIR does ("cuda:90").
+  if (keepsStage(req, "ttgir"))
+    stages.emplace_back("ttgir", "// tessera.target = cuda:" + std::to_string(gpu.target.sm) +
+                                     " (" + gpu.target.name() + ")\n" + printModule(gpuModule, po));
   Clock::time_point start = Clock::now();
   ptx::PtxKernel p = ptx::emitPtx(gpuModule, gpu);
   if (timings) timings->push_back({"emit-ptx", msSince(start)});

@@ -64,6 +64,10 @@ struct CompileRequest {
   bool globalScratch = true;
   int numWarps = 4;
   int numStages = 3;  // software pipelining depth of loops (1: none)
+  // Triton's enable_fp_fusion and enable_reflect_ftz (GPU only; the
+  // interpreter rounds every operation and flushes exp2 as by default).
+  bool fpFusion = true;
+  bool reflectFtz = true;
   // The stages whose text the kernel keeps (stages(), ir()); empty: all of
   // them, as the API, kernel.asm and the disk cache want. Printing a stage
   // nobody reads costs as much as a pass on a long kernel, so tesserac keeps

@@ -2,6 +2,7 @@
 reductions and scans over axes, 2-D tiles (broadcasts, layout conversions),
 control flow, atomics, shape ops and dot, each against PyTorch."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -777,3 +778,79 @@ def test_torch_launch_fast_path(gen, monkeypatch):
         torch.testing.assert_close(out, p.detach() + q, rtol=0, atol=0)
     # 22 launches; 3 dtypes x (16-byte aligned or not) specialisations
     assert len(python_path) <= 6, len(python_path)
+
+
+@triton.jit
+def mul_add_kernel(x_ptr, y_ptr, z_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    z = tl.load(z_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x * y + z, mask=m)
+
+
+def test_enable_fp_fusion(gen, monkeypatch):
+    # Fused (the default): one rounding of x*y+z, as the product and sum
+    # computed exactly in float64 and rounded once; fusion off: two
+    # roundings, bit for bit torch's x * y + z in float32.
+    n = 1 << 16
+    x, y, z = (torch.randn(n, device="cuda", generator=gen) for _ in range(3))
+    fused, apart = poisoned(n), poisoned(n)
+    run = triton.jit(mul_add_kernel.fn)  # its own dispatcher: a fresh compile
+    h = run[(n // 1024,)](x, y, z, fused, n, BLOCK=1024)
+    assert re.search(r"fma\.rn\.f32", h.asm["ptx"])
+    h = run[(n // 1024,)](x, y, z, apart, n, BLOCK=1024, enable_fp_fusion=False)
+    assert not re.search(r"fma\.rn\.f32", h.asm["ptx"]) and "mul.rn.f32" in h.asm["ptx"]
+    assert h.metadata.enable_fp_fusion is False
+    assert torch.equal(apart, x * y + z)
+    once = (x.double() * y.double() + z.double()).float()
+    assert (fused != apart).any()
+    assert ((fused - once).abs() <= (apart - once).abs()).all()
+    # knobs.language.default_fp_fusion (TRITON_DEFAULT_FP_FUSION) for
+    # launches that do not say.
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    again = poisoned(n)
+    triton.jit(mul_add_kernel.fn)[(n // 1024,)](x, y, z, again, n, BLOCK=1024)
+    assert torch.equal(again, apart)
+
+
+@triton.jit
+def exp2_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.math.exp2(tl.load(x_ptr + offs)))
+
+
+def test_enable_reflect_ftz():
+    # exp2 of -127 is subnormal (2^-127): flushed to zero by default, as
+    # Triton's lowering does; kept with enable_reflect_ftz=False.
+    x = torch.full((128,), -127.0, device="cuda")
+    flushed, kept = poisoned(128), poisoned(128)
+    h = exp2_kernel[(1,)](x, flushed, BLOCK=128)
+    assert "ex2.approx.ftz.f32" in h.asm["ptx"]
+    h = exp2_kernel[(1,)](x, kept, BLOCK=128, enable_reflect_ftz=False)
+    assert "ftz" not in h.asm["ptx"]
+    assert (flushed == 0).all()
+    assert (kept == 2.0**-127).all()
+
+
+def test_arch_option_and_override_arch(gen, monkeypatch):
+    # Compiling for an older target than the device's (it runs older PTX):
+    # the launch option `arch` or knobs.runtime.override_arch, Triton's names.
+    n = 4096
+    x = torch.randn(n, device="cuda", generator=gen)
+    y = torch.randn(n, device="cuda", generator=gen)
+    out = poisoned(n)
+    h = binary_kernel[(n // 512,)](x, y, out, n, OP="add", BLOCK=512, arch="sm80")
+    assert re.search(r"cuda:80\b", h.asm["ttgir"]) and ".target sm_80" in h.asm["ptx"]
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    monkeypatch.setenv("TRITON_OVERRIDE_ARCH", "sm80")
+    out = poisoned(n)
+    h = triton.jit(binary_kernel.fn)[(n // 512,)](x, y, out, n, OP="add", BLOCK=512)
+    assert re.search(r"cuda:80\b", h.asm["ttgir"])
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    with pytest.raises(ValueError, match=r"num_ctas > 1 requires NVIDIA SM90\+"):
+        triton.jit(binary_kernel.fn).warmup(x, y, out, n, OP="add", BLOCK=512, grid=(1,),
+                                            num_ctas=2)
+    with pytest.raises(ValueError, match="sm_80 up to"):
+        binary_kernel[(1,)](x, y, out, n, OP="add", BLOCK=512, arch="sm70")

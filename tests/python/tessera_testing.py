@@ -103,6 +103,8 @@ class CCompileOptions(ctypes.Structure):
         ("target", ctypes.c_char_p),
         ("num_warps", ctypes.c_int32),
         ("num_stages", ctypes.c_int32),
+        ("no_fp_fusion", ctypes.c_int32),
+        ("no_reflect_ftz", ctypes.c_int32),
     ]
 
 

@@ -158,6 +158,7 @@ stats = Stats()
 # what the CPU back end computes and are accepted and ignored.
 _OPTION_NAMES = frozenset([
     "num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
+    "enable_reflect_ftz",
     "launch_cooperative_grid", "launch_pdl", "extern_libs", "sanitize_overflow",
     "default_dot_input_precision", "allowed_dot_input_precisions", "max_num_imprecise_acc_default",
     "supported_fp8_dtypes", "deprecated_fp8_dtypes", "instrumentation_mode", "num_buffers_warp_spec",
@@ -418,7 +419,10 @@ class JITFunction(KernelInterface):
         for k in other:
             if k not in _OPTION_NAMES:
                 raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
-        keyed = tuple(sorted((k, repr(v)) for k, v in other.items()))
+        # Plain values as they are (the compile reads enable_fp_fusion,
+        # enable_reflect_ftz and arch back), others by their repr.
+        keyed = tuple(sorted((k, v if type(v) in (bool, int, str, type(None)) else repr(v))
+                             for k, v in other.items()))
         return opts + (keyed,)
 
     def _make_dispatcher(self):
@@ -521,7 +525,15 @@ class JITFunction(KernelInterface):
         sp.debug = bool(opts[4]) if opts[4] is not None else _env_debug()
         sp.num_warps = opts[0] if opts[0] is not None else 4
         sp.num_stages = opts[1] if opts[1] is not None else 3
-        sp.target = gpu_target(sp.device) if sp.device >= 0 else ""
+        extra = dict(opts[5]) if len(opts) > 5 else {}
+        fusion = extra.get("enable_fp_fusion")
+        sp.fp_fusion = bool(knobs.language.default_fp_fusion if fusion is None else fusion)
+        sp.reflect_ftz = bool(extra.get("enable_reflect_ftz", True))
+        arch = extra.get("arch") or knobs.runtime.override_arch
+        sp.target = gpu_target(sp.device, arch) if sp.device >= 0 else ""
+        if (opts[2] or 1) > 1 and sp.target and int(sp.target[3:].rstrip("a")) < 90:
+            raise ValueError(f"{self.__name__}: num_ctas > 1 requires NVIDIA SM90+ (Hopper); "
+                             f"this kernel compiles for {sp.target}: launch it with num_ctas=1")
         sp.options = kernel_cache.options_view(sp.target, sp.num_warps, sp.num_stages, sp.debug)
         return sp
 
@@ -535,6 +547,9 @@ class JITFunction(KernelInterface):
         key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
                     # CPU code depends on num_warps too (tl.extra.cuda.num_warps()).
                     (sp.num_warps, sp.num_stages) if sp.target else sp.num_warps,
+                    # GPU-only options, in the key only when not the defaults.
+                    *((("fp_fusion", sp.fp_fusion, "reflect_ftz", sp.reflect_ftz),)
+                      if sp.target and not (sp.fp_fusion and sp.reflect_ftz) else ()),
                     *((passes,) if passes != (True, "") else ()))
         view_key = kernel_cache.cache_key(sp.view, sp.options)
         device_cache = self.cache[max(sp.device, 0)]
@@ -549,7 +564,8 @@ class JITFunction(KernelInterface):
         if kernel_cache.call_hook(knobs.runtime.jit_cache_hook, *hook_args):
             return None
         kernel = _load_or_compile(key, units, self.fn.__name__, sp.specs, sp.debug, sp.target,
-                                  sp.num_warps, sp.num_stages, passes)
+                                  sp.num_warps, sp.num_stages, passes, sp.fp_fusion,
+                                  sp.reflect_ftz)
         from ..compiler import CompiledKernel
         compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
         if self._repr is not None:
@@ -582,7 +598,7 @@ class JITFunction(KernelInterface):
             num_ctas=opts[2] if opts[2] is not None else 1, maxnreg=opts[3], shared=0,
             cluster_dims=(1, 1, 1), global_scratch_size=0, global_scratch_align=1,
             profile_scratch_size=0, tmem_size=0, launch_cooperative_grid=False,
-            launch_pdl=False, enable_fp_fusion=True, sanitize_overflow=False,
+            launch_pdl=False, enable_fp_fusion=sp.fp_fusion, sanitize_overflow=False,
             default_dot_input_precision="tf32",
             allowed_dot_input_precisions=("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"),
             max_num_imprecise_acc_default=0, extern_libs=None,
@@ -718,6 +734,7 @@ class _Specialisation:
         self.target = ""
         self.opts = self.options = None
         self.debug, self.num_warps, self.num_stages = False, 4, 3
+        self.fp_fusion = self.reflect_ftz = True
 
 
 class _Missing:
@@ -791,19 +808,25 @@ def _current_stream(device: int) -> int:
     return 0
 
 
-def gpu_target(device: int) -> str:
+def gpu_target(device: int, arch=None) -> str:
     """The PTX target for a device: sm_90a on Hopper (its own instructions),
-    sm_NN elsewhere. TESSERA_TARGET=sm_NN compiles for an older target
-    instead (the driver runs older PTX on newer GPUs): to test sm_80 code on
-    a Hopper, for instance. Set it before the kernel's first launch."""
+    sm_NN elsewhere. An older target runs too (the driver runs older PTX on
+    newer GPUs), to test sm_80 code on a Hopper for instance: the launch
+    option `arch` or knobs.runtime.override_arch (TRITON_OVERRIDE_ARCH) as
+    Triton names them ("sm80", "sm90"), or TESSERA_TARGET=sm_NN. Read when a
+    kernel is compiled."""
     cc = _ext().cuda_capability(device)
-    forced = os.environ.get("TESSERA_TARGET", "")
+    forced, what = (arch, f"arch={arch!r}") if arch else (os.environ.get("TESSERA_TARGET", ""), "")
     if forced:
-        digits = forced[3:].rstrip("a") if forced.startswith("sm_") else ""
-        if not digits.isdigit() or int(digits) > cc:
-            raise ValueError(f"TESSERA_TARGET={forced!r}: name a PTX target this GPU can run, "
-                             f"sm_80 up to sm_{cc} (e.g. TESSERA_TARGET=sm_80)")
-        return forced
+        what = what or f"TESSERA_TARGET={forced!r}"
+        name = str(forced).lower()
+        name = name[3:] if name.startswith("sm_") else name[2:] if name.startswith("sm") else ""
+        digits = name.rstrip("a")
+        if not digits.isdigit() or not 80 <= int(digits) <= cc:
+            raise ValueError(f"{what}: name a PTX target this GPU can run, sm_80 up to sm_{cc} "
+                             "(e.g. sm_80; Tessera compiles for sm_80 and newer)")
+        # Triton's sm90 is Hopper with its own instructions, as on the device.
+        return "sm_90a" if digits == "90" else f"sm_{name}"
     return "sm_90a" if cc == 90 else f"sm_{cc}"
 
 
@@ -902,7 +925,7 @@ def _tile_passes() -> tuple:
 
 
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3,
-                     passes=(True, "")):
+                     passes=(True, ""), fp_fusion=True, reflect_ftz=True):
     from .. import knobs
     c = _ext()
     disk = None if knobs.compilation.always_compile else _disk_cache()
@@ -920,7 +943,8 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
                 return kernel
             disk.remove(key)
     kernel = c.compile(units, name, specs, debug=debug, optimize=passes[0], passes=passes[1],
-                       target=target, num_warps=num_warps, num_stages=num_stages)
+                       target=target, num_warps=num_warps, num_stages=num_stages,
+                       fp_fusion=fp_fusion, reflect_ftz=reflect_ftz)
     stats.compiles += 1
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)

@@ -21,6 +21,9 @@ const std::vector<PassInfo> &gpuPasses() {
       {"pipeline-loads", "prefetch loads of later loop iterations (num_stages)", &pipelineLoads},
       {"assign-layouts", "give every tile a distributed layout; coalesce global accesses",
        &assignLayouts},
+      {"contract-fp",
+       "fuse a float product and the sum that uses it into an fma (enable_fp_fusion)",
+       &contractFloatOps},
   };
   return passes;
 }
@@ -67,6 +70,8 @@ void prepareModule(Module &m, const PtxOptions &opts) {
   m.targetSm = opts.target.sm;
   m.archSpecific = opts.target.archSpecific;
   m.globalScratch = opts.globalScratch;
+  m.fpFusion = opts.fpFusion;
+  m.reflectFtz = opts.reflectFtz;
 }
 
 namespace {

@@ -441,7 +441,8 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         // ptxas's rescaling around MUFU.EX2 (three instructions per
         // element in attention's inner loop).
         if (dbl) return exp64(a[0], true);
-        ins("ex2.approx.ftz.f32 " + d + ", " + a[0]);
+        ins(std::string(opts_.reflectFtz ? "ex2.approx.ftz.f32 " : "ex2.approx.f32 ") + d + ", " +
+            a[0]);
         break;
       case OpCode::Log: {
         if (dbl) return log64(a[0], false);

@@ -27,6 +27,8 @@ void pipelineDotOperands(Module &m);
 void pipelineLoads(Module &m);
 // assign_layouts.cpp
 void assignLayouts(Module &m);
+// contract_fp.cpp
+void contractFloatOps(Module &m);
 
 // The GPU passes (registered with the pass manager by their users), and
 // their names in pipeline order.
@@ -55,6 +57,8 @@ struct PtxOptions {
   int numStages = 3;                       // software pipelining depth of loops
   bool debug = false;                      // device_assert checks on
   bool globalScratch = true;               // see Module::globalScratch
+  bool fpFusion = true;                    // see Module::fpFusion
+  bool reflectFtz = true;                  // see Module::reflectFtz
   const SourceManager *sources = nullptr;  // file names for .file/.loc
 };
 

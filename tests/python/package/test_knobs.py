@@ -117,3 +117,52 @@ def test_nvidia_tools_report_path_and_version(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert triton.knobs.nvidia.ptxas.path == str(fake)  # found on PATH
     assert "ptxas" in repr(triton.knobs.nvidia)
+
+
+def test_assigning_a_knob_sets_its_variable_until_deleted(monkeypatch):
+    # Triton's propagate_env: child processes see assigned knobs; `del` and
+    # reset() put the variable back as it was.
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "0")
+    triton.knobs.compilation.always_compile = True
+    try:
+        assert os.environ["TRITON_ALWAYS_COMPILE"] == "1"
+    finally:
+        triton.knobs.compilation.reset()
+    assert os.environ["TRITON_ALWAYS_COMPILE"] == "0"
+    assert triton.knobs.compilation.always_compile is False
+    monkeypatch.delenv("TRITON_OVERRIDE_ARCH", raising=False)
+    with triton.knobs.runtime.scope():
+        triton.knobs.runtime.override_arch = "sm80"
+        assert os.environ["TRITON_OVERRIDE_ARCH"] == "sm80"
+    assert "TRITON_OVERRIDE_ARCH" not in os.environ
+    assert triton.knobs.runtime.override_arch is None
+    monkeypatch.setattr(triton.knobs, "propagate_env", False)
+    monkeypatch.delenv("TRITON_KERNEL_DUMP", raising=False)
+    triton.knobs.compilation.dump_ir = True
+    try:
+        assert "TRITON_KERNEL_DUMP" not in os.environ
+    finally:
+        del triton.knobs.compilation.dump_ir
+
+
+def test_knob_groups_list_their_knobs(monkeypatch):
+    descriptors = triton.knobs.runtime.knob_descriptors
+    assert descriptors["override_arch"].key == "TRITON_OVERRIDE_ARCH"
+    assert descriptors["interpret"].key == "TRITON_INTERPRET"
+    assert "launch_enter_hook" not in descriptors  # hooks have no variable
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    assert triton.knobs.language.knobs == {"default_fp_fusion": False}
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION")
+    assert triton.knobs.language.default_fp_fusion is True
+    fresh = triton.knobs.cache.copy().reset()
+    assert type(fresh) is type(triton.knobs.cache) and fresh is not triton.knobs.cache
+
+
+def test_codegen_options_are_accepted_on_the_cpu():
+    # enable_fp_fusion, enable_reflect_ftz and arch change GPU code only;
+    # the interpreter rounds every operation and takes them as given.
+    out = np.zeros(4, np.int32)
+    fill[(1,)](out, V=5, enable_fp_fusion=False, enable_reflect_ftz=False)
+    assert (out == 5).all()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'enable_fma'"):
+        fill[(1,)](out, V=5, enable_fma=False)
