@@ -130,6 +130,9 @@ int main(int argc, char **argv) {
               req.numStages, 1, 16);
   cli.flag("--debug", "keep tl.device_assert checks (as TRITON_DEBUG=1)", req.lower.debug);
   bool noFpFusion = false, noReflectFtz = false;
+  cli.integer("--maxnreg", "N",
+              "GPU: registers per thread the kernel may use (16 to 255; Triton's maxnreg)",
+              req.maxRegisters, 16, 255);
   cli.flag("--no-fp-fusion",
            "GPU: round every float add, sub and mul on its own, never fused into an fma "
            "(Triton's enable_fp_fusion=False)",

@@ -187,6 +187,9 @@ typedef struct tessera_compile_options {
   /* GPU, non-zero: exp2 keeps subnormal results instead of flushing them to
    * zero (Triton's enable_reflect_ftz=False). */
   int32_t no_reflect_ftz;
+  /* GPU: registers per thread the kernel may use (16-255; Triton's
+   * maxnreg); 0: no cap. */
+  int32_t max_registers;
 } tessera_compile_options;
 
 /* Fills `opts` with the defaults: file "<kernel>", first line 1, column

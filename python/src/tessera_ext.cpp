@@ -253,7 +253,7 @@ nb::object wrapKernel(tessera_kernel *k) {
 
 nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, bool debug,
                    bool optimize, nb::handle passes, const std::string &target, int num_warps,
-                   int num_stages, bool fp_fusion, bool reflect_ftz) {
+                   int num_stages, bool fp_fusion, bool reflect_ftz, int max_registers) {
   CompileInputs in;
   std::vector<tessera_source_unit> us;
   for (nb::handle u : units) us.push_back(in.unit(u));
@@ -272,6 +272,7 @@ nb::object compile(nb::handle units, nb::handle kernel_name, nb::handle specs, b
   opts.num_stages = num_stages;
   opts.no_fp_fusion = !fp_fusion;
   opts.no_reflect_ftz = !reflect_ftz;
+  opts.max_registers = max_registers;
   tessera_kernel *k;
   {
     nb::gil_scoped_release release;
@@ -414,7 +415,7 @@ NB_MODULE(_C, m) {
   m.def("compile", &compile, nb::arg("units"), nb::arg("kernel_name"), nb::arg("specs"),
         nb::kw_only(), nb::arg("debug") = false, nb::arg("optimize") = true, nb::arg("passes") = "",
         nb::arg("target") = "", nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
-        nb::arg("fp_fusion") = true, nb::arg("reflect_ftz") = true);
+        nb::arg("fp_fusion") = true, nb::arg("reflect_ftz") = true, nb::arg("maxnreg") = 0);
   m.def("set_stream_getter", &setStreamGetter, nb::arg("getter").none(),
         "Registers getter(device) -> CUstream (int) used by GPU launches.");
   m.def("cuda_available", [] {

@@ -54,7 +54,7 @@ def set_resolver(resolver: Callable[[Any], tuple]) -> None:
 def compile(units: Sequence[Unit], kernel_name: str, specs: Sequence[ArgSpec], *,
             debug: bool = False, optimize: bool = True, passes: str = "", target: str = "",
             num_warps: int = 4, num_stages: int = 3, fp_fusion: bool = True,
-            reflect_ftz: bool = True) -> "Kernel":
+            reflect_ftz: bool = True, maxnreg: int = 0) -> "Kernel":
     """tessera_compile_units. Raises the compilation error type on user errors."""
 
 

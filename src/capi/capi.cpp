@@ -307,6 +307,7 @@ tessera::CompileRequest baseRequest(const char *kernelName, const tessera_compil
   req.numStages = o.num_stages == 0 ? 3 : o.num_stages;
   req.fpFusion = o.no_fp_fusion == 0;
   req.reflectFtz = o.no_reflect_ftz == 0;
+  req.maxRegisters = o.max_registers;
   return req;
 }
 
@@ -383,6 +384,7 @@ void tessera_compile_options_init(tessera_compile_options *opts) {
   opts->num_stages = 3;
   opts->no_fp_fusion = 0;
   opts->no_reflect_ftz = 0;
+  opts->max_registers = 0;
   opts->globals = nullptr;
   opts->num_globals = 0;
 }

@@ -134,6 +134,10 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   gpu.globalScratch = req.globalScratch;
   gpu.fpFusion = req.fpFusion;
   gpu.reflectFtz = req.reflectFtz;
+  if (req.maxRegisters != 0 && (req.maxRegisters < 16 || req.maxRegisters > 255))
+    throw CompilationError("maxnreg must be from 16 to 255 registers per thread, got " +
+                           std::to_string(req.maxRegisters));
+  gpu.maxRegisters = req.maxRegisters;
   gpu.sources = &sm;
   std::unique_ptr<Module> copy = req.stagesOnly ? nullptr : cloneModule(tile);
   Module &gpuModule = copy ? *copy : tile;

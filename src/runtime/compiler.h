@@ -68,6 +68,9 @@ struct CompileRequest {
   // interpreter rounds every operation and flushes exp2 as by default).
   bool fpFusion = true;
   bool reflectFtz = true;
+  // Triton's maxnreg: registers per thread the GPU kernel may use (.maxnreg;
+  // 0: as ptxas likes).
+  int maxRegisters = 0;
   // The stages whose text the kernel keeps (stages(), ir()); empty: all of
   // them, as the API, kernel.asm and the disk cache want. Printing a stage
   // nobody reads costs as much as a pass on a long kernel, so tesserac keeps

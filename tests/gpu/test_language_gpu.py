@@ -855,3 +855,14 @@ def test_arch_option_and_override_arch(gen, monkeypatch):
                                             num_ctas=2)
     with pytest.raises(ValueError, match="sm_80 up to"):
         binary_kernel[(1,)](x, y, out, n, OP="add", BLOCK=512, arch="sm70")
+
+
+def test_maxnreg_caps_the_kernels_registers(gen):
+    # `.maxnreg` on the entry: ptxas keeps the kernel within the cap.
+    n = 1 << 16
+    x, y, z = (torch.randn(n, device="cuda", generator=gen) for _ in range(3))
+    out = poisoned(n)
+    k = triton.jit(mul_add_kernel.fn)[(n // 1024,)](x, y, z, out, n, BLOCK=1024, maxnreg=32)
+    assert re.search(r"\.visible \.entry [^{;]*\.maxnreg 32", k.asm["ptx"])
+    assert k.n_regs <= 32
+    torch.testing.assert_close(out, x * y + z)

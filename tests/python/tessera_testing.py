@@ -105,6 +105,7 @@ class CCompileOptions(ctypes.Structure):
         ("num_stages", ctypes.c_int32),
         ("no_fp_fusion", ctypes.c_int32),
         ("no_reflect_ftz", ctypes.c_int32),
+        ("max_registers", ctypes.c_int32),
     ]
 
 

@@ -210,7 +210,7 @@ def test_struct_sizes() -> None:
     assert ctypes.sizeof(tt.CValue) == 48
     assert ctypes.sizeof(tt.CArgSpec) == 80
     assert ctypes.sizeof(tt.CRunArg) == 48
-    assert ctypes.sizeof(tt.CCompileOptions) == 72
+    assert ctypes.sizeof(tt.CCompileOptions) == 80
     assert ctypes.sizeof(tt.CGlobal) == 96
     assert ctypes.sizeof(tt.CSourceUnit) == 40
 

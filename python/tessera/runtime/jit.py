@@ -550,6 +550,7 @@ class JITFunction(KernelInterface):
                     # GPU-only options, in the key only when not the defaults.
                     *((("fp_fusion", sp.fp_fusion, "reflect_ftz", sp.reflect_ftz),)
                       if sp.target and not (sp.fp_fusion and sp.reflect_ftz) else ()),
+                    *((("maxnreg", sp.opts[3]),) if sp.target and sp.opts[3] else ()),
                     *((passes,) if passes != (True, "") else ()))
         view_key = kernel_cache.cache_key(sp.view, sp.options)
         device_cache = self.cache[max(sp.device, 0)]
@@ -565,7 +566,7 @@ class JITFunction(KernelInterface):
             return None
         kernel = _load_or_compile(key, units, self.fn.__name__, sp.specs, sp.debug, sp.target,
                                   sp.num_warps, sp.num_stages, passes, sp.fp_fusion,
-                                  sp.reflect_ftz)
+                                  sp.reflect_ftz, sp.opts[3] or 0)
         from ..compiler import CompiledKernel
         compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
         if self._repr is not None:
@@ -908,6 +909,7 @@ def _check_options(name: str, opts) -> None:
 
     count("num_warps", opts[0], 1, 32, power_of_two=True)
     count("num_stages", opts[1], 0, 16)
+    count("maxnreg", opts[3], 16, 255)
     if opts[4] is not None and not isinstance(opts[4], int):  # bools, and 0/1 as Triton takes
         raise TypeError(f"{name}: debug must be True, False or None, got {opts[4]!r}")
 
@@ -925,7 +927,7 @@ def _tile_passes() -> tuple:
 
 
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3,
-                     passes=(True, ""), fp_fusion=True, reflect_ftz=True):
+                     passes=(True, ""), fp_fusion=True, reflect_ftz=True, maxnreg=0):
     from .. import knobs
     c = _ext()
     disk = None if knobs.compilation.always_compile else _disk_cache()
@@ -944,7 +946,7 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
             disk.remove(key)
     kernel = c.compile(units, name, specs, debug=debug, optimize=passes[0], passes=passes[1],
                        target=target, num_warps=num_warps, num_stages=num_stages,
-                       fp_fusion=fp_fusion, reflect_ftz=reflect_ftz)
+                       fp_fusion=fp_fusion, reflect_ftz=reflect_ftz, maxnreg=maxnreg)
     stats.compiles += 1
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)

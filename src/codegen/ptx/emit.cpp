@@ -683,7 +683,11 @@ PtxKernel Emitter::run() {
   }
   out << ".extern .shared .align 1024 .b8 tessera_smem[];\n" << debugDeclarations() << "\n";
   out << ".visible .entry " << entry << "(\n"
-      << params << tensorMapParams(entry) << "\n)\n.maxntid " << numThreads() << ", 1, 1\n{\n";
+      << params << tensorMapParams(entry) << "\n)\n.maxntid " << numThreads() << ", 1, 1\n";
+  // Triton's maxnreg: a cap on registers per thread (more programs per SM,
+  // spills past it), on the entry only.
+  if (opts_.maxRegisters > 0) out << ".maxnreg " << opts_.maxRegisters << "\n";
+  out << "{\n";
   static const RegClass classes[] = {RegClass::Pred, RegClass::B16, RegClass::B32,
                                      RegClass::B64,  RegClass::F32, RegClass::F64};
   static const char *decl[] = {".pred", ".b16", ".b32", ".b64", ".f32", ".f64"};

@@ -59,6 +59,7 @@ struct PtxOptions {
   bool globalScratch = true;               // see Module::globalScratch
   bool fpFusion = true;                    // see Module::fpFusion
   bool reflectFtz = true;                  // see Module::reflectFtz
+  int maxRegisters = 0;                    // .maxnreg of the entry (Triton's maxnreg); 0: none
   const SourceManager *sources = nullptr;  // file names for .file/.loc
 };
 

@@ -162,7 +162,9 @@ def test_codegen_options_are_accepted_on_the_cpu():
     # enable_fp_fusion, enable_reflect_ftz and arch change GPU code only;
     # the interpreter rounds every operation and takes them as given.
     out = np.zeros(4, np.int32)
-    fill[(1,)](out, V=5, enable_fp_fusion=False, enable_reflect_ftz=False)
+    fill[(1,)](out, V=5, enable_fp_fusion=False, enable_reflect_ftz=False, maxnreg=40)
     assert (out == 5).all()
+    with pytest.raises(ValueError, match="maxnreg must be an int from 16 to 255, got 8"):
+        fill[(1,)](out, V=5, maxnreg=8)
     with pytest.raises(TypeError, match="unexpected keyword argument 'enable_fma'"):
         fill[(1,)](out, V=5, enable_fma=False)

@@ -1,7 +1,7 @@
-# Triton's enable_fp_fusion and enable_reflect_ftz on the GPU (contract-fp,
-# the exp2 lowering), through tesserac's --no-fp-fusion and
-# --no-reflect-ftz; and the TTGIR's header naming the target as Triton's
-# does ("cuda:80").
+# Triton's launch options that change GPU code, through tesserac:
+# enable_fp_fusion (contract-fp; --no-fp-fusion), enable_reflect_ftz (the
+# exp2 lowering; --no-reflect-ftz) and maxnreg (--maxnreg); and the TTGIR's
+# header naming the target as Triton's does ("cuda:80").
 # RUN: tesserac compile %s --kernel mul_add --signature "*fp32:16, *fp32:16" --emit ptx --target sm_90a -o %t.fused.ptx
 # RUN: FileCheck %s --check-prefix=FUSED < %t.fused.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.fused.ptx -o %t.fused.cubin
@@ -11,6 +11,10 @@
 # RUN: tesserac compile %s --kernel exp2 --signature "*fp32:16" --emit ptx --target sm_80 | FileCheck %s --check-prefix=FTZ
 # RUN: tesserac compile %s --kernel exp2 --signature "*fp32:16" --emit ptx --target sm_80 --no-reflect-ftz | FileCheck %s --check-prefix=NO-FTZ
 # RUN: tesserac compile %s --kernel exp2 --signature "*fp32:16" --emit ttgir --target sm_80 | FileCheck %s --check-prefix=TARGET
+# RUN: tesserac compile %s --kernel exp2 --signature "*fp32:16" --emit ptx --target sm_90a --maxnreg 42 -o %t.maxnreg.ptx
+# RUN: FileCheck %s --check-prefix=MAXNREG < %t.maxnreg.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.maxnreg.ptx -o %t.maxnreg.cubin
+# RUN: tesserac compile %s --kernel exp2 --signature "*fp32:16" --emit ptx --target sm_90a | FileCheck %s --check-prefix=NO-MAXNREG
 import triton
 import triton.language as tl
 
@@ -47,3 +51,8 @@ def exp2(data):
 # NO-FTZ: ex2.approx.f32
 # TARGET: // tessera.target = cuda:80 (sm_80)
 # TARGET-NEXT: func @exp2
+# MAXNREG: .visible .entry exp2(
+# MAXNREG: .maxntid 128, 1, 1
+# MAXNREG-NEXT: .maxnreg 42
+# MAXNREG-NEXT: {
+# NO-MAXNREG-NOT: .maxnreg
