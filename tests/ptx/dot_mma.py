@@ -167,4 +167,4 @@ def rows(a_ptr, b_ptr, c_ptr):
 # INT8: st.shared.v4.b32
 # INT8: st.shared.b8
 # INT8-NOT: .trans
-# INT8: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+# INT8: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32

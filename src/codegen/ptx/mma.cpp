@@ -47,7 +47,10 @@ std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
     mi.k = 32;
     mi.elemBytes = 1;
     mi.accType = DType::I32;
-    mi.types = std::string("s32.") + (da == DType::I8 ? "s8." : "u8.") +
+    // .satfinite as Triton writes it: a sum past the int32 range stays at
+    // its bound instead of wrapping (the interpreter wraps; only K beyond
+    // 2^17 products of extreme values gets there).
+    mi.types = std::string("satfinite.s32.") + (da == DType::I8 ? "s8." : "u8.") +
                (db == DType::I8 ? "s8" : "u8") + ".s32";
   } else if (isMmaFp8(da) && isMmaFp8(db) && dr == DType::F32 && targetSm >= 89) {
     mi.k = 32;
