@@ -28,6 +28,7 @@ from . import runtime
 from . import language
 from . import testing
 from . import compiler
+from .compiler import compile
 from . import knobs
 from .runtime._allocation import set_allocator
 
@@ -48,7 +49,8 @@ def next_power_of_2(n: int) -> int:
 __all__ = [
     "Autotuner", "CompilationError", "Config", "GPUTarget", "Heuristics", "InterpreterError",
     "JITFunction", "KernelError", "KernelInterface", "MockTensor", "OutOfResources", "TensorWrapper",
-    "TesseraError", "TritonError", "autotune", "cdiv", "compiler", "heuristics", "jit", "knobs",
+    "TesseraError", "TritonError", "autotune", "cdiv", "compile", "compiler", "heuristics", "jit",
+    "knobs",
     "language",
     "next_power_of_2", "reinterpret", "runtime", "set_allocator", "testing",
 ]

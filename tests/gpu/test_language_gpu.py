@@ -866,3 +866,20 @@ def test_maxnreg_caps_the_kernels_registers(gen):
     assert re.search(r"\.visible \.entry [^{;]*\.maxnreg 32", k.asm["ptx"])
     assert k.n_regs <= 32
     torch.testing.assert_close(out, x * y + z)
+
+
+def test_compile_from_types_for_an_older_target(gen):
+    # triton.compile(ASTSource(...), target=GPUTarget("cuda", 80, 32)) on a
+    # newer GPU: sm_80 code, launched with the runtime arguments.
+    from tessera.compiler import ASTSource
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "OP": "constexpr",
+           "BLOCK": "constexpr"}
+    k = triton.compile(ASTSource(binary_kernel, sig, constexprs={"OP": "add", "BLOCK": 512}),
+                       target=triton.GPUTarget("cuda", 80, 32), options={"num_warps": 4})
+    assert ".target sm_80" in k.asm["ptx"] and re.search(r"cuda:80\b", k.asm["ttgir"])
+    n = 3000
+    x = torch.randn(n, device="cuda", generator=gen)
+    y = torch.randn(n, device="cuda", generator=gen)
+    out = poisoned(n)
+    k[(triton.cdiv(n, 512),)](x, y, out, n)
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)

@@ -10,7 +10,7 @@ from ..runtime.errors import CompilationError, KernelError, OutOfResources
 # cuda_info's message when a kernel needs more shared memory than allowed.
 _SHARED_TOO_BIG = re.compile(r"needs (\d+) bytes of shared memory per block .* allows at most (\d+)")
 
-__all__ = ["CompiledKernel", "CompilationError", "KernelMetadata"]
+__all__ = ["ASTSource", "CompiledKernel", "CompilationError", "KernelMetadata", "compile"]
 
 
 class KernelMetadata:
@@ -185,3 +185,6 @@ def _grid3(grid) -> tuple[int, int, int]:
     from ..runtime.jit import _check_grid  # the launch path's grid check and messages
 
     return _check_grid(grid, grid_functions=False)
+
+
+from .compile import ASTSource, compile  # noqa: E402  (uses the classes above)

@@ -644,7 +644,7 @@ class JITFunction(KernelInterface):
         sp = self._specialize(dispatcher.specialize(bound), opts)
         return dict(zip(self.arg_names, bound)), sp.view, sp.options
 
-    def preload(self, specialization_data):
+    def preload(self, specialization_data, _decoded=False):
         """Compiles (or loads from the disk cache) the kernel that
         `specialization_data` describes, without launching it, and records it
         in `cache`; returns the CompiledKernel. The data is the JSON string
@@ -652,7 +652,8 @@ class JITFunction(KernelInterface):
         compile["specialization_data"] (what kernel_cache.py supports).
         RuntimeError when it is for another kernel."""
         backend, raw, options = kernel_cache.parse(specialization_data, self.params,
-                                                   kernel_cache.full_name(self.fn))
+                                                   kernel_cache.full_name(self.fn),
+                                                   decode=not _decoded)
         device = -1
         if backend not in (None, "cpu"):
             from .driver import driver
@@ -664,6 +665,12 @@ class JITFunction(KernelInterface):
         raw = [s + (device,) if s[0] == "ptr" and device >= 0 else s for s in raw]
         opts = (options.get("num_warps"), options.get("num_stages"), options.get("num_ctas"),
                 options.get("maxnreg"), bool(options.get("debug", False)))
+        # The options that change GPU code besides those (see _specialize).
+        extra = tuple(sorted((k, options[k]) for k in ("arch", "enable_fp_fusion",
+                                                         "enable_reflect_ftz")
+                             if options.get(k) is not None))
+        if extra:
+            opts += (extra,)
         units = self._units_cache
         if units is None or _globals_changed(units[1]):
             units = self._build_units()

@@ -198,9 +198,11 @@ def _decode_const(v):
     return v
 
 
-def parse(data, params, expected_name: str):
+def parse(data, params, expected_name: str, decode=True):
     """(backend, per-parameter ArgSpecs with raw constexpr values, options
-    dict) from specialization data; RuntimeError if it is for another kernel."""
+    dict) from specialization data; RuntimeError if it is for another kernel.
+    `decode=False`: the constant values are Python values already (compile's
+    ASTSource), not JSON's."""
     obj = json.loads(data) if isinstance(data, (str, bytes, bytearray)) else dict(data)
     if obj.get("name") != expected_name:
         raise RuntimeError(f"Specialization data is for {obj.get('name')} but trying to preload "
@@ -217,7 +219,7 @@ def parse(data, params, expected_name: str):
         if ty == "constexpr":
             if (p.num,) not in constants:
                 raise ValueError(f"preload: the specialization data has no value for '{p.name}'")
-            v = _decode_const(constants[(p.num,)])
+            v = _decode_const(constants[(p.num,)]) if decode else constants[(p.num,)]
             if not p.is_constexpr and type(v) is int and v == 1:
                 specs.append(("scalar", "i32", False, True))  # an int specialised on == 1
             else:
