@@ -900,6 +900,11 @@ def _dump(kernel, name: str, key: str) -> None:
             f.write(text)
 
 
+class _OptionError(ValueError, AssertionError):
+    """A launch option out of range: a ValueError, and an AssertionError as
+    Triton's option checks raise (programs catch either)."""
+
+
 def _check_options(name: str, opts) -> None:
     """Launch options a compile can use, on every back end (the CPU ignores
     num_warps and num_stages, but a kernel run there may run on a GPU next)."""
@@ -911,8 +916,8 @@ def _check_options(name: str, opts) -> None:
         except TypeError:
             raise TypeError(f"{name}: {option} must be an int, got {value!r}") from None
         if type(value) is bool or not lo <= v <= hi or (power_of_two and v & (v - 1)):
-            kind = "a power of two" if power_of_two else "an int"
-            raise ValueError(f"{name}: {option} must be {kind} from {lo} to {hi}, got {value!r}")
+            kind = "a power of 2" if power_of_two else "an int"
+            raise _OptionError(f"{name}: {option} must be {kind} from {lo} to {hi}, got {value!r}")
 
     count("num_warps", opts[0], 1, 32, power_of_two=True)
     count("num_stages", opts[1], 0, 16)

@@ -567,8 +567,8 @@ def store_n_kernel(out, n):
 
 
 @pytest.mark.parametrize("options,error,text", [
-    (dict(num_warps=0), ValueError, "num_warps must be a power of two from 1 to 32, got 0"),
-    (dict(num_warps=3), ValueError, "num_warps must be a power of two"),
+    (dict(num_warps=0), ValueError, "num_warps must be a power of 2 from 1 to 32, got 0"),
+    (dict(num_warps=3), AssertionError, "num_warps must be a power of 2"),
     (dict(num_stages=10**20), ValueError, "num_stages must be an int from 0 to 16"),
     (dict(num_stages=1.5), TypeError, "num_stages must be an int"),
     (dict(debug="yes"), TypeError, "debug must be True, False or None, got 'yes'"),
