@@ -126,6 +126,47 @@ SVal randn4x(Lowerer &l, A &a) {
   return tuple4({n1, n2, n3, n4});
 }
 
+// tl.uint_to_uniform_float: 32-bit integers as tl.rand converts them; 64-bit
+// ones the same way with Triton's 64-bit scale (both into fp32).
+SVal uintToUniformFloat(Lowerer &l, A &a) {
+  Value *x = l.tensorArg(a["x"], a.locOf("x"), "the random integers");
+  DType d = x->type.dtype;
+  bool wide = d == DType::I64 || d == DType::U64;
+  if (x->type.isPtrLike() || !(wide || d == DType::I32 || d == DType::U32))
+    l.error(a.locOf("x"),
+            "tl.uint_to_uniform_float takes 32- or 64-bit integers, got " + describe(a["x"]),
+            "pass what tl.randint or tl.randint4x returned");
+  if (!wide) return SVal::tensor(uniform(l, x, a.loc));
+  SourceLoc loc = a.loc;
+  Type i64 = x->type.withElement(Type::scalar(DType::I64));
+  Type f32 = x->type.withElement(Type::scalar(DType::F32));
+  Value *s = l.cast(x, Type::scalar(DType::I64), loc, /*bitcast=*/true);
+  l.builder().setLoc(loc);
+  Value *zero = l.constantInt(0, i64);
+  Value *neg = l.emit(OpCode::Cmp, {s, zero}, x->type.withElement(Type::scalar(DType::I1)), loc,
+                      {{"pred", std::string("lt")}});
+  Value *folded = l.emit(OpCode::Select, {neg, l.emit(OpCode::Not, {s}, i64, loc), s}, i64, loc);
+  Value *f = l.castTo(folded, DType::F32, loc);
+  l.builder().setLoc(loc);
+  Value *scale = l.constant(static_cast<double>(1.0842020432385337e-19f), f32);
+  return SVal::tensor(l.emit(OpCode::Mul, {f, scale}, f32, loc));
+}
+
+// tl.pair_uniform_to_normal: Box-Muller on two uniform tensors (fp32).
+SVal pairUniformToNormal(Lowerer &l, A &a) {
+  Value *u1 = l.tensorArg(a["u1"], a.locOf("u1"), "u1");
+  Value *u2 = l.tensorArg(a["u2"], a.locOf("u2"), "u2");
+  for (auto [v, n] : {std::pair{u1, "u1"}, std::pair{u2, "u2"}})
+    if (v->type.isPtrLike() || !isFloat(v->type.dtype))
+      l.error(a.locOf(n), std::string("tl.pair_uniform_to_normal: ") + n +
+                              " must be a float tensor of uniform values, got " + describe(a[n]));
+  u1 = l.castTo(u1, DType::F32, a.loc);
+  u2 = l.castTo(u2, DType::F32, a.loc);
+  l.broadcastPair(u1, u2, a.loc);
+  auto [n1, n2] = pairToNormal(l, u1, u2, a.loc);
+  return SVal::tuple({SVal::tensor(n1), SVal::tensor(n2)});
+}
+
 // tl.philox with arbitrary counters: the rounds written out with umulhi,
 // mul, xor and add (the `philox` op only covers counters (lo, hi, 0, 0)).
 SVal philox(Lowerer &l, A &a) {
@@ -210,6 +251,8 @@ std::vector<BuiltinDef> randomBuiltins() {
       {"tl.randn", {"seed", "offset", "n_rounds=10"}, randn},
       {"tl.randn4x", {"seed", "offset", "n_rounds=10"}, randn4x},
       {"tl.philox", {"seed", "c0", "c1", "c2", "c3", "n_rounds=10"}, philox},
+      {"tl.uint_to_uniform_float", {"x"}, uintToUniformFloat},
+      {"tl.pair_uniform_to_normal", {"u1", "u2"}, pairUniformToNormal},
   };
 }
 

@@ -883,3 +883,21 @@ def test_compile_from_types_for_an_older_target(gen):
     out = poisoned(n)
     k[(triton.cdiv(n, 512),)](x, y, out, n)
     torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+
+
+@triton.jit
+def topk_gpu_kernel(x_ptr, top_ptr, N: tl.constexpr, K: tl.constexpr, DESC: tl.constexpr):
+    rows = tl.arange(0, 8)[:, None]
+    x = tl.load(x_ptr + rows * N + tl.arange(0, N)[None, :])
+    top = tl.topk(x, K, descending=DESC)
+    tl.store(top_ptr + rows * K + tl.arange(0, K)[None, :], top)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32])
+@pytest.mark.parametrize("n,k,desc", [(128, 8, True), (64, 16, False), (32, 32, True)])
+def test_topk(gen, dtype, n, k, desc):
+    x = torch.randn((8, n), device="cuda", generator=gen)
+    x = (x * 1000).to(dtype) if dtype == torch.int32 else x.to(dtype)
+    top = poisoned((8, k), dtype)
+    topk_gpu_kernel[(1,)](x, top, N=n, K=k, DESC=desc)
+    assert torch.equal(top, torch.topk(x, k, dim=1, largest=desc, sorted=True).values)

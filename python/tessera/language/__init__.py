@@ -34,9 +34,12 @@ from .math import (
 )
 from .standard import (
     zeros, zeros_like, sigmoid, softmax, cdiv, ravel, sum, xor_sum, reduce_or, swizzle2d, max, min,
-    argmax, argmin, cumsum, cumprod, sort, flip, interleave,
+    argmax, argmin, cumsum, cumprod, sort, topk, flip, interleave,
 )
-from .random import randint, randint4x, rand, rand4x, randn, randn4x, philox
+from .random import (
+    randint, randint4x, rand, rand4x, randn, randn4x, philox, uint_to_uniform_float,
+    pair_uniform_to_normal,
+)
 from .descriptor import (
     tensor_descriptor, make_tensor_descriptor, load_tensor_descriptor, store_tensor_descriptor,
 )
@@ -67,9 +70,10 @@ __all__ = [
     "abs", "fdiv", "div_rn", "fma", "umulhi",
     # standard
     "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "reduce_or",
-    "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "flip", "interleave",
+    "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "topk", "flip", "interleave",
     # random
-    "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox",
+    "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "uint_to_uniform_float",
+    "pair_uniform_to_normal",
     # tensor descriptors
     "tensor_descriptor", "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor",

@@ -60,3 +60,15 @@ def philox(seed: TensorLike, c0: TensorLike, c1: TensorLike, c2: TensorLike, c3:
     """The Philox 4x32 block cipher: the four counters ``c0``..``c3`` (uint32)
     encrypted with the key from ``seed`` in ``n_rounds`` rounds."""
     _host_call("tl.philox")
+
+
+def uint_to_uniform_float(x: tensor) -> tensor:
+    """float32 values uniform in [0, 1) from random 32- or 64-bit integers (what
+    tl.rand applies to tl.randint's output)."""
+    _host_call("tl.uint_to_uniform_float")
+
+
+def pair_uniform_to_normal(u1: tensor, u2: tensor) -> Tuple[tensor, tensor]:
+    """Two float32 tensors from the standard normal distribution, from two
+    uniform ones (Box-Muller, as tl.randn)."""
+    _host_call("tl.pair_uniform_to_normal")

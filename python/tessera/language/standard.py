@@ -129,6 +129,13 @@ def sort(x: tensor, dim: IntLike | None = None, descending: bool = False) -> ten
     _host_call("tl.sort")
 
 
+def topk(x: tensor, k: IntLike, dim: IntLike | None = None, descending: bool = True) -> tensor:
+    """The ``k`` largest elements of ``x`` along ``dim`` (only the last
+    dimension, the default when None), largest first; the ``k`` smallest,
+    smallest first, when not ``descending``. ``k`` is a power of two."""
+    _host_call("tl.topk")
+
+
 def flip(x: tensor, dim: IntLike | None = None) -> tensor:
     """``x`` with the order of its elements reversed along ``dim`` (the last
     dimension when None)."""

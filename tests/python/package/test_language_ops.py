@@ -367,3 +367,49 @@ def test_arithmetic_nan_orders_above_numbers_in_atomics():
     nan_then_atomic_kernel[(1,)](out, x, BLOCK=8)
     assert np.isnan(out[:8]).all(), out
     assert (out[8:] == 5.0).all(), out
+
+
+@triton.jit
+def topk_kernel(x_ptr, top_ptr, low_ptr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, 4)[:, None]
+    x = tl.load(x_ptr + rows * N + tl.arange(0, N)[None, :])
+    top = tl.topk(x, K)
+    low = tl.topk(x, K, descending=False)
+    out = rows * K + tl.arange(0, K)[None, :]
+    tl.store(top_ptr + out, top)
+    tl.store(low_ptr + out, low)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
+@pytest.mark.parametrize("n,k", [(64, 8), (32, 32), (16, 1)])
+def test_topk(rng, dtype, n, k):
+    x = random_array(rng, dtype, (4, n))
+    top, low = poisoned((4, k), dtype), poisoned((4, k), dtype)
+    topk_kernel[(1,)](x, top, low, N=n, K=k)
+    np.testing.assert_array_equal(top, np.sort(x, axis=1)[:, ::-1][:, :k])
+    np.testing.assert_array_equal(low, np.sort(x, axis=1)[:, :k])
+    if k == 1:
+        with pytest.raises(triton.CompilationError, match="k must be a power of two from 1 to 16, got 3"):
+            topk_kernel[(1,)](x, top, low, N=n, K=3)
+
+
+@triton.jit
+def random_parts_kernel(seed, u_ptr, n_ptr, ref_u_ptr, ref_n_ptr, BLOCK: tl.constexpr):
+    # tl.rand and tl.randn are these helpers applied to tl.randint4x's output.
+    offs = tl.arange(0, BLOCK)
+    a, b, _, _ = tl.randint4x(seed, offs)
+    u1 = tl.uint_to_uniform_float(a)
+    n1, _ = tl.pair_uniform_to_normal(u1, tl.uint_to_uniform_float(b))
+    tl.store(u_ptr + offs, u1)
+    tl.store(n_ptr + offs, n1)
+    tl.store(ref_u_ptr + offs, tl.rand(seed, offs))
+    tl.store(ref_n_ptr + offs, tl.randn(seed, offs))
+
+
+def test_random_building_blocks():
+    outs = [poisoned(1024, "float32") for _ in range(4)]
+    random_parts_kernel[(1,)](1234, *outs, BLOCK=1024)
+    u, n, ref_u, ref_n = outs
+    np.testing.assert_array_equal(u, ref_u)
+    np.testing.assert_array_equal(n, ref_n)
+    assert 0 <= u.min() and u.max() < 1 and abs(n.mean()) < 0.2 and 0.8 < n.std() < 1.2
