@@ -176,10 +176,7 @@ class base_knobs:
         finally:
             self._assigned = saved
             for k, v in env.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+                _setenv(k, v)
 
     def __repr__(self) -> str:
         knobs = [k for k, v in vars(type(self)).items() if isinstance(v, _Knob)]

@@ -55,21 +55,24 @@ std::vector<Value *> randint4xImpl(Lowerer &l, A &a) {
   return {op->result(0), op->result(1), op->result(2), op->result(3)};
 }
 
-// Triton's uint_to_uniform_float for uint32: fold negatives with ~s, then
-// one int->float conversion and one fp32 multiply.
+// Triton's uint_to_uniform_float: fold negatives with ~s (as a signed
+// integer of x's width), then one int->float conversion and one fp32
+// multiply by the largest scale that keeps the result below 1.
 Value *uniform(Lowerer &l, Value *x, SourceLoc loc) {
-  Type i32 = x->type.withElement(Type::scalar(DType::I32));
+  bool wide = bitWidth(x->type.dtype) == 64;
+  DType sd = wide ? DType::I64 : DType::I32;
+  Type si = x->type.withElement(Type::scalar(sd));
   Type f32 = x->type.withElement(Type::scalar(DType::F32));
-  Value *s = l.cast(x, Type::scalar(DType::I32), loc, /*bitcast=*/true);
+  Value *s = l.cast(x, Type::scalar(sd), loc, /*bitcast=*/true);
   l.builder().setLoc(loc);
-  Value *zero = l.constantInt(0, i32);
+  Value *zero = l.constantInt(0, si);
   Value *neg = l.emit(OpCode::Cmp, {s, zero}, x->type.withElement(Type::scalar(DType::I1)), loc,
                       {{"pred", std::string("lt")}});
-  Value *folded = l.emit(OpCode::Select, {neg, l.emit(OpCode::Not, {s}, i32, loc), s}, i32, loc);
+  Value *folded = l.emit(OpCode::Select, {neg, l.emit(OpCode::Not, {s}, si, loc), s}, si, loc);
   Value *f = l.castTo(folded, DType::F32, loc);
   l.builder().setLoc(loc);
-  Value *scale = l.constant(static_cast<double>(4.6566127342e-10f), f32);
-  return l.emit(OpCode::Mul, {f, scale}, f32, loc);
+  float scale = wide ? 1.0842020432385337e-19f : 4.6566127342e-10f;
+  return l.emit(OpCode::Mul, {f, l.constant(static_cast<double>(scale), f32)}, f32, loc);
 }
 
 // Triton's pair_uniform_to_normal (Box-Muller), all in fp32.
@@ -126,30 +129,17 @@ SVal randn4x(Lowerer &l, A &a) {
   return tuple4({n1, n2, n3, n4});
 }
 
-// tl.uint_to_uniform_float: 32-bit integers as tl.rand converts them; 64-bit
-// ones the same way with Triton's 64-bit scale (both into fp32).
+// tl.uint_to_uniform_float: what tl.rand applies to tl.randint's output, for
+// 32- and 64-bit integers.
 SVal uintToUniformFloat(Lowerer &l, A &a) {
   Value *x = l.tensorArg(a["x"], a.locOf("x"), "the random integers");
   DType d = x->type.dtype;
-  bool wide = d == DType::I64 || d == DType::U64;
-  if (x->type.isPtrLike() || !(wide || d == DType::I32 || d == DType::U32))
+  if (x->type.isPtrLike() ||
+      !(d == DType::I32 || d == DType::U32 || d == DType::I64 || d == DType::U64))
     l.error(a.locOf("x"),
             "tl.uint_to_uniform_float takes 32- or 64-bit integers, got " + describe(a["x"]),
             "pass what tl.randint or tl.randint4x returned");
-  if (!wide) return SVal::tensor(uniform(l, x, a.loc));
-  SourceLoc loc = a.loc;
-  Type i64 = x->type.withElement(Type::scalar(DType::I64));
-  Type f32 = x->type.withElement(Type::scalar(DType::F32));
-  Value *s = l.cast(x, Type::scalar(DType::I64), loc, /*bitcast=*/true);
-  l.builder().setLoc(loc);
-  Value *zero = l.constantInt(0, i64);
-  Value *neg = l.emit(OpCode::Cmp, {s, zero}, x->type.withElement(Type::scalar(DType::I1)), loc,
-                      {{"pred", std::string("lt")}});
-  Value *folded = l.emit(OpCode::Select, {neg, l.emit(OpCode::Not, {s}, i64, loc), s}, i64, loc);
-  Value *f = l.castTo(folded, DType::F32, loc);
-  l.builder().setLoc(loc);
-  Value *scale = l.constant(static_cast<double>(1.0842020432385337e-19f), f32);
-  return SVal::tensor(l.emit(OpCode::Mul, {f, scale}, f32, loc));
+  return SVal::tensor(uniform(l, x, a.loc));
 }
 
 // tl.pair_uniform_to_normal: Box-Muller on two uniform tensors (fp32).

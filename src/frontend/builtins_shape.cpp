@@ -303,9 +303,9 @@ SVal gather(Lowerer &l, A &a) {
                              a.loc, {{"axis", axis}}));
 }
 
-SVal sort(Lowerer &l, A &a) {
-  Value *x = tileArg(l, a["x"], a.locOf("x"), a.name);
-  if (x->type.isPtrLike()) l.error(a.locOf("x"), a.name + " does not accept pointers");
+// tl.sort and tl.topk: `x` sorted along `dim` (only the last is supported)
+// as `descending` says.
+Value *sortLastDim(Lowerer &l, A &a, Value *x, bool descending) {
   int rank = x->type.rank();
   int64_t dim = a["dim"].isNone() ? rank - 1 : normalizeAxis(l, a["dim"], rank, a.locOf("dim"));
   if (dim != rank - 1)
@@ -313,9 +313,20 @@ SVal sort(Lowerer &l, A &a) {
             a.name + ": only the minor dimension (" + std::to_string(rank - 1) +
                 ") is currently supported, got dim=" + std::to_string(dim),
             "permute the dimension to sort to the end with tl.permute");
-  int64_t desc = l.constBool(a["descending"], a.locOf("descending"), "descending");
+  return l.emit(OpCode::Sort, {x}, x->type, a.loc,
+                {{"axis", dim}, {"descending", int64_t{descending}}});
+}
+
+Value *sortableArg(Lowerer &l, A &a) {
+  Value *x = tileArg(l, a["x"], a.locOf("x"), a.name);
+  if (x->type.isPtrLike()) l.error(a.locOf("x"), a.name + " does not accept pointers");
+  return x;
+}
+
+SVal sort(Lowerer &l, A &a) {
+  Value *x = sortableArg(l, a);
   return SVal::tensor(
-      l.emit(OpCode::Sort, {x}, x->type, a.loc, {{"axis", dim}, {"descending", desc}}));
+      sortLastDim(l, a, x, l.constBool(a["descending"], a.locOf("descending"), "descending")));
 }
 
 // tl.topk: the k largest (or smallest) elements along the last dim, in
@@ -323,29 +334,20 @@ SVal sort(Lowerer &l, A &a) {
 // 0, and every later group's j-th element is no larger (smaller) than
 // group 0's, so a max (min) over the groups is group 0: no slicing op needed.
 SVal topk(Lowerer &l, A &a) {
-  Value *x = tileArg(l, a["x"], a.locOf("x"), a.name);
-  if (x->type.isPtrLike()) l.error(a.locOf("x"), a.name + " does not accept pointers");
-  int rank = x->type.rank();
-  int64_t dim = a["dim"].isNone() ? rank - 1 : normalizeAxis(l, a["dim"], rank, a.locOf("dim"));
-  if (dim != rank - 1)
-    l.error(a.locOf("dim"),
-            a.name + ": only the last dimension (" + std::to_string(rank - 1) +
-                ") is supported, got dim=" + std::to_string(dim),
-            "permute the dimension to the end with tl.permute");
-  int64_t n = x->type.shape[dim], k = l.constInt(a["k"], a.locOf("k"), "k");
+  Value *x = sortableArg(l, a);
+  int64_t n = x->type.shape.back(), k = l.constInt(a["k"], a.locOf("k"), "k");
   if (k < 1 || k > n || (k & (k - 1)))
     l.error(a.locOf("k"), a.name + ": k must be a power of two from 1 to " + std::to_string(n) +
                               ", got " + std::to_string(k));
   bool desc = l.constBool(a["descending"], a.locOf("descending"), "descending");
-  Value *sorted =
-      l.emit(OpCode::Sort, {x}, x->type, a.loc, {{"axis", dim}, {"descending", int64_t{desc}}});
+  Value *sorted = sortLastDim(l, a, x, desc);
   if (k == n) return SVal::tensor(sorted);
   std::vector<int64_t> groups = x->type.shape;
   groups.back() = n / k;
   groups.push_back(k);
   Value *g = l.emit(OpCode::Reshape, {sorted}, x->type.withShape(groups), a.loc);
   std::vector<SourceLoc> locs(2, a.loc);
-  std::vector<SVal> args{SVal::tensor(g), SVal::integer(rank - 1)};
+  std::vector<SVal> args{SVal::tensor(g), SVal::integer(x->type.rank() - 1)};
   return l.call(SVal::builtin(desc ? "tl.max" : "tl.min"), args, locs, {}, {}, a.loc);
 }
 

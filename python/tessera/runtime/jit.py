@@ -154,6 +154,10 @@ class Stats:
 
 stats = Stats()
 
+# The launch options besides the five positional ones that change GPU
+# code (_specialize reads them; preload passes them on).
+_CODEGEN_OPTIONS = ("arch", "enable_fp_fusion", "enable_reflect_ftz")
+
 # Launch options Triton accepts; those not in _KEYED_OPTIONS do not change
 # what the CPU back end computes and are accepted and ignored.
 _OPTION_NAMES = frozenset([
@@ -666,8 +670,7 @@ class JITFunction(KernelInterface):
         opts = (options.get("num_warps"), options.get("num_stages"), options.get("num_ctas"),
                 options.get("maxnreg"), bool(options.get("debug", False)))
         # The options that change GPU code besides those (see _specialize).
-        extra = tuple(sorted((k, options[k]) for k in ("arch", "enable_fp_fusion",
-                                                         "enable_reflect_ftz")
+        extra = tuple(sorted((k, options[k]) for k in _CODEGEN_OPTIONS
                              if options.get(k) is not None))
         if extra:
             opts += (extra,)

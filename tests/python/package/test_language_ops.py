@@ -413,3 +413,25 @@ def test_random_building_blocks():
     np.testing.assert_array_equal(u, ref_u)
     np.testing.assert_array_equal(n, ref_n)
     assert 0 <= u.min() and u.max() < 1 and abs(n.mean()) < 0.2 and 0.8 < n.std() < 1.2
+
+
+@triton.jit
+def uniform_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.uint_to_uniform_float(tl.load(x_ptr + offs)))
+
+
+@pytest.mark.parametrize("dtype,scale", [("uint32", 4.6566127342e-10), ("int64", 1.0842020432385337e-19),
+                                         ("uint64", 1.0842020432385337e-19)])
+def test_uint_to_uniform_float_widths(rng, dtype, scale):
+    # Triton's rule: as a signed integer of the same width, negatives folded
+    # to -x - 1, converted to fp32 and scaled into [0, 1).
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, 256, dtype=dtype, endpoint=True)
+    out = poisoned(256, "float32")
+    uniform_kernel[(1,)](x, out, BLOCK=256)
+    s = x.view(np.int32 if x.itemsize == 4 else np.int64)
+    folded = np.where(s < 0, -(s + 1), s)
+    ref = folded.astype(np.float32) * np.float32(scale)
+    np.testing.assert_array_equal(out, ref)
+    assert 0 <= out.min() and out.max() < 1
