@@ -103,9 +103,15 @@ def _function_source(fn, override: str | None = None, lines=None):
 
 
 def _scan_line(line: str, depth: int, quote):
-    """(bracket depth, open triple quote or None) after `line`, from the
-    state before it."""
+    """(bracket depth, open string quote or None) after `line`, from the
+    state before it. The open quote is a triple quote, or a single one whose
+    string a backslash continues onto the next line ("a \\<newline> b")."""
     k = 0
+    if quote is not None and len(quote) == 1:  # the rest of a continued string
+        k = _string_end(line, 0, quote)
+        if k > len(line):
+            return depth, quote if line.rstrip("\r\n").endswith("\\") else None
+        quote = None
     while k < len(line):
         ch = line[k]
         if quote is not None:
@@ -122,10 +128,9 @@ def _scan_line(line: str, depth: int, quote):
             k += 3
             continue
         if ch in "\"'":  # a one-line string: skip to its end
-            k += 1
-            while k < len(line) and line[k] != ch:
-                k += 2 if line[k] == "\\" else 1
-            k += 1
+            k = _string_end(line, k + 1, ch)
+            if k > len(line):  # unclosed: continued by a backslash, or bad syntax
+                return depth, ch if line.rstrip("\r\n").endswith("\\") else None
             continue
         if ch in "([{":
             depth += 1
@@ -133,6 +138,14 @@ def _scan_line(line: str, depth: int, quote):
             depth -= 1
         k += 1
     return depth, quote
+
+
+def _string_end(line: str, k: int, quote: str) -> int:
+    """Index after the `quote` closing the string whose text starts at
+    line[k]; len(line) + 1 when the line ends first."""
+    while k < len(line) and line[k] != quote:
+        k += 2 if line[k] == "\\" else 1
+    return k + 1 if k < len(line) else len(line) + 1
 
 
 def _def_line(lines, start: int, name: str) -> int:

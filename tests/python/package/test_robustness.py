@@ -558,6 +558,30 @@ def test_decorator_argument_that_reads_as_a_def_is_not_compiled():
     assert out[0] == 7
 
 
+def test_string_continued_by_a_backslash_ends_with_its_kernel():
+    # A one-line string continued onto the next line with a backslash (as
+    # inline-asm texts often are) threw the bracket count off: the nested
+    # kernel's source ran on to the end of the file, and the next test
+    # function's kernel of the same name was compiled in its place.
+    src = ("import tessera as triton\nimport tessera.language as tl\n\n"
+           "def make():\n"
+           "    @triton.jit\n    def k(out):\n"
+           "        tl.static_assert(True, \"one \\\n      two (\")\n"
+           "        tl.store(out, 7)\n\n"
+           "    return k\n\n"
+           "def make_other():\n"
+           "    @triton.jit\n    def k(out, mode):\n        pass\n\n"
+           "    return k\n")
+    path2 = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / "robustness_continued.py"
+    path2.write_text(src)
+    spec = importlib.util.spec_from_file_location(path2.stem, path2)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = np.zeros(1, np.int32)
+    mod.make()[(1,)](out)
+    assert out[0] == 7
+
+
 # ------------------------------------------------ messages
 
 
