@@ -340,9 +340,21 @@ SVal dot(Lowerer &l, A &a) {
                                   std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
     rt = acc->type;
   }
-  int64_t imprecise = a["max_num_imprecise_acc"].isNone()
-                          ? 0
-                          : l.constInt(a["max_num_imprecise_acc"], a.loc, "max_num_imprecise_acc");
+  // max_num_imprecise_acc: for fp8 products, how many K products the
+  // tensor cores may sum in their reduced-precision accumulator before the
+  // sum is added into the fp32 one (0: no limit). Other types ignore it.
+  int64_t imprecise = 0;
+  if (!a["max_num_imprecise_acc"].isNone() && isFp8(x->type.dtype) && isFp8(y->type.dtype)) {
+    imprecise = l.constInt(a["max_num_imprecise_acc"], a.loc, "max_num_imprecise_acc");
+    int64_t K = x->type.shape[rank - 1];
+    if (imprecise > K)
+      l.error(a.locOf("max_num_imprecise_acc"),
+              "max_num_imprecise_acc (" + std::to_string(imprecise) + ") must be <= K (" +
+                  std::to_string(K) + "): pass at most the dot's K, or None for no limit");
+    if (imprecise < 0)
+      l.error(a.locOf("max_num_imprecise_acc"),
+              "max_num_imprecise_acc must not be negative: pass a count of K products, or None");
+  }
   // More than one batch dim (Triton's N-D dot): the batch dims, row-major,
   // become one, and the product takes them back.
   auto toRank3 = [&](Value *v) {

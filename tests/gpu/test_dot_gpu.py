@@ -390,3 +390,50 @@ def test_products_combined_elementwise(gen, bm, bn, bk, warps):
     a64, b64, c64 = a.double(), b.double(), c.double()
     ref = sum((a64 @ b64[i]) * (a64 @ c64[i]) + b64[i].sum(dim=0)[None, :] for i in range(steps))
     assert rel_err(out, ref) <= 1e-5
+
+
+@pytest.mark.parametrize("dt", [torch.int8, torch.uint8])
+@pytest.mark.parametrize("bm,bn,bk,warps", [(128, 128, 64, 4), (64, 256, 128, 4), (128, 256, 64, 8)])
+def test_int8_k_major_exact(gen, dt, bm, bn, bk, warps):
+    # Both operands K-major: wgmma's integer form on sm_90a, int32 sums.
+    steps = 3
+    a = random_operand((bm, steps * bk), dt, gen)
+    b = random_operand((bn, steps * bk), dt, gen)  # B stored N x K
+    out = poisoned((bm, bn), torch.int32)
+    DOTS.k_major_8bit_kernel[(1,)](a, b, out, steps, BM=bm, BN=bn, BK=bk, num_warps=warps)
+    ref = a.cpu().long() @ b.cpu().long().T  # (no int64 matmul on CUDA)
+    assert torch.equal(out.cpu().long(), ref), "int8 dot differs from the exact product"
+
+
+@pytest.mark.parametrize("dt", [torch.float8_e4m3fn, torch.float8_e5m2])
+@pytest.mark.parametrize("q", [32, 64, None])
+@pytest.mark.parametrize("bm,bn,bk,warps", [(128, 256, 128, 8), (64, 64, 64, 4)])
+def test_fp8_imprecise_accumulation_promoted(gen, dt, q, bm, bn, bk, warps):
+    # max_num_imprecise_acc = q: partial sums of q products added in fp32.
+    if capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    if q is not None and q > bk:
+        pytest.skip("q is at most the dot's K")
+    steps = 4
+    a = random_operand((bm, steps * bk), dt, gen)
+    b = random_operand((bn, steps * bk), dt, gen)
+    out = poisoned((bm, bn), torch.float32)
+    DOTS.k_major_8bit_kernel[(1,)](a, b, out, steps, BM=bm, BN=bn, BK=bk, Q=q, num_warps=warps)
+    err = rel_err(out, a.double() @ b.double().T)
+    assert err <= (2e-3 if q else 1e-2), f"relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("bm,bn,bk,warps", [(64, 64, 64, 4), (128, 128, 64, 8), (128, 64, 128, 4)])
+def test_fp8_product_read_from_registers(gen, bm, bn, bk, warps):
+    # An fp8 A computed in the kernel (attention's P cast to fp8) is read by
+    # wgmma from registers.
+    if capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    steps = 3
+    x = random_operand((bm, steps * bk), torch.float16, gen)
+    b = random_operand((bn, steps * bk), torch.float8_e4m3fn, gen)
+    out = poisoned((bm, bn), torch.float32)
+    DOTS.fp8_register_a_kernel[(1,)](x, b, out, steps, BM=bm, BN=bn, BK=bk, num_warps=warps)
+    p = (x * 0.5).to(torch.float8_e4m3fn)
+    err = rel_err(out, p.double() @ b.double().T)
+    assert err <= 5e-3, f"relative error {err:.3g}"

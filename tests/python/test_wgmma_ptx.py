@@ -265,3 +265,84 @@ def test_accumulating_dots_chain_on_wgmma():
     assert "add.f32" not in ptx
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+
+
+def compile_dots(kernel, sig, warps=4, emit="ptx", stages=3, target="sm_90a"):
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "tests/python/kernels/dots.py"),
+                        "--kernel", kernel, "--signature", sig, "--emit", emit, "--target",
+                        target, "--num-warps", str(warps), "--num-stages", str(stages)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def wgmma_lines(ptx):
+    return [line.strip() for line in ptx.splitlines() if "wgmma.mma_async" in line]
+
+
+# int8 and uint8 with K-major operands run on wgmma with int32 accumulators:
+# the integer form, .satfinite as mma.sync's, has no scale or transpose
+# immediates (ptxas rejects them).
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("a,b,bm,bn,bk,warps,shape", [
+    ("i8", "i8", 128, 128, 64, 4, "m64n128k32.satfinite.s32.s8.s8"),
+    ("u8", "u8", 64, 256, 128, 4, "m64n256k32.satfinite.s32.u8.u8"),
+    ("i8", "i8", 128, 256, 64, 8, "m64n256k32.satfinite.s32.s8.s8"),
+])
+def test_int8_on_wgmma(a, b, bm, bn, bk, warps, shape):
+    ptx = compile_dots("k_major_8bit_kernel", f"*{a}:16, *{b}:16, *i32:16, i32, {bm}, {bn}, {bk}",
+                       warps)
+    lines = wgmma_lines(ptx)
+    assert lines and all(line.startswith(f"wgmma.mma_async.sync.aligned.{shape} ") for line in lines)
+    # d, a-desc, b-desc, scale-d: nothing after the predicate.
+    assert all(re.search(r"%rd\d+, %rd\d+, %p\d+;$", line) for line in lines), lines[0]
+    assert "mma.sync" not in ptx and "add.f32" not in ptx
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+
+
+# max_num_imprecise_acc = Q on fp8: each dot sums Q of K in a fresh partial
+# accumulator and adds it into the fp32 one: BK / Q add.f32 per accumulator
+# register and dot (Triton's count), none without Q, one per dot at Q = BK.
+# The same on mma.sync (sm_89, or a B that is not K-major on sm_90a).
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("target", ["sm_90a", "sm_89"])
+@pytest.mark.parametrize("bm,bn,bk,warps,q", [
+    (128, 256, 128, 8, 32), (128, 256, 128, 8, 64), (128, 256, 128, 8, 128),
+    (64, 64, 64, 8, 32), (128, 128, 64, 4, None), (128, 128, 64, 4, 0),
+])
+def test_fp8_imprecise_accumulation_is_promoted(bm, bn, bk, warps, q, target):
+    sig = f"*fp8e4nv:16, *fp8e4nv:16, *fp32:16, i32, {bm}, {bn}, {bk}, {q}"
+    ptx = compile_dots("k_major_8bit_kernel", sig, warps, target=target)
+    acc_regs = bm * bn // (32 * warps)
+    promotions = bk // q if q else 0
+    assert ptx.count("add.f32") == acc_regs * promotions
+    if target == "sm_89":
+        assert "mma.sync" in ptx and "wgmma" not in ptx
+        if _ptxas() is not None:
+            assemble_ptx(ptx, "sm_89")
+        return
+    assert wgmma_lines(ptx) and "mma.sync" not in ptx
+    if promotions:  # each promoted sum is waited for before its adds
+        assert "wgmma.wait_group.sync.aligned 1" not in ptx
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+
+
+# An fp8 A computed in registers feeds wgmma from four 32-bit registers of
+# four fp8 values each (the m64nNk32 A fragment); B comes by descriptor.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("bm,bn,bk,warps", [(64, 64, 64, 4), (128, 128, 64, 8), (128, 64, 128, 4)])
+def test_fp8_operand_a_from_registers(bm, bn, bk, warps):
+    ptx = compile_dots("fp8_register_a_kernel",
+                       f"*fp16:16, *fp8e4nv:16, *fp32:16, i32, {bm}, {bn}, {bk}", warps)
+    lines = wgmma_lines(ptx)
+    groups = warps // 4
+    split_n = groups // min(groups, bm // 64)
+    shape = f"m64n{bn // split_n}k32.f32.e4m3.e4m3"
+    assert lines and all(line.startswith(f"wgmma.mma_async.sync.aligned.{shape} ") for line in lines)
+    assert all(re.search(r"\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1;$", line)
+               for line in lines), lines[0]
+    assert "mma.sync" not in ptx
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")

@@ -15,7 +15,8 @@
 // operands, from pipeline-dot-operands) carries its first K step's
 // fragments from the previous iteration and, before its last K step, waits
 // for the next slot (cp.async.wait_group, bar.sync) and loads that slot's
-// first K step.
+// first K step. An fp8 dot with max_num_imprecise_acc = q sums every q of
+// K into a zeroed partial accumulator added into the fp32 one (add.f32).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -93,22 +94,7 @@ void Emitter::storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType 
       } else if (eb == 2) {
         word = packHalves(r[f], r[f + 1]);
       } else {
-        // Bytes from 32-bit (int8) or 16-bit (fp8) registers: low byte of each.
-        Regs b32;
-        for (int j = 0; j < 4; ++j) {
-          if (regClassOf(Type::scalar(d)) == RegClass::B32) {
-            b32.push_back(r[f + j]);
-          } else {
-            std::string t = reg(RegClass::B32);
-            ins("cvt.u32.u16 " + t + ", " + r[f + j]);
-            b32.push_back(t);
-          }
-        }
-        std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32);
-        word = reg(RegClass::B32);
-        ins("prmt.b32 " + lo + ", " + b32[0] + ", " + b32[1] + ", 0x0040");
-        ins("prmt.b32 " + hi + ", " + b32[2] + ", " + b32[3] + ", 0x0040");
-        ins("prmt.b32 " + word + ", " + lo + ", " + hi + ", 0x5410");
+        word = packBytes(r, static_cast<size_t>(f), d);
       }
       words.push_back(word);
     }
@@ -313,10 +299,21 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   std::string shape = "m16n8k" + std::to_string(mi.k);
   if (mi.types.find("e4m3") != std::string::npos || mi.types.find("e5m2") != std::string::npos)
     needPtxVersion(84);
+  // fp8 with max_num_imprecise_acc = q: every q of K sums into a zeroed
+  // partial accumulator that is then added into the fp32 one, as on wgmma
+  // (emit_wgmma.cpp says why).
+  const int64_t imprecise = op.intAttr("max_num_imprecise_acc", 0);
+  const bool promote = isFp8(a->type.dtype) && imprecise > 0 && imprecise <= K;
+  const int64_t chunk = promote ? std::max<int64_t>(1, imprecise / mi.k) : kSteps;
+  Regs partial;
+  if (promote)
+    for (int r = 0; r < numAcc; ++r) partial.push_back(reg(RegClass::F32));
   auto mma = [&](int64_t tile, const Regs &fa, const Regs &fb) {
     Regs d;
     if (mi.packedF16Acc)
       d = {packed[2 * tile], packed[2 * tile + 1]};
+    else if (promote)
+      d = Regs(partial.begin() + 4 * tile, partial.begin() + 4 * tile + 4);
     else
       d = Regs(acc.begin() + 4 * tile, acc.begin() + 4 * tile + 4);
     ins("mma.sync.aligned." + shape + ".row.col." + mi.types + " " + join(d) + ", " + join(fa) +
@@ -336,9 +333,14 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       waitForNextSlot();
       loadCarried(pna, pnb);
     }
+    if (promote && kk % chunk == 0)
+      for (const std::string &r : partial) ins("mov.f32 " + r + ", 0f00000000");
     if (!mi.tf32x3) {
       for (int64_t m = 0; m < tilesM; ++m)
         for (int64_t n = 0; n < tilesN; ++n) mma(n + tilesN * m, fa[m], fb[n]);
+      if (promote && ((kk + 1) % chunk == 0 || kk + 1 == kSteps))
+        for (int r = 0; r < numAcc; ++r)
+          ins("add.f32 " + acc[r] + ", " + acc[r] + ", " + partial[r]);
       continue;
     }
     std::vector<Regs> ah(tilesM), al(tilesM), bh(tilesN), bl(tilesN);

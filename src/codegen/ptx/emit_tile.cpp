@@ -123,6 +123,26 @@ std::string Emitter::packHalves(const std::string &lo, const std::string &hi) {
   return w;
 }
 
+std::string Emitter::packBytes(const Regs &r, size_t first, DType d) {
+  // 8-bit values live in 32-bit (int8) or 16-bit (fp8) registers: the low
+  // byte of each, r[first] lowest.
+  Regs b32;
+  for (size_t j = 0; j < 4; ++j) {
+    if (regClassOf(Type::scalar(d)) == RegClass::B32) {
+      b32.push_back(r[first + j]);
+    } else {
+      std::string t = reg(RegClass::B32);
+      ins("cvt.u32.u16 " + t + ", " + r[first + j]);
+      b32.push_back(t);
+    }
+  }
+  std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32), word = reg(RegClass::B32);
+  ins("prmt.b32 " + lo + ", " + b32[0] + ", " + b32[1] + ", 0x0040");
+  ins("prmt.b32 " + hi + ", " + b32[2] + ", " + b32[3] + ", 0x0040");
+  ins("prmt.b32 " + word + ", " + lo + ", " + hi + ", 0x5410");
+  return word;
+}
+
 Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
                                    const std::vector<int64_t> &strides, int64_t base) {
   int eb = byteSize(d);

@@ -5,14 +5,19 @@
 // pipeline-dot-operands writes), whose tile A has wgmmaOperandALayout
 // (assign-layouts gives it that) and whose result has wgmmaAccumulatorLayout
 // (else the accumulator is converted in and out through shared memory).
-// Emits: per K step (16 for 16-bit types, 32 for fp8) and per 64-row tile
-// of the warpgroup, one wgmma.mma_async reading B (and A) straight from shared
-// memory through 64-bit matrix descriptors, or A from four 32-bit registers
-// of two 16-bit elements each (mma.sync's A fragment per warp), between wgmma.fence and
-// commit_group / wait_group 0: the dot is complete when the op ends; or,
-// for a loop's accumulator chain marked overlap = 1 by
-// pipeline-dot-operands, wait_group 1: the dot finishes while the next
-// iteration waits for its operands.
+// Emits: per K step (16 for 16-bit types, 32 for 8-bit ones) and per 64-row
+// tile of the warpgroup, one wgmma.mma_async reading B (and A) straight from
+// shared memory through 64-bit matrix descriptors, or A from four 32-bit
+// registers of two 16-bit or four 8-bit elements each (mma.sync's A
+// fragment per warp), between wgmma.fence and commit_group / wait_group 0:
+// the dot is complete when the op ends; or, for a loop's accumulator chain
+// marked overlap = 1 by pipeline-dot-operands, wait_group 1: the dot
+// finishes while the next iteration waits for its operands.
+// An fp8 dot with max_num_imprecise_acc = q runs every q of K into a fresh
+// partial accumulator and adds it into the fp32 one (add.f32), as Triton
+// does: Hopper's fp8 products sum with fewer mantissa bits than fp32.
+// int8/uint8 accumulate in int32 registers (.satfinite), with no scale or
+// transpose immediates.
 //
 // A descriptor holds the operand's start address (>> 4), the byte distance
 // between S-byte columns of the swizzled tile (LBO, used when the
@@ -99,16 +104,17 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   };
   Operand da = aInRegisters ? Operand{} : describe(a, *la, shapeA, 1, gm, 64 * p.mTiles);
   Operand db = describe(b, *lb, shapeB, 0, gn, p.n);
-  // A from registers: its 16-bit elements paired into 32-bit words, in the
-  // layout's register order (element r = r % 2 + 2 (row + 8) + 4 (8-column
-  // group) within a 64-row tile), so words 4 kk .. 4 kk + 3 of a tile are
-  // K step kk's fragment. Written before the fence, as wgmma requires.
+  // A from registers: its elements packed into 32-bit words in the layout's
+  // register order (wgmmaOperandALayout), so words 4 kk .. 4 kk + 3 of a
+  // 64-row tile are K step kk's fragment. Written before the fence, as
+  // wgmma requires.
   Regs aWords;
+  const size_t wordsPerTile = static_cast<size_t>(K * eb / 8);
   if (aInRegisters) {
     Regs elems = get(a);
-    for (size_t r = 0; r + 1 < elems.size(); r += 2) {
-      aWords.push_back(packHalves(elems[r], elems[r + 1]));
-    }
+    for (size_t r = 0; r + 4 / eb <= elems.size(); r += 4 / eb)
+      aWords.push_back(eb == 2 ? packHalves(elems[r], elems[r + 1])
+                               : packBytes(elems, r, a->type.dtype));
   }
   auto descriptor = [&](const Operand &o, int64_t off) {
     std::string lo = o.lo;
@@ -121,16 +127,19 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     return d;
   };
 
-  // Accumulators: fp32 registers in the instruction's order. The loop's
+  // Accumulators: fp32 (int32) registers in the instruction's order. The loop's
   // accumulator chain (the carried value feeds only this dot, whose result
   // is only yielded back to it) is updated in place, so the last group may
   // stay in flight across the back edge when pipeline-dot-operands marked
   // the dot overlap = 1; whatever reads the registers next waits for it
   // (Emitter::waitForWgmmaReaders).
   int numAcc = lacc.numRegs();
+  const DType accType = p.accType;
+  const RegClass accClass = regClassOf(Type::scalar(accType));
+  const std::string accMov = accType == DType::F32 ? "mov.f32 " : "mov.b32 ";
   Regs acc;
   bool chained = false;
-  if (!relaid && c->type.dtype == DType::F32 && !c->def && c->owner && c->owner->parentOp &&
+  if (!relaid && c->type.dtype == accType && !c->def && c->owner && c->owner->parentOp &&
       c->owner->parentOp->code == OpCode::For && c->owner == op.parent && useCount(c) == 1 &&
       useCount(res) == 1) {
     Operation *y = op.parent->terminator();
@@ -144,16 +153,16 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   if (chained) {
     acc = spread(c, numAcc);
   } else if (zeroInit) {
-    for (int r = 0; r < numAcc; ++r) acc.push_back(reg(RegClass::F32));
+    for (int r = 0; r < numAcc; ++r) acc.push_back(reg(accClass));
   } else if (relaid) {
     DType d = c->type.dtype;
     Regs cin = relayout(spread(c, lr.numRegs()), lr, lacc, d);
     for (int r = 0; r < numAcc; ++r) {
-      std::string t = reg(RegClass::F32);
-      ins("mov.f32 " + t + ", " + convert(cin[r], d, DType::F32));
+      std::string t = reg(accClass);
+      ins(accMov + t + ", " + convert(cin[r], d, accType));
       acc.push_back(t);
     }
-  } else if (c->type.isTile() && c->def && c->type.dtype == DType::F32 && useCount(c) == 1 &&
+  } else if (c->type.isTile() && c->def && c->type.dtype == accType && useCount(c) == 1 &&
              std::set<std::string>(get(c).begin(), get(c).end()).size() ==
                  static_cast<size_t>(numAcc)) {
     // The dot is the accumulator's last reader (attention's rescaled
@@ -162,38 +171,61 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   } else {
     Regs cin = spread(c, numAcc);
     for (int r = 0; r < numAcc; ++r) {
-      std::string t = reg(RegClass::F32);
-      ins("mov.f32 " + t + ", " + convert(cin[r], c->type.dtype, DType::F32));
+      std::string t = reg(accClass);
+      ins(accMov + t + ", " + convert(cin[r], c->type.dtype, accType));
       acc.push_back(t);
     }
   }
-  // A in registers must not change while its group runs: no overlap.
-  bool overlap = chained && !aInRegisters && op.intAttr("overlap", 0) == 1;
+  // K steps summed in the instruction's accumulator before an add.f32 into
+  // the fp32 one: all of them unless an fp8 dot limits it.
+  const int64_t kSteps = K / p.k;
+  const int64_t imprecise = op.intAttr("max_num_imprecise_acc", 0);
+  const bool promote = isFp8(a->type.dtype) && imprecise > 0 && imprecise <= K;
+  const int64_t chunk = promote ? std::max<int64_t>(1, imprecise / p.k) : kSteps;
+  // A in registers must not change while its group runs, and a promoted
+  // sum is read as soon as its group ends: no overlap.
+  bool overlap = chained && !aInRegisters && !promote && op.intAttr("overlap", 0) == 1;
   std::string accumulate = reg(RegClass::Pred), overwrite = accumulate;
   ins("setp.eq.u32 " + accumulate + ", 0, 0");
-  if (zeroInit) {
+  if (zeroInit || promote) {
     overwrite = reg(RegClass::Pred);
     ins("setp.ne.u32 " + overwrite + ", 0, 0");
   }
   int64_t perTile = p.n / 2;
   std::string shape = "m64n" + std::to_string(p.n) + "k" + std::to_string(p.k);
-  // 16-bit operands say whether they are MN-major; 8-bit ones are K-major.
-  // (A from registers has no transpose flag.)
-  std::string trans =
-      eb != 2        ? ""
-      : aInRegisters ? std::string(", ") + (db.trans ? "1" : "0")
-                     : std::string(", ") + (da.trans ? "1" : "0") + ", " + (db.trans ? "1" : "0");
-  ins("wgmma.fence.sync.aligned");
-  for (int64_t kk = 0; kk < K / p.k; ++kk)
-    for (int64_t mt = 0; mt < p.mTiles; ++mt) {
-      std::string descA = aInRegisters ? join(aWords, static_cast<size_t>(mt * (K / 4) + 4 * kk), 4)
-                                       : descriptor(da, at(*la, shapeA, 1, mt * 64, kk * p.k));
-      std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * p.k));
-      ins("wgmma.mma_async.sync.aligned." + shape + "." + p.types + " " +
-          join(acc, static_cast<size_t>(mt * perTile), static_cast<size_t>(perTile)) + ", " +
-          descA + ", " + descB + ", " + (kk == 0 ? overwrite : accumulate) + ", 1, 1" + trans);
-    }
-  ins("wgmma.commit_group.sync.aligned");
+  // Float forms take the scales of A and B (1) and, for 16-bit operands,
+  // whether each is MN-major (8-bit ones are K-major; A from registers has
+  // no flag); integer forms take none of these.
+  std::string immediates;
+  if (accType == DType::F32) {
+    immediates = ", 1, 1";
+    if (eb == 2 && !aInRegisters) immediates += std::string(", ") + (da.trans ? "1" : "0");
+    if (eb == 2) immediates += std::string(", ") + (db.trans ? "1" : "0");
+  }
+  Regs partial;
+  if (promote)
+    for (int r = 0; r < numAcc; ++r) partial.push_back(reg(RegClass::F32));
+  for (int64_t k0 = 0; k0 < kSteps; k0 += chunk) {
+    // A zero accumulator takes the first chunk's sum directly.
+    const bool intoAcc = !promote || (zeroInit && k0 == 0);
+    const Regs &d = intoAcc ? acc : partial;
+    ins("wgmma.fence.sync.aligned");
+    for (int64_t kk = k0; kk < std::min(k0 + chunk, kSteps); ++kk)
+      for (int64_t mt = 0; mt < p.mTiles; ++mt) {
+        std::string descA = aInRegisters ? join(aWords, mt * wordsPerTile + 4 * kk, 4)
+                                         : descriptor(da, at(*la, shapeA, 1, mt * 64, kk * p.k));
+        std::string descB = descriptor(db, at(*lb, shapeB, 0, 0, kk * p.k));
+        bool first = kk == k0 && (promote || k0 == 0);
+        ins("wgmma.mma_async.sync.aligned." + shape + "." + p.types + " " +
+            join(d, static_cast<size_t>(mt * perTile), static_cast<size_t>(perTile)) + ", " +
+            descA + ", " + descB + ", " + (first ? overwrite : accumulate) + immediates);
+      }
+    ins("wgmma.commit_group.sync.aligned");
+    if (!promote) break;
+    ins("wgmma.wait_group.sync.aligned 0");
+    if (!intoAcc)
+      for (int r = 0; r < numAcc; ++r) ins("add.f32 " + acc[r] + ", " + acc[r] + ", " + partial[r]);
+  }
   if (overlap) {
     // This group may run on; the previous one (and every wgmma before it)
     // is done, so its slots can be refilled.
@@ -202,14 +234,14 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
     set(res, acc);
     return;
   }
-  ins("wgmma.wait_group.sync.aligned 0");
+  if (!promote) ins("wgmma.wait_group.sync.aligned 0");  // (a promoted sum waited already)
   wgmmaInFlight_.clear();
   if (chained) {
     set(res, acc);
     return;
   }
   Regs out;
-  for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], DType::F32, res->type.dtype));
+  for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], accType, res->type.dtype));
   set(res, relaid ? relayout(out, lacc, lr, res->type.dtype) : out);
 }
 

@@ -110,6 +110,8 @@ class Emitter {
   // are fresh and never written again, so the word stays valid.
   std::pair<std::string, std::string> splitHalves(const std::string &word);
   std::string packHalves(const std::string &lo, const std::string &hi);
+  // Four 8-bit values r[first..first+3] of type `d` as one 32-bit word.
+  std::string packBytes(const Regs &r, size_t first, DType d);
   // Predicate: this thread owns its elements (it is not a replica).
   std::string ownerPred(const LinearLayout &l);
   // The shared-memory scratch base address (u32) and a request for bytes.

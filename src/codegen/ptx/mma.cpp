@@ -117,15 +117,23 @@ LinearLayout mmaFragmentLayout(int operand, int elemBytes) {
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
                                    bool archSpecific, bool aInRegisters) {
-  if (targetSm != 90 || !archSpecific || numWarps % 4 != 0 || r != DType::F32) return std::nullopt;
+  if (targetSm != 90 || !archSpecific || numWarps % 4 != 0) return std::nullopt;
   WgmmaPlan p;
-  if ((a == DType::F16 || a == DType::BF16) && b == a) {
+  auto isInt8 = [](DType d) { return d == DType::I8 || d == DType::U8; };
+  // 8-bit operands must be K-major: wgmma cannot transpose them.
+  const bool kMajor = (aInRegisters || contigA == 1) && contigB == 0;
+  if ((a == DType::F16 || a == DType::BF16) && b == a && r == DType::F32) {
     p.k = 16;
     p.types = a == DType::F16 ? "f32.f16.f16" : "f32.bf16.bf16";
-  } else if (isMmaFp8(a) && isMmaFp8(b) && contigA == 1 && contigB == 0 && !aInRegisters) {
-    // 8-bit operands must be K-major: wgmma cannot transpose them.
+  } else if (isMmaFp8(a) && isMmaFp8(b) && r == DType::F32 && kMajor) {
     p.k = 32;
     p.types = std::string("f32.") + fp8Name(a) + "." + fp8Name(b);
+  } else if (isInt8(a) && isInt8(b) && r == DType::I32 && kMajor) {
+    // .satfinite, as mma.sync's int8 form (selectMma) has it.
+    p.k = 32;
+    p.accType = DType::I32;
+    p.types = std::string("satfinite.s32.") + (a == DType::I8 ? "s8." : "u8.") +
+              (b == DType::I8 ? "s8" : "u8");
   } else {
     return std::nullopt;
   }
@@ -145,6 +153,8 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
   p.mTiles = M / 64 / p.wgM;
   p.n = N / p.wgN;
   if (p.n > 256 || p.n % 8 != 0) return std::nullopt;
+  // The integer forms exist for N = 8, 16, 24 and multiples of 16 only.
+  if (p.accType == DType::I32 && p.n > 24 && p.n % 16 != 0) return std::nullopt;
   return p;
 }
 
@@ -181,7 +191,20 @@ LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, in
 LinearLayout wgmmaOperandALayout(int64_t M, int64_t K, const WgmmaPlan &p, int numWarps) {
   WgmmaPlan asIfAccumulator = p;
   asIfAccumulator.n = K;
-  return wgmmaAccumulatorLayout(M, K, asIfAccumulator, numWarps);
+  LinearLayout l = wgmmaAccumulatorLayout(M, K, asIfAccumulator, numWarps);
+  if (p.elemBytes == 2) return l;
+  // 8-bit elements: four consecutive K per register, so the lanes' K
+  // bits move up by one and the fragment's two 16-byte halves sit 16
+  // elements apart (the ISA's m64nNk32 A fragment). Rows and warps as for
+  // the accumulator.
+  int64_t per = 4 / p.elemBytes;
+  l.reg.clear();
+  for (int64_t v = 1; v < per; v *= 2) l.reg.push_back({1, v});
+  l.reg.push_back({0, 8});
+  for (int64_t v = 4 * per; v < K; v *= 2) l.reg.push_back({1, v});
+  for (int64_t v = 64; v < 64 * p.mTiles; v *= 2) l.reg.push_back({0, v});
+  l.lane = {{1, per}, {1, 2 * per}, {0, 1}, {0, 2}, {0, 4}};
+  return l;
 }
 
 LdmatrixRow ldmatrixRowA(int lane, bool trans) {

@@ -66,24 +66,26 @@ LdmatrixRow ldmatrixRowA(int lane, bool trans);
 LdmatrixRow ldmatrixRowB(int lane, bool trans);
 
 // Hopper's wgmma (sm_90a): a warpgroup of 4 warps computes an m64nNk16
-// product from two operands in shared memory (128-byte swizzle, either
-// orientation for 16-bit types, K-major for fp8), accumulating in registers
-// asynchronously.
+// (m64nNk32 for 8-bit types) product from two operands in shared memory
+// (128-byte swizzle, either orientation for 16-bit types, K-major for fp8
+// and int8), accumulating in registers asynchronously.
 // Warpgroups split the M x N tile: along M first (64-row tiles), then N.
 struct WgmmaPlan {
-  int64_t wgM = 1, wgN = 1;  // warpgroups along M and N
-  int64_t mTiles = 1;        // 64-row tiles per warpgroup
-  int64_t n = 8;             // columns per warpgroup: N of one instruction
-  int k = 16;                // K of one instruction: 32 bytes of each operand
-  int elemBytes = 2;         // 2 (fp16, bf16) or 1 (fp8)
-  std::string types;         // "f32.f16.f16", "f32.bf16.bf16", "f32.e4m3.e5m2", ...
+  int64_t wgM = 1, wgN = 1;    // warpgroups along M and N
+  int64_t mTiles = 1;          // 64-row tiles per warpgroup
+  int64_t n = 8;               // columns per warpgroup: N of one instruction
+  int k = 16;                  // K of one instruction: 32 bytes of each operand
+  int elemBytes = 2;           // 2 (fp16, bf16) or 1 (fp8, int8)
+  std::string types;           // "f32.f16.f16", "f32.e4m3.e5m2", "satfinite.s32.s8.u8", ...
+  DType accType = DType::F32;  // the accumulators: F32, or I32 for 8-bit integers
 };
 // The plan for an M x N x K dot of these types with `numWarps` warps, or
 // nullopt when wgmma does not apply (not sm_90a; not fp16/bf16/fp8 into
-// fp32; fp8 not K-major; shapes that do not split into 64-row,
-// 8..256-column warpgroup tiles; a contiguous extent under 32 bytes).
-// With `aInRegisters`, A comes from registers (wgmmaOperandALayout; 16-bit
-// types only) and `contigA` is not looked at.
+// fp32 or int8/uint8 into int32; 8-bit operands not K-major; shapes that do
+// not split into 64-row, 8..256-column warpgroup tiles (integer N: 8, 16,
+// 24 or a multiple of 16); a contiguous extent under 32 bytes).
+// With `aInRegisters`, A comes from registers (wgmmaOperandALayout) and
+// `contigA` is not looked at.
 std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DType b, DType r,
                                    int contigA, int contigB, int numWarps, int targetSm,
                                    bool archSpecific, bool aInRegisters = false);
@@ -98,11 +100,14 @@ std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targ
 // register list for 64-row tile r / (n / 2).
 LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, int numWarps);
 // The layout operand A (M x K) must have when wgmma reads it from registers:
-// the accumulator layout of an M x K product under the same split along M
-// (per warp 16 rows of mma.sync's A fragments, K/16 instructions' worth),
-// replicated across the warpgroups that split N. It is the accumulator
-// layout of a previous wgmma with N = K, which is why attention's
-// P = softmax(Q K^T) feeds P V without moving.
+// per warp 16 rows of mma.sync's A fragments (a 32-bit register holds
+// 4 / elemBytes consecutive K elements), K / k instructions' worth, under
+// the accumulator's split along M, replicated across the warpgroups that
+// split N. Register r is element r % (4 / elemBytes) of fragment word
+// r / (4 / elemBytes), and words 4 kk .. 4 kk + 3 of a 64-row tile are K
+// step kk's a0..a3. For 16-bit types it is the accumulator layout of a
+// previous wgmma with N = K, which is why attention's P = softmax(Q K^T)
+// feeds P V without moving; 8-bit types hold twice the K per register.
 LinearLayout wgmmaOperandALayout(int64_t M, int64_t K, const WgmmaPlan &p, int numWarps);
 
 }  // namespace tessera::ptx

@@ -197,6 +197,53 @@ TEST(WgmmaLayouts, AccumulatorMatchesTheIsaFragment) {
                          tessera::DType::F32, 1, 1, 4, 90, true));
 }
 
+// Operand A from registers (wgmma's m64nNk16 / m64nNk32 A fragment, which
+// per warp is mma.sync's A fragment, isaA above): word j of K step kk in
+// 64-row tile mt is register word mt * wordsPerTile + 4 kk + j, its elements
+// the fragment's elements 4/elemBytes * j.. in order. Warps 4g..4g+3 hold
+// the rows of warpgroup g % wgM; the groups that split N hold copies.
+TEST(WgmmaLayouts, RegisterOperandAMatchesTheIsaFragment) {
+  using tessera::DType;
+  struct Case {
+    int64_t M, N, K;
+    int warps;
+    DType a, b;
+  };
+  for (Case c : {Case{128, 128, 64, 4, DType::F16, DType::F16},
+                 Case{128, 256, 64, 8, DType::F16, DType::F16},
+                 Case{64, 128, 64, 8, DType::BF16, DType::BF16},
+                 Case{128, 128, 64, 4, DType::F8E4NV, DType::F8E4NV},
+                 Case{128, 64, 128, 8, DType::F8E5, DType::F8E4NV},
+                 Case{64, 128, 64, 8, DType::F8E4NV, DType::F8E5},
+                 Case{128, 128, 64, 4, DType::I8, DType::I8}}) {
+    DType r = c.a == DType::I8 ? DType::I32 : DType::F32;
+    auto p = planWgmma(c.M, c.N, c.K, c.a, c.b, r, 1, 0, c.warps, 90, true, true);
+    ASSERT_TRUE(p.has_value()) << c.M << "x" << c.N << "x" << c.K;
+    LinearLayout l = wgmmaOperandALayout(c.M, c.K, *p, c.warps);
+    int eb = p->elemBytes, per = 4 / eb;
+    int64_t kWords = c.K * eb / 8;  // words per thread per 64-row tile
+    ASSERT_EQ(l.numRegs(), p->mTiles * kWords * per);
+    for (int w = 0; w < c.warps; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < l.numRegs(); ++r) {
+          int64_t word = r / per, mt = word / kWords, kk = (word % kWords) / 4;
+          int fragElem = static_cast<int>((word % 4) * per + r % per);
+          Elem e = isaA(eb, lane, fragElem);
+          int64_t gm = (w / 4) % p->wgM;
+          int64_t row = (gm * p->mTiles + mt) * 64 + 16 * (w % 4) + e.row;
+          int64_t col = kk * p->k + e.col;
+          EXPECT_EQ(l.coord(r, lane, w), (std::vector<int64_t>{row, col}))
+              << "eb " << eb << " warp " << w << " lane " << lane << " reg " << r;
+        }
+  }
+  // 8-bit operands must be K-major; integer N is 8, 16, 24 or a multiple of 16.
+  EXPECT_FALSE(
+      planWgmma(128, 128, 64, DType::F8E4NV, DType::F8E4NV, DType::F32, 1, 1, 4, 90, true, true));
+  EXPECT_FALSE(planWgmma(64, 40, 64, DType::I8, DType::I8, DType::I32, 1, 0, 4, 90, true));
+  EXPECT_TRUE(planWgmma(64, 48, 64, DType::U8, DType::I8, DType::I32, 1, 0, 4, 90, true));
+  EXPECT_FALSE(planWgmma(64, 64, 64, DType::I8, DType::I8, DType::F32, 1, 0, 4, 90, true));
+}
+
 // The swizzled shared layouts: a bijection onto the slot, every 16-byte
 // chunk kept whole, and for S = 128 the chunk index XOR the row mod 8 within
 // each 8-row group (the pattern CUDA's documentation draws).

@@ -112,3 +112,38 @@ def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm,
     else:
         tl.store(c_ptr + cm[:, None] * scm + cn[None, :], acc.to(tl.float16),
                  mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+# 8-bit operands, both K-major (B stored N x K, as attention's transposed V
+# is): the form wgmma takes for fp8 and int8. The accumulator has out's
+# dtype (fp32 for fp8, int32 for int8); Q is max_num_imprecise_acc.
+@triton.jit
+def k_major_8bit_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, Q: tl.constexpr = None):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=out_ptr.dtype.element_ty)
+    for i in range(steps):
+        a = tl.load(a_ptr + rm[:, None] * (steps * BK) + (i * BK + rk)[None, :])
+        b = tl.load(b_ptr + rn[None, :] * (steps * BK) + (i * BK + rk)[:, None])
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=Q)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+# An fp8 operand A computed in registers (attention's P = softmax(...) cast
+# to fp8) times a K-major fp8 B: wgmma reads A from registers, four fp8
+# values per 32-bit word.
+@triton.jit
+def fp8_register_a_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for i in range(steps):
+        x = tl.load(a_ptr + rm[:, None] * (steps * BK) + (i * BK + rk)[None, :])
+        p = (x * 0.5).to(tl.float8e4nv)
+        b = tl.load(b_ptr + rn[None, :] * (steps * BK) + (i * BK + rk)[:, None])
+        acc = tl.dot(p, b, acc)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)

@@ -423,6 +423,40 @@ def test_dot_bfloat16_out_dtype_is_refused():
 
 
 @triton.jit
+def imprecise_dot_kernel(a_ptr, b_ptr, c_ptr, Q: tl.constexpr):
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot(a, b, max_num_imprecise_acc=Q))
+
+
+@pytest.mark.parametrize("q", [None, 0, 16, 32])
+@pytest.mark.parametrize("fp8", [True, False])
+def test_dot_max_num_imprecise_acc(rng, q, fp8):
+    # Exact small integers: fp8 products sum exactly whatever the promotion.
+    codes = rng.integers(-4, 5, (2, 32, 32)).astype(np.float16)
+    c = np.full((32, 32), np.nan, np.float32)
+    if fp8:
+        enc = np.zeros((2, 32, 32), np.uint8)
+        for i in range(2):  # float16 -> e5m2 is the float16's high byte
+            enc[i] = codes[i].view(np.uint16) >> 8
+        a, b = (triton.reinterpret(enc[i], tl.float8e5) for i in range(2))
+    else:
+        a, b = codes
+    imprecise_dot_kernel[(1,)](a, b, c, Q=q)
+    np.testing.assert_array_equal(c, codes[0].astype(np.float64) @ codes[1].astype(np.float64))
+
+
+def test_dot_max_num_imprecise_acc_beyond_k_is_refused():
+    a = triton.reinterpret(np.zeros((32, 32), np.uint8), tl.float8e4nv)
+    c = np.zeros((32, 32), np.float32)
+    with pytest.raises(triton.CompilationError, match=r"max_num_imprecise_acc \(64\) must be <= K \(32\)"):
+        imprecise_dot_kernel[(1,)](a, a, c, Q=64)
+    # Other types ignore it, as in Triton.
+    imprecise_dot_kernel[(1,)](np.zeros((32, 32), np.float16), np.zeros((32, 32), np.float16), c, Q=64)
+
+
+@triton.jit
 def attrs_kernel(out_ptr, X: tl.constexpr):
     i = tl.arange(0, 4)
     t = tl.zeros((4,), tl.float32)
