@@ -437,3 +437,25 @@ def test_fp8_product_read_from_registers(gen, bm, bn, bk, warps):
     p = (x * 0.5).to(torch.float8_e4m3fn)
     err = rel_err(out, p.double() @ b.double().T)
     assert err <= 5e-3, f"relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("bm,bn,d,warps", [(64, 64, 64, 4), (128, 128, 128, 8), (128, 64, 128, 4),
+                                           (64, 128, 64, 8)])
+def test_fp8_two_products(gen, bm, bn, d, warps):
+    # fp8 attention's shape: P = (Q K^T * c) cast to fp8, then P V with P
+    # from registers (moved within each row's lanes by shuffles).
+    if capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    steps = 3
+    # Small integers in Q and K: S is exact on any accumulator, so P's
+    # rounding to fp8 is the same here and in the reference.
+    q = torch.randint(-3, 4, (bm, d), device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    k = torch.randint(-3, 4, (steps * bn, d), device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    vt = random_operand((d, steps * bn), torch.float8_e4m3fn, gen)
+    out = poisoned((bm, d), torch.float32)
+    DOTS.fp8_two_products_kernel[(1,)](q, k, vt, out, steps, BM=bm, BN=bn, D=d, num_warps=warps)
+    s = (q.double() @ k.double().T) * 0.0625
+    p = s.float().to(torch.float8_e4m3fn).double()
+    ref = p @ vt.double().T
+    err = rel_err(out, ref)
+    assert err <= 5e-3, f"relative error {err:.3g}"

@@ -346,3 +346,28 @@ def test_fp8_operand_a_from_registers(bm, bn, bk, warps):
     assert "mma.sync" not in ptx
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+
+
+# fp8 attention's P: cast to fp8 in the accumulator layout of S = Q K^T
+# (two K values per thread), it reaches P V's register operand (four) by
+# two shuffles per 32-bit word within each row's four lanes, with no
+# shared-memory round trip (no barrier) between the two products.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("bm,bn,d,warps", [(64, 64, 64, 4), (128, 128, 128, 8), (128, 64, 128, 4)])
+def test_fp8_p_reaches_the_register_operand_by_shuffles(bm, bn, d, warps):
+    ptx = compile_dots("fp8_two_products_kernel",
+                       f"*fp8e4nv:16, *fp8e4nv:16, *fp8e4nv:16, *fp32:16, i32, {bm}, {bn}, {d}",
+                       warps)
+    lines = [line.strip() for line in ptx.splitlines()]
+    first_wait = next(i for i, line in enumerate(lines) if line.startswith("wgmma.wait_group"))
+    second = next(i for i, line in enumerate(lines)
+                  if i > first_wait and line.startswith("wgmma.mma_async"))
+    between = lines[first_wait:second]
+    groups = warps // 4
+    rows_per_group = bm // min(groups, bm // 64)
+    words = rows_per_group * bn // 128 // 4  # P's 32-bit words per thread
+    assert sum(line.startswith("shfl.sync.idx.b32") for line in between) == 2 * words
+    assert not any(line.startswith(("bar.sync", "st.shared", "ld.shared")) for line in between)
+    assert "}, {%r" in lines[second]  # A from registers
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")

@@ -449,6 +449,10 @@ void Emitter::emitOp(Operation &op) {
                    a0->owner == op.parent && op.parent->parentOp &&
                    op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
+    if (std::optional<Regs> pairs = castToFp8InPairs(op, ins_)) {
+      set(res, *pairs);
+      return;
+    }
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> in;
       for (auto &r : ins_) in.push_back(r[i]);

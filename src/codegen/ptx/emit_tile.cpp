@@ -125,7 +125,30 @@ std::string Emitter::packHalves(const std::string &lo, const std::string &hi) {
 
 std::string Emitter::packBytes(const Regs &r, size_t first, DType d) {
   // 8-bit values live in 32-bit (int8) or 16-bit (fp8) registers: the low
-  // byte of each, r[first] lowest.
+  // byte of each, r[first] lowest. Bytes 0..3 of one word in order are
+  // that word.
+  auto b0 = byteOf_.find(r[first]);
+  if (b0 != byteOf_.end() && b0->second.second == 0) {
+    bool whole = true;
+    for (size_t j = 1; j < 4; ++j) {
+      auto bj = byteOf_.find(r[first + j]);
+      whole = whole && bj != byteOf_.end() && bj->second == std::pair(b0->second.first, int(j));
+    }
+    if (whole) return b0->second.first;
+  }
+  // Two pairs from castToFp8InPairs: one mov.
+  auto pairAt = [&](size_t j) -> const std::string * {
+    auto lo = byteOfPair_.find(r[first + j]), hi = byteOfPair_.find(r[first + j + 1]);
+    if (lo == byteOfPair_.end() || hi == byteOfPair_.end() || lo->second.second != 0 ||
+        hi->second != std::pair(lo->second.first, 1))
+      return nullptr;
+    return &lo->second.first;
+  };
+  if (const std::string *lo = pairAt(0), *hi = pairAt(2); lo && hi) {
+    std::string word = reg(RegClass::B32);
+    ins("mov.b32 " + word + ", {" + *lo + ", " + *hi + "}");
+    return word;
+  }
   Regs b32;
   for (size_t j = 0; j < 4; ++j) {
     if (regClassOf(Type::scalar(d)) == RegClass::B32) {
@@ -141,6 +164,32 @@ std::string Emitter::packBytes(const Regs &r, size_t first, DType d) {
   ins("prmt.b32 " + hi + ", " + b32[2] + ", " + b32[3] + ", 0x0040");
   ins("prmt.b32 " + word + ", " + lo + ", " + hi + ", 0x5410");
   return word;
+}
+
+std::optional<Regs> Emitter::castToFp8InPairs(const Operation &op, const std::vector<Regs> &in) {
+  const Value *res = op.result();
+  if (op.code != OpCode::Cast || !res->type.isTile() || in.size() != 1 ||
+      op.operand(0)->type.dtype != DType::F32 || opts_.target.sm < 89 ||
+      op.strAttr("rounding") == "rtz")
+    return std::nullopt;
+  DType to = res->type.dtype;
+  if (to != DType::F8E4NV && to != DType::F8E5) return std::nullopt;
+  const Regs &x = in[0];
+  if (x.size() % 2 != 0) return std::nullopt;
+  Regs out;
+  for (size_t i = 0; i < x.size(); i += 2) {
+    // The first source goes to the upper byte.
+    std::string both = reg(RegClass::B16), lo = reg(RegClass::B16), hi = reg(RegClass::B16);
+    ins(std::string("cvt.rn.satfinite.") + (to == DType::F8E4NV ? "e4m3x2" : "e5m2x2") + ".f32 " +
+        both + ", " + x[i + 1] + ", " + x[i]);
+    ins("and.b16 " + lo + ", " + both + ", 255");
+    ins("shr.u16 " + hi + ", " + both + ", 8");
+    byteOfPair_[lo] = {both, 0};
+    byteOfPair_[hi] = {both, 1};
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  return out;
 }
 
 Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
@@ -251,11 +300,14 @@ void Emitter::emitThroughShared(Operation &op) {
     for (auto &v : s) v *= k;
     return s;
   };
-  if (op.code == OpCode::ConvertLayout)
-    if (std::optional<Regs> r = convertPacked(x, layoutOf(op.result()))) {
+  if (op.code == OpCode::ConvertLayout) {
+    std::optional<Regs> r = convertPairsToQuads(x, layoutOf(op.result()));
+    if (!r) r = convertPacked(x, layoutOf(op.result()));
+    if (r) {
       set(op.result(), *r);
       return;
     }
+  }
   barrier();
   switch (op.code) {
     case OpCode::ConvertLayout:

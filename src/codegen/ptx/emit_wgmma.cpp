@@ -27,6 +27,7 @@
 // The start address is the unswizzled position of the instruction's first
 // element; the hardware applies the XOR, which is why slots are
 // 1024-byte aligned.
+#include <array>
 #include <set>
 
 #include "codegen/ptx/emitter.h"
@@ -35,6 +36,74 @@
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
+
+std::optional<Regs> Emitter::convertPairsToQuads(const Value *x, const LinearLayout &to) {
+  DType d = x->type.dtype;
+  const LinearLayout from = layoutOf(x);
+  if (byteSize(d) != 1 || x->type.rank() != 2 || from.numRegs() != to.numRegs() ||
+      to.numRegs() % 4 != 0)
+    return std::nullopt;
+  // Result word w of lane L (bits l0, l1 of its place in its four-lane
+  // group) holds K values 4 t .. 4 t + 3 (t = l0 + 2 l1) of its row; the
+  // source holds them in pairs, 2 t' and 2 t' + 1 in lane t' = 2 l0 + 0|1
+  // of the group. Each source lane packs the pairs both lanes l1 = 0 and 1
+  // want into one word (bytes 0-1 and 2-3); the result takes the half its
+  // l1 names from each of the two lanes. src[w][k] is the source register
+  // of that word's byte k, read off lanes 0 (l1 = 0) and 2 (l1 = 1).
+  const int numWords = to.numRegs() / 4;
+  std::vector<std::array<int, 4>> src(numWords);
+  for (int w = 0; w < numWords; ++w)
+    for (int k = 0; k < 4; ++k) {
+      src[w][k] = from.regIndexOf(to.coord(4 * w + (k & 1), k < 2 ? 0 : 2, 0));
+      if (src[w][k] < 0) return std::nullopt;
+    }
+  for (int w = 0; w < numWords; ++w)
+    for (int warp = 0; warp < opts_.numWarps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < 4; ++j) {
+          int l0 = lane & 1, l1 = (lane >> 1) & 1;
+          int from_lane = (lane & ~3) | (2 * l0 + (j >> 1));
+          int k = 2 * l1 + (j & 1);
+          if (to.coord(4 * w + j, lane, warp) != from.coord(src[w][k], from_lane, warp))
+            return std::nullopt;
+        }
+  // Per thread, once: the two source lanes and the prmt selector (bytes
+  // 0-1 of both words for l1 = 0: 0x5410; bytes 2-3: 0x7632).
+  std::string lo = reg(RegClass::B32), hi = reg(RegClass::B32), sel = reg(RegClass::B32),
+              t = reg(RegClass::B32);
+  prologueIns("and.b32 " + lo + ", " + lane_ + ", 28");
+  prologueIns("and.b32 " + t + ", " + lane_ + ", 1");
+  prologueIns("mad.lo.u32 " + lo + ", " + t + ", 2, " + lo);
+  prologueIns("or.b32 " + hi + ", " + lo + ", 1");
+  prologueIns("bfe.u32 " + sel + ", " + lane_ + ", 1, 1");
+  prologueIns("mad.lo.u32 " + sel + ", " + sel + ", 8738, 21520");
+  const Regs &in = get(x);
+  Regs out;
+  RegClass c = regClassOf(Type::scalar(d));
+  for (int w = 0; w < numWords; ++w) {
+    Regs bytes;
+    for (int k = 0; k < 4; ++k) bytes.push_back(in[src[w][k]]);
+    std::string packed = packBytes(bytes, 0, d);
+    std::string a = reg(RegClass::B32), b = reg(RegClass::B32), word = reg(RegClass::B32);
+    ins("shfl.sync.idx.b32 " + a + ", " + packed + ", " + lo + ", 31, -1");
+    ins("shfl.sync.idx.b32 " + b + ", " + packed + ", " + hi + ", 31, -1");
+    ins("prmt.b32 " + word + ", " + a + ", " + b + ", " + sel);
+    // Each byte in a register of its own (ptxas drops them when the only
+    // reader is wgmma, which takes `word` whole through packBytes).
+    for (int j = 0; j < 4; ++j) {
+      std::string e = reg(RegClass::B32);
+      ins("bfe.u32 " + e + ", " + word + ", " + std::to_string(8 * j) + ", 8");
+      if (c != RegClass::B32) {
+        std::string h = reg(c);
+        ins("cvt.u16.u32 " + h + ", " + e);
+        e = h;
+      }
+      byteOf_[e] = {word, j};
+      out.push_back(e);
+    }
+  }
+  return out;
+}
 
 void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);

@@ -112,6 +112,10 @@ class Emitter {
   std::string packHalves(const std::string &lo, const std::string &hi);
   // Four 8-bit values r[first..first+3] of type `d` as one 32-bit word.
   std::string packBytes(const Regs &r, size_t first, DType d);
+  // A float32 tile cast to fp8 (sm_89+, round to nearest) two registers per
+  // cvt, as the instruction converts: half the conversions, and the pairs
+  // stay packed for packBytes. nullopt for any other op.
+  std::optional<Regs> castToFp8InPairs(const Operation &op, const std::vector<Regs> &in);
   // Predicate: this thread owns its elements (it is not a replica).
   std::string ownerPred(const LinearLayout &l);
   // The shared-memory scratch base address (u32) and a request for bytes.
@@ -199,6 +203,12 @@ class Emitter {
   // element type has no packed form (then the conversion goes element by
   // element).
   std::optional<Regs> convertPacked(const Value *x, const LinearLayout &to);
+  // An 8-bit tile from a layout holding two consecutive K values per thread
+  // (an accumulator's: attention's fp8 P) into wgmma's 8-bit operand-A
+  // layout (four), by shuffles within each four-lane row group: per 32-bit
+  // word of the result, two shfl and a prmt, no shared memory and no
+  // barrier. nullopt when the two layouts are not so related.
+  std::optional<Regs> convertPairsToQuads(const Value *x, const LinearLayout &to);
   // Shared-memory load/store of one element.
   // st.shared of `r`, guarded by predicate `pred` when it is not empty.
   void stShared(const std::string &addr, int64_t off, DType d, const std::string &r,
@@ -260,6 +270,9 @@ class Emitter {
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   // 16-bit register -> (the word it was split from, 0 low / 1 high half).
   std::unordered_map<std::string, std::pair<std::string, int>> halfOf_;
+  // 8-bit value register -> (the word it was taken from, its byte), or
+  // (the 16-bit register of two it was taken from, its byte).
+  std::unordered_map<std::string, std::pair<std::string, int>> byteOf_, byteOfPair_;
   int ptxVersion_ = 80;
   // Flat (one probe per lookup, no modulo), with each value's registers in
   // a deque, which never moves them: get()'s references survive later set()s.

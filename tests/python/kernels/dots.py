@@ -147,3 +147,24 @@ def fp8_register_a_kernel(a_ptr, b_ptr, out_ptr, steps, BM: tl.constexpr, BN: tl
         b = tl.load(b_ptr + rn[None, :] * (steps * BK) + (i * BK + rk)[:, None])
         acc = tl.dot(p, b, acc)
     tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+# fp8 attention's shape (tutorial 06): S = Q K^T on wgmma, P = S cast to
+# fp8 in the accumulator's layout (two K values per thread), P V with P
+# from registers (four per thread): the conversion stays within each row's
+# four lanes (shuffles, no shared memory).
+@triton.jit
+def fp8_two_products_kernel(q_ptr, k_ptr, v_ptr, out_ptr, steps, BM: tl.constexpr,
+                            BN: tl.constexpr, D: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for i in range(steps):
+        kt = tl.load(k_ptr + (i * BN + rn)[None, :] * D + rd[:, None])  # K stored N x D
+        s = tl.dot(q, kt)
+        p = (s * 0.0625).to(tl.float8e4nv)
+        v = tl.load(v_ptr + rd[None, :] * (steps * BN) + (i * BN + rn)[:, None])  # V^T stored
+        acc = tl.dot(p, v, acc)
+    tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
