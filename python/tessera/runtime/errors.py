@@ -10,6 +10,10 @@ class TesseraError(Exception):
     """Base class of Tessera's own errors."""
 
 
+class CompilationErrorCause(ValueError):
+    """The bare sentence of a compile error, as `CompilationError.__cause__`."""
+
+
 class CompilationError(TesseraError):
     """A kernel failed to compile. `str(e)` is the rendered diagnostic;
     `error_message` (Triton's attribute) is the same text."""
@@ -21,6 +25,33 @@ class CompilationError(TesseraError):
 
     def __reduce__(self):  # picklable for multiprocessing
         return (type(self), (self.message,))
+
+    # Triton raises its CompilationError from the front end's own error, and
+    # programs read that error's text off `__cause__` ("invalid axis -3" in
+    # str(e.__cause__)). Ours has no such error behind it: `__cause__` reads
+    # as one holding the diagnostic's sentence (without file, line and
+    # caret), unless a cause was set. A property, so that Python's own report
+    # of an uncaught error (which reads the C-level field) stays the one
+    # rendered diagnostic.
+    @property
+    def __cause__(self):
+        cause = BaseException.__cause__.__get__(self)
+        if cause is not None:
+            return cause
+        if not hasattr(self, "_sentence_cause"):
+            self._sentence_cause = CompilationErrorCause(_sentence(self.message))
+        return self._sentence_cause
+
+    @__cause__.setter
+    def __cause__(self, value):
+        BaseException.__cause__.__set__(self, value)
+
+
+def _sentence(message: str) -> str:
+    """The text after 'error: ' on a diagnostic's first line, or that line."""
+    first = message.split("\n", 1)[0]
+    at = first.find("error: ")
+    return first[at + len("error: "):] if at >= 0 else first
 
 
 class KernelError(TesseraError, RuntimeError):

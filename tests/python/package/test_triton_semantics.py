@@ -949,3 +949,23 @@ def test_only_positive_multiples_of_16_specialise_as_divisible():
     assert "%stride: i32 {divisibility = 16}" in irs[16]
     for stride in (0, -16):
         assert "%stride: i32 {" not in irs[stride], irs[stride]
+
+
+@triton.jit
+def bad_axis_kernel(out):
+    tl.store(out, tl.program_id(20))
+
+
+def test_compile_error_cause_is_its_sentence():
+    # Triton programs read the front end's error off __cause__.
+    with pytest.raises(triton.TritonError) as e:
+        bad_axis_kernel[(1,)](np.zeros(1, np.int32))
+    cause = e.value.__cause__
+    assert isinstance(cause, ValueError)
+    assert str(cause) == "program_id axis must be 0, 1, or 2 but got 20"
+    assert "^" in str(e.value)  # the error itself is still the rendered diagnostic
+    # A cause given with `raise ... from` is kept.
+    try:
+        raise triton.CompilationError("x.py:1:1: error: outer") from KeyError("inner")
+    except triton.CompilationError as err:
+        assert isinstance(err.__cause__, KeyError)
