@@ -10,8 +10,8 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.ptx -o %t.cubin
 # RUN: tesserac compile %S/../python/package/test_map_elementwise.py --kernel divmod_kernel --signature "*u32:16, *u32:16, *u32:16, *u32:16, 512, 2" | FileCheck %s --check-prefix=IR
 
-# compare_kernel: compare(x, y) per element (-1, 0 or 1). One element per
-# thread: one compare, two branches.
+# compare_kernel: gap_or_double(x, y) per element (branches on x < y, then
+# x == y). One element per thread: one compare, two branches.
 # CMP: setp.lt.s32 [[P:%p[0-9]+]], [[X:%r[0-9]+]], [[Y:%r[0-9]+]];
 # CMP-NEXT: @![[P]] bra
 # CMP: setp.eq.s32 [[Q:%p[0-9]+]], [[X]], [[Y]];

@@ -15,20 +15,26 @@ def rng():
 
 
 @triton.jit
-def compare(x, y):
+def gap_or_double(x, y):
+    # Three branches, each returning an int32 of its own.
     if x < y:
-        return -1
+        return (y - x).to(tl.int32)
     elif x == y:
-        return 0
+        return 100
     else:
-        return 1
+        return (x + x).to(tl.int32)
+
+
+def gap_or_double_ref(x, y):
+    x, y = x.astype(np.int64), y.astype(np.int64)
+    return np.where(x < y, y - x, np.where(x == y, 100, 2 * x)).astype(np.int32)
 
 
 @triton.jit
 def compare_kernel(X, Y, Z, BLOCK: tl.constexpr):
     x = tl.load(X + tl.arange(0, BLOCK))
     y = tl.load(Y + tl.arange(0, BLOCK))
-    z = tl.map_elementwise(compare, x, y)
+    z = tl.map_elementwise(gap_or_double, x, y)
     tl.store(Z + tl.arange(0, BLOCK), z)
 
 
@@ -39,8 +45,7 @@ def test_branching_function(dtype):
     y = r.integers(0, 6, 256).astype(dtype)
     z = np.full(256, 77, np.int32)
     compare_kernel[(1,)](x, y, z, BLOCK=256)
-    ref = (x > y).astype(np.int32) - (y > x).astype(np.int32)
-    np.testing.assert_array_equal(z, ref)
+    np.testing.assert_array_equal(z, gap_or_double_ref(x, y))
 
 
 @triton.jit
