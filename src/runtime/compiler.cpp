@@ -20,8 +20,12 @@
 namespace tessera {
 
 const std::vector<std::string> &defaultPipeline() {
-  static const std::vector<std::string> pipeline = {
-      "inline", "canonicalize", "cse", "licm", "canonicalize", "cse", "combine-dot-add", "dce"};
+  // Clean-ups (twice: licm exposes more), then the combines, then dead code.
+  static const std::vector<std::string> pipeline = [] {
+    std::vector<std::string> p = {"inline", "canonicalize", "cse", "licm", "canonicalize", "cse"};
+    p.insert(p.end(), {"combine-broadcast-dot", "combine-dot-add", "dce"});
+    return p;
+  }();
   return pipeline;
 }
 

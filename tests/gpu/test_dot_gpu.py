@@ -459,3 +459,15 @@ def test_fp8_two_products(gen, bm, bn, d, warps):
     ref = p @ vt.double().T
     err = rel_err(out, ref)
     assert err <= 5e-3, f"relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_broadcast_product(gen, dt):
+    # sum(x[:, :, None] * y[None, :, :], axis=1): a dot (no spilled
+    # BM x BK x BN tile), exact products as the multiply had them.
+    m, n, k, bm, bn, bk = 256, 192, 160, 128, 32, 32
+    x = torch.randn((m, k), device="cuda", generator=gen, dtype=dt)
+    y = torch.randn((k, n), device="cuda", generator=gen, dtype=dt)
+    z = poisoned((m, n), dt)
+    DOTS.broadcast_product_kernel[(m // bm, n // bn)](z, x, y, M=m, N=n, K=k, BM=bm, BN=bn, BK=bk)
+    assert rel_err(z, x.double() @ y.double()) <= (1e-6 if dt == torch.float32 else 1e-14)

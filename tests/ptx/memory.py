@@ -23,15 +23,15 @@ def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 # ALIGNED: mov.u32 %r{{[0-9]+}}, %ctaid.x
 # ALIGNED: .loc 1 15
 # ALIGNED: mov.f32 [[OTHER:%f[0-9]+]], 0f3FC00000
-# ALIGNED: @%p{{[0-9]+}} ld.global.v4.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, [%rd{{[0-9]+}}]
-# ALIGNED: st.global.v4.f32
-# ALIGNED-NOT: ld.global.f32
+# ALIGNED: @%p{{[0-9]+}} ld.global.v4.b32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, [%rd{{[0-9]+}}]
+# ALIGNED: st.global.v4.b32
+# ALIGNED-NOT: ld.global.b32
 
 # UNALIGNED: .target sm_80
 # UNALIGNED-NOT: ld.global.v4
-# UNALIGNED: ld.global.f32
+# UNALIGNED: ld.global.b32
 # UNALIGNED-NOT: st.global.v4
-# UNALIGNED: st.global.f32
+# UNALIGNED: st.global.b32
 
 # HALF: ld.global.v4.b32
 # HALF: bfe.u32
@@ -47,9 +47,9 @@ def hints(x_ptr, y_ptr, n):
     y = tl.load(y_ptr + offs, eviction_policy="evict_last")
     tl.store(y_ptr + offs, x + y, cache_modifier=".cs")
 
-# HINTS: ld.global.cg.v4.f32
-# HINTS: ld.global.L1::evict_last.v4.f32
-# HINTS: st.global.cs.v4.f32
+# HINTS: ld.global.cg.v4.b32
+# HINTS: ld.global.L1::evict_last.v4.b32
+# HINTS: st.global.cs.v4.b32
 
 
 # A half-precision scalar parameter travels as f32 and is converted after it is loaded.
@@ -79,10 +79,10 @@ def rows(x_ptr, y_ptr, ld, HINT: tl.constexpr):
         ptrs += ld
     tl.store(y_ptr + tl.arange(0, 512), acc)
 
-# STMT-HINT: ld.global.v4.f32
-# STMT-HINT-NOT: ld.global.f32
-# NO-HINT-NOT: ld.global.v4.f32
-# NO-HINT: ld.global.f32
+# STMT-HINT: ld.global.v4.b32
+# STMT-HINT-NOT: ld.global.b32
+# NO-HINT-NOT: ld.global.v4.b32
+# NO-HINT: ld.global.b32
 
 
 # A descriptor made in the kernel promises what Triton documents: a 16-byte

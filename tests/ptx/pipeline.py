@@ -34,16 +34,16 @@ def bad_stages(x_ptr, n):
 
 # Two iterations loaded before the loop (a 16-byte vector each), one in it.
 # THREE: .visible .entry row_sum(
-# THREE: ld.global.v4.f32
-# THREE: ld.global.v4.f32
+# THREE: ld.global.v4.b32
+# THREE: ld.global.v4.b32
 # THREE: [[HEAD:\$L[0-9]+]]:
-# THREE: ld.global.v4.f32
+# THREE: ld.global.v4.b32
 # THREE-NOT: ld.global
 # THREE: bra [[HEAD]]
 
 # ONE: .visible .entry
 # ONE-NOT: ld.global
 # ONE: {{\$L[0-9]+}}:
-# ONE: ld.global.v4.f32
+# ONE: ld.global.v4.b32
 # ONE-NOT: ld.global
 # ONE: bra

@@ -174,10 +174,9 @@ void Emitter::emitLoad(Operation &op) {
     std::string pred = masks[i].empty() ? "" : "@" + masks[i] + " ";
     int total = vec * bytes;
     if (total >= 4 && bytes >= 4) {
-      std::string t = rc == RegClass::F32   ? "f32"
-                      : rc == RegClass::F64 ? "f64"
-                      : bytes == 8          ? "b64"
-                                            : "b32";
+      // Bit types for every width, as Triton writes them (ld.global.v4.b32):
+      // they take float registers as well as integer ones.
+      std::string t = bytes == 8 ? "b64" : "b32";
       std::string list;
       for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + dst[j];
       if (vec == 1)
@@ -249,10 +248,7 @@ void Emitter::emitStore(Operation &op) {
     std::string pred = p.empty() ? "" : "@" + p + " ";
     int total = vec * bytes;
     if (total >= 4 && bytes >= 4) {
-      std::string t = rc == RegClass::F32   ? "f32"
-                      : rc == RegClass::F64 ? "f64"
-                      : bytes == 8          ? "b64"
-                                            : "b32";
+      std::string t = bytes == 8 ? "b64" : "b32";
       std::string list;
       for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + vals[i + j];
       if (vec == 1)

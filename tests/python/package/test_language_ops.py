@@ -435,3 +435,40 @@ def test_uint_to_uniform_float_widths(rng, dtype, scale):
     ref = folded.astype(np.float32) * np.float32(scale)
     np.testing.assert_array_equal(out, ref)
     assert 0 <= out.min() and out.max() < 1
+
+
+def _dot_kernels():
+    """tests/python/kernels/dots.py (written against `triton`), with Tessera as triton."""
+    import importlib.util
+    import pathlib
+    import sys
+    path = pathlib.Path(__file__).resolve().parents[1] / "kernels" / "dots.py"
+    saved = {n: sys.modules.get(n) for n in ("triton", "triton.language")}
+    sys.modules.update({"triton": triton, "triton.language": tl})
+    try:
+        spec = importlib.util.spec_from_file_location("tessera_package_dot_kernels", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        for n, m in saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+    return module
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_broadcast_product_becomes_a_dot(rng, dtype):
+    # sum(x[:, :, None] * y[None, :, :], axis=1) compiles to a dot: no
+    # BM x BK x BN tile (its reduce is gone from the IR), same product.
+    m, n, k, bm, bn, bk = 64, 48, 96, 32, 16, 32
+    x = rng.standard_normal((m, k)).astype(dtype)
+    y = rng.standard_normal((k, n)).astype(dtype)
+    z = poisoned((m, n), dtype)
+    h = _dot_kernels().broadcast_product_kernel[(m // bm, n // bn)](z, x, y, M=m, N=n, K=k, BM=bm,
+                                                                     BN=bn, BK=bk)
+    assert "dot" in h.asm["ttir"] and "reduce" not in h.asm["ttir"]
+    ref = x.astype(np.float64) @ y.astype(np.float64)
+    np.testing.assert_allclose(z, ref, rtol=1e-5 if dtype == "float32" else 1e-12,
+                               atol=1e-5 if dtype == "float32" else 1e-12)
