@@ -169,20 +169,3 @@ def fp8_two_products_kernel(q_ptr, k_ptr, v_ptr, out_ptr, steps, BM: tl.constexp
         acc = tl.dot(p, v, acc)
     tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
 
-
-# A matrix product written as a broadcast multiply and a sum (PyTorch's
-# inductor writes them so): combine-broadcast-dot makes it a dot, and
-# combine-dot-add chains it into the loop's accumulator.
-@triton.jit
-def broadcast_product_kernel(z_ptr, x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr,
-                             K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-                             BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rn = tl.program_id(1) * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=z_ptr.dtype.element_ty)
-    for k0 in range(0, K, BK):
-        x = tl.load(x_ptr + rm[:, None] * K + (k0 + rk)[None, :])
-        y = tl.load(y_ptr + (k0 + rk)[:, None] * N + rn[None, :])
-        acc += tl.sum(tl.expand_dims(x, 2) * tl.expand_dims(y, 0), axis=1)
-    tl.store(z_ptr + rm[:, None] * N + rn[None, :], acc)
