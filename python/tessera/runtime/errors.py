@@ -71,6 +71,12 @@ class KernelError(TesseraError, RuntimeError):
 InterpreterError = KernelError
 
 
+class InterpretedCompilationError(CompilationError, InterpreterError):
+    """A compile error of a kernel bound for the interpreter under
+    TRITON_INTERPRET=1, where Triton raises InterpreterError: either
+    `except` clause catches it."""
+
+
 class OutOfResources(TesseraError):
     """A configuration needs more of a resource than the target has. The
     autotuner skips configurations that raise it."""

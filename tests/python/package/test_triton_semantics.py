@@ -969,3 +969,18 @@ def test_compile_error_cause_is_its_sentence():
         raise triton.CompilationError("x.py:1:1: error: outer") from KeyError("inner")
     except triton.CompilationError as err:
         assert isinstance(err.__cause__, KeyError)
+
+
+def test_compile_error_under_triton_interpret_is_an_interpreter_error(monkeypatch):
+    # Triton runs kernels as Python under TRITON_INTERPRET=1 and reports
+    # their errors as InterpreterError; ours is that and a CompilationError.
+    from tessera.runtime.errors import InterpreterError
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    with pytest.raises(InterpreterError) as e:
+        bad_axis_kernel[(1,)](np.zeros(1, np.int32))
+    assert isinstance(e.value, triton.CompilationError)
+    assert str(e.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 20"
+    monkeypatch.delenv("TRITON_INTERPRET")
+    with pytest.raises(triton.CompilationError) as e:
+        bad_axis_kernel[(1,)](np.zeros(1, np.int32))
+    assert not isinstance(e.value, InterpreterError)
