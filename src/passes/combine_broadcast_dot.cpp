@@ -51,66 +51,39 @@ bool combinesByAdding(const Operation &reduce) {
          (add.operand(0) == y && add.operand(1) == x);
 }
 
-class BroadcastDotCombiner {
- public:
-  explicit BroadcastDotCombiner(Function &fn) : fn_(fn) {}
-
-  void run() {
-    combineIn(fn_.body);
-    if (!vm_.empty()) vm_.apply(fn_);
-  }
-
- private:
-  void combineIn(Block &b) {
-    for (auto it = b.ops.begin(); it != b.ops.end();) {
-      Operation *op = (it++)->get();  // advance first: op may be buried
-      vm_.remapOperands(op);
-      for (auto &r : op->regions) combineIn(*r);
-      if (Value *dot = asDot(op)) {
-        vm_.map(op->result(0), dot);
-        gy_.bury(op);
-      }
-    }
-  }
-
-  // The dot replacing reduce `op`, created before it, or null.
-  Value *asDot(Operation *op) {
-    if (op->code != OpCode::Reduce || op->operands.size() != 1 || op->results.size() != 1 ||
-        op->intAttr("axis", -1) != 1 || !combinesByAdding(*op))
-      return nullptr;
-    const Type &t = op->operand(0)->type;
-    if (!t.isTile() || t.rank() != 3 || (t.dtype != DType::F32 && t.dtype != DType::F64))
-      return nullptr;
-    Operation *mul = op->operand(0)->def;
-    if (!mul || mul->code != OpCode::Mul) return nullptr;
-    for (unsigned i = 0; i < 2; ++i) {
-      Value *a = broadcastOfExpanded(mul->operand(i), 2);
-      Value *b = broadcastOfExpanded(mul->operand(1 - i), 0);
-      if (!a || !b || a->type.dtype != t.dtype || b->type.dtype != t.dtype) continue;
-      int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
-      if (b->type.shape[0] != K || t.shape != std::vector<int64_t>{M, K, N}) continue;
-      if (M < 16 || N < 16 || K < 16) return nullptr;
-      Builder builder;
-      builder.setInsertionPointBefore(op);
-      builder.setLoc(op->loc);
-      Type rt = op->result(0)->type;
-      Value *zero = builder.constFloat(0.0, rt);
-      return builder.op1(
-          OpCode::Dot, {a, b, zero}, rt,
-          {{"input_precision", std::string("ieee")}, {"max_num_imprecise_acc", int64_t{0}}});
-    }
+// The dot replacing reduce `op`, created before it, or null.
+Value *asDot(Operation *op) {
+  if (op->code != OpCode::Reduce || op->operands.size() != 1 || op->results.size() != 1 ||
+      op->intAttr("axis", -1) != 1 || !combinesByAdding(*op))
     return nullptr;
+  const Type &t = op->operand(0)->type;
+  if (!t.isTile() || t.rank() != 3 || (t.dtype != DType::F32 && t.dtype != DType::F64))
+    return nullptr;
+  Operation *mul = op->operand(0)->def;
+  if (!mul || mul->code != OpCode::Mul) return nullptr;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value *a = broadcastOfExpanded(mul->operand(i), 2);
+    Value *b = broadcastOfExpanded(mul->operand(1 - i), 0);
+    if (!a || !b || a->type.dtype != t.dtype || b->type.dtype != t.dtype) continue;
+    int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+    if (b->type.shape[0] != K || t.shape != std::vector<int64_t>{M, K, N}) continue;
+    if (M < 16 || N < 16 || K < 16) return nullptr;
+    Builder builder;
+    builder.setInsertionPointBefore(op);
+    builder.setLoc(op->loc);
+    Type rt = op->result(0)->type;
+    Value *zero = builder.constFloat(0.0, rt);
+    return builder.op1(
+        OpCode::Dot, {a, b, zero}, rt,
+        {{"input_precision", std::string("ieee")}, {"max_num_imprecise_acc", int64_t{0}}});
   }
-
-  Function &fn_;
-  ValueMap vm_;
-  Graveyard gy_;
-};
+  return nullptr;
+}
 
 }  // namespace
 
 void combineBroadcastDot(Module &m) {
-  for (auto &fn : m.functions) BroadcastDotCombiner(*fn).run();
+  for (auto &fn : m.functions) replaceResults(*fn, asDot);
 }
 
 }  // namespace tessera

@@ -31,53 +31,32 @@ bool isZero(const Value *v) {
   return c && (c->isFloat ? c->f == 0 : c->i == 0);
 }
 
-class DotAddCombiner {
- public:
-  explicit DotAddCombiner(Function &fn) : fn_(fn), uses_(countUses(fn)) {}
-
-  void run() {
-    combineIn(fn_.body);
-    if (!vm_.empty()) vm_.apply(fn_);
-  }
-
- private:
-  void combineIn(Block &b) {
-    for (auto it = b.ops.begin(); it != b.ops.end();) {
-      Operation *op = (it++)->get();  // advance first: op may be buried
-      vm_.remapOperands(op);
-      for (auto &r : op->regions) combineIn(*r);
-      if (op->code != OpCode::Add || !op->result(0)->type.isTile()) continue;
-      for (unsigned i = 0; i < 2; ++i)
-        if (Operation *dot = combinable(op, op->operand(i))) {
-          dot->operands[2] = op->operand(1 - i);
-          moveBefore(dot, op);
-          vm_.map(op->result(0), dot->result(0));
-          gy_.bury(op);
-          break;
-        }
-    }
-  }
-
-  // The dot defining `v` when it can absorb the add `add`, else null.
-  Operation *combinable(Operation *add, Value *v) {
-    Operation *dot = v->def;
-    if (!dot || dot->code != OpCode::Dot || dot->parent != add->parent) return nullptr;
-    if (uses_[v] != 1 || !isZero(dot->operand(2))) return nullptr;
-    if (dot->result(0)->type != add->result(0)->type) return nullptr;
-    if (dot->intAttr("max_num_imprecise_acc") != 0) return nullptr;
-    return dot;
-  }
-
-  Function &fn_;
-  PtrMap<const Value *, int> uses_;
-  ValueMap vm_;
-  Graveyard gy_;
-};
+// The dot defining `v` when it can absorb the add `add`, else null.
+Operation *combinable(Operation *add, Value *v, PtrMap<const Value *, int> &uses) {
+  Operation *dot = v->def;
+  if (!dot || dot->code != OpCode::Dot || dot->parent != add->parent) return nullptr;
+  if (uses[v] != 1 || !isZero(dot->operand(2))) return nullptr;
+  if (dot->result(0)->type != add->result(0)->type) return nullptr;
+  if (dot->intAttr("max_num_imprecise_acc") != 0) return nullptr;
+  return dot;
+}
 
 }  // namespace
 
 void combineDotAdd(Module &m) {
-  for (auto &fn : m.functions) DotAddCombiner(*fn).run();
+  for (auto &fn : m.functions) {
+    PtrMap<const Value *, int> uses = countUses(*fn);
+    replaceResults(*fn, [&](Operation *op) -> Value * {
+      if (op->code != OpCode::Add || !op->result(0)->type.isTile()) return nullptr;
+      for (unsigned i = 0; i < 2; ++i)
+        if (Operation *dot = combinable(op, op->operand(i), uses)) {
+          dot->operands[2] = op->operand(1 - i);
+          moveBefore(dot, op);
+          return dot->result(0);
+        }
+      return nullptr;
+    });
+  }
 }
 
 }  // namespace tessera

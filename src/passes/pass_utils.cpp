@@ -99,6 +99,24 @@ void ValueMap::apply(Function &fn) const {
   fn.walk([&](Operation *op) { remapOperands(op); });
 }
 
+void replaceResults(Function &fn, const std::function<Value *(Operation *)> &rewrite) {
+  ValueMap vm;
+  Graveyard gy;
+  std::function<void(Block &)> walk = [&](Block &b) {
+    for (auto it = b.ops.begin(); it != b.ops.end();) {
+      Operation *op = (it++)->get();  // advance first: op may be buried
+      vm.remapOperands(op);
+      for (auto &r : op->regions) walk(*r);
+      if (Value *v = rewrite(op)) {
+        vm.map(op->result(0), v);
+        gy.bury(op);
+      }
+    }
+  };
+  walk(fn.body);
+  vm.apply(fn);
+}
+
 OpList::iterator iteratorOf(Operation *op) {
   return op->linked ? op->self : op->parent->ops.end();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -69,6 +70,13 @@ class Graveyard {
  private:
   std::vector<std::unique_ptr<Operation>> dead_;
 };
+
+// Walks `fn` in program order (an op's regions before the ops after it);
+// where `rewrite(op)` returns a value, every use of op's single result reads
+// that value instead and op leaves the IR. `rewrite` may create and move
+// ops; operands it sees are already remapped. Ops removed stay allocated
+// until the walk ends, so their addresses are not reused meanwhile.
+void replaceResults(Function &fn, const std::function<Value *(Operation *)> &rewrite);
 
 // Whether `op` or anything nested in it writes memory or may do so (calls,
 // whose callee we do not look at). Ops that only read memory do not count.
