@@ -299,12 +299,11 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   std::string shape = "m16n8k" + std::to_string(mi.k);
   if (mi.types.find("e4m3") != std::string::npos || mi.types.find("e5m2") != std::string::npos)
     needPtxVersion(84);
-  // fp8 with max_num_imprecise_acc = q: every q of K sums into a zeroed
-  // partial accumulator that is then added into the fp32 one, as on wgmma
-  // (emit_wgmma.cpp says why).
-  const int64_t imprecise = op.intAttr("max_num_imprecise_acc", 0);
-  const bool promote = isFp8(a->type.dtype) && imprecise > 0 && imprecise <= K;
-  const int64_t chunk = promote ? std::max<int64_t>(1, imprecise / mi.k) : kSteps;
+  // fp8 with max_num_imprecise_acc: every `chunk` K steps sum into a zeroed
+  // partial accumulator that is then added into the fp32 one.
+  const int64_t promoteEvery = imprecisePromotionSteps(op, K, mi.k);
+  const bool promote = promoteEvery > 0;
+  const int64_t chunk = promote ? promoteEvery : kSteps;
   Regs partial;
   if (promote)
     for (int r = 0; r < numAcc; ++r) partial.push_back(reg(RegClass::F32));

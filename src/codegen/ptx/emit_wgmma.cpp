@@ -248,9 +248,9 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   // K steps summed in the instruction's accumulator before an add.f32 into
   // the fp32 one: all of them unless an fp8 dot limits it.
   const int64_t kSteps = K / p.k;
-  const int64_t imprecise = op.intAttr("max_num_imprecise_acc", 0);
-  const bool promote = isFp8(a->type.dtype) && imprecise > 0 && imprecise <= K;
-  const int64_t chunk = promote ? std::max<int64_t>(1, imprecise / p.k) : kSteps;
+  const int64_t promoteEvery = imprecisePromotionSteps(op, K, p.k);
+  const bool promote = promoteEvery > 0;
+  const int64_t chunk = promote ? promoteEvery : kSteps;
   // A in registers must not change while its group runs, and a promoted
   // sum is read as soon as its group ends: no overlap.
   bool overlap = chained && !aInRegisters && !promote && op.intAttr("overlap", 0) == 1;

@@ -1,5 +1,6 @@
 #include "codegen/ptx/mma.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace tessera::ptx {
@@ -16,6 +17,19 @@ const char *fp8Name(DType d) {
 // The fp8 formats the tensor cores take (sm_89+).
 bool isMmaFp8(DType d) {
   return d == DType::F8E4NV || d == DType::F8E5;
+}
+
+bool isMmaInt8(DType d) {
+  return d == DType::I8 || d == DType::U8;
+}
+
+// The integer forms' type suffix, without mma.sync's trailing ".s32":
+// .satfinite as Triton writes it (a sum past the int32 range stays at its
+// bound instead of wrapping; the interpreter wraps, and only K beyond 2^17
+// products of extreme values gets there).
+std::string int8Types(DType a, DType b) {
+  return std::string("satfinite.s32.") + (a == DType::I8 ? "s8." : "u8.") +
+         (b == DType::I8 ? "s8" : "u8");
 }
 
 }  // namespace
@@ -42,16 +56,11 @@ std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
     mi.elemBytes = 4;
     mi.types = "f32.tf32.tf32.f32";
     mi.tf32x3 = p == "tf32x3";
-  } else if ((da == DType::I8 || da == DType::U8) && (db == DType::I8 || db == DType::U8) &&
-             dr == DType::I32) {
+  } else if (isMmaInt8(da) && isMmaInt8(db) && dr == DType::I32) {
     mi.k = 32;
     mi.elemBytes = 1;
     mi.accType = DType::I32;
-    // .satfinite as Triton writes it: a sum past the int32 range stays at
-    // its bound instead of wrapping (the interpreter wraps; only K beyond
-    // 2^17 products of extreme values gets there).
-    mi.types = std::string("satfinite.s32.") + (da == DType::I8 ? "s8." : "u8.") +
-               (db == DType::I8 ? "s8" : "u8") + ".s32";
+    mi.types = int8Types(da, db) + ".s32";
   } else if (isMmaFp8(da) && isMmaFp8(db) && dr == DType::F32 && targetSm >= 89) {
     mi.k = 32;
     mi.elemBytes = 1;
@@ -62,6 +71,12 @@ std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
   int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
   if (M % 16 != 0 || N % 8 != 0 || K % mi.k != 0) return std::nullopt;
   return mi;
+}
+
+int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK) {
+  const int64_t q = op.intAttr("max_num_imprecise_acc", 0);
+  if (!isFp8(op.operand(0)->type.dtype) || q <= 0 || q > K) return 0;
+  return std::max<int64_t>(1, q / instrK);
 }
 
 WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps) {
@@ -119,7 +134,6 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
                                    bool archSpecific, bool aInRegisters) {
   if (targetSm != 90 || !archSpecific || numWarps % 4 != 0) return std::nullopt;
   WgmmaPlan p;
-  auto isInt8 = [](DType d) { return d == DType::I8 || d == DType::U8; };
   // 8-bit operands must be K-major: wgmma cannot transpose them.
   const bool kMajor = (aInRegisters || contigA == 1) && contigB == 0;
   if ((a == DType::F16 || a == DType::BF16) && b == a && r == DType::F32) {
@@ -128,12 +142,10 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
   } else if (isMmaFp8(a) && isMmaFp8(b) && r == DType::F32 && kMajor) {
     p.k = 32;
     p.types = std::string("f32.") + fp8Name(a) + "." + fp8Name(b);
-  } else if (isInt8(a) && isInt8(b) && r == DType::I32 && kMajor) {
-    // .satfinite, as mma.sync's int8 form (selectMma) has it.
+  } else if (isMmaInt8(a) && isMmaInt8(b) && r == DType::I32 && kMajor) {
     p.k = 32;
     p.accType = DType::I32;
-    p.types = std::string("satfinite.s32.") + (a == DType::I8 ? "s8." : "u8.") +
-              (b == DType::I8 ? "s8" : "u8");
+    p.types = int8Types(a, b);
   } else {
     return std::nullopt;
   }

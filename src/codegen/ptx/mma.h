@@ -32,6 +32,13 @@ struct MmaInstr {
 // sm_89, shapes that are not multiples of the instruction's tile).
 std::optional<MmaInstr> selectMma(const Operation &op, int targetSm);
 
+// K steps of `instrK` that an fp8 dot `op` with K = `K` sums in the tensor
+// core's accumulator before adding that partial sum into its fp32 one
+// (max_num_imprecise_acc = q: q / instrK steps, at least one), or 0 when it
+// sums all of K there (other types, q = 0, or q > K). Hopper's fp8 products
+// sum with fewer mantissa bits than fp32; Triton promotes the same way.
+int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK);
+
 // Warps along M and N for an M x N accumulator: the product is at most
 // numWarps (leftover warps hold replicas), each warp's tile a whole number of
 // 16 x 8 instruction tiles, the split growing whichever side is longer.
