@@ -49,7 +49,7 @@ type_canonicalisation_dict = {
     "half": "fp16", "float16": "fp16", "bfloat16": "bf16", "float": "fp32", "float32": "fp32",
     "double": "fp64", "float64": "fp64", "void": "void",
 }
-from .errors import CompilationError, InterpretedCompilationError, InterpreterError, KernelError
+from .errors import CompilationError, InterpretedCompilationError, KernelError
 from .kernel_source import (_EXEC_SOURCES, _collect_units, _encode_const, _file_lines,
                             _function_source, _source_from_exec_caller)
 
@@ -966,7 +966,7 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
     except CompilationError as e:
         # Under TRITON_INTERPRET=1 Triton reports a kernel's errors as
         # InterpreterError (it runs the kernel as Python): ours is both.
-        if not target and knobs.runtime.interpret and not isinstance(e, InterpreterError):
+        if not target and knobs.runtime.interpret:
             raise InterpretedCompilationError(e.message) from None
         raise
     stats.compiles += 1

@@ -439,6 +439,10 @@ void Emitter::emitOp(Operation &op) {
     size_t n = res->type.isTile() ? layoutOf(res).numRegs() : 1;
     std::vector<Regs> ins_;
     for (Value *v : op.operands) ins_.push_back(spread(v, n));
+    if (std::optional<Regs> pairs = castToFp8InPairs(op, ins_)) {
+      set(res, *pairs);
+      return;
+    }
     // A float32 tile op whose first operand is a loop-carried value read
     // nowhere else (attention's acc * alpha) writes into that value's
     // registers: a wgmma then accumulates there in place, and the loop's
@@ -449,10 +453,6 @@ void Emitter::emitOp(Operation &op) {
                    a0->owner == op.parent && op.parent->parentOp &&
                    op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
-    if (std::optional<Regs> pairs = castToFp8InPairs(op, ins_)) {
-      set(res, *pairs);
-      return;
-    }
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> in;
       for (auto &r : ins_) in.push_back(r[i]);
