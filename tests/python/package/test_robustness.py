@@ -46,17 +46,22 @@ def run_child(body: str, timeout: float = 120) -> subprocess.CompletedProcess:
 _sources = 0
 
 
-def kernel_from_source(src: str, name: str = "k"):
-    """The @jit kernel `name` of `src` (a def), from a module on disk (the
-    front end reads a kernel's source from its file)."""
+def module_from_source(body: str):
+    """A module on disk of `body` after the tessera imports (the front end
+    reads a kernel's source from its file), imported."""
     global _sources
     _sources += 1
     path = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / f"robustness_src_{_sources}.py"
-    path.write_text("import tessera as triton\nimport tessera.language as tl\n\n@triton.jit\n" + src)
+    path.write_text("import tessera as triton\nimport tessera.language as tl\n\n" + body)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return getattr(mod, name)
+    return mod
+
+
+def kernel_from_source(src: str, name: str = "k"):
+    """The @jit kernel `name` of `src` (a def)."""
+    return getattr(module_from_source("@triton.jit\n" + src), name)
 
 
 def child_ok(body: str, timeout: float = 120) -> str:
@@ -544,15 +549,10 @@ def test_source_is_read_at_decoration_not_at_first_launch():
 def test_decorator_argument_that_reads_as_a_def_is_not_compiled():
     # A decorator argument holding a "def k(" line was compiled instead of
     # the function's body.
-    src = ("import tessera as triton\nimport tessera.language as tl\n\n"
-           "def note(text):\n    return lambda f: f\n\n"
-           "@triton.jit\n@note(\"\"\"\ndef k(out):\n    tl.store(out, 99)\n\"\"\")\n"
-           "def k(out):\n    tl.store(out, 7)\n")
-    path2 = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / "robustness_decorated.py"
-    path2.write_text(src)
-    spec = importlib.util.spec_from_file_location(path2.stem, path2)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = module_from_source(
+        "def note(text):\n    return lambda f: f\n\n"
+        "@triton.jit\n@note(\"\"\"\ndef k(out):\n    tl.store(out, 99)\n\"\"\")\n"
+        "def k(out):\n    tl.store(out, 7)\n")
     out = np.zeros(1, np.int32)
     mod.k[(1,)](out)
     assert out[0] == 7
@@ -563,20 +563,15 @@ def test_string_continued_by_a_backslash_ends_with_its_kernel():
     # inline-asm texts often are) threw the bracket count off: the nested
     # kernel's source ran on to the end of the file, and the next test
     # function's kernel of the same name was compiled in its place.
-    src = ("import tessera as triton\nimport tessera.language as tl\n\n"
-           "def make():\n"
-           "    @triton.jit\n    def k(out):\n"
-           "        tl.static_assert(True, \"one \\\n      two (\")\n"
-           "        tl.store(out, 7)\n\n"
-           "    return k\n\n"
-           "def make_other():\n"
-           "    @triton.jit\n    def k(out, mode):\n        pass\n\n"
-           "    return k\n")
-    path2 = pathlib.Path(os.environ["TESSERA_CACHE_DIR"]) / "robustness_continued.py"
-    path2.write_text(src)
-    spec = importlib.util.spec_from_file_location(path2.stem, path2)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = module_from_source(
+        "def make():\n"
+        "    @triton.jit\n    def k(out):\n"
+        "        tl.static_assert(True, \"one \\\n      two (\")\n"
+        "        tl.store(out, 7)\n\n"
+        "    return k\n\n"
+        "def make_other():\n"
+        "    @triton.jit\n    def k(out, mode):\n        pass\n\n"
+        "    return k\n")
     out = np.zeros(1, np.int32)
     mod.make()[(1,)](out)
     assert out[0] == 7
