@@ -433,6 +433,44 @@ std::vector<std::string> Emitter::inlineRegion(const Block &b,
   internalError("emit-ptx", "region without a yield");
 }
 
+// An int32 tile added to an arange (or to such a sum): x + (base + c) is
+// written (x + base) + c, one add of x per distinct (x, base) and one add
+// of an immediate per element. The result is affine in turn. The arange's
+// registers then die where it is defined (ptxas drops them), where before
+// they stayed live to the add: a loop-invariant `offs_n` of 16 registers per
+// thread across attention's diagonal loop, for its causal mask, took 64x64
+// fp8 tiles from 168 to 175 registers (two programs per SM instead of three).
+std::optional<Regs> Emitter::addToAffine(const Operation &op, const std::vector<Regs> &in) {
+  const Value *res = op.result();
+  if (op.code != OpCode::Add || in.size() != 2 || !res->type.isTile() ||
+      res->type.dtype != DType::I32)
+    return std::nullopt;
+  auto affineAll = [&](const Regs &r) {
+    return std::all_of(r.begin(), r.end(), [&](const std::string &x) { return affine_.count(x); });
+  };
+  int k = affineAll(in[1]) ? 1 : affineAll(in[0]) ? 0 : -1;
+  if (k < 0) return std::nullopt;
+  std::map<std::pair<std::string, std::string>, std::string> sums;
+  Regs out;
+  for (size_t i = 0; i < in[k].size(); ++i) {
+    auto [base, c] = affine_.at(in[k][i]);
+    const std::string &x = in[1 - k][i];
+    std::string &t = sums[{x, base}];
+    if (t.empty()) {
+      t = reg(RegClass::B32);
+      ins("add.s32 " + t + ", " + x + ", " + base);
+    }
+    std::string d = t;
+    if (c != 0) {
+      d = reg(RegClass::B32);
+      ins("add.s32 " + d + ", " + t + ", " + std::to_string(c));
+    }
+    affine_[d] = {t, c};
+    out.push_back(d);
+  }
+  return out;
+}
+
 void Emitter::emitOp(Operation &op) {
   auto elementwise = [&] {
     const Value *res = op.result();
@@ -453,6 +491,10 @@ void Emitter::emitOp(Operation &op) {
                    a0->owner == op.parent && op.parent->parentOp &&
                    op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
+    if (std::optional<Regs> sums = addToAffine(op, ins_)) {
+      set(res, *sums);
+      return;
+    }
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> in;
       for (auto &r : ins_) in.push_back(r[i]);

@@ -263,6 +263,7 @@ void Emitter::emitArange(Operation &op) {
   for (int i = 0; i < l.numRegs(); ++i) {
     std::string r = reg(RegClass::B32);
     ins("add.s32 " + r + ", " + tc + ", " + std::to_string(start + l.regCoord(i)[0]));
+    affine_[r] = {tc, start + l.regCoord(i)[0]};
     out.push_back(r);
   }
   set(op.result(), out);

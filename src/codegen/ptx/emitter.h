@@ -203,6 +203,7 @@ class Emitter {
   // element type has no packed form (then the conversion goes element by
   // element).
   std::optional<Regs> convertPacked(const Value *x, const LinearLayout &to);
+  std::optional<Regs> addToAffine(const Operation &op, const std::vector<Regs> &in);
   // An 8-bit tile from a layout holding two consecutive K values per thread
   // (an accumulator's: attention's fp8 P) into wgmma's 8-bit operand-A
   // layout (four), by shuffles within each four-lane row group: per 32-bit
@@ -273,6 +274,10 @@ class Emitter {
   // 8-bit value register -> (the word it was taken from, its byte), or
   // (the 16-bit register of two it was taken from, its byte).
   std::unordered_map<std::string, std::pair<std::string, int>> byteOf_, byteOfPair_;
+  // Registers holding `base + constant` (an arange's elements: its thread
+  // coordinate plus each register's offset), so that an add of another
+  // value to them can add it to the base once and the constants after.
+  std::unordered_map<std::string, std::pair<std::string, int64_t>> affine_;
   int ptxVersion_ = 80;
   // Flat (one probe per lookup, no modulo), with each value's registers in
   // a deque, which never moves them: get()'s references survive later set()s.
