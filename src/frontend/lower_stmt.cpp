@@ -386,14 +386,19 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
 }
 
 const ast::Expr *hintStatementTarget(const ast::Stmt &s) {
-  if (s.kind != ast::StmtKind::ExprStmt || !s.a || s.a->kind != ast::ExprKind::Call) return nullptr;
-  const ast::Expr &call = *s.a;
-  const ast::Expr &fn = *call.a;
-  std::string_view name;
-  if (fn.kind == ast::ExprKind::Attribute || fn.kind == ast::ExprKind::Name) name = fn.str;
-  if (name != "multiple_of" && name != "max_contiguous" && name != "max_constancy") return nullptr;
-  if (call.list.empty() || call.list[0]->kind != ast::ExprKind::Name) return nullptr;
-  return call.list[0].get();
+  if (s.kind != ast::StmtKind::ExprStmt || !s.a) return nullptr;
+  auto isHintCall = [](const ast::Expr &e) {
+    if (e.kind != ast::ExprKind::Call || e.list.empty()) return false;
+    const ast::Expr &fn = *e.a;
+    std::string_view name;
+    if (fn.kind == ast::ExprKind::Attribute || fn.kind == ast::ExprKind::Name) name = fn.str;
+    return name == "multiple_of" || name == "max_contiguous" || name == "max_constancy";
+  };
+  // Hints nest: tl.max_contiguous(tl.multiple_of(offs, 16), 16) hints offs.
+  const ast::Expr *e = s.a.get();
+  if (!isHintCall(*e)) return nullptr;
+  while (isHintCall(*e)) e = e->list[0].get();
+  return e->kind == ast::ExprKind::Name ? e : nullptr;
 }
 
 }  // namespace tessera::frontend

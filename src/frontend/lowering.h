@@ -378,10 +378,11 @@ void lowerFor(Lowerer &l, const ast::Stmt &s);
 // `a if c else b` with a run-time condition `cond` (c's value).
 SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond);
 void lowerWhile(Lowerer &l, const ast::Stmt &s);
-// `tl.multiple_of(x, 16)` (or max_contiguous, max_constancy) written as a
-// statement: x, which the hint then annotates (Triton sets hints on the value
-// itself, so the discarded result still counts); else null. Syntactic, so
-// loops can count x among the names they reassign.
+// `tl.multiple_of(x, 16)` (or max_contiguous, max_constancy, or such hints
+// nested in one another) written as a statement: x, which the hint then
+// annotates (Triton sets hints on the value itself, so the discarded result
+// still counts); else null. Syntactic, so loops can count x among the names
+// they reassign.
 const ast::Expr *hintStatementTarget(const ast::Stmt &s);
 
 // Flattening of structured values (tuples, block pointers) to IR values, for

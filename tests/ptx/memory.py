@@ -85,6 +85,23 @@ def rows(x_ptr, y_ptr, ld, HINT: tl.constexpr):
 # NO-HINT: ld.global.b32
 
 
+# Hints nested in one another, as a statement, hint the innermost name
+# (test_core's test_vectorization_hints): offsets from a loaded base become
+# 16-byte loads with the hints and stay 4-byte ones without.
+# RUN: tesserac compile %s --kernel nested_hints --signature "*fp32:16, *fp32:16, *i32:16, i32:16, 1" --emit ptx | FileCheck %s --check-prefix=NESTED
+# RUN: tesserac compile %s --kernel nested_hints --signature "*fp32:16, *fp32:16, *i32:16, i32:16, 0" --emit ptx | FileCheck %s --check-prefix=NO-HINT
+@triton.jit
+def nested_hints(dst, src, off, n, HINT: tl.constexpr):
+    offsets = tl.program_id(0) * 1024 + tl.arange(0, 1024)
+    offsets = offsets + tl.load(off)
+    if HINT:
+        tl.max_contiguous(tl.multiple_of(offsets, 1024), 1024)
+    tl.store(dst + offsets, tl.load(src + offsets, mask=offsets < n), mask=offsets < n)
+
+# NESTED: ld.global.v4.b32
+# NESTED: st.global.v4.b32
+
+
 # A descriptor made in the kernel promises what Triton documents: a 16-byte
 # aligned base and strides of whole 16-byte units, so its rows load as
 # 16-byte vectors from an unaligned pointer argument with a run-time stride
