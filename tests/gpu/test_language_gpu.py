@@ -908,3 +908,28 @@ def test_topk(gen, dtype, n, k, desc):
     top = poisoned((8, k), dtype)
     topk_gpu_kernel[(1,)](x, top, N=n, K=k, DESC=desc)
     assert torch.equal(top, torch.topk(x, k, dim=1, largest=desc, sorted=True).values)
+
+
+@triton.jit
+def transposed_store_kernel(x_ptr, z_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # Loaded along rows, stored along columns: the store's value goes
+    # through shared memory so both accesses move 16-byte vectors.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask)
+    tl.store(z_ptr + rm[:, None] + rn[None, :] * M, x, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8])
+@pytest.mark.parametrize("m,n,bm,bn,warps", [(256, 192, 64, 64, 4), (200, 136, 128, 32, 8),
+                                             (96, 512, 32, 128, 4)])
+def test_transposed_store(gen, dtype, m, n, bm, bn, warps):
+    x = torch.randn((m, n), device="cuda", generator=gen)
+    x = (x * 50).to(dtype) if dtype == torch.int8 else x.to(dtype)
+    z = poisoned((n, m), dtype)
+    k = transposed_store_kernel[(triton.cdiv(m, bm), triton.cdiv(n, bn))](x, z, m, n, BM=bm, BN=bn,
+                                                                         num_warps=warps)
+    assert torch.equal(z, x.T)
+    if m % 16 == 0 and n % 16 == 0 and dtype != torch.int8:
+        assert "st.global.v4" in k.asm["ptx"] and "ld.global.v4" in k.asm["ptx"]

@@ -152,3 +152,22 @@ def host_desc_copy(desc, y_ptr):
 # HOST-DESC-NAN-NOT: descriptor_load
 # HOST-DESC-NAN: constant {value = nan} : tile<32x64xf16
 # HOST-DESC-NAN: load {{.*}} : tile<32x64xf16
+
+
+# A tile loaded along rows and stored along columns (a transpose): the
+# stored value (and its mask, recomputed) goes through shared memory, so the
+# store writes 16-byte vectors too instead of one element per lane.
+# RUN: tesserac compile %s --kernel transpose --signature "*fp32:16, *fp32:16, i32:16, i32:16" --emit ptx | FileCheck %s --check-prefix=TRANSPOSE
+@triton.jit
+def transpose(x_ptr, z_ptr, m, n):
+    rm = tl.program_id(0) * 64 + tl.arange(0, 64)
+    rn = tl.program_id(1) * 64 + tl.arange(0, 64)
+    mask = (rm[:, None] < m) & (rn[None, :] < n)
+    x = tl.load(x_ptr + rm[:, None] * n + rn[None, :], mask=mask)
+    tl.store(z_ptr + rm[:, None] + rn[None, :] * m, x, mask=mask)
+
+# TRANSPOSE: ld.global.v4.b32
+# TRANSPOSE: st.shared.v4.b32
+# TRANSPOSE: bar.sync
+# TRANSPOSE: st.global.v4.b32
+# TRANSPOSE-NOT: st.global.b32

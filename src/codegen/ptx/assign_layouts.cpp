@@ -24,9 +24,11 @@
 //     everything sharing its layout (the loop-carried accumulator, the
 //     epilogue's arithmetic), since moving the accumulator out of the
 //     fragments the instruction writes would cost a trip through shared
-//     memory per iteration; a store of such a value whose pointers would
-//     move wider vectors in their own coalesced layout stores a
-//     convert_layout of it instead (separateAccumulatorStores).
+//     memory per iteration;
+//   - a store whose pointers would move wider vectors in their own
+//     coalesced layout than in its value's (an accumulator's, or a tile
+//     loaded along another dimension) stores a convert_layout of the value
+//     (separateStores).
 // convert_layout ops are inserted where these constraints would disagree,
 // except for index tiles (aranges, splats and constants through shape ops
 // and a few integer ops), which are recomputed in the wanted layout there.
@@ -113,7 +115,7 @@ class Assigner {
     duplicateLeaves();
     info_ = analyzeMemoryAxisInfo(fn_);
     assign();
-    if (separateAccumulatorStores()) {
+    if (separateStores()) {
       cls_ = {};
       assign();
     }
@@ -128,42 +130,72 @@ class Assigner {
     resolve();
   }
 
-  // A store of a tensor-core accumulator (a matmul's or attention's
-  // epilogue) would take the instruction's fragment layout, in which a
-  // thread holds 2 consecutive elements per row: 4-byte stores for fp16.
-  // Where the store's own coalesced layout moves wider vectors, it gets a
-  // convert_layout of its value (through shared memory, packed, after the
-  // ring is gone), so the store is anchored by its pointers and writes 16
-  // bytes per thread, as Triton's epilogue does. Returns whether any store
-  // changed, after which the classes are computed again. A store whose
-  // pointers the accumulator's class also reads (a residual loaded and
-  // added) stays in that class: its convert, an identity, is removed.
-  bool separateAccumulatorStores() {
+  // The dimension a thread holds most consecutive elements of.
+  static int fastestDim(const LinearLayout &l) {
+    int best = 0;
+    for (int d = 1; d < static_cast<int>(l.shape.size()); ++d)
+      if (l.contiguousRegs(d) > l.contiguousRegs(best)) best = d;
+    return best;
+  }
+
+  // A store whose class took another layout than its own coalesced one
+  // writes narrower vectors, or none: a tensor-core accumulator (a matmul's
+  // or attention's epilogue) keeps the instruction's fragment layout, in
+  // which a thread holds 2 consecutive elements per row (4-byte stores for
+  // fp16); a tile loaded along one dimension and stored along the other (a
+  // transpose) keeps the load's, so each lane writes its own row. Where the
+  // store's own layout moves wider vectors along the dimension its pointers
+  // are contiguous in, it gets a convert_layout of its value (through shared
+  // memory, packed), so the store is anchored by its pointers and writes up
+  // to 16 bytes per thread, as Triton's epilogue and layout conversions do.
+  // Returns whether any store changed, after which the classes are computed
+  // again. A store whose pointers the value's class also reads (a residual
+  // loaded and added to the accumulator) stays in that class: its convert,
+  // an identity, is removed.
+  bool separateStores() {
     bool changed = false;
+    PtrMap<const Value *, int> uses = countUses(fn_);
     for (Operation *op : cls_.anchors) {
-      if (op->code != OpCode::Store || !cls_.pinned.count(find(pointerOf(op)))) continue;
+      if (op->code != OpCode::Store) continue;
       Value *value = op->operand(1);
       if (!isTile(value) || (value->def && value->def->code == OpCode::ConvertLayout)) continue;
       const auto &shape = value->type.shape;
       LinearLayout want = preferred(op);
+      const LinearLayout &have = cls_.layouts.at(find(value));
+      int along = fastestDim(want);
       int64_t bytes = value->type.numel() * byteSize(value->type.dtype);
-      if (vecOf(want, shape) <= vecOf(cls_.layouts.at(find(value)), shape) ||
-          bytes > kMaxEpilogueConvertBytes)
+      if (want.contiguousRegs(along) <= have.contiguousRegs(along) || bytes > kMaxStoreConvertBytes)
         continue;
+      // Outside an accumulator's class only a transpose pays for the trip
+      // through shared memory: a store that is merely narrower (a reduced
+      // row's sliced layout, an access less aligned than the load that
+      // won the class) still writes whole sectors in order.
+      if (!cls_.pinned.count(find(value))) {
+        int haveAlong = fastestDim(have);
+        if (shape.size() < 2 || haveAlong == along || have.contiguousRegs(haveAlong) == 1) continue;
+      }
+      // The mask too where something else reads it (a load's mask the
+      // store shares, which would tie the store to the load's class again;
+      // it is recomputed, an index tile, where rematerializeIndexConverts
+      // can).
       Builder b;
       b.setInsertionPointBefore(op);
       b.setLoc(op->loc);
-      op->operands[1] = b.op1(OpCode::ConvertLayout, {value}, value->type);
-      storeConverts_.push_back({op->operands[1]->def, op});
+      for (unsigned i = 1; i < op->operands.size(); ++i) {
+        Value *v = op->operands[i];
+        if (!isTile(v) || (i == 2 && uses[v] < 2)) continue;
+        op->operands[i] = b.op1(OpCode::ConvertLayout, {v}, v->type);
+        storeConverts_.push_back({op->operands[i]->def, op});
+      }
       changed = true;
     }
     return changed;
   }
 
-  // The largest tile an epilogue converts through shared memory: 128x256
-  // fp16 or 128x128 fp32 (and their row padding) fit; the ring of such a
-  // matmul is larger still, and the conversion reuses its space.
-  static constexpr int64_t kMaxEpilogueConvertBytes = 64 * 1024;
+  // The largest tile a store converts through shared memory: 128x256 fp16
+  // or 128x128 fp32 (and their row padding) fit; the ring of a matmul with
+  // such a tile is larger still, and its epilogue reuses that space.
+  static constexpr int64_t kMaxStoreConvertBytes = 64 * 1024;
 
   // ---- union-find ----
   Value *find(Value *v) {
@@ -484,7 +516,8 @@ class Assigner {
     }
     for (auto [conv, store] : storeConverts_)
       if (conv->operand(0)->type.layout == conv->result()->type.layout) {
-        store->operands[1] = conv->operand(0);
+        for (Value *&v : store->operands)
+          if (v == conv->result()) v = conv->operand(0);
         eraseOp(conv);
       }
     for (Operation *op : cls_.dots) {
@@ -633,7 +666,7 @@ class Assigner {
   bool archSpecific_;
   AxisInfoMap info_;
   // What one assign() computes: the classes and their layouts. Computing
-  // them again (after separateAccumulatorStores) starts from an empty one.
+  // them again (after separateStores) starts from an empty one.
   struct Classes {
     PtrMap<Value *, Value *> parent;  // union-find over every tile value
     std::vector<Value *> order;       // every tile value, in program order
@@ -642,7 +675,7 @@ class Assigner {
     std::unordered_map<Value *, LinearLayout> layouts;  // class root -> layout
   };
   Classes cls_;
-  // (convert_layout, its store), added by separateAccumulatorStores.
+  // (convert_layout, its store), added by separateStores.
   std::vector<std::pair<Operation *, Operation *>> storeConverts_;
 };
 
