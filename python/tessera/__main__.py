@@ -69,6 +69,8 @@ def _aliased_import(name, globals=None, locals=None, fromlist=(), level=0):
 def install() -> None:
     """Makes import statements of `triton` give Tessera from now on."""
     builtins.__import__ = _aliased_import
+    from tessera.language import types
+    types.REPR_PACKAGE = "triton"  # dtype reprs evaluate in the program: triton.language.int8
 
 
 def main(argv: list[str] | None = None) -> int:

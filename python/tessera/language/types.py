@@ -232,6 +232,12 @@ _DTYPES = {
 }
 
 
+
+# The package a dtype's repr names: "triton" under `python -m tessera`, where
+# `triton.language.int8` is what evaluates to the dtype in the program.
+REPR_PACKAGE = "tessera"
+
+
 class dtype:
     """An element type, named as in Triton: ``str(tl.float32) == 'fp32'``.
     Instances are the module attributes (``tl.int32``, ``tl.bfloat16``, ...);
@@ -376,7 +382,7 @@ class dtype:
         return self.name
 
     def __repr__(self) -> str:
-        return f"tessera.language.{_DTYPES[self.name][2]}"
+        return f"{REPR_PACKAGE}.language.{_DTYPES[self.name][2]}"
 
     def __reduce__(self):
         return (dtype, (self.name,))

@@ -34,6 +34,8 @@ PROGRAM = textwrap.dedent('''
     add[(triton.cdiv(100, 32),)](x, y, 100, BLOCK=32)
     assert np.allclose(y, np.exp(x) + 1, rtol=1e-6)
     print("triton is", triton.__name__, tl.__name__, libdevice.__name__, testing.__name__)
+    print("reprs", repr(tl.int8), repr(triton.language.bfloat16),
+          eval(repr(tl.float16)) is tl.float16)
     print("helper sees", helper_mod.which())
     print("main", __name__, __file__.endswith("prog.py"), sys.argv[1:])
     import torchprobe
@@ -74,6 +76,7 @@ def test_runs_a_triton_program_unchanged(tmp_path):
     out = r.stdout
     assert ("triton is tessera tessera.language tessera.language.extra.libdevice "
             "tessera.testing") in out
+    assert "reprs triton.language.int8 triton.language.bfloat16 True" in out
     assert "helper sees tessera" in out
     assert "main __main__ True ['a', '--b']" in out
     assert "torch sees no triton" in out or "torch sees the real triton" in out
