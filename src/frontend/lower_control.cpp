@@ -592,6 +592,7 @@ struct RangeArgs {
   SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
   std::string kind;       // builtins.range, tl.range, tl.static_range
   int64_t numStages = 0;  // tl.range(..., num_stages=N); 0: the kernel's
+  int64_t unroll = 0;     // tl.range(..., loop_unroll_factor=F); 0: none
 };
 
 RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
@@ -622,6 +623,11 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
       if (r.numStages < 1 || r.numStages > 16)
         l.error(k.value->loc,
                 "num_stages must be from 1 to 16, got " + std::to_string(r.numStages));
+    } else if (k.name == "loop_unroll_factor" && !v.isNone()) {
+      r.unroll = l.constInt(v, k.value->loc, "loop_unroll_factor");
+      if (r.unroll < 1)
+        l.error(k.value->loc,
+                "loop_unroll_factor must be at least 1, got " + std::to_string(r.unroll));
     } else if (k.name != "loop_unroll_factor" && k.name != "warp_specialize" &&
                k.name != "disallow_acc_multi_buffer" && k.name != "flatten" &&
                k.name != "num_warps" && k.name != "disable_licm")
@@ -769,6 +775,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   b.setLoc(s.loc);
   Operation *forOp = b.create(OpCode::For, operands, types);
   if (r.numStages > 0) forOp->setAttr("num_stages", r.numStages);
+  if (r.unroll > 1) forOp->setAttr("loop_unroll_factor", r.unroll);
   Block *saveBlock = b.block();
   Block &region = *forOp->regions[0];
   Env env = *outer;

@@ -20,9 +20,11 @@
 namespace tessera {
 
 const std::vector<std::string> &defaultPipeline() {
-  // Clean-ups (twice: licm exposes more), then the combines, then dead code.
+  // Loops unrolled as tl.range asks, clean-ups (twice: licm exposes more),
+  // then the combines, then dead code.
   static const std::vector<std::string> pipeline = [] {
-    std::vector<std::string> p = {"inline", "canonicalize", "cse", "licm", "canonicalize", "cse"};
+    std::vector<std::string> p = {"inline", "unroll-loops", "canonicalize", "cse",
+                                  "licm",   "canonicalize", "cse"};
     p.insert(p.end(), {"combine-broadcast-dot", "combine-dot-add", "dce"});
     return p;
   }();

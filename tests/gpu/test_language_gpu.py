@@ -933,3 +933,33 @@ def test_transposed_store(gen, dtype, m, n, bm, bn, warps):
     assert torch.equal(z, x.T)
     if m % 16 == 0 and n % 16 == 0 and dtype != torch.int8:
         assert "st.global.v4" in k.asm["ptx"] and "ld.global.v4" in k.asm["ptx"]
+
+
+@triton.jit
+def unrolled_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr, F: tl.constexpr):
+    # tl.range(..., loop_unroll_factor=F): F copies of the body per
+    # iteration (their loads pipelined like any), then the iterations left.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, loop_unroll_factor=F):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("factor", [2, 3])
+@pytest.mark.parametrize("k", [64, 320, 352])
+def test_unrolled_matmul_loop(gen, factor, k):
+    m, n = 192, 160
+    a = torch.randn((m, k), device="cuda", generator=gen).half()
+    b = torch.randn((k, n), device="cuda", generator=gen).half()
+    c = poisoned((m, n))
+    unrolled_matmul_kernel[(triton.cdiv(m, 128), triton.cdiv(n, 64))](a, b, c, m, n, k, BM=128,
+                                                                      BN=64, BK=32, F=factor)
+    assert rel_err(c, a.double() @ b.double()) <= 1e-3
