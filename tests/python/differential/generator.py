@@ -576,7 +576,12 @@ class _Gen:
         if x < 0.4:
             s = self.scalar_arg("int32")
             self.scalars[-1] = (s.expr, "int32", self.r.randint(0, 4))
-            head = f"for {i} in range(0, {s.expr}):"
+            if self.r.random() < 0.3:  # unroll-loops, with the remainder loop
+                self.features.add("unroll")
+                f = self.r.randint(2, 4)
+                head = f"for {i} in tl.range(0, {s.expr}, loop_unroll_factor={f}):"
+            else:
+                head = f"for {i} in range(0, {s.expr}):"
         elif x < 0.6:
             # Constant bounds, negative steps and empty ranges: what
             # canonicalize's trip-count reasoning sees.
@@ -584,7 +589,11 @@ class _Gen:
             step = self.r.choice((1, 2, 3, -1, -2))
             lo, hi = self.r.randint(0, 5), self.r.randint(0, 5)  # i indexes loads
             rng = self.r.choice(("range", "tl.range"))
-            head = f"for {i} in {rng}({lo}, {hi}, {step}):"
+            extra = ""
+            if rng == "tl.range" and self.r.random() < 0.4:
+                self.features.add("unroll")
+                extra = f", loop_unroll_factor={self.r.randint(1, 4)}"
+            head = f"for {i} in {rng}({lo}, {hi}, {step}{extra}):"
         elif x < 0.7:
             self.features.add("while")
             s = self.scalar_arg("int32")

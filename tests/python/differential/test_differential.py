@@ -41,7 +41,7 @@ def test_generator_is_deterministic_and_varied():
     covered = set().union(*(generator.generate(s).features for s in range(1, 300)))
     for f in ("atomic", "broadcast", "cast", "const_range", "constant", "dot", "for", "identity",
               "if", "intdiv", "load", "mask", "math", "memory", "reduce", "scan", "shift",
-              "static_range", "store", "where", "while"):
+              "static_range", "store", "unroll", "where", "while"):
         assert f in covered, f
 
 
