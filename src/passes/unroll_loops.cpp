@@ -67,12 +67,12 @@ void unroll(Operation *loop, int64_t factor) {
     carried.push_back(body.addArg(from.args[i]->type, from.args[i]->nameHint));
   Builder in(&body);
   in.setLoc(loop->loc);
+  Operation *yield = from.terminator();
   for (int64_t k = 0; k < factor; ++k) {
     std::unordered_map<const Value *, Value *> mapping;
     mapping[from.args[0].get()] =
         k == 0 ? newIv : in.op1(OpCode::Add, {newIv, in.constInt(k * s->i, iv)}, iv);
     for (size_t i = 1; i < from.args.size(); ++i) mapping[from.args[i].get()] = carried[i - 1];
-    Operation *yield = from.terminator();
     for (auto &op : from.ops)
       if (op.get() != yield) cloneOp(*op, in, mapping);
     for (size_t i = 0; i < carried.size(); ++i) {

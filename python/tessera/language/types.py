@@ -232,7 +232,6 @@ _DTYPES = {
 }
 
 
-
 # The package a dtype's repr names: "triton" under `python -m tessera`, where
 # `triton.language.int8` is what evaluates to the dtype in the program.
 REPR_PACKAGE = "tessera"

@@ -438,8 +438,8 @@ std::vector<std::string> Emitter::inlineRegion(const Block &b,
 // of an immediate per element. The result is affine in turn. The arange's
 // registers then die where it is defined (ptxas drops them), where before
 // they stayed live to the add: a loop-invariant `offs_n` of 16 registers per
-// thread across attention's diagonal loop, for its causal mask, took 64x64
-// fp8 tiles from 168 to 175 registers (two programs per SM instead of three).
+// thread across attention's diagonal loop, for its causal mask, held 64x64
+// fp8 tiles at 175 registers instead of 168 (two programs per SM, not three).
 std::optional<Regs> Emitter::addToAffine(const Operation &op, const std::vector<Regs> &in) {
   const Value *res = op.result();
   if (op.code != OpCode::Add || in.size() != 2 || !res->type.isTile() ||
@@ -481,6 +481,10 @@ void Emitter::emitOp(Operation &op) {
       set(res, *pairs);
       return;
     }
+    if (std::optional<Regs> sums = addToAffine(op, ins_)) {
+      set(res, *sums);
+      return;
+    }
     // A float32 tile op whose first operand is a loop-carried value read
     // nowhere else (attention's acc * alpha) writes into that value's
     // registers: a wgmma then accumulates there in place, and the loop's
@@ -491,10 +495,6 @@ void Emitter::emitOp(Operation &op) {
                    a0->owner == op.parent && op.parent->parentOp &&
                    op.parent->parentOp->code == OpCode::For && useCount(a0) == 1;
     Regs out;
-    if (std::optional<Regs> sums = addToAffine(op, ins_)) {
-      set(res, *sums);
-      return;
-    }
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::string> in;
       for (auto &r : ins_) in.push_back(r[i]);

@@ -262,8 +262,9 @@ void Emitter::emitArange(Operation &op) {
   Regs out;
   for (int i = 0; i < l.numRegs(); ++i) {
     std::string r = reg(RegClass::B32);
-    ins("add.s32 " + r + ", " + tc + ", " + std::to_string(start + l.regCoord(i)[0]));
-    affine_[r] = {tc, start + l.regCoord(i)[0]};
+    int64_t offset = start + l.regCoord(i)[0];
+    ins("add.s32 " + r + ", " + tc + ", " + std::to_string(offset));
+    affine_[r] = {tc, offset};
     out.push_back(r);
   }
   set(op.result(), out);

@@ -203,6 +203,8 @@ class Emitter {
   // element type has no packed form (then the conversion goes element by
   // element).
   std::optional<Regs> convertPacked(const Value *x, const LinearLayout &to);
+  // An int32 add to an arange's registers (affine_): the other value added
+  // to the arange's base once, then immediates; nullopt for other ops.
   std::optional<Regs> addToAffine(const Operation &op, const std::vector<Regs> &in);
   // An 8-bit tile from a layout holding two consecutive K values per thread
   // (an accumulator's: attention's fp8 P) into wgmma's 8-bit operand-A
