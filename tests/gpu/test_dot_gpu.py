@@ -195,6 +195,46 @@ def test_dot_warps(gen, num_warps, block):
     run_case("fp16", 160, 96, 80, block, gen, num_warps=num_warps)
 
 
+@pytest.mark.parametrize("name", ["tf32", "int8", "fp16", "bf16x3"])
+@pytest.mark.parametrize("mnk", [(256, 512, 64), (200, 300, 72)])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_dot_epilogue_in_bands(gen, name, mnk, num_warps):
+    """128x256 fp32/int32 accumulators (128 KiB) reach the store's layout in
+    two bands of rows through one 64 KiB staging area; ragged edges masked."""
+    run_case(name, *mnk, (128, 256, 32), gen, num_warps=num_warps)
+
+
+@triton.jit
+def residual_kernel(a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr, BM: tl.constexpr,
+                    BN: tl.constexpr):
+    # C += A B in place: the residual is read and the sum written through
+    # the same pointers, each in its own coalesced layout.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=rm[:, None] < M, other=0)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=rn[None, :] < N, other=0)
+    cs = c_ptr + rm[:, None] * N + rn[None, :]
+    inside = (rm[:, None] < M) & (rn[None, :] < N)
+    c = tl.dot(a, b) + tl.load(cs, mask=inside, other=0)
+    tl.store(cs, c, mask=inside)
+
+
+@pytest.mark.parametrize("block,num_warps", [((64, 64), 4), ((128, 256), 8), ((128, 128), 4)])
+@pytest.mark.parametrize("mn", [(256, 256), (190, 300)])
+def test_dot_residual_added_in_place(gen, block, num_warps, mn):
+    M, N = mn
+    K = 32
+    a = random_operand((M, K), torch.float16, gen)
+    b = random_operand((K, N), torch.float16, gen)
+    c0 = torch.randn(M, N, device="cuda", generator=gen)
+    c = c0.clone()
+    grid = (triton.cdiv(M, block[0]), triton.cdiv(N, block[1]))
+    residual_kernel[grid](a, b, c, M, N, K=K, BM=block[0], BN=block[1], num_warps=num_warps)
+    ref = c0.double() + a.double() @ b.double()
+    assert rel_err(c, ref) <= 1e-3
+
+
 @triton.jit
 def epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_in_ptr, out_ptr, M: tl.constexpr,
                     N: tl.constexpr, K: tl.constexpr):

@@ -21,6 +21,13 @@
 # RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=FP8
 # RUN: tesserac compile %s --kernel small --signature "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 0" --emit ptx --target sm_80 | FileCheck %s --check-prefix=FP8-SM80
 # RUN: tesserac compile %s --kernel transposed --signature "*fp16:16, *fp16:16, *fp32:16" --emit ptx --target sm_80 | FileCheck %s --check-prefix=TRANS
+# RUN: tesserac compile %s --kernel wide --signature "*fp16:16, *fp16:16, *fp32:16, i32, 128, 256, 128" --emit ptx --target sm_90a --num-warps 8 -o %t.wide.ptx
+# RUN: FileCheck %s --check-prefix=BANDS < %t.wide.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.wide.ptx -o %t.wide.cubin
+# RUN: tesserac compile %s --kernel wide --signature "*i8:16, *i8:16, *i32:16, i32, 128, 256, 128" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=BANDS-INT
+# RUN: tesserac compile %s --kernel residual --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --emit ptx --target sm_80 --num-warps 4 -o %t.residual.ptx
+# RUN: FileCheck %s --check-prefix=RESIDUAL < %t.residual.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.residual.ptx -o %t.residual.cubin
 import triton
 import triton.language as tl
 
@@ -168,3 +175,63 @@ def rows(a_ptr, b_ptr, c_ptr):
 # INT8: st.shared.b8
 # INT8-NOT: .trans
 # INT8: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32
+
+
+@triton.jit
+def wide(a_ptr, b_ptr, c_ptr, M, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, 32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, K, 32):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * BLOCK_N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], acc, mask=rm[:, None] < M)
+
+# A 128x256 fp32 (or int32) accumulator is 128 KiB: it reaches the store's
+# layout in two bands of 64 rows (rows whose bit 8 is clear, then set), each
+# staged in the same 64 rows of padded shared memory (64 x 1040 bytes, less
+# than the ring the loop used), so the stores are 16 bytes wide.
+# BANDS: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+# BANDS: bar.sync 0
+# BANDS-COUNT-32: st.shared.v2.b32
+# BANDS: bar.sync 0
+# BANDS-COUNT-16: ld.shared.v4.f32
+# BANDS: bar.sync 0
+# BANDS-COUNT-32: st.shared.v2.b32
+# BANDS: bar.sync 0
+# BANDS-COUNT-16: ld.shared.v4.f32
+# BANDS-NOT: bar.sync
+# BANDS: st.global.v4.b32
+# BANDS-NOT: st.global.v2
+# BANDS-INT: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32
+# BANDS-INT: st.global.v4.b32
+# BANDS-INT-NOT: st.global.v2
+
+
+@triton.jit
+def residual(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    cs = c_ptr + rm[:, None] * N + rn[None, :]
+    c = tl.dot(a, b)
+    c += tl.load(cs)
+    tl.store(cs, c)
+
+# C += A B: the residual is read in its own coalesced layout and converted
+# into the accumulator's (here it becomes the mma's initial accumulator),
+# and the sum converted back for the store, so both move 16 bytes per
+# thread, as Triton's epilogue does.
+# RESIDUAL-COUNT-16: ld.global.v4.b32
+# RESIDUAL: st.shared.v4.b32
+# RESIDUAL: ld.shared.v2.f32
+# RESIDUAL: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# RESIDUAL: st.shared.v2.b32
+# RESIDUAL: ld.shared.v4.f32
+# RESIDUAL: st.global.v4.b32
+# RESIDUAL-NOT: ld.global.v2
+# RESIDUAL-NOT: st.global.v2

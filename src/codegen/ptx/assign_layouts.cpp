@@ -148,14 +148,19 @@ class Assigner {
   // are contiguous in, it gets a convert_layout of its value (through shared
   // memory, packed), so the store is anchored by its pointers and writes up
   // to 16 bytes per thread, as Triton's epilogue and layout conversions do.
-  // Returns whether any store changed, after which the classes are computed
-  // again. A store whose pointers the value's class also reads (a residual
-  // loaded and added to the accumulator) stays in that class: its convert,
-  // an identity, is removed.
+  // A residual read into an accumulator's class (C + A B's C, loaded
+  // outside any loop) likewise loads in its own layout and converts (a
+  // separated load); the store to the same pointers then shares that
+  // layout. Returns whether any access changed, after which the classes are
+  // computed again; a convert that ends up an identity is removed (apply).
   bool separateStores() {
     bool changed = false;
     PtrMap<const Value *, int> uses = countUses(fn_);
     for (Operation *op : cls_.anchors) {
+      if (op->code == OpCode::Load) {
+        changed |= separateResidualLoad(op);
+        continue;
+      }
       if (op->code != OpCode::Store) continue;
       Value *value = op->operand(1);
       if (!isTile(value) || (value->def && value->def->code == OpCode::ConvertLayout)) continue;
@@ -164,7 +169,10 @@ class Assigner {
       const LinearLayout &have = cls_.layouts.at(find(value));
       int along = fastestDim(want);
       int64_t bytes = value->type.numel() * byteSize(value->type.dtype);
-      if (want.contiguousRegs(along) <= have.contiguousRegs(along) || bytes > kMaxStoreConvertBytes)
+      // A tile over kMaxConvertBytes converts in bands of rows, which
+      // needs a row bit both layouts hold in registers.
+      if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
+          !conversionBands(have, want, bytes))
         continue;
       // Outside an accumulator's class only a transpose pays for the trip
       // through shared memory: a store that is merely narrower (a reduced
@@ -192,10 +200,29 @@ class Assigner {
     return changed;
   }
 
-  // The largest tile a store converts through shared memory: 128x256 fp16
-  // or 128x128 fp32 (and their row padding) fit; the ring of a matmul with
-  // such a tile is larger still, and its epilogue reuses that space.
-  static constexpr int64_t kMaxStoreConvertBytes = 64 * 1024;
+  // See separateStores. A load in a loop keeps the accumulator's layout: a
+  // conversion per iteration would cost more than the narrower accesses.
+  bool separateResidualLoad(Operation *op) {
+    Value *res = op->result();
+    if (!isTile(res) || !cls_.pinned.count(find(res))) return false;
+    for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
+      if (p->code == OpCode::For || p->code == OpCode::While) return false;
+    LinearLayout want = preferred(op);
+    const LinearLayout &have = cls_.layouts.at(find(res));
+    int along = fastestDim(want);
+    int64_t bytes = res->type.numel() * byteSize(res->type.dtype);
+    if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
+        !conversionBands(want, have, bytes))
+      return false;
+    Builder b;
+    b.setInsertionPoint(op->parent, std::next(op->self));
+    b.setLoc(op->loc);
+    Value *conv = b.op1(OpCode::ConvertLayout, {res}, res->type);
+    replaceAllUsesWith(fn_.body, res, conv);
+    conv->def->operands[0] = res;  // the line above rewrote the convert's own operand too
+    loadConverts_.push_back(conv->def);
+    return true;
+  }
 
   // ---- union-find ----
   Value *find(Value *v) {
@@ -520,6 +547,11 @@ class Assigner {
           if (v == conv->result()) v = conv->operand(0);
         eraseOp(conv);
       }
+    for (Operation *conv : loadConverts_)
+      if (conv->operand(0)->type.layout == conv->result()->type.layout) {
+        replaceAllUsesWith(fn_.body, conv->result(), conv->operand(0));
+        eraseOp(conv);
+      }
     for (Operation *op : cls_.dots) {
       Value *a = op->operand(0);
       if (!isTile(a)) continue;
@@ -677,6 +709,8 @@ class Assigner {
   Classes cls_;
   // (convert_layout, its store), added by separateStores.
   std::vector<std::pair<Operation *, Operation *>> storeConverts_;
+  // The convert_layout after each load separateResidualLoad separated.
+  std::vector<Operation *> loadConverts_;
 };
 
 }  // namespace

@@ -230,13 +230,13 @@ Regs Emitter::loadTileSharedPacked(const LinearLayout &l, DType d,
   return out;
 }
 
-std::optional<Regs> Emitter::convertPacked(const Value *x, const LinearLayout &to) {
-  DType d = travelType(x->type);
+std::optional<Regs> Emitter::convertPacked(const Regs &src, const LinearLayout &from,
+                                           const LinearLayout &to, DType d) {
   RegClass c = regClassOf(Type::scalar(d));
   int eb = byteSize(d);
   bool packable = (c == RegClass::B16 || c == RegClass::B32 || c == RegClass::F32) &&
                   eb == sharedElemBytes(d) && (eb == 2 || eb == 4);
-  const std::vector<int64_t> &shape = x->type.shape;
+  const std::vector<int64_t> &shape = from.shape;
   if (!packable || shape.empty()) return std::nullopt;
   std::vector<int64_t> strides = rowMajorStrides(shape);
   int64_t rowBytes = shape.back() * eb;
@@ -250,9 +250,42 @@ std::optional<Regs> Emitter::convertPacked(const Value *x, const LinearLayout &t
   }
   needShared(strides[0] * shape[0] * eb);
   barrier();
-  storeTileSharedPacked(get(x), layoutOf(x), d, strides, 0);
+  storeTileSharedPacked(src, from, d, strides, 0);
   barrier();
   return loadTileSharedPacked(to, d, strides, 0);
+}
+
+Regs Emitter::convertThroughShared(const Regs &src, const LinearLayout &from,
+                                   const LinearLayout &to, DType d) {
+  int64_t numel = 1;
+  for (int64_t s : from.shape) numel *= s;
+  if (numel * sharedElemBytes(d) > kMaxConvertBytes) {
+    if (std::optional<ConversionHalves> h = halveConversion(from, to)) {
+      // Each half in turn through the same staging space; the barrier
+      // before the second half's stores follows the first half's loads.
+      Regs out(to.numRegs());
+      for (int half = 0; half < 2; ++half) {
+        Regs part;
+        for (int i = 0; i < from.numRegs(); ++i)
+          if (((i >> h->fromBit) & 1) == half) part.push_back(src[i]);
+        Regs got = convertThroughShared(part, h->from, h->to, d);
+        // Result register k of the half is register k of `to` with
+        // toBit inserted.
+        for (int k = 0; k < h->to.numRegs(); ++k) {
+          int low = k & ((1 << h->toBit) - 1);
+          out[((k - low) << 1) | (half << h->toBit) | low] = got[k];
+        }
+      }
+      return out;
+    }
+  }
+  if (std::optional<Regs> r = convertPacked(src, from, to, d)) return *r;
+  std::vector<int64_t> strides = rowMajorStrides(from.shape);
+  needShared(numel * sharedElemBytes(d));
+  barrier();
+  storeTileShared(src, from, d, strides, 0);
+  barrier();
+  return loadTileShared(to, d, strides, 0);
 }
 
 void Emitter::emitArange(Operation &op) {
@@ -304,15 +337,12 @@ void Emitter::emitThroughShared(Operation &op) {
   };
   if (op.code == OpCode::ConvertLayout) {
     std::optional<Regs> r = convertPairsToQuads(x, layoutOf(op.result()));
-    if (!r) r = convertPacked(x, layoutOf(op.result()));
-    if (r) {
-      set(op.result(), *r);
-      return;
-    }
+    if (!r) r = convertThroughShared(get(x), lx, layoutOf(op.result()), d);
+    set(op.result(), *r);
+    return;
   }
   barrier();
   switch (op.code) {
-    case OpCode::ConvertLayout:
     case OpCode::Reshape:
     case OpCode::Permute:
     case OpCode::Flip:
@@ -342,7 +372,6 @@ void Emitter::emitThroughShared(Operation &op) {
   LinearLayout lr = layoutOf(res);
   std::vector<int64_t> sr = rowMajorStrides(res->type.shape);
   switch (op.code) {
-    case OpCode::ConvertLayout:
     case OpCode::Reshape:
     case OpCode::Join:
     case OpCode::Cat:

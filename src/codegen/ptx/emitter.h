@@ -202,7 +202,14 @@ class Emitter {
   // accumulator fragment covers fall in distinct banks; nullopt when the
   // element type has no packed form (then the conversion goes element by
   // element).
-  std::optional<Regs> convertPacked(const Value *x, const LinearLayout &to);
+  std::optional<Regs> convertPacked(const Regs &src, const LinearLayout &from,
+                                    const LinearLayout &to, DType d);
+  // Registers `src` of a tile in layout `from` rearranged into layout `to`
+  // through shared memory (packed where the type allows). A tile over
+  // kMaxConvertBytes goes in halves (halveConversion) where the layouts
+  // allow, so a 128x256 fp32 epilogue stages 64 KiB at a time.
+  Regs convertThroughShared(const Regs &src, const LinearLayout &from, const LinearLayout &to,
+                            DType d);
   // An int32 add to an arange's registers (affine_): the other value added
   // to the arange's base once, then immediates; nullopt for other ops.
   std::optional<Regs> addToAffine(const Operation &op, const std::vector<Regs> &in);

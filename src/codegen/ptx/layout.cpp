@@ -154,6 +154,50 @@ int64_t LinearLayout::contiguousRegs(int dim) const {
   return n;
 }
 
+// The layout of the half of a tile whose dim `dim` has bit `v` fixed,
+// with register bit `bit` (which holds v) dropped.
+static LinearLayout halfLayout(const LinearLayout &l, int bit, int dim, int64_t v) {
+  LinearLayout h = l;
+  h.reg.erase(h.reg.begin() + bit);
+  h.shape[dim] /= 2;
+  for (auto *bases : {&h.reg, &h.lane, &h.warp})
+    for (Basis &b : *bases)
+      if (b.dim == dim && b.value > v) b.value /= 2;
+  return h;
+}
+
+std::optional<ConversionHalves> halveConversion(const LinearLayout &from, const LinearLayout &to) {
+  if (from.shape != to.shape) return std::nullopt;
+  std::optional<ConversionHalves> best;
+  int64_t bestValue = 0;
+  for (size_t i = 0; i < from.reg.size(); ++i) {
+    const Basis &b = from.reg[i];
+    if (b.isZero() || b.dim + 1 >= static_cast<int>(from.shape.size()) || b.value <= bestValue)
+      continue;
+    for (size_t j = 0; j < to.reg.size(); ++j)
+      if (to.reg[j] == b) {
+        int fi = static_cast<int>(i), tj = static_cast<int>(j);
+        best = ConversionHalves{halfLayout(from, fi, b.dim, b.value),
+                                halfLayout(to, tj, b.dim, b.value), fi, tj};
+        bestValue = b.value;
+      }
+  }
+  return best;
+}
+
+std::optional<int> conversionBands(const LinearLayout &from, const LinearLayout &to,
+                                   int64_t bytes) {
+  LinearLayout a = from, b = to;
+  int halvings = 0;
+  for (; bytes > kMaxConvertBytes; bytes /= 2, ++halvings) {
+    std::optional<ConversionHalves> h = halveConversion(a, b);
+    if (!h) return std::nullopt;
+    a = h->from;
+    b = h->to;
+  }
+  return halvings;
+}
+
 static void printBases(std::string &s, const char *name, const std::vector<Basis> &bases) {
   s += name;
   s += "=[";

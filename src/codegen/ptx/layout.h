@@ -87,6 +87,30 @@ struct LinearLayout {
   static std::optional<LinearLayout> parse(std::string_view s, const std::vector<int64_t> &shape);
 };
 
+// The largest tile a layout conversion stages in shared memory at once
+// (elements at their register width, before row padding): 128x256 fp16 or
+// 128x128 fp32. Larger conversions go in bands (halveConversion), so an
+// epilogue's staging fits in the space the matmul's ring leaves behind.
+inline constexpr int64_t kMaxConvertBytes = 64 * 1024;
+
+// A conversion between two layouts of one tile, split in two of half the
+// size. Both layouts hold bit v of a dim other than the last in a register
+// bit (fromBit, toBit): every thread then holds the elements with that
+// coordinate bit clear in the registers with its register bit clear, in
+// both layouts, so each half (the elements with bit v equal) converts on
+// its own. A half's layouts drop that register bit and halve the dim's
+// bases above v: the half is a dense tile with that dim halved.
+struct ConversionHalves {
+  LinearLayout from, to;
+  int fromBit = 0, toBit = 0;
+};
+// The split on the largest such v (each half is then runs of v rows);
+// nullopt when the layouts share no such bit.
+std::optional<ConversionHalves> halveConversion(const LinearLayout &from, const LinearLayout &to);
+// How many halvings bring a conversion of a `bytes`-byte tile to
+// kMaxConvertBytes or less (0 when it fits); nullopt when they run out.
+std::optional<int> conversionBands(const LinearLayout &from, const LinearLayout &to, int64_t bytes);
+
 // How a 2-D tile sits in shared memory (the layout of a memdesc; a ring of
 // such tiles repeats it per slot): the tile's dim `contig` runs along each
 // row. Two forms:

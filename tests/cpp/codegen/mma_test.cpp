@@ -278,4 +278,62 @@ TEST(WgmmaLayouts, SwizzleIsAPermutationOfChunks) {
   EXPECT_FALSE(SharedLayout::parse("shared<contig=1, swizzle=96>"));
 }
 
+// A half of a conversion holds, in the same register order less the
+// splitting bit, the elements whose coordinate has that bit equal to the
+// half's index, at the coordinate with that bit squeezed out.
+void expectHalvesMatch(const LinearLayout &full, const LinearLayout &half, int bit) {
+  const Basis &b = full.reg[bit];
+  int64_t v = b.value;
+  for (int w = 0; w < full.numWarps(); ++w)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int r = 0; r < full.numRegs(); ++r) {
+        std::vector<int64_t> c = full.coord(r, lane, w);
+        int which = (r >> bit) & 1;
+        EXPECT_EQ((c[b.dim] & v) != 0, which == 1);
+        c[b.dim] = (c[b.dim] & (v - 1)) | ((c[b.dim] >> 1) & ~(v - 1));
+        int low = r & ((1 << bit) - 1);
+        int k = ((r >> (bit + 1)) << bit) | low;
+        EXPECT_EQ(half.coord(k, lane, w), c) << full.str() << " reg " << r;
+      }
+}
+
+TEST(ConversionHalves, EpilogueTilesSplitInRowBands) {
+  // 128x256 accumulators (64 KiB per half at 4 bytes) into the store's
+  // coalesced layout, 16 bytes per thread along the row.
+  auto wg = planWgmma(128, 256, 64, tessera::DType::F16, tessera::DType::F16, tessera::DType::F32,
+                      1, 1, 8, 90, true);
+  ASSERT_TRUE(wg.has_value());
+  LinearLayout store8 = LinearLayout::coalesced({128, 256}, 8, 4, {1, 0});
+  LinearLayout store4 = LinearLayout::coalesced({128, 256}, 4, 4, {1, 0});
+  struct Case {
+    LinearLayout from, to;
+  };
+  for (const Case &c : {Case{wgmmaAccumulatorLayout(128, 256, *wg, 8), store8},
+                        Case{mmaAccumulatorLayout(128, 256, 8), store8},
+                        Case{mmaAccumulatorLayout(128, 256, 4), store4}}) {
+    auto h = halveConversion(c.from, c.to);
+    ASSERT_TRUE(h.has_value()) << c.from.str();
+    EXPECT_EQ(h->from.shape, (std::vector<int64_t>{64, 256}));
+    expectHalvesMatch(c.from, h->from, h->fromBit);
+    expectHalvesMatch(c.to, h->to, h->toBit);
+    EXPECT_EQ(conversionBands(c.from, c.to, 128 * 256 * 4), 1);
+    EXPECT_EQ(conversionBands(c.from, c.to, 64 * 256 * 4), 0);
+  }
+  // Halving again splits on the next shared bit, or runs out.
+  auto mma = mmaAccumulatorLayout(256, 256, 4);
+  LinearLayout store = LinearLayout::coalesced({256, 256}, 4, 4, {1, 0});
+  auto h = halveConversion(mma, store);
+  ASSERT_TRUE(h.has_value());
+  auto hh = halveConversion(h->from, h->to);
+  ASSERT_TRUE(hh.has_value());
+  expectHalvesMatch(h->from, hh->from, hh->fromBit);
+  expectHalvesMatch(h->to, hh->to, hh->toBit);
+  EXPECT_EQ(conversionBands(mma, store, 256 * 256 * 4), 2);
+  // No row bit in registers on one side: no halves.
+  LinearLayout rowsInLanes = LinearLayout::blocked({32, 32}, {1, 32}, {32, 1}, {1, 1}, {1, 0});
+  LinearLayout rowsInRegs = LinearLayout::blocked({32, 32}, {32, 1}, {1, 32}, {1, 1}, {0, 1});
+  EXPECT_FALSE(halveConversion(rowsInLanes, rowsInRegs).has_value());
+  EXPECT_FALSE(conversionBands(rowsInLanes, rowsInRegs, 1 << 20).has_value());
+}
+
 }  // namespace
