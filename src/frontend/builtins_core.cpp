@@ -392,7 +392,13 @@ SVal where(Lowerer &l, A &a) {
 // ---- compile-time helpers ---------------------------------------------------------------------
 
 SVal constexprFn(Lowerer &, A &a) {
-  return a["value"];
+  SVal v = a["value"];
+  v.assigned = false;
+  return v;
+}
+
+SVal constexprTypeFn(Lowerer &, A &a) {
+  return SVal::constexprType(a["value"]);
 }
 
 SVal nextPow2(Lowerer &l, A &a) {
@@ -726,6 +732,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.clamp", {"x", "min", "max", "propagate_nan=None"}, clamp},
       {"tl.where", {"condition", "x", "y"}, where},
       {"tl.constexpr", {"value"}, constexprFn},
+      {"tl.constexpr_type", {"value"}, constexprTypeFn},
       {"triton.next_power_of_2", {"n"}, nextPow2},
       {"tl.static_print", {"*values"}, staticPrint},
       {"tl.static_assert", {"cond", "msg=''"}, staticAssert},

@@ -40,6 +40,7 @@ bool sameSVal(const SVal &a, const SVal &b) {
     case SVal::Kind::Slice:
     case SVal::Kind::BlockPtr:
     case SVal::Kind::TensorDesc:
+    case SVal::Kind::ConstexprType:
       if (a.elems.size() != b.elems.size() || a.ints != b.ints || a.ints2 != b.ints2) return false;
       for (size_t k = 0; k < a.elems.size(); ++k)
         if (!sameSVal(a.elems[k], b.elems[k])) return false;

@@ -280,7 +280,7 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         if (name == "bool") return SVal::dtypeVal(DType::I1);
         if (name == "float8e4m3fn") return SVal::dtypeVal(DType::F8E4NV);
         if (name == "float8e5m2") return SVal::dtypeVal(DType::F8E5);
-        if (name == "math") return SVal::module("tl");
+        if (name == "math" || name == "core") return SVal::module("tl");  // tl.core.X is tl.X
         if (name == "pi32_t") {  // Triton's alias of tl.pointer_type(tl.int32)
           SVal p = SVal::dtypeVal(DType::I32);
           p.i = 1;
@@ -385,11 +385,18 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
       // A number in a kernel has the dtype of its literal (Triton: 1 is
       // int32, 2**40 int64, 1.5 float32) and the methods of a tensor of it.
       if (name == "dtype") return SVal::dtypeVal(dtypeOf(obj));
+      // Its type: a constexpr's is constexpr_type(value); a name bound by
+      // a plain assignment holds a scalar tensor in Triton (SVal::assigned).
+      if (name == "type" && !obj.assigned) return SVal::constexprType(obj);
       return attribute(SVal::tensor(toValue(obj, loc)), name, loc);
     case SVal::Kind::Str:
     case SVal::Kind::None:
     case SVal::Kind::Tuple:
       if (name == "value") return obj;  // tl.constexpr(x).value
+      if (name == "type" && obj.isConst()) return SVal::constexprType(obj);
+      break;
+    case SVal::Kind::ConstexprType:
+      if (name == "value") return obj.elems[0];
       break;
     default:
       break;

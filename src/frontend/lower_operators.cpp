@@ -365,6 +365,8 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
       eq = a.dtype == b.dtype && a.i == b.i;
     else if (a.kind == SVal::Kind::None)
       eq = true;
+    else if (a.kind == SVal::Kind::ConstexprType)
+      eq = compare(CmpOp::Eq, a.elems[0], b.elems[0], loc).i != 0;
     else if (a.kind == SVal::Kind::Tuple) {
       eq = a.elems.size() == b.elems.size();
       for (size_t k = 0; eq && k < a.elems.size(); ++k)

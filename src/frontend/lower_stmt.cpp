@@ -249,6 +249,18 @@ Lowerer::FlowResult Lowerer::lowerBody(const ast::Body &body, size_t from) {
   return flow;
 }
 
+// See SVal::assigned. Unpacking (a, b = 1, 2) binds each number by assignment.
+static SVal liftedByAssignment(const ast::Expr &target, SVal value) {
+  if (value.isNumber()) {
+    value.assigned = true;
+  } else if (value.kind == SVal::Kind::Tuple &&
+             (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List)) {
+    for (SVal &e : value.elems)
+      if (e.isNumber()) e.assigned = true;
+  }
+  return value;
+}
+
 void Lowerer::assign(const ast::Expr &target, const SVal &value) {
   switch (target.kind) {
     case ast::ExprKind::Name:
@@ -294,7 +306,7 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
       return;
     case K::Assign: {
       SVal v = expr(*s.a);
-      for (const auto &t : s.targets) assign(*t, v);
+      for (const auto &t : s.targets) assign(*t, liftedByAssignment(*t, v));
       return;
     }
     case K::AugAssign: {
@@ -303,14 +315,19 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
         error(t.loc, "augmented assignment is only supported on names");
       SVal cur = lookupName(t.str, t.loc);
       SVal rhs = expr(*s.a);
-      assign(t, binary(s.binop, cur, rhs, s.loc));
+      assign(t, liftedByAssignment(t, binary(s.binop, cur, rhs, s.loc)));
       return;
     }
     case K::AnnAssign:
       if (s.a) {
         SVal v = expr(*s.a);
-        if (isConstexprAnnotation(s.b.get()) && !v.isConst())
+        bool constexprAnnotated = isConstexprAnnotation(s.b.get());
+        if (constexprAnnotated && !v.isConst())
           error(s.a->loc, "a value annotated tl.constexpr must be a compile-time constant");
+        if (constexprAnnotated)
+          v.assigned = false;
+        else
+          v = liftedByAssignment(*s.targets[0], v);
         assign(*s.targets[0], v);
       }
       return;

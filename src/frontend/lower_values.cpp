@@ -31,6 +31,7 @@ bool SVal::isConst() const {
     case Kind::Function:
     case Kind::Builtin:
     case Kind::Module:
+    case Kind::ConstexprType:
       return true;
   }
   return false;
@@ -83,6 +84,8 @@ std::string describe(const SVal &v) {
       return "slice";
     case SVal::Kind::Ellipsis:
       return "Ellipsis";
+    case SVal::Kind::ConstexprType:
+      return "constexpr_type";
   }
   return "value";
 }
@@ -145,6 +148,16 @@ DType literalIntType(int64_t v) {
   return DType::I64;
 }
 
+// Triton's typing of a Python float literal: fp32 where fp32 holds it as a
+// normal number (or it is 0, inf or nan), else fp64 (1e50, 1e-40).
+DType literalFloatType(double v) {
+  double a = std::fabs(v);
+  bool fp32 =
+      a == 0.0 || std::isinf(a) || std::isnan(a) ||
+      (a >= std::ldexp(1.0, -126) && a <= static_cast<double>(std::numeric_limits<float>::max()));
+  return fp32 ? DType::F32 : DType::F64;
+}
+
 int kindRank(DType d) {
   return d == DType::I1 ? 0 : isFloat(d) ? 2 : 1;
 }
@@ -165,7 +178,7 @@ DType Lowerer::dtypeOf(const SVal &v) const {
     case SVal::Kind::Int:
       return v.u64 ? DType::U64 : literalIntType(v.i);
     case SVal::Kind::Float:
-      return DType::F32;
+      return literalFloatType(v.f);
     case SVal::Kind::Tensor:
       return v.v->type.dtype;
     default:
@@ -182,7 +195,7 @@ Value *Lowerer::toValue(const SVal &v, SourceLoc loc, std::optional<DType> want)
       return constantInt(v.i, Type::scalar(d));
     }
     case SVal::Kind::Float: {
-      DType d = want ? *want : DType::F32;
+      DType d = want ? *want : dtypeOf(v);
       if (isInt(d)) return castTo(constant(v.f, Type::scalar(DType::F32)), d, loc);
       return constant(v.f, Type::scalar(d));
     }

@@ -55,6 +55,7 @@ struct SVal {
     TensorDesc,
     Slice,  // elems: lo, hi, step (None when absent)
     Ellipsis,
+    ConstexprType,  // elems[0]: the value; constexpr_type(v), the .type of a constexpr
   };
   Kind kind = Kind::None;
   int64_t i = 0;
@@ -77,6 +78,12 @@ struct SVal {
   // Lowerer::expr refuses it as Triton's "Nonrepresentable integer" error.
   bool isBig = false;
   __int128 big = 0;
+  // Bool, Int, Float: bound by a plain assignment (`x = 10`, `x += 1`),
+  // which Triton lifts to a scalar tensor of the literal's dtype. Tessera
+  // keeps the value a compile-time constant (so it still serves where a
+  // constexpr is needed, where Triton would reject it), but its .type is
+  // the tensor's dtype, as in Triton, not a constexpr_type.
+  bool assigned = false;
 
   static SVal none() { return {}; }
   static SVal boolean(bool b) {
@@ -136,6 +143,13 @@ struct SVal {
     SVal r;
     r.kind = Kind::Builtin;
     r.s = std::move(name);
+    return r;
+  }
+  static SVal constexprType(SVal value) {
+    value.assigned = false;
+    SVal r;
+    r.kind = Kind::ConstexprType;
+    r.elems.push_back(std::move(value));
     return r;
   }
   static SVal module(std::string name) {

@@ -58,6 +58,28 @@ class const:
     pointer under a run-time condition."""
 
 
+class constexpr_type:
+    """The type of a compile-time constant, which in Triton is its value:
+    ``tl.constexpr(5).type == constexpr_type(5)``. In a kernel, a
+    ``tl.constexpr`` parameter's ``.type`` is one; a name bound by a plain
+    assignment (``x = 5``) holds a scalar tensor in Triton, so its ``.type``
+    is the dtype (``tl.int32``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(("constexpr_type", self.value))
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
+
 class constexpr:
     """A compile-time constant. As an annotation (``BLOCK: tl.constexpr``) it
     makes a kernel parameter part of the specialisation; ``tl.constexpr(v)``
@@ -89,6 +111,11 @@ class constexpr:
 
     def __call__(self, *args, **kwargs):
         return self.value(*args, **kwargs)
+
+    @property
+    def type(self) -> "constexpr_type":
+        """The type of a compile-time constant: ``constexpr_type(value)``."""
+        return constexpr_type(self.value)
 
     # arithmetic: the result is a constexpr of the value's result
     def __add__(self, other):

@@ -352,7 +352,8 @@ def _builtin_name(v):
     be passed as a tl.constexpr (Triton's `get_smid: tl.constexpr`); None
     for anything else."""
     global _builtin_names
-    if not isinstance(v, types.FunctionType) or v.__name__.startswith("_"):
+    # Functions, and classes that kernels call (tl.constexpr_type).
+    if not isinstance(v, (types.FunctionType, type)) or v.__name__.startswith("_"):
         return None
     mod = v.__module__ or ""
     for root in ("tessera.", "triton."):

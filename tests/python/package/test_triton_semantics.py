@@ -564,6 +564,52 @@ def test_type_attribute_of_tensors_and_pointers(rng):
 
 
 @triton.jit
+def constexpr_type_kernel(out_ptr, LIT: tl.constexpr, TENSOR_TY: tl.constexpr):
+    from_annotation: tl.constexpr = LIT
+    tl.static_assert(LIT.type == tl.core.constexpr_type(LIT))
+    tl.static_assert(from_annotation.type == tl.core.constexpr_type(LIT))
+    # A plain assignment holds a scalar tensor in Triton: its type is the
+    # literal's dtype. It stays usable as a compile-time value here.
+    plain = LIT
+    tl.static_assert(plain.type == TENSOR_TY)
+    unpacked, other = LIT, 2
+    tl.static_assert(unpacked.type == TENSOR_TY and other.type == tl.int32)
+    tl.store(out_ptr, plain)
+
+
+@pytest.mark.parametrize("lit,tensor_ty,want", [
+    (10, tl.int32, 10.0), (2**40, tl.int64, 2.0**40), (32.5, tl.float32, 32.5),
+    (1e50, tl.float64, np.inf), (True, tl.int1, 1.0)])
+def test_type_of_constexpr_and_of_assigned_constants(lit, tensor_ty, want):
+    out = np.zeros(1, np.float32)
+    constexpr_type_kernel[(1,)](out, LIT=lit, TENSOR_TY=tensor_ty)
+    assert out[0] == want
+
+
+def test_constexpr_type_on_the_host():
+    from tessera.language.core import constexpr_type
+    assert tl.constexpr(5).type == constexpr_type(5)
+    assert constexpr_type(tl.constexpr(5)) == constexpr_type(5)
+    assert constexpr_type(5) != constexpr_type(6) and constexpr_type(5) != 5
+    assert repr(constexpr_type("x")) == "constexpr_type['x']"
+
+
+@triton.jit
+def float_literal_kernel(out_ptr, n):
+    tiny = 1e-40  # below fp32's normal range: fp64, as in Triton
+    for _ in range(n):
+        tiny = tiny * 2.0
+    tl.static_assert(tiny.dtype == tl.float64)
+    tl.store(out_ptr, tiny)
+
+
+def test_float_literal_out_of_fp32_range_is_fp64():
+    out = np.zeros(1, np.float64)
+    float_literal_kernel[(1,)](out, 3)
+    assert out[0] == 8e-40
+
+
+@triton.jit
 def void_ifexp_kernel(x_ptr, y_ptr, out_ptr):
     pid = tl.program_id(0)
     tl.store(out_ptr + pid, tl.load(x_ptr)) if pid % 2 == 0 else tl.store(out_ptr + pid,
