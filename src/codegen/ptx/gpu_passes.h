@@ -25,6 +25,8 @@ void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep);
 void pipelineDotOperands(Module &m);
 // pipeline_loads.cpp
 void pipelineLoads(Module &m);
+// rematerialize_indices.cpp
+void rematerializeIndices(Module &m);
 // assign_layouts.cpp
 void assignLayouts(Module &m);
 // contract_fp.cpp

@@ -1,0 +1,141 @@
+// rematerialize-indices: index and address tiles computed before a loop and
+// read only after it are computed again after the loop.
+//
+// Requires: verified Tile IR (the GPU passes before assign-layouts have run).
+// Guarantees: no integer, boolean or pointer tile defined by cheap
+// arithmetic (isCheapIndexOp) in a block is read by an op that follows a
+// loop of that block, except where the loop's own body reads it too (it is
+// live across the loop anyway) or a costlier op stands between it and its
+// scalar inputs. Such a reader reads a copy made right after the loop,
+// rebuilt from scalars and from tiles that stay live across the loop anyway.
+// Preserves: what the program computes (the copies are pure and identical).
+//
+// Why: CSE shares arithmetic wherever it is equal, so a kernel that loads a
+// tile before its main loop and stores one of the same shape after it (an
+// attention kernel's Q and O, a matmul with a residual) keeps one set of
+// addresses and bounds masks for both. That set lives in registers through
+// the whole loop: for attention's 128x128 Q/O tiles, 16 64-bit addresses and
+// 32 predicates per thread, about 70 registers the loop's accumulators need.
+// Recomputing them after the loop costs a few dozen instructions once.
+#include <map>
+
+#include "codegen/ptx/gpu_passes.h"
+
+namespace tessera::ptx {
+
+namespace {
+
+// Pure ops on integer, boolean and pointer tiles that cost an instruction
+// or two per element, recomputable from their operands at any later point.
+bool isCheapIndexOp(const Operation &op) {
+  if (op.results.size() != 1 || !op.regions.empty()) return false;
+  const Type &t = op.result()->type;
+  if (!t.isTile() || (!t.isPtrLike() && isFloat(t.dtype))) return false;
+  switch (op.code) {
+    case OpCode::Constant:
+    case OpCode::Splat:
+    case OpCode::Arange:
+    case OpCode::Broadcast:
+    case OpCode::ExpandDims:
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Mul:
+    case OpCode::And:
+    case OpCode::Or:
+    case OpCode::Xor:
+    case OpCode::Not:
+    case OpCode::Shl:
+    case OpCode::Shr:
+    case OpCode::Max:
+    case OpCode::Min:
+    case OpCode::Cmp:
+    case OpCode::Select:
+    case OpCode::Cast:
+    case OpCode::AddPtr:
+    case OpCode::Hint:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isLoop(const Operation &op) {
+  return op.code == OpCode::For || op.code == OpCode::While;
+}
+
+class Rematerializer {
+ public:
+  explicit Rematerializer(Block &block) : block_(block) {}
+
+  void run() {
+    // Position of every op of the block, and of the loops among them.
+    std::vector<Operation *> order;
+    for (auto &op : block_.ops) order.push_back(op.get());
+    for (size_t i = 0; i < order.size(); ++i) position_[order[i]] = i;
+    Operation *lastLoop = nullptr;
+    for (Operation *op : order) {
+      if (lastLoop) {
+        op->walk([&](Operation *user) {
+          for (Value *&v : user->operands) v = copyAfter(v, lastLoop);
+        });
+      }
+      if (isLoop(*op)) lastLoop = op;
+    }
+  }
+
+ private:
+  // `v` itself, or its copy after `loop` when v is a cheap index tile of
+  // this block defined before the loop and the loop does not read it.
+  Value *copyAfter(Value *v, Operation *loop) {
+    Operation *def = v->def;
+    if (!def || def->parent != &block_ || !isCheapIndexOp(*def) ||
+        position_.at(def) > position_.at(loop) || readsInside(loop, v))
+      return v;
+    auto key = std::make_pair(v, loop);
+    if (auto it = copies_.find(key); it != copies_.end()) return it->second;
+    std::unordered_map<const Value *, Value *> mapping;
+    for (Value *o : def->operands) mapping[o] = copyAfter(o, loop);
+    Builder b;
+    auto at = insertAt_.find(loop);
+    b.setInsertionPoint(&block_, at != insertAt_.end() ? at->second : std::next(loop->self));
+    Operation *copy = cloneOp(*def, b, mapping);
+    position_[copy] = position_.at(loop);  // after the loop, as far as copyAfter is concerned
+    insertAt_[loop] = std::next(copy->self);
+    return copies_[key] = copy->result();
+  }
+
+  // Whether an op nested in `loop` reads `v` (then `v` is live through the
+  // loop whatever follows it).
+  bool readsInside(Operation *loop, Value *v) {
+    auto key = std::make_pair(v, loop);
+    if (auto it = readInside_.find(key); it != readInside_.end()) return it->second;
+    bool reads = false;
+    loop->walk([&](Operation *op) {
+      for (Value *o : op->operands) reads = reads || o == v;
+    });
+    return readInside_[key] = reads;
+  }
+
+  Block &block_;
+  std::unordered_map<const Operation *, size_t> position_;
+  std::map<std::pair<Value *, Operation *>, Value *> copies_;
+  std::map<std::pair<Value *, Operation *>, bool> readInside_;
+  // Where the next copy after each loop goes: after the copies made so far,
+  // which it may read.
+  std::unordered_map<const Operation *, OpList::iterator> insertAt_;
+};
+
+void rematerializeBlock(Block &block) {
+  // Inner blocks first (a loop body's own loops), then this one.
+  for (auto &op : block.ops)
+    for (auto &region : op->regions) rematerializeBlock(*region);
+  Rematerializer(block).run();
+}
+
+}  // namespace
+
+void rematerializeIndices(Module &m) {
+  for (auto &fn : m.functions) rematerializeBlock(fn->body);
+}
+
+}  // namespace tessera::ptx
