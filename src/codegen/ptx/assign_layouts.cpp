@@ -479,15 +479,37 @@ class Assigner {
       }
     }
     // Anchors: per class, the access that vectorises widest (first wins ties).
-    for (Operation *op : cls_.anchors) {
+    // A load of fewer elements than the program has threads anchors only a
+    // class no other layout reaches: one that feeds a broadcast into an
+    // accumulator (attention backward's row statistics, a bias) reads in
+    // the sliced layout of its user instead, each thread its own elements
+    // (from L1, as the others read the same lines), where its coalesced
+    // layout would cost a conversion through shared memory and two CTA
+    // barriers per use. Triton's layout propagation does the same.
+    std::vector<Operation *> smallLoads;
+    auto anchor = [&](Operation *op) {
       LinearLayout l = preferred(op);
       Value *r = find(pointerOf(op));
-      if (cls_.pinned.count(r)) continue;
+      if (cls_.pinned.count(r)) return;
       auto it = cls_.layouts.find(r);
       if (it == cls_.layouts.end())
         cls_.layouts.emplace(r, l);
       else if (vecOf(l, l.shape) > vecOf(it->second, l.shape))
         it->second = l;
+    };
+    for (Operation *op : cls_.anchors) {
+      if (op->code == OpCode::Load && !op->intAttr("volatile") &&
+          op->result()->type.numel() < 32 * static_cast<int64_t>(numWarps_)) {
+        smallLoads.push_back(op);
+        continue;
+      }
+      anchor(op);
+    }
+    if (!smallLoads.empty()) {
+      while (flow()) {
+      }
+      for (Operation *op : smallLoads)
+        if (!layoutOf(op->result())) anchor(op);
     }
     // Layouts are never unset, so the search for the first value without
     // one resumes where the last one stopped (restarting it from the front
