@@ -397,8 +397,14 @@ SVal constexprFn(Lowerer &, A &a) {
   return v;
 }
 
-SVal constexprTypeFn(Lowerer &, A &a) {
-  return SVal::constexprType(a["value"]);
+SVal constexprTypeFn(Lowerer &l, A &a) {
+  const SVal &v = a["value"];
+  if (!v.isConst() || v.assigned)
+    l.error(a.locOf("value"),
+            "tl.constexpr_type takes a compile-time value, got " + describe(v) +
+                (v.assigned ? " (a name bound by assignment holds a tensor in Triton)" : ""),
+            "pass a tl.constexpr parameter or a literal");
+  return SVal::constexprType(v);
 }
 
 SVal nextPow2(Lowerer &l, A &a) {

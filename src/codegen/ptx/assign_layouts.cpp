@@ -168,7 +168,7 @@ class Assigner {
       LinearLayout want = preferred(op);
       const LinearLayout &have = cls_.layouts.at(find(value));
       int along = fastestDim(want);
-      int64_t bytes = value->type.numel() * byteSize(value->type.dtype);
+      int64_t bytes = value->type.numel() * sharedElemBytes(value->type.dtype);
       // A tile over kMaxConvertBytes converts in bands of rows, which
       // needs a row bit both layouts hold in registers.
       if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
@@ -210,7 +210,7 @@ class Assigner {
     LinearLayout want = preferred(op);
     const LinearLayout &have = cls_.layouts.at(find(res));
     int along = fastestDim(want);
-    int64_t bytes = res->type.numel() * byteSize(res->type.dtype);
+    int64_t bytes = res->type.numel() * sharedElemBytes(res->type.dtype);
     if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
         !conversionBands(want, have, bytes))
       return false;

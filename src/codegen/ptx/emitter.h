@@ -336,9 +336,6 @@ class Emitter {
 int accessVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l);
 // PTX type for moving one element of `d` between memory and its register.
 std::string scalarMemType(DType d);
-// Bytes one element of `d` takes in shared memory (its register's width;
-// i1 as one byte).
-int sharedElemBytes(DType d);
 // Strides of a row-major tile of `shape` (in elements).
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 // A PTX address operand: "[base]" or "[base+off]".

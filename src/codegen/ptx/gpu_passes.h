@@ -25,6 +25,10 @@ void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep);
 void pipelineDotOperands(Module &m);
 // pipeline_loads.cpp
 void pipelineLoads(Module &m);
+// Bytes one element of `d` takes in shared memory (its register's width;
+// i1 as one byte): what a layout conversion stages (emit_tile.cpp).
+int sharedElemBytes(DType d);
+
 // rematerialize_indices.cpp
 void rematerializeIndices(Module &m);
 // assign_layouts.cpp

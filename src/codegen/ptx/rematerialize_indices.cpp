@@ -4,10 +4,11 @@
 // Requires: verified Tile IR (the GPU passes before assign-layouts have run).
 // Guarantees: no integer, boolean or pointer tile defined by cheap
 // arithmetic (isCheapIndexOp) in a block is read by an op that follows a
-// loop of that block, except where the loop's own body reads it too (it is
-// live across the loop anyway) or a costlier op stands between it and its
-// scalar inputs. Such a reader reads a copy made right after the loop,
-// rebuilt from scalars and from tiles that stay live across the loop anyway.
+// loop of that block, except where the loop's body reads it too (it is
+// live across the loop anyway) or rebuilding it would need a tile that the
+// loop does not read (a loaded tile a mask compares: keeping it would cost
+// more registers than the mask). Such a reader reads a copy made right
+// after the loop, rebuilt from scalars and from tiles the loop reads.
 // Preserves: what the program computes (the copies are pure and identical).
 //
 // Why: CSE shares arithmetic wherever it is equal, so a kernel that loads a
@@ -68,10 +69,11 @@ class Rematerializer {
   explicit Rematerializer(Block &block) : block_(block) {}
 
   void run() {
-    // Position of every op of the block, and of the loops among them.
+    // Positions of the block's ops, doubled: a copy made after the loop at
+    // 2i sits at 2i + 1, after it and before the next op.
     std::vector<Operation *> order;
     for (auto &op : block_.ops) order.push_back(op.get());
-    for (size_t i = 0; i < order.size(); ++i) position_[order[i]] = i;
+    for (size_t i = 0; i < order.size(); ++i) position_[order[i]] = 2 * i;
     Operation *lastLoop = nullptr;
     for (Operation *op : order) {
       if (lastLoop) {
@@ -85,41 +87,58 @@ class Rematerializer {
 
  private:
   // `v` itself, or its copy after `loop` when v is a cheap index tile of
-  // this block defined before the loop and the loop does not read it.
+  // this block defined before the loop that the loop does not read.
   Value *copyAfter(Value *v, Operation *loop) {
-    Operation *def = v->def;
-    if (!def || def->parent != &block_ || !isCheapIndexOp(*def) ||
-        position_.at(def) > position_.at(loop) || readsInside(loop, v))
-      return v;
+    if (!rebuildable(v, loop) || readsInside(loop, v)) return v;
     auto key = std::make_pair(v, loop);
     if (auto it = copies_.find(key); it != copies_.end()) return it->second;
     std::unordered_map<const Value *, Value *> mapping;
-    for (Value *o : def->operands) mapping[o] = copyAfter(o, loop);
+    for (Value *o : v->def->operands) mapping[o] = copyAfter(o, loop);
     Builder b;
     auto at = insertAt_.find(loop);
     b.setInsertionPoint(&block_, at != insertAt_.end() ? at->second : std::next(loop->self));
-    Operation *copy = cloneOp(*def, b, mapping);
-    position_[copy] = position_.at(loop);  // after the loop, as far as copyAfter is concerned
+    Operation *copy = cloneOp(*v->def, b, mapping);
+    position_[copy] = position_.at(loop) + 1;
     insertAt_[loop] = std::next(copy->self);
     return copies_[key] = copy->result();
   }
 
-  // Whether an op nested in `loop` reads `v` (then `v` is live through the
-  // loop whatever follows it).
+  // Whether `v` is a cheap index tile of this block defined before `loop`
+  // whose operands are all to be had after the loop without keeping a
+  // tile live through it that the loop does not read (a loaded tile that
+  // a mask compares, say, is not worth its registers).
+  bool rebuildable(Value *v, Operation *loop) {
+    Operation *def = v->def;
+    if (!def || def->parent != &block_ || !isCheapIndexOp(*def) ||
+        position_.at(def) >= position_.at(loop))
+      return false;
+    auto key = std::make_pair(v, loop);
+    if (auto it = rebuildable_.find(key); it != rebuildable_.end()) return it->second;
+    bool ok = true;
+    for (Value *o : def->operands)
+      ok = ok && (!o->type.isTile() || readsInside(loop, o) || rebuildable(o, loop));
+    return rebuildable_[key] = ok;
+  }
+
+  // Whether an op in `loop`'s body reads `v` (then `v` is live through the
+  // loop whatever follows it). The loop's own operands (bounds, initial
+  // values) are read once, before it runs.
   bool readsInside(Operation *loop, Value *v) {
     auto key = std::make_pair(v, loop);
     if (auto it = readInside_.find(key); it != readInside_.end()) return it->second;
     bool reads = false;
-    loop->walk([&](Operation *op) {
-      for (Value *o : op->operands) reads = reads || o == v;
-    });
+    for (auto &region : loop->regions)
+      for (auto &op : region->ops)
+        op->walk([&](Operation *inner) {
+          for (Value *o : inner->operands) reads = reads || o == v;
+        });
     return readInside_[key] = reads;
   }
 
   Block &block_;
   std::unordered_map<const Operation *, size_t> position_;
   std::map<std::pair<Value *, Operation *>, Value *> copies_;
-  std::map<std::pair<Value *, Operation *>, bool> readInside_;
+  std::map<std::pair<Value *, Operation *>, bool> readInside_, rebuildable_;
   // Where the next copy after each loop goes: after the copies made so far,
   // which it may read.
   std::unordered_map<const Operation *, OpList::iterator> insertAt_;

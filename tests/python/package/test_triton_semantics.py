@@ -595,6 +595,20 @@ def test_constexpr_type_on_the_host():
 
 
 @triton.jit
+def constexpr_type_of_runtime_kernel(out_ptr, n, ASSIGNED: tl.constexpr):
+    x = 3
+    tl.static_assert(tl.core.constexpr_type(x if ASSIGNED else n) == tl.core.constexpr_type(3))
+    tl.store(out_ptr, n)
+
+
+@pytest.mark.parametrize("assigned", [False, True])
+def test_constexpr_type_of_a_runtime_value_is_refused(assigned):
+    out = np.zeros(1, np.int32)
+    with pytest.raises(triton.CompilationError, match="tl.constexpr_type takes a compile-time value"):
+        constexpr_type_of_runtime_kernel[(1,)](out, 3, ASSIGNED=assigned)
+
+
+@triton.jit
 def float_literal_kernel(out_ptr, n):
     tiny = 1e-40  # below fp32's normal range: fp64, as in Triton
     for _ in range(n):
