@@ -643,8 +643,8 @@ SVal pyHasattr(Lowerer &l, A &a) {
 }
 
 // isinstance(obj, cls) decided at compile time: cls is tl.tensor,
-// tl.tensor_descriptor, tl.constexpr, tl.dtype, int, float, bool, str, tuple
-// or a tuple of them (Triton's attention tutorial takes a descriptor or a
+// tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, int,
+// float, bool, str, tuple or a tuple of them (Triton's attention tutorial takes a descriptor or a
 // pointer and tests which).
 bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (cls.kind == SVal::Kind::Tuple) {
@@ -654,9 +654,12 @@ bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   }
   using K = SVal::Kind;
   const std::string name = cls.kind == K::Builtin ? cls.s : std::string();
+  // A number bound by a plain assignment is a scalar tensor in Triton.
+  if (obj.assigned) return name == "tl.tensor";
   if (name == "tl.tensor") return obj.kind == K::Tensor;
   if (name == "tl.tensor_descriptor") return obj.kind == K::TensorDesc;
   if (name == "tl.constexpr") return obj.isConst() && obj.kind != K::Tensor;
+  if (name == "tl.constexpr_type") return obj.kind == K::ConstexprType;
   if (name == "tl.dtype") return obj.kind == K::DType;
   if (name == "tl.pointer_type") return obj.kind == K::DType && obj.i != 0;
   if (name == "builtins.int") return obj.kind == K::Int || obj.kind == K::Bool;
@@ -664,9 +667,10 @@ bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (name == "builtins.bool") return obj.kind == K::Bool;
   if (name == "builtins.str") return obj.kind == K::Str;
   if (name == "builtins.tuple" || name == "builtins.list") return obj.kind == K::Tuple;
-  l.error(loc, "isinstance() in a kernel cannot test against " + describe(cls),
-          "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.dtype, "
-          "tl.pointer_type, int, float, bool, str or tuple (decided when the kernel compiles)");
+  l.error(
+      loc, "isinstance() in a kernel cannot test against " + describe(cls),
+      "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, "
+      "tl.pointer_type, int, float, bool, str or tuple (decided when the kernel compiles)");
 }
 
 SVal pyIsinstance(Lowerer &l, A &a) {

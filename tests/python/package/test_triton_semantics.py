@@ -572,6 +572,9 @@ def constexpr_type_kernel(out_ptr, LIT: tl.constexpr, TENSOR_TY: tl.constexpr):
     # literal's dtype. It stays usable as a compile-time value here.
     plain = LIT
     tl.static_assert(plain.type == TENSOR_TY)
+    tl.static_assert(isinstance(plain, tl.tensor) and not isinstance(plain, tl.constexpr))
+    tl.static_assert(isinstance(LIT, tl.constexpr) and not isinstance(LIT, tl.tensor))
+    tl.static_assert(isinstance(LIT.type, tl.constexpr_type))
     unpacked, other = LIT, 2
     tl.static_assert(unpacked.type == TENSOR_TY and other.type == tl.int32)
     tl.store(out_ptr, plain)
