@@ -185,6 +185,15 @@ void Lowerer::requireRepresentable(const SVal &v, SourceLoc loc) const {
 }
 
 SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
+  // Arithmetic on a name bound by plain assignment is arithmetic on the
+  // scalar tensor Triton holds there: int32 wraps, // and % truncate
+  // toward zero (x = -7; x // 2 is -3, not Python's -4). The IR computes
+  // it (canonicalize folds it), so the result is a tensor, as in Triton.
+  if ((a.assigned || b.assigned) && a.isNumber() && b.isNumber() && op != BinOp::Pow &&
+      op != BinOp::MatMul) {
+    auto lifted = [&](const SVal &v) { return v.assigned ? SVal::tensor(toValue(v, loc)) : v; };
+    return binary(op, lifted(a), lifted(b), loc);
+  }
   if (a.isConst() && b.isConst()) return foldConst(*this, op, a, b, loc);
   requireRepresentable(a, loc);
   requireRepresentable(b, loc);
@@ -421,6 +430,9 @@ SVal Lowerer::compare(CmpOp op, const SVal &a, const SVal &b, SourceLoc loc) {
 }
 
 SVal Lowerer::unary(UnaryOp op, const SVal &a, SourceLoc loc) {
+  // As in binary: a name bound by plain assignment holds a scalar tensor.
+  if (a.assigned && a.isNumber() && (op == UnaryOp::Neg || op == UnaryOp::Invert))
+    return unary(op, SVal::tensor(toValue(a, loc)), loc);
   if (a.isConst()) {
     switch (op) {
       case UnaryOp::Not:

@@ -548,7 +548,7 @@ class JITFunction(KernelInterface):
         c = _ext()
         units, _, source_hash = units_entry
         passes = _tile_passes()
-        key = _hash(c.VERSION, source_hash, repr(sp.specs), sp.debug, sp.target,
+        key = _hash(_compiler_id(), source_hash, repr(sp.specs), sp.debug, sp.target,
                     # CPU code depends on num_warps too (tl.extra.cuda.num_warps()).
                     (sp.num_warps, sp.num_stages) if sp.target else sp.num_warps,
                     # GPU-only options, in the key only when not the defaults.
@@ -877,6 +877,25 @@ def _hash(*parts) -> str:
         h.update(repr(p).encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+_COMPILER_ID = None
+
+
+def _compiler_id():
+    """The compiler a cached kernel came from: its version, and the size and
+    modification time of the extension that holds it, so a rebuilt compiler
+    (a developer's, or a reinstall) does not serve kernels its predecessor
+    compiled."""
+    global _COMPILER_ID
+    if _COMPILER_ID is None:
+        c = _ext()
+        try:
+            st = os.stat(c.__file__)
+            _COMPILER_ID = (c.VERSION, st.st_size, st.st_mtime_ns)
+        except (AttributeError, OSError):
+            _COMPILER_ID = (c.VERSION,)
+    return _COMPILER_ID
 
 
 def _disk_cache():

@@ -43,6 +43,7 @@ import numpy as np
 import tessera
 from tessera.runtime.jit import stats
 import kmod
+{prelude}
 x = np.arange(64, dtype=np.float32)
 out = np.full(64, np.nan, dtype=np.float32)
 kmod.k[(1,)](x, out)
@@ -57,8 +58,8 @@ def write(moddir, offset=0, bump=1):
         f.write(HELPER.format(bump=bump))
 
 
-def start(moddir, cache):
-    script = DRIVER.format(pydir=PYDIR, moddir=str(moddir))
+def start(moddir, cache, prelude=""):
+    script = DRIVER.format(pydir=PYDIR, moddir=str(moddir), prelude=prelude)
     env = dict(os.environ, TESSERA_CACHE_DIR=str(cache), PYTHONDONTWRITEBYTECODE="1")
     return subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -70,8 +71,8 @@ def finish(p):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run(moddir, cache):
-    return finish(start(moddir, cache))
+def run(moddir, cache, prelude=""):
+    return finish(start(moddir, cache, prelude))
 
 
 def expect(result, offset, bump):
@@ -101,6 +102,19 @@ def test_second_process_hits_disk(dirs):
     second = run(moddir, cache)
     assert (second["compiles"], second["disk_hits"]) == (0, 1)
     expect(second, 0, 1)
+
+
+def test_rebuilt_compiler_recompiles(dirs):
+    # A rebuilt extension (another size or modification time, same version)
+    # must not serve what its predecessor compiled.
+    moddir, cache = dirs
+    write(moddir)
+    run(moddir, cache)
+    rebuilt = ("import tessera.runtime.jit as J; "
+               "J._COMPILER_ID = J._compiler_id()[:1] + (0, 0)")
+    again = run(moddir, cache, rebuilt)
+    assert (again["compiles"], again["disk_hits"]) == (1, 0)
+    expect(again, 0, 1)
 
 
 @pytest.mark.parametrize("change", ["kernel", "callee", "global"])

@@ -188,7 +188,9 @@ def add_const_kernel(x_ptr, out_ptr, N: tl.constexpr):
 
 @triton.jit
 def const_types_kernel(out_ptr):
-    a = 0xFFFFFFFFFFFFFFFF
+    # tl.constexpr: a plain `a = ...` would hold a uint64 tensor, as in
+    # Triton, whose arithmetic static_assert cannot check.
+    a: tl.constexpr = 0xFFFFFFFFFFFFFFFF
     tl.static_assert((1 << 63) > 0)
     tl.static_assert(a - 1 == 2**63 + (2**63 - 2))
     tl.static_assert(a // 2 == (1 << 63) - 1)
@@ -609,6 +611,30 @@ def test_constexpr_type_of_a_runtime_value_is_refused(assigned):
     out = np.zeros(1, np.int32)
     with pytest.raises(triton.CompilationError, match="tl.constexpr_type takes a compile-time value"):
         constexpr_type_of_runtime_kernel[(1,)](out, 3, ASSIGNED=assigned)
+
+
+@triton.jit
+def assigned_arithmetic_kernel(out_ptr):
+    # Triton holds a scalar int32 tensor in each name: // and % truncate
+    # toward zero, int32 wraps; a constexpr keeps Python's integers.
+    x = -7
+    big = 2147483647
+    tl.store(out_ptr + 0, x // 2)
+    tl.store(out_ptr + 1, x % 2)
+    tl.store(out_ptr + 2, big + 1)
+    tl.store(out_ptr + 3, -x)
+    tl.store(out_ptr + 4, x << 2)
+    c: tl.constexpr = -7
+    tl.store(out_ptr + 5, c // 2)
+    tl.store(out_ptr + 6, c % 2)
+    low = -2147483648
+    tl.store(out_ptr + 7, -low)
+
+
+def test_arithmetic_on_assigned_names_is_tensor_arithmetic():
+    out = np.zeros(8, np.int64)
+    assigned_arithmetic_kernel[(1,)](out)
+    assert out.tolist() == [-3, -1, -(2**31), 7, -28, -4, 1, -(2**31)]
 
 
 @triton.jit
