@@ -338,7 +338,9 @@ int64_t Lowerer::constInt(const SVal &v, SourceLoc loc, const std::string &what)
     error(
         loc,
         what + " must be a compile-time constant, but it is a runtime value (" + describe(v) + ")",
-        "pass it as a tl.constexpr argument or compute it from constexpr values");
+        "pass it as a tl.constexpr argument or compute it from constexpr values; a name "
+        "bound by plain assignment holds a tensor once arithmetic touches it, as in Triton "
+        "(write `N: tl.constexpr = ...`)");
   error(loc, what + " must be an integer, got " + describe(v));
 }
 

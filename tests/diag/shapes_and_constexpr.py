@@ -84,3 +84,11 @@ def kernel(x_ptr, n):
     tl.static_assert(-(-9223372036854775807 - 1) // -1 == -9223372036854775808)
     tl.static_assert((-9223372036854775807 - 1) // -1 == 9223372036854775808)
     tl.static_assert(abs(-2**63) == 2**63)
+
+# -----
+@triton.jit
+def kernel(x_ptr, n):
+    BLOCK = 64  # a plain assignment: usable as a constant itself...
+    offs = tl.arange(0, BLOCK)
+    TWICE = BLOCK * 2  # ...but arithmetic on it is tensor arithmetic, as in Triton
+    wide = tl.arange(0, TWICE)  # expected-error {{the end of tl.arange must be a compile-time constant}}
