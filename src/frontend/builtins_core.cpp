@@ -644,8 +644,8 @@ SVal pyHasattr(Lowerer &l, A &a) {
 
 // isinstance(obj, cls) decided at compile time: cls is tl.tensor,
 // tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, int,
-// float, bool, str, tuple or a tuple of them (Triton's attention tutorial takes a descriptor or a
-// pointer and tests which).
+// float, bool, str, tuple or a tuple of them (Triton's attention tutorial
+// takes a descriptor or a pointer and tests which).
 bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (cls.kind == SVal::Kind::Tuple) {
     for (const SVal &c : cls.elems)

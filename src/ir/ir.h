@@ -217,6 +217,10 @@ class Builder {
 // (tl.inline_asm_elementwise's is_pure), so a pure one reads and writes
 // nothing and an impure one is neither CSE'd, hoisted nor deleted.
 bool isPureOp(const Operation &op);
+// A for or while loop (the ops whose body runs more than once).
+inline bool isLoop(const Operation &op) {
+  return op.code == OpCode::For || op.code == OpCode::While;
+}
 bool writesMemOp(const Operation &op);
 
 void replaceAllUsesWith(Block &scope, Value *from, Value *to);

@@ -46,7 +46,7 @@ void processBlock(Block &b) {
   for (auto &o : b.ops) ops.push_back(o.get());
   for (Operation *op : ops) {
     for (auto &r : op->regions) processBlock(*r);  // inner loops first
-    if (op->code == OpCode::For || op->code == OpCode::While)
+    if (isLoop(*op))
       for (auto &r : op->regions) hoistFrom(op, *r);
   }
 }

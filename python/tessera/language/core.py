@@ -13,10 +13,10 @@ which follow Triton's.
 from __future__ import annotations
 
 from .types import (  # noqa: F401  (re-exported: tl.core.X is tl.X)
-    PropagateNan, bfloat16, block_type, const, constexpr, constexpr_type, dtype, float8e4b8, float8e4b15,
-    float8e4m3fn, float8e4nv, float8e5, float8e5b16, float8e5m2, float16, float32, float64,
-    int1, int8, int16, int32, int64, pi32_t, pointer_type, str_to_ty, uint8, uint16, uint32,
-    uint64)
+    PropagateNan, bfloat16, block_type, const, constexpr, constexpr_type, dtype, float8e4b8,
+    float8e4b15, float8e4m3fn, float8e4nv, float8e5, float8e5b16, float8e5m2, float16, float32,
+    float64, int1, int8, int16, int32, int64, pi32_t, pointer_type, str_to_ty, uint8, uint16,
+    uint32, uint64)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # names for annotations only; nothing is imported at run time

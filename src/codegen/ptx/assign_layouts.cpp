@@ -167,20 +167,16 @@ class Assigner {
       const auto &shape = value->type.shape;
       LinearLayout want = preferred(op);
       const LinearLayout &have = cls_.layouts.at(find(value));
-      int along = fastestDim(want);
-      int64_t bytes = value->type.numel() * sharedElemBytes(value->type.dtype);
-      // A tile over kMaxConvertBytes converts in bands of rows, which
-      // needs a row bit both layouts hold in registers.
-      if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
-          !conversionBands(have, want, bytes))
-        continue;
+      if (!conversionWidens(want, have, value)) continue;
       // Outside an accumulator's class only a transpose pays for the trip
       // through shared memory: a store that is merely narrower (a reduced
       // row's sliced layout, an access less aligned than the load that
       // won the class) still writes whole sectors in order.
       if (!cls_.pinned.count(find(value))) {
         int haveAlong = fastestDim(have);
-        if (shape.size() < 2 || haveAlong == along || have.contiguousRegs(haveAlong) == 1) continue;
+        if (shape.size() < 2 || haveAlong == fastestDim(want) ||
+            have.contiguousRegs(haveAlong) == 1)
+          continue;
       }
       // The mask too where something else reads it (a load's mask the
       // store shares, which would tie the store to the load's class again;
@@ -200,20 +196,26 @@ class Assigner {
     return changed;
   }
 
+  // Whether an access of tile `v` moves wider vectors in its own layout
+  // `want` than in its class's `have`, along the dim its pointers are
+  // contiguous in, and the conversion between them can be staged: a tile
+  // over kMaxConvertBytes converts in bands of rows, which needs a row bit
+  // both layouts hold in registers.
+  static bool conversionWidens(const LinearLayout &want, const LinearLayout &have, const Value *v) {
+    int along = fastestDim(want);
+    int64_t bytes = v->type.numel() * sharedElemBytes(v->type.dtype);
+    return want.contiguousRegs(along) > have.contiguousRegs(along) &&
+           conversionBands(have, want, bytes).has_value();
+  }
+
   // See separateStores. A load in a loop keeps the accumulator's layout: a
   // conversion per iteration would cost more than the narrower accesses.
   bool separateResidualLoad(Operation *op) {
     Value *res = op->result();
     if (!isTile(res) || !cls_.pinned.count(find(res))) return false;
     for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
-      if (p->code == OpCode::For || p->code == OpCode::While) return false;
-    LinearLayout want = preferred(op);
-    const LinearLayout &have = cls_.layouts.at(find(res));
-    int along = fastestDim(want);
-    int64_t bytes = res->type.numel() * sharedElemBytes(res->type.dtype);
-    if (want.contiguousRegs(along) <= have.contiguousRegs(along) ||
-        !conversionBands(want, have, bytes))
-      return false;
+      if (isLoop(*p)) return false;
+    if (!conversionWidens(preferred(op), cls_.layouts.at(find(res)), res)) return false;
     Builder b;
     b.setInsertionPoint(op->parent, std::next(op->self));
     b.setLoc(op->loc);

@@ -563,8 +563,7 @@ class Pipeliner {
       if (p.checked[d]) checks.push_back(d);
     if (checks.size() != 2) attrs.push_back({"checks", checks});
     Operation *at = loop_;
-    for (Operation *outer = at->parent->parentOp;
-         outer && (outer->code == OpCode::For || outer->code == OpCode::While);
+    for (Operation *outer = at->parent->parentOp; outer && isLoop(*outer);
          outer = at->parent->parentOp) {
       bool inside = false;
       for (Value *v : ops) inside = inside || passes::isDefinedInside(v, outer);

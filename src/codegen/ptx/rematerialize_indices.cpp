@@ -19,8 +19,10 @@
 // 32 predicates per thread, about 70 registers the loop's accumulators need.
 // Recomputing them after the loop costs a few dozen instructions once.
 #include <map>
+#include <unordered_set>
 
 #include "codegen/ptx/gpu_passes.h"
+#include "ir/op_groups.h"
 
 namespace tessera::ptx {
 
@@ -41,12 +43,8 @@ bool isCheapIndexOp(const Operation &op) {
     case OpCode::Add:
     case OpCode::Sub:
     case OpCode::Mul:
-    case OpCode::And:
-    case OpCode::Or:
-    case OpCode::Xor:
+    TESSERA_BITWISE_CASES:
     case OpCode::Not:
-    case OpCode::Shl:
-    case OpCode::Shr:
     case OpCode::Max:
     case OpCode::Min:
     case OpCode::Cmp:
@@ -58,10 +56,6 @@ bool isCheapIndexOp(const Operation &op) {
     default:
       return false;
   }
-}
-
-bool isLoop(const Operation &op) {
-  return op.code == OpCode::For || op.code == OpCode::While;
 }
 
 class Rematerializer {
@@ -122,23 +116,23 @@ class Rematerializer {
 
   // Whether an op in `loop`'s body reads `v` (then `v` is live through the
   // loop whatever follows it). The loop's own operands (bounds, initial
-  // values) are read once, before it runs.
+  // values) are read once, before it runs. The body is walked once per loop.
   bool readsInside(Operation *loop, Value *v) {
-    auto key = std::make_pair(v, loop);
-    if (auto it = readInside_.find(key); it != readInside_.end()) return it->second;
-    bool reads = false;
-    for (auto &region : loop->regions)
-      for (auto &op : region->ops)
-        op->walk([&](Operation *inner) {
-          for (Value *o : inner->operands) reads = reads || o == v;
-        });
-    return readInside_[key] = reads;
+    auto [it, fresh] = readInside_.try_emplace(loop);
+    if (fresh)
+      for (auto &region : loop->regions)
+        for (auto &op : region->ops)
+          op->walk([&](Operation *inner) {
+            it->second.insert(inner->operands.begin(), inner->operands.end());
+          });
+    return it->second.count(v) != 0;
   }
 
   Block &block_;
   std::unordered_map<const Operation *, size_t> position_;
   std::map<std::pair<Value *, Operation *>, Value *> copies_;
-  std::map<std::pair<Value *, Operation *>, bool> readInside_, rebuildable_;
+  std::map<std::pair<Value *, Operation *>, bool> rebuildable_;
+  std::unordered_map<const Operation *, std::unordered_set<const Value *>> readInside_;
   // Where the next copy after each loop goes: after the copies made so far,
   // which it may read.
   std::unordered_map<const Operation *, OpList::iterator> insertAt_;
