@@ -215,6 +215,48 @@ def assert_buffers_after_barriers_aligned(ptx):
     assert all(n % 128 == 0 for n in after), (at, after)
 
 
+
+# The example attention's backward: dV += P^T dO and dK += dS^T Q (dQ += dS K
+# in the dQ kernel) read their first operand, computed in the loop, from
+# registers and accumulate in place. Each leaves its wgmma group running
+# (wait_group 1) past its last instruction, into the next product or the
+# next iteration, whose own waits retire it before the registers are
+# rewritten; the loops' products that are read at once (S, dP) wait for
+# themselves. Every loop ends with wait_group 0.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("kernel, dots, overlapping", [("attention_bwd_dkdv_kernel", 4, 2),
+                                                       ("attention_bwd_dq_kernel", 3, 1)])
+@pytest.mark.parametrize("causal", [0, 1])
+def test_attention_backward_accumulators_stay_in_flight(kernel, dots, overlapping, causal):
+    ptrs = 8 if kernel == "attention_bwd_dkdv_kernel" else 7
+    sig = ", ".join(["*fp16:16"] * 4 + ["*fp32:16"] * 2 + ["*fp16:16"] * (ptrs - 6)) + \
+        f", fp32, i32, i32:16, i32:16, 64, 64, 128, {causal}"
+    if kernel == "attention_bwd_dq_kernel":
+        sig = sig.replace("64, 64, 128,", "64, 128, 64,")
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"), "--kernel",
+                        kernel, "--signature", sig, "--emit", "ptx", "--target", "sm_90a",
+                        "--num-warps", "8", "--num-stages", "3"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = r.stdout
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+    lines = [line.strip() for line in ptx.splitlines()]
+    # dK/dV: whole blocks, the ragged tail and, if causal, the diagonal; dQ:
+    # whole blocks, then the diagonal and ragged ones.
+    loops = 2 + causal if kernel == "attention_bwd_dkdv_kernel" else 2
+    waits = [lines[i + 1] for i, line in enumerate(lines)
+             if line.startswith("wgmma.commit_group")]
+    assert waits.count("wgmma.wait_group.sync.aligned 1;") == overlapping * loops, waits
+    assert waits.count("wgmma.wait_group.sync.aligned 0;") == (dots - overlapping) * loops, waits
+    # The words of the register operand are copied just before the fence.
+    for i, line in enumerate(lines):
+        if line.startswith("wgmma.mma_async") and "}, {%r" in line:
+            fence = max(j for j in range(i) if lines[j] == "wgmma.fence.sync.aligned;")
+            assert lines[fence - 1].startswith("setp") or lines[fence - 1].startswith("mov.b32")
+    exits = [lines[i + 2] for i, line in enumerate(lines) if line.startswith("bra $L")]
+    assert exits.count("wgmma.wait_group.sync.aligned 0;") == loops, exits
+
+
 # Kernels from tests/python/kernels/dots.py: one load read by two dots (as
 # it is and transposed) fills one ring that both wgmma dots read; a wgmma
 # product combined with an mma.sync one (whose B stays in registers) has

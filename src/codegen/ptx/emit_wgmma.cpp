@@ -105,6 +105,18 @@ std::optional<Regs> Emitter::convertPairsToQuads(const Value *x, const LinearLay
   return out;
 }
 
+// Whether a wgmma dot precedes `op` in its block (unconditionally: not
+// nested in an `if`). Its wait retires every older group.
+bool Emitter::wgmmaDotBefore(const Operation &op) const {
+  for (const auto &o : op.parent->ops) {
+    if (o.get() == &op) return false;
+    if (o->code == OpCode::Dot &&
+        selectWgmma(*o, opts_.numWarps, opts_.target.sm, opts_.target.archSpecific))
+      return true;
+  }
+  return false;
+}
+
 void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const Value *res = op.result();
@@ -251,9 +263,20 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const int64_t promoteEvery = imprecisePromotionSteps(op, K, p.k);
   const bool promote = promoteEvery > 0;
   const int64_t chunk = promote ? promoteEvery : kSteps;
-  // A in registers must not change while its group runs, and a promoted
-  // sum is read as soon as its group ends: no overlap.
-  bool overlap = chained && !aInRegisters && !promote && op.intAttr("overlap", 0) == 1;
+  // A promoted sum is read as soon as its group ends: no overlap. A in
+  // registers must not change while its group runs: it overlaps only when
+  // an earlier wgmma dot of the loop body waits (retiring this group)
+  // before the next iteration rewrites the words, which are copied just
+  // before this dot for that reason (ptxas keeps them live until the wait;
+  // the backward pass of attention keeps dK, dV and dQ running this way).
+  bool overlap =
+      chained && !promote && op.intAttr("overlap", 0) == 1 && (!aInRegisters || wgmmaDotBefore(op));
+  if (overlap && aInRegisters)
+    for (std::string &w : aWords) {
+      std::string fresh = reg(RegClass::B32);
+      ins("mov.b32 " + fresh + ", " + w);
+      w = fresh;
+    }
   std::string accumulate = reg(RegClass::Pred), overwrite = accumulate;
   ins("setp.eq.u32 " + accumulate + ", 0, 0");
   if (zeroInit || promote) {

@@ -165,6 +165,7 @@ class Emitter {
   void emitDot(Operation &op);
   void emitMmaDot(Operation &op, const MmaInstr &mi);    // emit_mma.cpp
   void emitWgmmaDot(Operation &op, const WgmmaPlan &p);  // emit_wgmma.cpp
+  bool wgmmaDotBefore(const Operation &op) const;
   // Shared-memory rings and cp.async (emit_async.cpp).
   void emitSharedMemoryOp(Operation &op);
   void emitPhilox(Operation &op);

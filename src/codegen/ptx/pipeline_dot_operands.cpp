@@ -46,7 +46,8 @@
 // swizzled layout wgmma reads (the widest of 128, 64, 32 bytes the
 // contiguous extent fills) instead of padded rows; so does B's ring when B
 // alone is a candidate and A is a 16-bit tile, which wgmma then reads from
-// registers (such dots are never marked overlap). An operand written as the
+// registers (such dots are marked overlap only as a loop's accumulator
+// chain). An operand written as the
 // transpose (`permute {order = [1, 0]}`, Python's `.T`) of such a load is a
 // candidate too: the ring holds the load's tile as loaded and the dot reads
 // `memdesc_trans` of the slot, so the transpose costs no data movement.
@@ -609,6 +610,17 @@ class Pipeliner {
     }
   }
 
+  // `acc = dot(a, b, acc)` carried around the loop: the accumulator is a
+  // block argument read only by the dot, whose result only goes back to it.
+  bool accumulatesInPlace(const Operation &dot) {
+    const Value *c = dot.operand(2), *r = dot.result();
+    if (c->def || c->owner != &body_ || c->index < 1 || uses_[c] != 1 || uses_[r] != 1)
+      return false;
+    const Operation *y = body_.terminator();
+    unsigned j = c->index - 1;  // argument 0 is the induction variable
+    return y && j < y->operands.size() && y->operand(j) == r;
+  }
+
   // Appends a carried value to the loop; returns its block argument.
   Value *addCarried(Value *init) {
     loop_->operands.push_back(init);
@@ -642,9 +654,12 @@ class Pipeliner {
       auto [it, fresh] = ringIndex.emplace(c.load, fills.size());
       if (fresh) fills.push_back(&c);
       ringOf.push_back(it->second);
-      // A in registers cannot change while a wgmma reads it: such dots wait
-      // for themselves.
-      overlap = overlap && c.shared.swizzle != 0 && !registerA_.count(c.dot);
+      // A dot reading A from registers overlaps only as a loop's
+      // accumulator chain (the emitter then keeps its group in flight past
+      // the registers' last use); any other such dot waits for itself, and
+      // its loop keeps the copies at the top.
+      overlap = overlap && c.shared.swizzle != 0 &&
+                (!registerA_.count(c.dot) || accumulatesInPlace(*c.dot));
     }
     const int64_t slots = stages_;
     const int lookAhead = static_cast<int>(stages_) - 1;
