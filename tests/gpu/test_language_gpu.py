@@ -427,6 +427,151 @@ def test_loop_and_full_reduce(gen, n, warps):
 
 
 @triton.jit
+def loop_reduce_kernel(x_ptr, init_ptr, out_ptr, R, C, OP: tl.constexpr, AXIS: tl.constexpr,
+                       BM: tl.constexpr, BK: tl.constexpr, INIT: tl.constexpr,
+                       FILL: tl.constexpr):
+    # An R x C matrix reduced along AXIS in steps of BK (masked at the tail),
+    # each program BM of the other dim: the loop-carried accumulator that
+    # thread-locality keeps as per-thread partials, reducing across threads
+    # once after the loop.
+    offs = tl.program_id(0) * BM + tl.arange(0, BM)
+    if AXIS == 1:
+        n_out = R
+        n_loop = C
+    else:
+        n_out = C
+        n_loop = R
+    if OP == "max" or OP == "min":
+        acc = tl.full([BM], INIT, tl.float32)  # fmax/fmin: a constant init
+    else:
+        acc = tl.load(init_ptr + offs, mask=offs < n_out, other=0)
+    for k in range(0, n_loop, BK):
+        ks = k + tl.arange(0, BK)
+        if AXIS == 1:
+            x = tl.load(x_ptr + offs[:, None] * C + ks[None, :],
+                        mask=(offs[:, None] < R) & (ks[None, :] < C), other=FILL)
+        else:
+            x = tl.load(x_ptr + ks[:, None] * C + offs[None, :],
+                        mask=(ks[:, None] < R) & (offs[None, :] < C), other=FILL)
+        if OP == "sum":
+            acc += tl.sum(x, axis=AXIS)
+        elif OP == "max":
+            acc = tl.maximum(acc, tl.max(x, axis=AXIS))
+        elif OP == "min":
+            acc = tl.minimum(tl.min(x, axis=AXIS), acc)
+        else:
+            acc ^= tl.xor_sum(x, axis=AXIS)
+    tl.store(out_ptr + offs, acc, mask=offs < n_out)
+
+
+# (INIT, FILL): the initial value of max and min (a constant), and what
+# masked elements read (none of them reaches an output).
+LOOP_OPS = {"sum": (0.0, 0.0), "max": (-0.75, -3.0e38), "min": (0.75, 3.0e38), "xor": (0, 0)}
+
+
+def check_loop_reduce(op, out, ref, magnitude):
+    """Sums within a few roundings of the magnitudes summed (reassociation
+    changes the last bits; a relative error of the whole would fail a sum
+    that nearly cancels); max, min and xor exactly."""
+    if op != "sum":
+        assert torch.equal(out.cpu().double() if op != "xor" else out.cpu(), ref)
+        return
+    assert not torch.isnan(out).any(), "an output element was not written (NaN poison left)"
+    assert ((out.cpu().double() - ref).abs() <= 1e-6 * magnitude).all()
+
+
+# (outputs, loop extent, BM, BK): tails along both dims, a split of the
+# reduced dim into high registers x threads x low registers, and a loop
+# that never runs (the init comes back).
+@pytest.mark.parametrize("shape", [(64, 1000, 32, 128), (40, 3000, 8, 512), (100, 300, 64, 32),
+                                   (24, 0, 16, 64)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("op", sorted(LOOP_OPS))
+@pytest.mark.parametrize("warps", [1, 4, 8])
+@pytest.mark.parametrize("stages", [1, 3])
+def test_loop_reduce(gen, shape, axis, op, warps, stages):
+    n_out, n_loop, bm, bk = shape
+    rows, cols = (n_out, n_loop) if axis == 1 else (n_loop, n_out)
+    init_value, fill = LOOP_OPS[op]
+    if op == "xor":
+        x = torch.randint(-2**31, 2**31, (max(rows * cols, 1),), dtype=torch.int32, device="cuda",
+                          generator=gen)
+        init = torch.randint(-2**31, 2**31, (n_out,), dtype=torch.int32, device="cuda",
+                             generator=gen)
+    else:
+        x = torch.randn(max(rows * cols, 1), device="cuda", generator=gen)
+        init = torch.randn(n_out, device="cuda", generator=gen)
+    out = poisoned(n_out, x.dtype)
+    loop_reduce_kernel[(triton.cdiv(n_out, bm),)](
+        x, init, out, rows, cols, OP=op, AXIS=axis, BM=bm, BK=bk, INIT=init_value, FILL=fill,
+        num_warps=warps, num_stages=stages)
+    xs = x[:rows * cols].reshape(rows, cols).cpu()
+    if op == "xor":
+        ref = torch.from_numpy(np.bitwise_xor.reduce(xs.numpy(), axis=axis) ^ init.cpu().numpy())
+    elif op == "sum":
+        ref = init.cpu().double() + xs.double().sum(axis)
+    elif op == "max":
+        ref = torch.clamp(xs.double().amax(axis) if n_loop else torch.full((n_out,), -math.inf,
+                          dtype=torch.float64), min=init_value)
+    else:
+        ref = torch.clamp(xs.double().amin(axis) if n_loop else torch.full((n_out,), math.inf,
+                          dtype=torch.float64), max=init_value)
+    magnitude = init.cpu().double().abs() + xs.double().abs().sum(axis)
+    check_loop_reduce(op, out, ref, magnitude)
+
+
+@triton.jit
+def loop_reduce_scalar_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr,
+                              FILL: tl.constexpr):
+    # A scalar accumulator: the partial is a 1-D tile, reduced to one value
+    # after the loop.
+    offs = tl.arange(0, BLOCK)
+    if OP == "sum":
+        acc = 0.5
+    elif OP == "max":
+        acc = -0.75
+    elif OP == "min":
+        acc = 0.75
+    else:
+        acc = 12345
+    for start in range(0, n, BLOCK):
+        x = tl.load(x_ptr + start + offs, mask=start + offs < n, other=FILL)
+        if OP == "sum":
+            acc += tl.sum(x)
+        elif OP == "max":
+            acc = tl.maximum(acc, tl.max(x))
+        elif OP == "min":
+            acc = tl.minimum(acc, tl.min(x))
+        else:
+            acc ^= tl.xor_sum(x)
+    tl.store(out_ptr, acc)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 12345])
+@pytest.mark.parametrize("op", sorted(LOOP_OPS))
+@pytest.mark.parametrize("warps", [1, 4, 8])
+def test_loop_reduce_scalar(gen, n, op, warps):
+    if op == "xor":
+        x = torch.randint(-2**31, 2**31, (max(n, 1),), dtype=torch.int32, device="cuda",
+                          generator=gen)
+    else:
+        x = torch.randn(max(n, 1), device="cuda", generator=gen)
+    out = poisoned(1, x.dtype)
+    loop_reduce_scalar_kernel[(1,)](x, out, n, OP=op, BLOCK=1024, FILL=LOOP_OPS[op][1],
+                                    num_warps=warps)
+    xs = x[:n].cpu()
+    if op == "xor":
+        ref = torch.tensor([int(np.bitwise_xor.reduce(xs.numpy(), initial=np.int32(12345)))],
+                           dtype=torch.int32)
+    else:
+        init = {"sum": 0.5, "max": -0.75, "min": 0.75}[op]
+        vals = xs.double().tolist() + [init]
+        ref = torch.tensor([{"sum": math.fsum, "max": max, "min": min}[op](vals)],
+                           dtype=torch.float64)
+    check_loop_reduce(op, out, ref, torch.tensor([0.5 + xs.double().abs().sum().item()]))
+
+
+@triton.jit
 def scan_kernel(x_ptr, out_ptr, N: tl.constexpr, REVERSE: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)

@@ -32,6 +32,7 @@ def scale(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # ALL: after pass 'dce'
 # ALL: after pass 'pipeline-loads'
 # ALL: after pass 'assign-layouts'
+# ALL: after pass 'thread-locality'
 
 # ENV: // IR of kernel 'scale' after pass 'pipeline-loads'
 # ENV-NOT: after pass
@@ -42,6 +43,7 @@ def scale(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # TIME: dce
 # TIME: pipeline-loads
 # TIME: assign-layouts
+# TIME: thread-locality
 # TIME: emit-ptx
 # TIME: total
 

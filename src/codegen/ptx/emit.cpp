@@ -532,8 +532,13 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::ExpandDims:
     case OpCode::Hint:
       return alias();
-    case OpCode::ConvertLayout:
     case OpCode::Reshape:
+      // A result laid out as the operand's layout reshaped holds the same
+      // elements in the same registers (thread-locality makes these).
+      if (layoutOf(op.result()) == layoutOf(op.operand(0)).reshaped(op.result()->type.shape))
+        return alias();
+      [[fallthrough]];
+    case OpCode::ConvertLayout:
     case OpCode::Permute:
     case OpCode::Join:
     case OpCode::Split:

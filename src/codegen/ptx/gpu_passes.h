@@ -33,6 +33,8 @@ int sharedElemBytes(DType d);
 void rematerializeIndices(Module &m);
 // assign_layouts.cpp
 void assignLayouts(Module &m);
+// thread_locality.cpp
+void optimizeThreadLocality(Module &m);
 // contract_fp.cpp
 void contractFloatOps(Module &m);
 

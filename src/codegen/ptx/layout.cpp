@@ -132,6 +132,31 @@ LinearLayout LinearLayout::collapsed(const std::vector<int> &dims) const {
   return l;
 }
 
+static std::vector<int64_t> flatStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * shape[d];
+  return st;
+}
+
+LinearLayout LinearLayout::reshaped(const std::vector<int64_t> &newShape) const {
+  std::vector<int64_t> from = flatStrides(shape), to = flatStrides(newShape);
+  LinearLayout l = *this;
+  l.shape = newShape;
+  // Every dim is a power of two, so a basis is one bit of the flat index,
+  // and that bit lies in exactly one dim of the new shape (none of size 1).
+  for (auto *bases : {&l.reg, &l.lane, &l.warp})
+    for (Basis &b : *bases) {
+      if (b.isZero()) continue;
+      int64_t flat = b.value * from[b.dim];
+      for (size_t d = 0; d < newShape.size(); ++d)
+        if (flat >= to[d] && flat < to[d] * newShape[d]) {
+          b = {static_cast<int>(d), flat / to[d]};
+          break;
+        }
+    }
+  return l;
+}
+
 int LinearLayout::regIndexOf(const std::vector<int64_t> &regPart) const {
   std::vector<int64_t> rest = regPart;
   int idx = 0;

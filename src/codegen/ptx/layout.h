@@ -73,6 +73,12 @@ struct LinearLayout {
   LinearLayout expanded(int axis) const;
   // Dims of `dims` collapsed to size 1 (the operand of a broadcast).
   LinearLayout collapsed(const std::vector<int> &dims) const;
+  // The same registers, lanes and warps seen as a tile of `newShape` (the
+  // same number of elements, row-major order kept, as `reshape` means): each
+  // basis moves to the dim and value of its flat row-major offset. A reshape
+  // whose result has this layout moves no data, so the emitter aliases its
+  // registers; register r of a thread holds the same element in both.
+  LinearLayout reshaped(const std::vector<int64_t> &newShape) const;
 
   // Register index of the element with these coordinates in this thread's
   // registers, ignoring the lane and warp parts; -1 if no register holds it.

@@ -1,5 +1,5 @@
 // Linear layouts: construction from blocked parameters, the derived layouts
-// (slice, expand, collapse), register lookup, and the textual form.
+// (slice, expand, collapse, reshape), register lookup, and the textual form.
 #include "codegen/ptx/layout.h"
 
 #include <gtest/gtest.h>
@@ -59,6 +59,80 @@ TEST(LinearLayout, TwoDimsAndDerived) {
   // Registers are found by their coordinates.
   for (int r = 0; r < l.numRegs(); ++r) EXPECT_EQ(l.regIndexOf(l.regCoord(r)), r);
   EXPECT_EQ(l.regIndexOf({3, 0}), -1);  // held by another thread
+}
+
+int64_t flatIndex(const std::vector<int64_t> &coord, const std::vector<int64_t> &shape) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + coord[d];
+  return flat;
+}
+
+// `to` is `from` reshaped: every register of every thread holds the element
+// of the same row-major flat index in both, so a reshape between them moves
+// no data (the emitter aliases its registers).
+void expectSameElements(const LinearLayout &from, const LinearLayout &to) {
+  ASSERT_EQ(from.numRegs(), to.numRegs());
+  ASSERT_EQ(from.numWarps(), to.numWarps());
+  for (int w = 0; w < from.numWarps(); ++w)
+    for (int ln = 0; ln < 32; ++ln)
+      for (int r = 0; r < from.numRegs(); ++r)
+        ASSERT_EQ(flatIndex(from.coord(r, ln, w), from.shape),
+                  flatIndex(to.coord(r, ln, w), to.shape))
+            << "reg " << r << " lane " << ln << " warp " << w << ": " << from.str() << " -> "
+            << to.str();
+}
+
+TEST(LinearLayout, ReshapedSplitsAndMerges) {
+  // A 32x256 row-sum tile (4 elements per thread along the row): splitting
+  // the row into 64x4 gives the four registers of the row their own dim.
+  auto l = LinearLayout::coalesced({32, 256}, 4, 4, {1, 0});
+  auto split = l.reshaped({32, 64, 4});
+  EXPECT_EQ(split.str(),
+            "linear<reg=[2:1,2:2,0:2,0:4,0:8,0:16], lane=[1:1,1:2,1:4,1:8,1:16], "
+            "warp=[1:32,0:1]>");
+  expectCoversOnce(split);
+  expectSameElements(l, split);
+  EXPECT_EQ(split.reshaped({32, 256}), l);  // and back
+  // Sliced along the new dim: the per-thread partial of the row, whose own
+  // slice along the row is the row sum's layout.
+  EXPECT_EQ(split.sliced(2).sliced(1), l.sliced(1));
+
+  // A high register run too (repetitions of the CTA tile): 1024 = 2x128x4.
+  auto wide = LinearLayout::coalesced({16, 1024}, 4, 4, {1, 0});
+  auto four = wide.reshaped({16, 2, 128, 4});
+  expectCoversOnce(four);
+  expectSameElements(wide, four);
+  EXPECT_EQ(four.sliced(3).sliced(1).sliced(1), wide.sliced(1));
+  EXPECT_EQ(four.reshaped({16, 1024}), wide);
+
+  // Merged into one dim and back; across dims of several sizes.
+  for (auto from : {l, wide, LinearLayout::defaultFor({128, 2, 8}, 2),
+                    LinearLayout::coalesced({64, 128}, 8, 4, {0, 1})}) {
+    int64_t numel = 1;
+    for (int64_t s : from.shape) numel *= s;
+    auto flat = from.reshaped({numel});
+    expectCoversOnce(flat);
+    expectSameElements(from, flat);
+    EXPECT_EQ(flat.reshaped(from.shape), from);
+  }
+}
+
+TEST(LinearLayout, ReshapedSizeOneDims) {
+  // Size-1 dims take no basis; replicated (zero) bases stay zero.
+  auto l = LinearLayout::coalesced({16}, 4, 1, {0});
+  auto padded = l.reshaped({1, 16, 1});
+  EXPECT_EQ(padded.str(), "linear<reg=[], lane=[1:1,1:2,1:4,1:8,-], warp=[-,-]>");
+  expectSameElements(l, padded);
+  EXPECT_EQ(padded.reshaped({16}), l);
+  auto m = LinearLayout::coalesced({32, 64}, 4, 4, {1, 0});
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{1, 32, 64}, {32, 1, 64}, {32, 64, 1}, {1, 2048}, {2, 16, 1, 8, 8}}) {
+    auto r = m.reshaped(shape);
+    EXPECT_EQ(r.shape, shape);
+    expectCoversOnce(r);
+    expectSameElements(m, r);
+    EXPECT_EQ(r.reshaped(m.shape), m);
+  }
 }
 
 TEST(LinearLayout, TextRoundTrip) {
