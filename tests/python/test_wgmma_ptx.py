@@ -386,6 +386,12 @@ def test_fp8_operand_a_from_registers(bm, bn, bk, warps):
     assert all(re.search(r"\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1;$", line)
                for line in lines), lines[0]
     assert "mma.sync" not in ptx
+    # The loop's only dot accumulates in place but reads A from registers that
+    # the next iteration rewrites before any other wgmma waits: it waits for
+    # its own group (no wait_group 1).
+    plain = [line.strip() for line in ptx.splitlines()]
+    waits = [plain[i + 1] for i, line in enumerate(plain) if line.startswith("wgmma.commit_group")]
+    assert waits and all(w == "wgmma.wait_group.sync.aligned 0;" for w in waits), waits
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
 
