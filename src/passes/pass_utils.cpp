@@ -161,6 +161,13 @@ Operation *forYield(Operation *loop) {
   return yield;
 }
 
+bool yieldsBackInto(const Value *next, const Value *arg) {
+  Operation *loop = arg->owner ? arg->owner->parentOp : nullptr;
+  if (arg->def || !loop || loop->code != OpCode::For || arg->index == 0) return false;
+  Operation *yield = forYield(loop);
+  return yield && yield->operand(arg->index - 1) == next;
+}
+
 bool sameAttrs(const Operation &a, const Operation &b) {
   if (a.attrs.size() != b.attrs.size()) return false;
   for (size_t i = 0; i < a.attrs.size(); ++i) {  // kept sorted by name

@@ -87,6 +87,10 @@ bool isRemovableWhenUnused(Operation *op);
 // The yield of `loop`, a `for` whose n carried values line up (n + 3
 // operands, n results, n + 1 body arguments, a yield of n), else null.
 Operation *forYield(Operation *loop);
+// Whether `arg` is a carried block argument of a `for` loop (not its
+// induction variable) whose yield feeds `next` back into it: `arg` at the
+// next iteration is `next`.
+bool yieldsBackInto(const Value *next, const Value *arg);
 // Whether `a` and `b` have the same attributes (doubles compared bit for
 // bit, so NaN equals NaN and -0.0 differs from 0.0): what cse compares.
 bool sameAttrs(const Operation &a, const Operation &b);

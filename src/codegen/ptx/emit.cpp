@@ -114,12 +114,6 @@ std::string join(const Regs &r, size_t from, size_t n) {
   return s + "}";
 }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
-  return s;
-}
-
 Emitter::Emitter(Function &fn, const PtxOptions &opts) : fn_(fn), opts_(opts) {
   // PTX 8.0 is the floor of every instruction emitted; newer targets
   // (sm_100: 8.6, sm_120: 8.7) need the version that introduced them.

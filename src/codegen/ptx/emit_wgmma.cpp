@@ -220,13 +220,9 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const std::string accMov = accType == DType::F32 ? "mov.f32 " : "mov.b32 ";
   Regs acc;
   bool chained = false;
-  if (!relaid && c->type.dtype == accType && !c->def && c->owner && c->owner->parentOp &&
-      c->owner->parentOp->code == OpCode::For && c->owner == op.parent && useCount(c) == 1 &&
-      useCount(res) == 1) {
-    Operation *y = op.parent->terminator();
-    unsigned j = c->index - 1;  // argument 0 is the induction variable
-    chained = y && c->index >= 1 && j < y->operands.size() && y->operand(j) == res;
-  }
+  if (!relaid && c->type.dtype == accType && c->owner == op.parent && useCount(c) == 1 &&
+      useCount(res) == 1)
+    chained = passes::yieldsBackInto(res, c);
   // A zero accumulator (attention's Q K^T) is not materialised: the first
   // K step of each 64-row tile runs with scale-d = 0, which ignores d.
   auto c0 = passes::constantOf(c);

@@ -337,8 +337,6 @@ class Emitter {
 int accessVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l);
 // PTX type for moving one element of `d` between memory and its register.
 std::string scalarMemType(DType d);
-// Strides of a row-major tile of `shape` (in elements).
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 // A PTX address operand: "[base]" or "[base+off]".
 std::string addr(const std::string &base, int64_t off);
 // A PTX vector operand "{r0, r1, ...}" of `n` registers of `r` from `from`

@@ -132,14 +132,14 @@ LinearLayout LinearLayout::collapsed(const std::vector<int> &dims) const {
   return l;
 }
 
-static std::vector<int64_t> flatStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> st(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * shape[d];
-  return st;
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
+  return s;
 }
 
 LinearLayout LinearLayout::reshaped(const std::vector<int64_t> &newShape) const {
-  std::vector<int64_t> from = flatStrides(shape), to = flatStrides(newShape);
+  std::vector<int64_t> from = rowMajorStrides(shape), to = rowMajorStrides(newShape);
   LinearLayout l = *this;
   l.shape = newShape;
   // Every dim is a power of two, so a basis is one bit of the flat index,

@@ -26,6 +26,9 @@
 
 namespace tessera::ptx {
 
+// Strides of a row-major tile of `shape` (in elements).
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
+
 // One basis vector: `value` in dim `dim`, or zero when dim < 0.
 struct Basis {
   int dim = -1;

@@ -614,11 +614,7 @@ class Pipeliner {
   // block argument read only by the dot, whose result only goes back to it.
   bool accumulatesInPlace(const Operation &dot) {
     const Value *c = dot.operand(2), *r = dot.result();
-    if (c->def || c->owner != &body_ || c->index < 1 || uses_[c] != 1 || uses_[r] != 1)
-      return false;
-    const Operation *y = body_.terminator();
-    unsigned j = c->index - 1;  // argument 0 is the induction variable
-    return y && j < y->operands.size() && y->operand(j) == r;
+    return c->owner == &body_ && uses_[c] == 1 && uses_[r] == 1 && passes::yieldsBackInto(r, c);
   }
 
   // Appends a carried value to the loop; returns its block argument.

@@ -231,10 +231,10 @@ class ThreadLocality {
       return false;
     Value *r = conv ? conv->result() : red->result();
     Value *acc = upd->operand(0) == r ? upd->operand(1) : upd->operand(0);
-    if (acc == r || acc->def || acc->owner != body || acc->index == 0 || numUses(acc) != 1)
+    if (acc == r || acc->owner != body || numUses(acc) != 1 || onlyUser(upd->result()) != yield ||
+        !yieldsBackInto(upd->result(), acc))
       return false;
     unsigned i = acc->index - 1;
-    if (onlyUser(upd->result()) != yield || yield->operand(i) != upd->result()) return false;
     Value *init = loop->operand(3 + i);
     // fmax/fmin drop a NaN; a NaN init would then survive only a loop that
     // never runs (max(NaN, -inf) is -inf), so the init must be a number.
