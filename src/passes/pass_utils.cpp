@@ -137,6 +137,29 @@ bool hasWriteEffects(Operation *op) {
   return writes;
 }
 
+bool writesGlobalMemory(Operation *op) {
+  bool writes = false;
+  op->walk([&](Operation *o) {
+    switch (o->code) {
+      case OpCode::AsyncCopy:
+      case OpCode::AsyncCommit:
+      case OpCode::AsyncWait:
+      case OpCode::LocalAlloc:
+      case OpCode::LocalDealloc:
+      case OpCode::TmaCopy:
+      case OpCode::BarrierAlloc:
+      case OpCode::BarrierWait:
+      case OpCode::BarrierDealloc:
+      case OpCode::Barrier:
+      case OpCode::TensormapCreate:
+        return;
+      default:
+        writes = writes || writesMemOp(*o) || o->code == OpCode::Call;
+    }
+  });
+  return writes;
+}
+
 bool isRemovableWhenUnused(Operation *op) {
   if (hasFlag(op->code, opflags::Terminator)) return false;
   if (op->code == OpCode::Call) return false;

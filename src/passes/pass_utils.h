@@ -81,6 +81,12 @@ void replaceResults(Function &fn, const std::function<Value *(Operation *)> &rew
 // Whether `op` or anything nested in it writes memory or may do so (calls,
 // whose callee we do not look at). Ops that only read memory do not count.
 bool hasWriteEffects(Operation *op);
+// hasWriteEffects less the GPU back end's shared-memory staging (cp.async
+// and tensor copies, their commits, waits and mbarriers, shared-memory
+// buffers, CTA barriers, tensor maps built in the program's own scratch):
+// whether a load from global memory issued before `op` could miss what it
+// writes.
+bool writesGlobalMemory(Operation *op);
 // Whether the op can be removed when its results are unused: pure ops,
 // loads that only read, and region ops with no write effects inside.
 bool isRemovableWhenUnused(Operation *op);

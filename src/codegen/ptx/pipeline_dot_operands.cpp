@@ -385,24 +385,6 @@ class Pipeliner {
     return out;
   }
 
-  // Writes that a load from global memory could see: anything but the
-  // shared-memory traffic of an earlier loop's rings (cp.async or tensor
-  // copies, their barriers, the tensor maps they read, which live in the
-  // program's own scratch) and CTA barriers.
-  static bool writesGlobalMemory(Operation *op) {
-    bool writes = false;
-    op->walk([&](Operation *o) {
-      bool shared = o->code == OpCode::AsyncCopy || o->code == OpCode::AsyncCommit ||
-                    o->code == OpCode::AsyncWait || o->code == OpCode::LocalAlloc ||
-                    o->code == OpCode::LocalDealloc || o->code == OpCode::TmaCopy ||
-                    o->code == OpCode::BarrierAlloc || o->code == OpCode::BarrierWait ||
-                    o->code == OpCode::BarrierDealloc || o->code == OpCode::Barrier ||
-                    o->code == OpCode::TensormapCreate;
-      if (!shared && (writesMemOp(*o) || o->code == OpCode::Call)) writes = true;
-    });
-    return writes;
-  }
-
   // Whether `v` is a 2-D tile loaded before the loop, in the loop's block,
   // with nothing between that load and the loop writing memory (so copying
   // it again just before the loop reads the same values).
@@ -417,7 +399,7 @@ class Pipeliner {
       if (o.get() == loop_) return after;
       if (o.get() == ld)
         after = true;
-      else if (after && writesGlobalMemory(o.get()))
+      else if (after && passes::writesGlobalMemory(o.get()))
         return false;
     }
     return false;
