@@ -156,12 +156,26 @@ void Emitter::unsupported(const Operation &op, const std::string &what) const {
 
 void Emitter::needShared(int64_t bytes) {
   sharedBytes_ = std::max(sharedBytes_, bytes);
-  if (ringsLive_ > 0) scratchWhileRings_ = std::max(scratchWhileRings_, bytes);
+  if (!liveRings_.empty()) scratchWhileRings_ = std::max(scratchWhileRings_, bytes);
 }
 
 const std::string &Emitter::ringArea() {
   if (ringArea_.empty()) ringArea_ = reg(RegClass::B32);
   return ringArea_;
+}
+
+int64_t Emitter::allocateInRingArea(const Value *v, int64_t bytes, int64_t align) {
+  int64_t offset = (ringBytes_ + align - 1) / align * align;
+  ringBytes_ = offset + bytes;
+  ringPeak_ = std::max(ringPeak_, ringBytes_);
+  liveRings_.push_back({v, ringBytes_});
+  return offset;
+}
+
+void Emitter::freeInRingArea(const Value *v) {
+  std::erase_if(liveRings_, [&](const auto &live) { return live.first == v; });
+  ringBytes_ = 0;
+  for (const auto &live : liveRings_) ringBytes_ = std::max(ringBytes_, live.second);
 }
 
 std::string Emitter::threadCoord(const LinearLayout &l, int dim) {
@@ -705,7 +719,7 @@ PtxKernel Emitter::run() {
     // function of the address bits.
     int64_t offset = (scratchWhileRings_ + 1023) / 1024 * 1024;
     prologueIns("add.u32 " + ringArea_ + ", " + smem_ + ", " + std::to_string(offset));
-    needShared(offset + std::max(ringPeak_, ringBytes_));
+    needShared(offset + ringPeak_);
   }
   finishKernelTensorMaps(entry);
 

@@ -97,22 +97,18 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       // cp.async and ldmatrix rows need and the padded pitches' bank
       // pattern assumes. The mbarriers before them leave 8-byte offsets.
       int64_t align = sl.swizzle ? 1024 : 128;
-      ringBytes_ = (ringBytes_ + align - 1) / align * align;
       barrier();
-      ++ringsLive_;
       std::string r = reg(RegClass::B32);
-      ins("add.u32 " + r + ", " + ringArea() + ", " + std::to_string(ringBytes_));
-      ringBytes_ += bytes;
+      int64_t offset = allocateInRingArea(op.result(), bytes, align);
+      ins("add.u32 " + r + ", " + ringArea() + ", " + std::to_string(offset));
       set(op.result(), {r});
       return;
     }
     case OpCode::LocalDealloc:
-      // Once no ring is live (a loop's rings after it), the next loop's
-      // rings reuse the area: the barrier at their local_alloc orders
-      // every read of the old rings (wgmma groups waited for at the loop
-      // exit) before the new copies.
-      ringPeak_ = std::max(ringPeak_, ringBytes_);
-      if (--ringsLive_ == 0) ringBytes_ = 0;
+      // The next loop's rings reuse freed bytes: the barrier at their
+      // local_alloc orders every read of the old rings (wgmma groups
+      // waited for at the loop exit) before the new copies.
+      freeInRingArea(op.operand(0));
       return;
     case OpCode::MemDescIndex: {
       const Value *ring = op.operand(0);

@@ -294,11 +294,9 @@ void Emitter::emitTmaOp(Operation &op) {
   switch (op.code) {
     case OpCode::BarrierAlloc: {
       int64_t count = op.intAttr("count");
-      ringBytes_ = (ringBytes_ + 7) / 8 * 8;
-      ++ringsLive_;
       std::string bars = reg(RegClass::B32);
-      ins("add.u32 " + bars + ", " + ringArea() + ", " + std::to_string(ringBytes_));
-      ringBytes_ += 8 * count;
+      int64_t offset = allocateInRingArea(op.result(), 8 * count, 8);
+      ins("add.u32 " + bars + ", " + ringArea() + ", " + std::to_string(offset));
       std::string t0 = firstThreadPred();
       for (int64_t k = 0; k < count; ++k)
         ins("@" + t0 + " mbarrier.init.shared::cta.b64 [" + bars + "+" + std::to_string(8 * k) +
@@ -315,8 +313,7 @@ void Emitter::emitTmaOp(Operation &op) {
       for (int64_t k = 0; k < count; ++k)
         ins("@" + firstThreadPred() + " mbarrier.inval.shared::cta.b64 [" + get(op.operand(0))[0] +
             "+" + std::to_string(8 * k) + "]");
-      ringPeak_ = std::max(ringPeak_, ringBytes_);
-      if (--ringsLive_ == 0) ringBytes_ = 0;
+      freeInRingArea(op.operand(0));
       return;
     }
     case OpCode::BarrierWait: {

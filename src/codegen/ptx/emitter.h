@@ -125,6 +125,11 @@ class Emitter {
   // (local_alloc), placed after the scratch that ops use while a ring is
   // live; its offset is known when the kernel has been emitted.
   const std::string &ringArea();
+  // A buffer of `bytes` for `v` in the ring area, `align`ed: its offset
+  // from ringArea(). Freeing the highest live buffer makes its bytes (and
+  // any freed below it) available again; the area is a stack with holes.
+  int64_t allocateInRingArea(const Value *v, int64_t bytes, int64_t align);
+  void freeInRingArea(const Value *v);
   // The module's PTX ISA version is the newest any instruction needs
   // (80 = 8.0; fp8 mma.sync needs 8.4).
   void needPtxVersion(int v) { ptxVersion_ = std::max(ptxVersion_, v); }
@@ -275,8 +280,10 @@ class Emitter {
   int labels_ = 0;
   int64_t sharedBytes_ = 0;
   std::string ringArea_;
-  int ringsLive_ = 0;              // local_alloc'd and not yet local_dealloc'd
-  int64_t ringBytes_ = 0;          // the ring area in use by the live rings
+  // The live buffers of the ring area (local_alloc'd or barrier_alloc'd
+  // and not yet freed), each with the offset just past it.
+  std::vector<std::pair<const Value *, int64_t>> liveRings_;
+  int64_t ringBytes_ = 0;          // the ring area below the highest live buffer's end
   int64_t ringPeak_ = 0;           // the ring area's size: the most ever in use
   int64_t scratchWhileRings_ = 0;  // the scratch used while a ring is live
   // 16-bit register -> (the word it was split from, 0 low / 1 high half).

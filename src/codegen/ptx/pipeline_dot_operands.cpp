@@ -67,7 +67,12 @@
 // top and the barrier and copies at the end, as with cp.async); after the
 // loop `barrier_dealloc`. No cp.async
 // group or wait remains in such a loop (operands loaded before it are
-// staged and waited for before it starts). The descriptor loads no loop
+// staged and waited for before it starts, after its first tensor copies
+// are issued).
+// An operand loaded before the loop is staged once, in a buffer allocated
+// before the rings; a later loop of the same block that reads the same
+// load in the same layout (the causal attention's second loop reading Q)
+// reads that buffer, which is then freed after the later loop. The descriptor loads no loop
 // serves this way are expanded to masked loads first (a probe over the
 // loops decides), with the clean-up passes, and then pipelined as loads;
 // none is left after the pass.
@@ -116,13 +121,27 @@ struct Advancing {
   std::vector<Operation *> update;  // body ops from arg to the yielded value, in program order
 };
 
+// An operand loaded before a loop and staged in shared memory for it: a
+// later loop of the same block that reads the same load in the same layout
+// reads this buffer too (attention's Q, read by the causal kernel's two
+// loops), and the buffer lives until after that loop.
+struct StagedOperand {
+  Value *alloc;         // its local_alloc
+  Value *buffer;        // the memdesc the dots read
+  SharedLayout shared;  // its layout
+  Operation *dealloc;   // the local_dealloc after the last loop that reads it
+};
+using StagedOperands = std::unordered_map<const Operation *, StagedOperand>;  // by load
+
 class Pipeliner {
  public:
   // `served` (where not null): probe only, recording the descriptor loads
   // that the tensor memory accelerator will serve; the IR is left alone.
   Pipeliner(Function &fn, Operation *loop, int stages, const Module &m,
-            std::unordered_set<const Operation *> *served = nullptr)
+            std::unordered_set<const Operation *> *served = nullptr,
+            StagedOperands *staged = nullptr)
       : served_(served),
+        stagedBefore_(staged),
         fn_(fn),
         loop_(loop),
         body_(*loop->regions[0]),
@@ -646,6 +665,44 @@ class Pipeliner {
     const Type i32 = Type::scalar(DType::I32);
     pre_.setInsertionPointBefore(loop_);
     pre_.setLoc(loop_->loc);
+    // Operands loaded before the loop: one buffer each, copied ahead of
+    // iteration 0's copies and committed with them, so the first ring wait
+    // covers them too. They are allocated below the rings, so that a
+    // buffer a later loop reads too leaves the rings' bytes to its rings.
+    std::vector<Value *> allocs;              // staged for this loop
+    std::vector<const Operation *> extended;  // loads whose earlier buffer now lives past it
+    bool copiedInvariants = false;
+    for (const Candidate &c : invariants_) {
+      auto earlier = stagedBefore_->find(c.load);
+      if (earlier != stagedBefore_->end() && earlier->second.shared == c.shared &&
+          (!earlier->second.dealloc || earlier->second.dealloc->parent == loop_->parent)) {
+        // Staged already, for another dot of this loop or for an earlier
+        // loop of this block: the buffer holds the load's values, which no
+        // loop writes, and lives past this loop.
+        c.dot->operands[c.operand] = earlier->second.buffer;
+        if (earlier->second.dealloc) {
+          eraseOp(earlier->second.dealloc);
+          earlier->second.dealloc = nullptr;
+          extended.push_back(c.load);
+        }
+        continue;
+      }
+      const Type &t = c.load->result()->type;
+      Value *one = pre_.op1(OpCode::LocalAlloc, {},
+                            Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, c.shared.str()));
+      Value *buf = pre_.op1(OpCode::MemDescIndex, {one, pre_.constInt(0, i32)},
+                            Type::memdesc(t.shape, t.dtype, c.shared.str()));
+      Type maskType = Type::tile(t.shape, Type::scalar(DType::I1));
+      Value *mask =
+          c.load->operands.size() > 1
+              ? c.load->operand(1)
+              : pre_.op1(OpCode::Splat, {pre_.constInt(1, Type::scalar(DType::I1))}, maskType);
+      pre_.create(OpCode::AsyncCopy, {buf, c.load->operand(0), mask}, {});
+      c.dot->operands[c.operand] = buf;
+      allocs.push_back(one);
+      (*stagedBefore_)[c.load] = {one, buf, c.shared, nullptr};
+      copiedInvariants = true;
+    }
     std::vector<Value *> rings;
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
@@ -661,31 +718,6 @@ class Pipeliner {
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
       stageBytes += t.numel() * byteSize(t.dtype);
-    }
-    // Operands loaded before the loop: one buffer each, copied ahead of
-    // iteration 0's copies and committed with them, so the first ring wait
-    // covers them too.
-    std::vector<Value *> staged;
-    for (const Candidate &c : invariants_) {
-      const Type &t = c.load->result()->type;
-      Value *one = pre_.op1(OpCode::LocalAlloc, {},
-                            Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, c.shared.str()));
-      Value *buf = pre_.op1(OpCode::MemDescIndex, {one, pre_.constInt(0, i32)},
-                            Type::memdesc(t.shape, t.dtype, c.shared.str()));
-      Type maskType = Type::tile(t.shape, Type::scalar(DType::I1));
-      Value *mask =
-          c.load->operands.size() > 1
-              ? c.load->operand(1)
-              : pre_.op1(OpCode::Splat, {pre_.constInt(1, Type::scalar(DType::I1))}, maskType);
-      pre_.create(OpCode::AsyncCopy, {buf, c.load->operand(0), mask}, {});
-      c.dot->operands[c.operand] = buf;
-      staged.push_back(one);
-    }
-    // With tensor copies no cp.async wait follows in the loop: the staged
-    // operands land before it starts.
-    if (tma_ && !staged.empty()) {
-      pre_.create(OpCode::AsyncCommit, {}, {});
-      pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
     std::vector<Value *> current;
@@ -704,6 +736,13 @@ class Pipeliner {
         for (Operation *op : advancing_[k].update) cloneOp(*op, pre_, step);
         current[k] = mapped(step, body_.terminator()->operand(advancing_[k].index));
       }
+    }
+    // With tensor copies no cp.async wait follows in the loop: the staged
+    // operands land before it starts. The wait (a CTA barrier) comes after
+    // the prologue's tensor copies, so that they are in flight meanwhile.
+    if (tma_ && copiedInvariants) {
+      pre_.create(OpCode::AsyncCommit, {}, {});
+      pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     }
     for (size_t k = 0; k < advancing_.size(); ++k)
       loop_->operands[3 + advancing_[k].index] = current[k];
@@ -849,14 +888,26 @@ class Pipeliner {
     else
       after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
-    for (Value *r : staged) after.create(OpCode::LocalDealloc, {r}, {});
+    std::unordered_map<const Value *, Operation *> deallocOf;
+    for (Value *a : allocs) deallocOf[a] = after.create(OpCode::LocalDealloc, {a}, {});
+    for (const Operation *load : extended) {
+      StagedOperand &st = (*stagedBefore_)[load];
+      st.dealloc = after.create(OpCode::LocalDealloc, {st.alloc}, {});
+    }
+    for (const Candidate &c : invariants_) {
+      StagedOperand &st = (*stagedBefore_)[c.load];
+      if (!st.dealloc) st.dealloc = deallocOf.at(st.alloc);
+    }
     for (const Candidate *c : fills) eraseOp(c->load);
     // A staged load that nothing else reads (another loop may stage it too).
     std::unordered_set<Operation *> stagedLoads;
     for (const Candidate &c : invariants_) stagedLoads.insert(c.load);
     auto uses = countUses(fn_);
     for (Operation *ld : stagedLoads)
-      if (uses[ld->result()] == 0) eraseOp(ld);
+      if (uses[ld->result()] == 0) {
+        stagedBefore_->erase(ld);  // (no later loop can read it)
+        eraseOp(ld);
+      }
     eraseDeadPureOps();
   }
 
@@ -884,6 +935,7 @@ class Pipeliner {
   }
 
   std::unordered_set<const Operation *> *served_;
+  StagedOperands *stagedBefore_;  // by earlier loops of the function (null when probing)
   Function &fn_;
   Operation *loop_;
   Block &body_;
@@ -904,15 +956,15 @@ class Pipeliner {
   std::vector<Candidate> invariants_;          // operands loaded before the loop
 };
 
-void visit(Function &fn, Block &b, const Module &m,
-           std::unordered_set<const Operation *> *served = nullptr) {
+void visit(Function &fn, Block &b, const Module &m, std::unordered_set<const Operation *> *served,
+           StagedOperands *staged) {
   std::vector<Operation *> ops;
   for (auto &o : b.ops) ops.push_back(o.get());
   for (Operation *op : ops) {
-    for (auto &r : op->regions) visit(fn, *r, m, served);  // inner loops first
+    for (auto &r : op->regions) visit(fn, *r, m, served, staged);  // inner loops first
     if (op->code == OpCode::For) {
       int stages = static_cast<int>(op->intAttr("num_stages", m.numStages));
-      Pipeliner(fn, op, stages, m, served).run();
+      Pipeliner(fn, op, stages, m, served, staged).run();
     }
   }
 }
@@ -924,10 +976,13 @@ void pipelineDotOperands(Module &m) {
   // (with the clean-up passes, so that their address arithmetic is what
   // cp.async staging expects), then the loops are pipelined.
   std::unordered_set<const Operation *> served;
-  for (auto &fn : m.functions) visit(*fn, fn->body, m, &served);
+  for (auto &fn : m.functions) visit(*fn, fn->body, m, &served, nullptr);
   expandDescriptorLoads(
       m, [&](const Operation &op, const Function &) { return served.count(&op) > 0; });
-  for (auto &fn : m.functions) visit(*fn, fn->body, m);
+  for (auto &fn : m.functions) {
+    StagedOperands staged;
+    visit(*fn, fn->body, m, nullptr, &staged);
+  }
   // Any left (a loop the probe accepted and the pipelining then declined)
   // become masked loads as they are: the clean-up passes are not for
   // pipelined IR.
