@@ -346,6 +346,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::MemDescIndex:
       case OpCode::MemDescTrans:
       case OpCode::AsyncCopy:
+      case OpCode::LocalStore:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
       case OpCode::BarrierAlloc:

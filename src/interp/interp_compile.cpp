@@ -635,6 +635,7 @@ class Compiler {
       case OpCode::MemDescIndex:
       case OpCode::MemDescTrans:
       case OpCode::AsyncCopy:
+      case OpCode::LocalStore:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
       case OpCode::BarrierAlloc:

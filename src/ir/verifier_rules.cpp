@@ -315,6 +315,7 @@ void Rules::check() {
     case OpCode::MemDescIndex:
     case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
+    case OpCode::LocalStore:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
       return sharedMemory();
@@ -964,6 +965,14 @@ void Rules::sharedMemory() {
         if (requireIntAttr("inclusive", inclusive) && inclusive != 0 && inclusive != 1)
           fail("inclusive must be 0 or 1, got " + std::to_string(inclusive));
       }
+      return;
+    }
+    case OpCode::LocalStore: {
+      const Type &dst = in(0), &v = in(1);
+      if (!dst.isMemDesc() || dst.rank() != 2)
+        return (void)fail("destination must be a 2-D memdesc, got " + ty(dst));
+      if (!v.isTile() || v.elemIsPtr || v.shape != dst.shape || v.dtype != dst.dtype)
+        fail("value must be a tile of the destination's shape and element type, got " + ty(v));
       return;
     }
     case OpCode::AsyncCommit:

@@ -785,6 +785,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::MemDescIndex:
     case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
+    case OpCode::LocalStore:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
     case OpCode::BarrierAlloc:

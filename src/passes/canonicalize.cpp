@@ -292,6 +292,7 @@ class Canonicalizer {
       case OpCode::MemDescIndex:
       case OpCode::MemDescTrans:
       case OpCode::AsyncCopy:
+      case OpCode::LocalStore:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
       case OpCode::BarrierAlloc:

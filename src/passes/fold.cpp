@@ -350,6 +350,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::MemDescIndex:
     case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
+    case OpCode::LocalStore:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
     case OpCode::BarrierAlloc:

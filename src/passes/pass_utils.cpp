@@ -142,6 +142,7 @@ bool writesGlobalMemory(Operation *op) {
   op->walk([&](Operation *o) {
     switch (o->code) {
       case OpCode::AsyncCopy:
+      case OpCode::LocalStore:
       case OpCode::AsyncCommit:
       case OpCode::AsyncWait:
       case OpCode::LocalAlloc:

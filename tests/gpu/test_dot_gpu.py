@@ -516,3 +516,32 @@ def test_broadcast_product(gen, dt):
     spec.loader.exec_module(cases)
     cases.broadcast_product_kernel[(m // bm, n // bn)](z, x, y, M=m, N=n, K=k, BM=bm, BN=bn, BK=bk)
     assert rel_err(z, x.double() @ y.double()) <= (1e-6 if dt == torch.float32 else 1e-14)
+
+
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16, torch.float8_e4m3fn,
+                                torch.float8_e5m2])
+@pytest.mark.parametrize("mnk,warps", [((64, 64, 32), 4), ((128, 128, 64), 4), ((128, 256, 64), 8)])
+@pytest.mark.parametrize("x_t,y_t", [(False, False), (True, True)])
+@pytest.mark.parametrize("chain", [False, True])
+def test_single_dot(gen, dt, mnk, warps, x_t, y_t, chain):
+    # One product outside any loop (on sm_90a: wgmma, its operands copied once
+    # to shared memory), optionally chained into a second whose A is the
+    # first's result cast back to `dt` (Triton's test_dot "chain-dot").
+    if dt.itemsize == 1 and capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    M, N, K = mnk
+    x = random_operand((K, M) if x_t else (M, K), dt, gen)
+    y = random_operand((N, K) if y_t else (K, N), dt, gen)
+    x, y = (x.t() if x_t else x), (y.t() if y_t else y)
+    w = (random_operand((N, N), torch.float32, gen) * 0.1).to(dt)
+    out = poisoned((M, N), torch.float32)
+    DOTS.single_dot_kernel[(1,)](x, y, w, out, x.stride(0), x.stride(1), y.stride(0), y.stride(1),
+                                 w.stride(0), w.stride(1), M=M, N=N, K=K, CHAIN=chain,
+                                 num_warps=warps)
+    ref = x.double() @ y.double()
+    if chain:
+        # The cast rounds each element of the first product once: the
+        # reference rounds the exact product the same way.
+        ref = ref.to(dt).double() @ w.double()
+    err = rel_err(out, ref)
+    assert err <= (2e-2 if dt.itemsize == 1 else 1e-2), f"relative error {err:.3g}"

@@ -417,3 +417,41 @@ def test_fp8_p_reaches_the_register_operand_by_shuffles(bm, bn, d, warps):
     assert "}, {%r" in lines[second]  # A from registers
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+
+
+# A dot outside any loop runs on wgmma too (stage-dot-operands): each
+# loaded operand is loaded with 16-byte vectors (as Triton's test_dot
+# requires) and stored once into swizzled shared memory. 8-bit operands
+# stored N-major are transposed on the way (wgmma reads them K-major only);
+# the chained second product reads its A (the first's result) from
+# registers. On sm_80 the same kernels stay in registers (mma.sync for
+# 16-bit types).
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("dt,m,n,k,warps,y_n_major,shape", [
+    ("fp16", 64, 64, 32, 4, True, "m64n64k16.f32.f16.f16"),
+    ("bf16", 128, 128, 64, 4, False, "m64n128k16.f32.bf16.bf16"),
+    ("fp8e4nv", 128, 128, 64, 4, True, "m64n128k32.f32.e4m3.e4m3"),
+    ("fp8e5", 128, 256, 64, 8, False, "m64n256k32.f32.e5m2.e5m2"),
+])
+@pytest.mark.parametrize("chain", [False, True])
+def test_single_dot_on_wgmma(dt, m, n, k, warps, y_n_major, shape, chain):
+    strides = "i32:16, 1" if y_n_major else "1, i32:16"
+    sig = (f"*{dt}:16, *{dt}:16, *{dt}:16, *fp32:16, i32:16, 1, {strides}, i32:16, 1, "
+           f"{m}, {n}, {k}, {chain}")
+    ptx = compile_dots("single_dot_kernel", sig, warps)
+    lines = wgmma_lines(ptx)
+    per_dot = (m // 64 // min(warps // 4, m // 64)) * (k // int(shape.split("k")[1].split(".")[0]))
+    assert lines and all(line.startswith(f"wgmma.mma_async.sync.aligned.{shape} ")
+                         for line in lines), lines[:1]
+    assert "mma.sync" not in ptx and "cp.async" not in ptx
+    assert "ld.global.v4" in ptx and "st.shared" in ptx
+    # Each product's stores, then the fence and the barrier, then its wgmma.
+    assert ptx.count("fence.proxy.async.shared::cta") >= (3 if chain else 2)
+    if chain:  # the second product's A from registers: `{%r..}` in place of a descriptor
+        assert any("}, {%r" in line for line in lines)
+    assert len(lines) >= per_dot
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+    ampere = compile_dots("single_dot_kernel", sig, warps, target="sm_80")
+    assert "wgmma" not in ampere and "cp.async" not in ampere
+    assert ("mma.sync" in ampere) == (not dt.startswith("fp8"))  # fp8 tensor cores: sm_89+

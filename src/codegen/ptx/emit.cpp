@@ -611,6 +611,7 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::MemDescIndex:
     case OpCode::MemDescTrans:
     case OpCode::AsyncCopy:
+    case OpCode::LocalStore:
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:
       return emitSharedMemoryOp(op);

@@ -1,6 +1,6 @@
 // Shared-memory rings and asynchronous copies: the ops pipeline-dot-operands
-// makes (local_alloc, memdesc_index, async_copy, async_commit, async_wait,
-// local_dealloc).
+// and stage-dot-operands make (local_alloc, memdesc_index, async_copy,
+// local_store, async_commit, async_wait, local_dealloc).
 //
 // Requires: memdesc values whose layout is a SharedLayout; async_copy's
 // pointer tile (and mask) in a distributed layout.
@@ -17,10 +17,14 @@
 // Runs narrower than 4 bytes (2-byte elements that axis info cannot pair)
 // are loaded and stored synchronously, element by element. Replicas of an
 // element (layouts with fewer elements than threads) issue nothing.
+// local_store writes a tile's registers with st.shared (32-bit words where
+// its registers run along the buffer's contiguous dim), then, in a kernel
+// with wgmma, the proxy fence that makes them visible to it.
 // async_wait is `cp.async.wait_group N` and a barrier: a thread's wait covers
 // only its own copies, and the barrier makes everybody's visible.
 #include <algorithm>
 #include <bit>
+#include <functional>
 
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
@@ -39,6 +43,65 @@ std::vector<int64_t> tileShape(const Type &memdesc) {
 }
 
 }  // namespace
+
+std::function<std::string(int)> Emitter::sharedAddresses(const Value *dst, const LinearLayout &l) {
+  SharedLayout sl = sharedLayoutOf(dst);
+  int eb = byteSize(dst->type.dtype);
+  std::vector<int64_t> strides(2);
+  strides[sl.contig] = 1;
+  strides[1 - sl.contig] = sl.pitch / eb;
+  // Padded: the thread's base plus a constant per register. Swizzled: the
+  // thread's offset XOR a constant per register (their linear parts have
+  // disjoint bits, and the swizzle is an XOR of row bits into chunk bits).
+  std::vector<int64_t> shape = tileShape(dst->type);
+  std::string base = reg(RegClass::B32);
+  if (sl.swizzle)
+    ins("mov.u32 " + base + ", " + get(dst)[0]);
+  else
+    ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
+  std::string thread = sl.swizzle ? swizzledThreadOffset(l, sl, shape, eb) : "";
+  return [this, l, sl, strides, shape, eb, base, thread](int i) {
+    auto c = l.regCoord(i);
+    int64_t row = c[1 - sl.contig], col = c[sl.contig];
+    if (!sl.swizzle) return addr(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
+    std::string t = reg(RegClass::B32), a = reg(RegClass::B32);
+    ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(sl.offset(shape, row, col, eb)));
+    ins("add.u32 " + a + ", " + t + ", " + base);
+    return addr(a, 0);
+  };
+}
+
+void Emitter::emitLocalStore(Operation &op) {
+  const Value *dst = op.operand(0), *value = op.operand(1);
+  SharedLayout sl = sharedLayoutOf(dst);
+  DType d = dst->type.dtype;
+  int eb = byteSize(d);
+  LinearLayout l = layoutOf(value);
+  const Regs &src = get(value);
+  // Registers that run along the buffer's contiguous dim (the first
+  // register bits step it by 1, 2, ...) go four bytes at a time; the
+  // swizzle moves whole 16-byte chunks, so such a word stays contiguous.
+  int run = 0;
+  while (run < static_cast<int>(l.reg.size()) && l.reg[run].dim == sl.contig &&
+         l.reg[run].value == (int64_t{1} << run))
+    ++run;
+  int per = eb < 4 && (eb << run) >= 4 ? 4 / eb : 1;
+  std::string owner = ownerPred(l);
+  std::string guard = owner.empty() ? "" : "@" + owner + " ";
+  auto destination = sharedAddresses(dst, l);
+  for (int i = 0; i < l.numRegs(); i += per) {
+    std::string where = destination(i);
+    if (per == 1) {
+      ins(guard + "st.shared." + scalarMemType(d) + " " + where + ", " + src[i]);
+      continue;
+    }
+    std::string word = eb == 2 ? packHalves(src[i], src[i + 1]) : packBytes(src, i, d);
+    ins(guard + "st.shared.b32 " + where + ", " + word);
+  }
+  // wgmma reads shared memory through the async proxy: this thread's
+  // stores must be visible to it before the barrier that publishes them.
+  if (usesWgmma()) ins("fence.proxy.async.shared::cta");
+}
 
 std::string Emitter::swizzledThreadOffset(const LinearLayout &l, const SharedLayout &sl,
                                           const std::vector<int64_t> &shape, int eb) {
@@ -137,6 +200,8 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
       return;
     case OpCode::AsyncCopy:
       break;
+    case OpCode::LocalStore:
+      return emitLocalStore(op);
     default:
       internalError("emit-ptx", std::string("not a shared-memory op: ") + op.info().mnemonic);
   }
@@ -148,9 +213,6 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   DType d = dst->type.dtype;
   int eb = byteSize(d);
   LinearLayout l = layoutOf(ptr);
-  std::vector<int64_t> strides(2);
-  strides[sl.contig] = 1;
-  strides[1 - sl.contig] = sl.pitch / eb;
   // Registers run along the layout's fastest dim; a run is one copy only
   // when that dim is also contiguous in shared memory.
   // A prefix-masked copy's runs are as long as the pass proved them, not as
@@ -166,25 +228,7 @@ void Emitter::emitSharedMemoryOp(Operation &op) {
   Regs limits = limit && vec > 1 ? spread(limit, ptrs.size()) : Regs{};
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
-  // Padded: the thread's base plus a constant per register. Swizzled: the
-  // thread's offset XOR a constant per register (their linear parts have
-  // disjoint bits, and the swizzle is an XOR of row bits into chunk bits).
-  std::vector<int64_t> shape = tileShape(dst->type);
-  std::string base = reg(RegClass::B32);
-  if (sl.swizzle)
-    ins("mov.u32 " + base + ", " + get(dst)[0]);
-  else
-    ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
-  std::string thread = sl.swizzle ? swizzledThreadOffset(l, sl, shape, eb) : "";
-  auto destination = [&](int i) {
-    auto c = l.regCoord(i);
-    int64_t row = c[1 - sl.contig], col = c[sl.contig];
-    if (!sl.swizzle) return addr(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
-    std::string t = reg(RegClass::B32), a = reg(RegClass::B32);
-    ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(sl.offset(shape, row, col, eb)));
-    ins("add.u32 " + a + ", " + t + ", " + base);
-    return addr(a, 0);
-  };
+  auto destination = sharedAddresses(dst, l);
   for (int i = 0; i < l.numRegs(); i += vec) {
     std::string where = destination(i);
     int bytes = vec * eb;

@@ -23,6 +23,8 @@ using KeepDescriptorLoad = std::function<bool(const Operation &, const Function 
 void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep);
 // pipeline_dot_operands.cpp
 void pipelineDotOperands(Module &m);
+// stage_dot_operands.cpp
+void stageDotOperands(Module &m);
 // pipeline_loads.cpp
 void pipelineLoads(Module &m);
 // Bytes one element of `d` takes in shared memory (its register's width;

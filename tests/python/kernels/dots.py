@@ -169,3 +169,23 @@ def fp8_two_products_kernel(q_ptr, k_ptr, v_ptr, out_ptr, steps, BM: tl.constexp
         acc = tl.dot(p, v, acc)
     tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
 
+
+
+# One product outside any loop (K fits one block), optionally followed by a
+# second whose A is the first's result cast back to the input type (Triton's
+# test_dot "chain-dot" epilogue). Strides of 1 make either orientation of
+# each operand contiguous. On sm_90a both run on wgmma from shared memory
+# that one copy per operand fills (stage-dot-operands).
+@triton.jit
+def single_dot_kernel(x_ptr, y_ptr, w_ptr, out_ptr, sxm, sxk, syk, syn, swn, swl,
+                      M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, CHAIN: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    x = tl.load(x_ptr + rm[:, None] * sxm + rk[None, :] * sxk)
+    y = tl.load(y_ptr + rk[:, None] * syk + rn[None, :] * syn)
+    z = tl.dot(x, y)
+    if CHAIN:
+        w = tl.load(w_ptr + rn[:, None] * swn + rn[None, :] * swl)
+        z = tl.dot(z.to(w.dtype), w)
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], z)
