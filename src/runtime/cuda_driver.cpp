@@ -54,6 +54,11 @@ constexpr int kDevL2CacheSize = 38;
 constexpr int kDevComputeCapabilityMajor = 75;
 constexpr int kDevComputeCapabilityMinor = 76;
 constexpr int kDevMaxSharedPerBlockOptin = 97;
+constexpr int kDevMaxThreadsPerSm = 39;
+constexpr int kDevMaxSharedPerSm = 81;
+constexpr int kDevMaxRegistersPerSm = 82;
+constexpr int kDevMaxBlocksPerSm = 106;
+constexpr int kDevReservedSharedPerBlock = 111;
 // CUfunction_attribute
 constexpr int kFuncMaxThreadsPerBlock = 0;
 constexpr int kFuncSharedSizeBytes = 1;
@@ -377,6 +382,11 @@ const DeviceInfo &deviceInfo(int ordinal) {
     info.clockKHz = attr(kDevClockRate);
     info.memClockKHz = attr(kDevMemoryClockRate);
     info.memBusWidth = attr(kDevGlobalMemoryBusWidth);
+    info.regsPerSm = attr(kDevMaxRegistersPerSm);
+    info.sharedPerSm = attr(kDevMaxSharedPerSm);
+    info.reservedSharedPerBlock = attr(kDevReservedSharedPerBlock);
+    info.maxThreadsPerSm = attr(kDevMaxThreadsPerSm);
+    info.maxBlocksPerSm = attr(kDevMaxBlocksPerSm);
     s.info = std::move(info);
   });
   return s.info;
@@ -413,9 +423,30 @@ int currentDevice() {
   return dev;
 }
 
+int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int sharedBytes) {
+  if (regs <= 0 || threads <= 0 || info.regsPerSm <= 0) return 0;
+  // Registers are allocated per warp, 256 at a time (8 a thread).
+  const int warps = (threads + 31) / 32;
+  auto blocksAt = [&](int r) {
+    int perWarp = (r * 32 + 255) / 256 * 256;
+    return info.regsPerSm / perWarp / warps;
+  };
+  int other = info.maxBlocksPerSm > 0 ? info.maxBlocksPerSm : 32;
+  if (info.maxThreadsPerSm > 0) other = std::min(other, info.maxThreadsPerSm / (warps * 32));
+  if (info.sharedPerSm > 0 && sharedBytes > 0)
+    other = std::min(other, info.sharedPerSm / (sharedBytes + info.reservedSharedPerBlock));
+  const int blocks = blocksAt(regs);
+  if (blocks >= other) return 0;  // registers do not limit it
+  // The most registers a thread may keep with one more block resident.
+  int cap = std::min(info.regsPerSm / (blocks + 1) / warps / 256 * 256 / 32, 255);
+  const int rounded = (regs + 7) / 8 * 8;
+  if (cap < 16 || rounded - cap > 8 || blocksAt(cap) <= blocks) return 0;
+  return blocks + 1;
+}
+
 std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std::string &entry,
                                                  int device, int dynamicSharedBytes,
-                                                 const std::string &kernelName) {
+                                                 const std::string &kernelName, int blockThreads) {
   const Driver &d = driver();
   if (dynamicSharedBytes < 0)
     throw Error("kernel '" + kernelName + "': negative dynamic shared memory size " +
@@ -436,8 +467,10 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
                    kJitInfoLogBufferSizeBytes, kJitGenerateLineInfo};
   void *values[] = {errorLog.data(), reinterpret_cast<void *>(errorLog.size() - 1), infoLog.data(),
                     reinterpret_cast<void *>(infoLog.size() - 1), reinterpret_cast<void *>(1)};
-  CUresult r =
-      d.cuModuleLoadDataEx(&k->module_, image.c_str(), std::size(options), options, values);
+  auto jit = [&](CUmodule *module, const std::string &source) {
+    return d.cuModuleLoadDataEx(module, source.c_str(), std::size(options), options, values);
+  };
+  CUresult r = jit(&k->module_, image);
   if (r != kSuccess) {
     k->module_ = nullptr;
     std::string extra;
@@ -452,18 +485,47 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   if (r != kSuccess)
     fail("cuModuleGetFunction", r, kernelName, "the PTX has no kernel entry '" + entry + "'");
 
-  auto attr = [&](int a) {
+  auto attr = [&](CUfunction f, int a) {
     int v = 0;
-    check(d.cuFuncGetAttribute(&v, a, k->function_), "cuFuncGetAttribute", kernelName);
+    check(d.cuFuncGetAttribute(&v, a, f), "cuFuncGetAttribute", kernelName);
     return v;
   };
-  k->attrs_.numRegs = attr(kFuncNumRegs);
-  k->attrs_.localBytes = attr(kFuncLocalSizeBytes);
-  k->attrs_.staticSharedBytes = attr(kFuncSharedSizeBytes);
-  k->attrs_.maxThreadsPerBlock = attr(kFuncMaxThreadsPerBlock);
-  k->attrs_.ptxVersion = attr(kFuncPtxVersion);
-  k->attrs_.binaryVersion = attr(kFuncBinaryVersion);
-  k->dynamicSharedLimit_ = attr(kFuncMaxDynamicSharedSizeBytes);
+  // A kernel a few registers short of one more resident block per SM: the
+  // same PTX stating that occupancy (`.minnctapersm`, after the entry's
+  // `.maxntid`; ptxas then fits the registers, which the driver's
+  // register-count option would not do for a kernel with `.maxntid`), kept
+  // when it spills no more. A `.maxnreg` of the program's own (Triton's
+  // maxnreg) is left as it is.
+  size_t maxntid = image.find("\n.maxntid ");
+  if (blockThreads > 0 && maxntid != std::string::npos &&
+      image.find("\n.maxnreg ") == std::string::npos &&
+      image.find("\n.minnctapersm ") == std::string::npos) {
+    int shared = attr(k->function_, kFuncSharedSizeBytes) + dynamicSharedBytes;
+    int blocks = occupancyBlockTarget(deviceInfo(device), attr(k->function_, kFuncNumRegs),
+                                      blockThreads, shared);
+    size_t lineEnd = image.find('\n', maxntid + 1);
+    std::string hinted = image;
+    if (blocks > 0 && lineEnd != std::string::npos)
+      hinted.insert(lineEnd, "\n.minnctapersm " + std::to_string(blocks));
+    CUmodule capped = nullptr;
+    CUfunction f = nullptr;
+    if (hinted.size() > image.size() && jit(&capped, hinted) == kSuccess &&
+        d.cuModuleGetFunction(&f, capped, entry.c_str()) == kSuccess &&
+        attr(f, kFuncLocalSizeBytes) <= attr(k->function_, kFuncLocalSizeBytes)) {
+      d.cuModuleUnload(k->module_);
+      k->module_ = capped;
+      k->function_ = f;
+    } else if (capped) {
+      d.cuModuleUnload(capped);
+    }
+  }
+  k->attrs_.numRegs = attr(k->function_, kFuncNumRegs);
+  k->attrs_.localBytes = attr(k->function_, kFuncLocalSizeBytes);
+  k->attrs_.staticSharedBytes = attr(k->function_, kFuncSharedSizeBytes);
+  k->attrs_.maxThreadsPerBlock = attr(k->function_, kFuncMaxThreadsPerBlock);
+  k->attrs_.ptxVersion = attr(k->function_, kFuncPtxVersion);
+  k->attrs_.binaryVersion = attr(k->function_, kFuncBinaryVersion);
+  k->dynamicSharedLimit_ = attr(k->function_, kFuncMaxDynamicSharedSizeBytes);
   k->enableDynamicShared(dynamicSharedBytes);
   return k;
 }

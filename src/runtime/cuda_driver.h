@@ -57,7 +57,23 @@ struct DeviceInfo {
   int clockKHz = 0;
   int memClockKHz = 0;
   int memBusWidth = 0;  // bits
+  // Per multiprocessor: what bounds how many blocks are resident at once.
+  int regsPerSm = 0;
+  int sharedPerSm = 0;
+  int reservedSharedPerBlock = 0;  // the driver's own, on top of each block's
+  int maxThreadsPerSm = 0;
+  int maxBlocksPerSm = 0;
 };
+
+// The blocks per multiprocessor of `info` to ask ptxas for (`.minnctapersm`)
+// when registers alone keep a kernel (`regs` a thread, blocks of `threads`
+// threads using `sharedBytes` of shared memory each) one block short and
+// one allocation step (8 registers a thread) fewer would fit that block;
+// 0 otherwise. Attention's 128x64 forward at 173 registers runs two blocks
+// per SM where shared memory allows three: at 168, three (H200, hkproj's
+// forward with maxnreg=168: 349 against 328 TFLOP/s causal, 397 against
+// 368 not).
+int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int sharedBytes);
 
 // Whether the driver could be loaded and initialised; if not, *whyNot gets a
 // sentence that says so and what to do instead. Never throws.
@@ -92,9 +108,14 @@ class LoadedKernel {
   // above the default limit is enabled for the function; more than the device
   // allows throws an Error that says how much was asked and what the device
   // allows. `kernelName` is the name errors use (entry is the PTX symbol).
+  // With `blockThreads` (the block size every launch uses), a kernel one
+  // allocation step of registers short of one more resident block per SM is
+  // loaded again asking for that occupancy (occupancyBlockTarget), and that
+  // one is kept unless it spills more; a PTX that states its own `.maxnreg`
+  // keeps it.
   static std::unique_ptr<LoadedKernel> load(std::string_view ptx, const std::string &entry,
                                             int device, int dynamicSharedBytes,
-                                            const std::string &kernelName);
+                                            const std::string &kernelName, int blockThreads = 0);
   ~LoadedKernel();  // unloads the module (errors at process exit are ignored)
   LoadedKernel(const LoadedKernel &) = delete;
   LoadedKernel &operator=(const LoadedKernel &) = delete;

@@ -151,8 +151,9 @@ static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::
     throw Error("kernel '" + k.name() +
                 "' was compiled without a GPU target; compile it for one (CompileOptions::target, "
                 "e.g. \"native\" or \"sm_90a\") to launch it on a GPU");
-  std::shared_ptr<cuda::LoadedKernel> loaded = cuda::LoadedKernel::load(
-      k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(), k.name());
+  std::shared_ptr<cuda::LoadedKernel> loaded =
+      cuda::LoadedKernel::load(k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(),
+                               k.name(), 32 * k.numWarps());
   owners.push_back(loaded);
   slots[device].store(loaded.get(), std::memory_order_release);
   return *loaded;

@@ -112,6 +112,34 @@ TEST(CudaDriver, UnavailableDriverSaysWhyEverywhere) {
 
 // The fixture PTX must be valid for both targets CI assembles for; this runs
 // wherever the toolkit's ptxas is installed, GPU or not.
+// The blocks per SM to ask for when a few registers fewer let one more reside, with an H100's
+// limits (the same as an H200's): 64K registers, 228 KiB of shared memory
+// (1 KiB of it reserved per block), 2048 threads, 32 blocks.
+TEST(CudaDriver, OccupancyBlockTarget) {
+  cu::DeviceInfo h100;
+  h100.regsPerSm = 65536;
+  h100.sharedPerSm = 233472;
+  h100.reservedSharedPerBlock = 1024;
+  h100.maxThreadsPerSm = 2048;
+  h100.maxBlocksPerSm = 32;
+  // Attention's 128x64 forward, 4 warps, 64.25 KiB: two blocks at 170 or 173
+  // registers, three at 168, which shared memory allows.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 173, 128, 65792), 3);
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 170, 128, 65792), 3);
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 168, 128, 65792), 0);  // three already
+  // More than one allocation step (8 registers) away: left alone.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 177, 128, 65792), 0);
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 200, 128, 65792), 0);
+  // Shared memory allows two blocks (80.25 KiB each): registers do not limit.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 173, 128, 82176), 0);
+  // Eight warps at 130 registers: one block; at 128, two.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 130, 256, 50000), 2);
+  // Threads bound it (1024-thread blocks, two at most): nothing to gain.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 32, 1024, 0), 0);
+  // Unknown limits (a DeviceInfo not filled in): no cap.
+  EXPECT_EQ(cu::occupancyBlockTarget(cu::DeviceInfo{}, 173, 128, 65792), 0);
+}
+
 TEST(CudaDriver, FixturePtxAssembles) {
   if (std::system("command -v ptxas > /dev/null 2>&1") != 0) GTEST_SKIP() << "no ptxas";
   std::string path = std::string(TESSERA_BINARY_DIR) + "/cuda_driver_test_add.ptx";
