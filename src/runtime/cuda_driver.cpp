@@ -463,11 +463,13 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   // Line info keeps the PTX's `.loc` source mapping in the SASS, so
   // profilers (Nsight Compute's source view) show the kernel's own lines; it
   // costs no run time (it is not debug info: optimisation stays on).
-  int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes, kJitInfoLogBuffer,
-                   kJitInfoLogBufferSizeBytes, kJitGenerateLineInfo};
-  void *values[] = {errorLog.data(), reinterpret_cast<void *>(errorLog.size() - 1), infoLog.data(),
-                    reinterpret_cast<void *>(infoLog.size() - 1), reinterpret_cast<void *>(1)};
+  // (The log sizes are in/out: each JIT starts from the buffers' sizes.)
   auto jit = [&](CUmodule *module, const std::string &source) {
+    int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes, kJitInfoLogBuffer,
+                     kJitInfoLogBufferSizeBytes, kJitGenerateLineInfo};
+    void *values[] = {errorLog.data(), reinterpret_cast<void *>(errorLog.size() - 1),
+                      infoLog.data(), reinterpret_cast<void *>(infoLog.size() - 1),
+                      reinterpret_cast<void *>(1)};
     return d.cuModuleLoadDataEx(module, source.c_str(), std::size(options), options, values);
   };
   CUresult r = jit(&k->module_, image);
@@ -494,7 +496,7 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   // same PTX stating that occupancy (`.minnctapersm`, after the entry's
   // `.maxntid`; ptxas then fits the registers, which the driver's
   // register-count option would not do for a kernel with `.maxntid`), kept
-  // when it spills no more. A `.maxnreg` of the program's own (Triton's
+  // when it uses fewer registers and spills no more. A `.maxnreg` of the program's own (Triton's
   // maxnreg) is left as it is.
   size_t maxntid = image.find("\n.maxntid ");
   if (blockThreads > 0 && maxntid != std::string::npos &&
@@ -509,9 +511,14 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
       hinted.insert(lineEnd, "\n.minnctapersm " + std::to_string(blocks));
     CUmodule capped = nullptr;
     CUfunction f = nullptr;
+    int v = 0;
+    auto query = [&](int a) {  // 0 where the driver does not answer
+      return d.cuFuncGetAttribute(&v, a, f) == kSuccess ? v : 0;
+    };
     if (hinted.size() > image.size() && jit(&capped, hinted) == kSuccess &&
-        d.cuModuleGetFunction(&f, capped, entry.c_str()) == kSuccess &&
-        attr(f, kFuncLocalSizeBytes) <= attr(k->function_, kFuncLocalSizeBytes)) {
+        d.cuModuleGetFunction(&f, capped, entry.c_str()) == kSuccess && query(kFuncNumRegs) > 0 &&
+        query(kFuncNumRegs) < attr(k->function_, kFuncNumRegs) &&
+        query(kFuncLocalSizeBytes) <= attr(k->function_, kFuncLocalSizeBytes)) {
       d.cuModuleUnload(k->module_);
       k->module_ = capped;
       k->function_ = f;

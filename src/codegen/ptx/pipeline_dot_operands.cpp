@@ -77,11 +77,12 @@
 // loops decides), with the clean-up passes, and then pipelined as loads;
 // none is left after the pass.
 // Preserves: what the program computes. Loops that write memory are left
-// alone, as pipeline-loads leaves them.
+// alone (pipeline-loads leaves only those that write global memory).
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -131,7 +132,9 @@ struct StagedOperand {
   SharedLayout shared;  // its layout
   Operation *dealloc;   // the local_dealloc after the last loop that reads it
 };
-using StagedOperands = std::unordered_map<const Operation *, StagedOperand>;  // by load
+// By load and layout (two dots may want one load in two layouts).
+using StagedKey = std::pair<const Operation *, std::string>;
+using StagedOperands = std::map<StagedKey, StagedOperand>;
 
 class Pipeliner {
  public:
@@ -669,12 +672,13 @@ class Pipeliner {
     // iteration 0's copies and committed with them, so the first ring wait
     // covers them too. They are allocated below the rings, so that a
     // buffer a later loop reads too leaves the rings' bytes to its rings.
-    std::vector<Value *> allocs;              // staged for this loop
-    std::vector<const Operation *> extended;  // loads whose earlier buffer now lives past it
+    std::vector<Value *> allocs;      // staged for this loop
+    std::vector<StagedKey> extended;  // earlier buffers that now live past this loop
     bool copiedInvariants = false;
     for (const Candidate &c : invariants_) {
-      auto earlier = stagedBefore_->find(c.load);
-      if (earlier != stagedBefore_->end() && earlier->second.shared == c.shared &&
+      StagedKey key{c.load, c.shared.str()};
+      auto earlier = stagedBefore_->find(key);
+      if (earlier != stagedBefore_->end() &&
           (!earlier->second.dealloc || earlier->second.dealloc->parent == loop_->parent)) {
         // Staged already, for another dot of this loop or for an earlier
         // loop of this block: the buffer holds the load's values, which no
@@ -683,7 +687,7 @@ class Pipeliner {
         if (earlier->second.dealloc) {
           eraseOp(earlier->second.dealloc);
           earlier->second.dealloc = nullptr;
-          extended.push_back(c.load);
+          extended.push_back(key);
         }
         continue;
       }
@@ -700,7 +704,7 @@ class Pipeliner {
       pre_.create(OpCode::AsyncCopy, {buf, c.load->operand(0), mask}, {});
       c.dot->operands[c.operand] = buf;
       allocs.push_back(one);
-      (*stagedBefore_)[c.load] = {one, buf, c.shared, nullptr};
+      (*stagedBefore_)[key] = {one, buf, c.shared, nullptr};
       copiedInvariants = true;
     }
     std::vector<Value *> rings;
@@ -890,12 +894,12 @@ class Pipeliner {
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
     std::unordered_map<const Value *, Operation *> deallocOf;
     for (Value *a : allocs) deallocOf[a] = after.create(OpCode::LocalDealloc, {a}, {});
-    for (const Operation *load : extended) {
-      StagedOperand &st = (*stagedBefore_)[load];
+    for (const StagedKey &key : extended) {
+      StagedOperand &st = stagedBefore_->at(key);
       st.dealloc = after.create(OpCode::LocalDealloc, {st.alloc}, {});
     }
     for (const Candidate &c : invariants_) {
-      StagedOperand &st = (*stagedBefore_)[c.load];
+      StagedOperand &st = stagedBefore_->at({c.load, c.shared.str()});
       if (!st.dealloc) st.dealloc = deallocOf.at(st.alloc);
     }
     for (const Candidate *c : fills) eraseOp(c->load);
@@ -905,7 +909,8 @@ class Pipeliner {
     auto uses = countUses(fn_);
     for (Operation *ld : stagedLoads)
       if (uses[ld->result()] == 0) {
-        stagedBefore_->erase(ld);  // (no later loop can read it)
+        // No later loop can read it: its records go before the op does.
+        std::erase_if(*stagedBefore_, [&](const auto &entry) { return entry.first.first == ld; });
         eraseOp(ld);
       }
     eraseDeadPureOps();

@@ -56,7 +56,8 @@ std::optional<int64_t> constantStep(const Value *step) {
 // Carried integer scalars that only advance by a loop-invariant amount
 // (`c = c + inc`, yielded back): at iteration i + d, c + d * inc (integer
 // adds wrap, so d adds and one multiply agree).
-using Advancing = std::unordered_map<const Value *, Value *>;  // block argument -> inc
+// (block argument, inc), in argument order.
+using Advancing = std::vector<std::pair<const Value *, Value *>>;
 
 Advancing advancingValues(Operation *loop) {
   Advancing out;
@@ -71,25 +72,29 @@ Advancing advancingValues(Operation *loop) {
       continue;
     Value *a = add->operand(0), *b = add->operand(1);
     Value *inc = a == arg ? b : b == arg ? a : nullptr;
-    if (inc && !passes::isDefinedInside(inc, loop)) out[arg] = inc;
+    if (inc && !passes::isDefinedInside(inc, loop)) out.push_back({arg, inc});
   }
   return out;
 }
 
 // The body ops `v` depends on, if they are all pure and region-free and lead
-// only to the induction variable, advancing values or values defined
-// outside the loop.
+// only to the induction variable, advancing values (recorded in `used`) or
+// values defined outside the loop.
 bool collectSlice(Value *v, Operation *loop, Value *iv, const Advancing &advancing,
-                  std::unordered_set<Operation *> &seen) {
+                  std::unordered_set<Operation *> &seen, std::unordered_set<const Value *> &used) {
   if (v == iv || !passes::isDefinedInside(v, loop)) return true;
   Operation *def = v->def;
-  if (!def) return advancing.count(v) > 0;  // another carried value
+  if (!def) {  // another carried value
+    for (const auto &a : advancing)
+      if (a.first == v) return used.insert(v), true;
+    return false;
+  }
   if (def->parent != loop->regions[0].get()) return false;
   if (seen.count(def)) return true;
   if (!isPureOp(*def) || !def->regions.empty()) return false;
   seen.insert(def);
   for (Value *o : def->operands)
-    if (!collectSlice(o, loop, iv, advancing, seen)) return false;
+    if (!collectSlice(o, loop, iv, advancing, seen, used)) return false;
   return true;
 }
 
@@ -158,7 +163,8 @@ class Pipeliner {
       if (op->code != OpCode::Load || op->intAttr("volatile") != 0) continue;
       std::unordered_set<Operation *> seen;
       bool ok = true;
-      for (Value *v : op->operands) ok = ok && collectSlice(v, loop_, iv, advancing_, seen);
+      for (Value *v : op->operands)
+        ok = ok && collectSlice(v, loop_, iv, advancing_, seen, usedAdvancing_);
       if (!ok) continue;
       Candidate c{op, {}};
       for (auto &p : body_.ops)  // program order
@@ -196,11 +202,13 @@ class Pipeliner {
     return {b.op1(OpCode::Add, {base, off}, t), bound};
   }
 
-  // At b's insertion point: the advancing values `times` iterations after
-  // `base` (each advancing value's own block argument, or its initial value).
+  // At b's insertion point: the advancing values the candidates read,
+  // `times` iterations after `base` (each one's own block argument, or its
+  // initial value).
   std::unordered_map<const Value *, Value *> advanced(Builder &b, bool fromInitial, int64_t times) {
     std::unordered_map<const Value *, Value *> out;
     for (auto [arg, inc] : advancing_) {
+      if (!usedAdvancing_.count(arg)) continue;
       Value *base = fromInitial ? loop_->operand(3 + arg->index - 1) : const_cast<Value *>(arg);
       const Type &t = arg->type;
       if (times == 0) {
@@ -313,6 +321,7 @@ class Pipeliner {
   Builder pre_;       // before the loop
   int64_t step_ = 1;  // the loop's constant step
   Advancing advancing_;
+  std::unordered_set<const Value *> usedAdvancing_;  // the advancing values candidates read
   Operation *loop_;
   Block &body_;
   int stages_;

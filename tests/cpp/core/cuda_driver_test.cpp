@@ -112,9 +112,21 @@ TEST(CudaDriver, UnavailableDriverSaysWhyEverywhere) {
 
 // The fixture PTX must be valid for both targets CI assembles for; this runs
 // wherever the toolkit's ptxas is installed, GPU or not.
-// The blocks per SM to ask for when a few registers fewer let one more reside, with an H100's
-// limits (the same as an H200's): 64K registers, 228 KiB of shared memory
-// (1 KiB of it reserved per block), 2048 threads, 32 blocks.
+TEST(CudaDriver, FixturePtxAssembles) {
+  if (std::system("command -v ptxas > /dev/null 2>&1") != 0) GTEST_SKIP() << "no ptxas";
+  std::string path = std::string(TESSERA_BINARY_DIR) + "/cuda_driver_test_add.ptx";
+  std::ofstream(path) << kAddPtx;
+  for (const char *arch : {"sm_80", "sm_90a"}) {
+    std::string cmd = std::string("ptxas -arch=") + arch + " " + path + " -o /dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  std::remove(path.c_str());
+}
+
+// The blocks per SM to ask for when a few registers fewer let one more
+// reside, with an H100's limits (the same as an H200's): 64K registers,
+// 228 KiB of shared memory (1 KiB of it reserved per block), 2048 threads,
+// 32 blocks.
 TEST(CudaDriver, OccupancyBlockTarget) {
   cu::DeviceInfo h100;
   h100.regsPerSm = 65536;
@@ -138,17 +150,6 @@ TEST(CudaDriver, OccupancyBlockTarget) {
   EXPECT_EQ(cu::occupancyBlockTarget(h100, 32, 1024, 0), 0);
   // Unknown limits (a DeviceInfo not filled in): no cap.
   EXPECT_EQ(cu::occupancyBlockTarget(cu::DeviceInfo{}, 173, 128, 65792), 0);
-}
-
-TEST(CudaDriver, FixturePtxAssembles) {
-  if (std::system("command -v ptxas > /dev/null 2>&1") != 0) GTEST_SKIP() << "no ptxas";
-  std::string path = std::string(TESSERA_BINARY_DIR) + "/cuda_driver_test_add.ptx";
-  std::ofstream(path) << kAddPtx;
-  for (const char *arch : {"sm_80", "sm_90a"}) {
-    std::string cmd = std::string("ptxas -arch=") + arch + " " + path + " -o /dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
-  std::remove(path.c_str());
 }
 
 class CudaGpu : public ::testing::Test {
