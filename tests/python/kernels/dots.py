@@ -189,3 +189,22 @@ def single_dot_kernel(x_ptr, y_ptr, w_ptr, out_ptr, sxm, sxk, syk, syn, swn, swl
         w = tl.load(w_ptr + rn[:, None] * swn + rn[None, :] * swl)
         z = tl.dot(z.to(w.dtype), w)
     tl.store(out_ptr + rm[:, None] * N + rn[None, :], z)
+
+
+# One accumulator fed by a wgmma product (Q K, both in shared memory) and an
+# mma.sync one (Q times a tile computed in registers), Q loaded before the
+# loop and staged in shared memory for both.
+@triton.jit
+def mixed_chain_kernel(q_ptr, k_ptr, x_ptr, out_ptr, steps, M: tl.constexpr, N: tl.constexpr,
+                       D: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    x = tl.load(x_ptr + rd[:, None] * N + rn[None, :]) * 2
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for j in range(0, steps):
+        k = tl.load(k_ptr + (j * D + rd)[:, None] * N + rn[None, :])
+        acc += tl.dot(q, k)
+        acc += tl.dot(q, x * j.to(tl.float16))
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc)
