@@ -487,52 +487,50 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   if (r != kSuccess)
     fail("cuModuleGetFunction", r, kernelName, "the PTX has no kernel entry '" + entry + "'");
 
-  auto attr = [&](CUfunction f, int a) {
+  auto attr = [&](int a) {  // of the kernel as loaded so far
     int v = 0;
-    check(d.cuFuncGetAttribute(&v, a, f), "cuFuncGetAttribute", kernelName);
+    check(d.cuFuncGetAttribute(&v, a, k->function_), "cuFuncGetAttribute", kernelName);
     return v;
   };
   // A kernel a few registers short of one more resident block per SM: the
   // same PTX stating that occupancy (`.minnctapersm`, after the entry's
   // `.maxntid`; ptxas then fits the registers, which the driver's
   // register-count option would not do for a kernel with `.maxntid`), kept
-  // when it uses fewer registers and spills no more. A `.maxnreg` of the program's own (Triton's
-  // maxnreg) is left as it is.
+  // when it uses fewer registers and spills no more. A `.maxnreg` of the
+  // program's own (Triton's maxnreg) is left as it is.
   size_t maxntid = image.find("\n.maxntid ");
-  if (blockThreads > 0 && maxntid != std::string::npos &&
+  size_t maxntidEnd = maxntid == std::string::npos ? maxntid : image.find('\n', maxntid + 1);
+  int blocks = 0, regs = attr(kFuncNumRegs);
+  if (blockThreads > 0 && maxntidEnd != std::string::npos &&
       image.find("\n.maxnreg ") == std::string::npos &&
-      image.find("\n.minnctapersm ") == std::string::npos) {
-    int shared = attr(k->function_, kFuncSharedSizeBytes) + dynamicSharedBytes;
-    int blocks = occupancyBlockTarget(deviceInfo(device), attr(k->function_, kFuncNumRegs),
-                                      blockThreads, shared);
-    size_t lineEnd = image.find('\n', maxntid + 1);
+      image.find("\n.minnctapersm ") == std::string::npos)
+    blocks = occupancyBlockTarget(deviceInfo(device), regs, blockThreads,
+                                  attr(kFuncSharedSizeBytes) + dynamicSharedBytes);
+  if (blocks > 0) {
     std::string hinted = image;
-    if (blocks > 0 && lineEnd != std::string::npos)
-      hinted.insert(lineEnd, "\n.minnctapersm " + std::to_string(blocks));
-    CUmodule capped = nullptr;
+    hinted.insert(maxntidEnd, "\n.minnctapersm " + std::to_string(blocks));
+    CUmodule module = nullptr;
     CUfunction f = nullptr;
-    int v = 0;
-    auto query = [&](int a) {  // 0 where the driver does not answer
-      return d.cuFuncGetAttribute(&v, a, f) == kSuccess ? v : 0;
-    };
-    if (hinted.size() > image.size() && jit(&capped, hinted) == kSuccess &&
-        d.cuModuleGetFunction(&f, capped, entry.c_str()) == kSuccess && query(kFuncNumRegs) > 0 &&
-        query(kFuncNumRegs) < attr(k->function_, kFuncNumRegs) &&
-        query(kFuncLocalSizeBytes) <= attr(k->function_, kFuncLocalSizeBytes)) {
+    int hintedRegs = 0, hintedLocal = 0;  // (0 where the driver does not answer)
+    if (jit(&module, hinted) == kSuccess &&
+        d.cuModuleGetFunction(&f, module, entry.c_str()) == kSuccess &&
+        d.cuFuncGetAttribute(&hintedRegs, kFuncNumRegs, f) == kSuccess &&
+        d.cuFuncGetAttribute(&hintedLocal, kFuncLocalSizeBytes, f) == kSuccess && hintedRegs > 0 &&
+        hintedRegs < regs && hintedLocal <= attr(kFuncLocalSizeBytes)) {
       d.cuModuleUnload(k->module_);
-      k->module_ = capped;
+      k->module_ = module;
       k->function_ = f;
-    } else if (capped) {
-      d.cuModuleUnload(capped);
+    } else if (module) {
+      d.cuModuleUnload(module);
     }
   }
-  k->attrs_.numRegs = attr(k->function_, kFuncNumRegs);
-  k->attrs_.localBytes = attr(k->function_, kFuncLocalSizeBytes);
-  k->attrs_.staticSharedBytes = attr(k->function_, kFuncSharedSizeBytes);
-  k->attrs_.maxThreadsPerBlock = attr(k->function_, kFuncMaxThreadsPerBlock);
-  k->attrs_.ptxVersion = attr(k->function_, kFuncPtxVersion);
-  k->attrs_.binaryVersion = attr(k->function_, kFuncBinaryVersion);
-  k->dynamicSharedLimit_ = attr(k->function_, kFuncMaxDynamicSharedSizeBytes);
+  k->attrs_.numRegs = attr(kFuncNumRegs);
+  k->attrs_.localBytes = attr(kFuncLocalSizeBytes);
+  k->attrs_.staticSharedBytes = attr(kFuncSharedSizeBytes);
+  k->attrs_.maxThreadsPerBlock = attr(kFuncMaxThreadsPerBlock);
+  k->attrs_.ptxVersion = attr(kFuncPtxVersion);
+  k->attrs_.binaryVersion = attr(kFuncBinaryVersion);
+  k->dynamicSharedLimit_ = attr(kFuncMaxDynamicSharedSizeBytes);
   k->enableDynamicShared(dynamicSharedBytes);
   return k;
 }

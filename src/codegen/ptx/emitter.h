@@ -92,12 +92,12 @@ class Emitter {
   // sum over dims of threadCoord * strides[dim], times `scale` (u32).
   std::string threadLinear(const LinearLayout &l, const std::vector<int64_t> &strides,
                            int64_t scale);
-  // This thread's byte offset in a swizzled shared tile of `shape` for the
-  // elements `l` gives its register 0 (emit_async.cpp; computed once).
   // The shared address of register i of a tile in layout `l` stored into
   // buffer `dst` (its thread part computed once, here).
   std::function<std::string(int)> sharedAddresses(const Value *dst, const LinearLayout &l);
   void emitLocalStore(Operation &op);
+  // This thread's byte offset in a swizzled shared tile of `shape` for the
+  // elements `l` gives its register 0 (emit_async.cpp; computed once).
   std::string swizzledThreadOffset(const LinearLayout &l, const SharedLayout &sl,
                                    const std::vector<int64_t> &shape, int eb);
   // The source size of a prefix-masked cp.async run of n elements of eb

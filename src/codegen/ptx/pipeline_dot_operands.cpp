@@ -127,10 +127,9 @@ struct Advancing {
 // reads this buffer too (attention's Q, read by the causal kernel's two
 // loops), and the buffer lives until after that loop.
 struct StagedOperand {
-  Value *alloc;         // its local_alloc
-  Value *buffer;        // the memdesc the dots read
-  SharedLayout shared;  // its layout
-  Operation *dealloc;   // the local_dealloc after the last loop that reads it
+  Value *alloc;        // its local_alloc
+  Value *buffer;       // the memdesc the dots read
+  Operation *dealloc;  // the local_dealloc after the last loop that reads it
 };
 // By load and layout (two dots may want one load in two layouts).
 using StagedKey = std::pair<const Operation *, std::string>;
@@ -672,8 +671,7 @@ class Pipeliner {
     // iteration 0's copies and committed with them, so the first ring wait
     // covers them too. They are allocated below the rings, so that a
     // buffer a later loop reads too leaves the rings' bytes to its rings.
-    std::vector<Value *> allocs;      // staged for this loop
-    std::vector<StagedKey> extended;  // earlier buffers that now live past this loop
+    std::vector<StagedKey> freeAfter;  // buffers staged here, or earlier and now living past it
     bool copiedInvariants = false;
     for (const Candidate &c : invariants_) {
       StagedKey key{c.load, c.shared.str()};
@@ -687,7 +685,7 @@ class Pipeliner {
         if (earlier->second.dealloc) {
           eraseOp(earlier->second.dealloc);
           earlier->second.dealloc = nullptr;
-          extended.push_back(key);
+          freeAfter.push_back(key);
         }
         continue;
       }
@@ -703,8 +701,8 @@ class Pipeliner {
               : pre_.op1(OpCode::Splat, {pre_.constInt(1, Type::scalar(DType::I1))}, maskType);
       pre_.create(OpCode::AsyncCopy, {buf, c.load->operand(0), mask}, {});
       c.dot->operands[c.operand] = buf;
-      allocs.push_back(one);
-      (*stagedBefore_)[key] = {one, buf, c.shared, nullptr};
+      (*stagedBefore_)[key] = {one, buf, nullptr};
+      freeAfter.push_back(key);
       copiedInvariants = true;
     }
     std::vector<Value *> rings;
@@ -892,15 +890,9 @@ class Pipeliner {
     else
       after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
-    std::unordered_map<const Value *, Operation *> deallocOf;
-    for (Value *a : allocs) deallocOf[a] = after.create(OpCode::LocalDealloc, {a}, {});
-    for (const StagedKey &key : extended) {
+    for (const StagedKey &key : freeAfter) {
       StagedOperand &st = stagedBefore_->at(key);
       st.dealloc = after.create(OpCode::LocalDealloc, {st.alloc}, {});
-    }
-    for (const Candidate &c : invariants_) {
-      StagedOperand &st = stagedBefore_->at({c.load, c.shared.str()});
-      if (!st.dealloc) st.dealloc = deallocOf.at(st.alloc);
     }
     for (const Candidate *c : fills) eraseOp(c->load);
     // A staged load that nothing else reads (another loop may stage it too).

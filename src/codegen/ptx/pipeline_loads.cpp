@@ -62,9 +62,9 @@ using Advancing = std::vector<std::pair<const Value *, Value *>>;
 Advancing advancingValues(Operation *loop) {
   Advancing out;
   Block &body = *loop->regions[0];
-  Operation *yield = body.terminator();
+  Operation *yield = passes::forYield(loop);
   if (!yield) return out;
-  for (size_t j = 1; j < body.args.size() && j - 1 < yield->operands.size(); ++j) {
+  for (size_t j = 1; j < body.args.size(); ++j) {
     Value *arg = body.args[j].get();
     const Operation *add = yield->operand(j - 1)->def;
     if (arg->type.isTile() || !isInt(arg->type.dtype) || !add || add->code != OpCode::Add ||

@@ -61,6 +61,7 @@ class Stager {
         targetSm_(m.targetSm),
         numWarps_(m.numWarps),
         archSpecific_(m.archSpecific),
+        uses_(countUses(fn)),
         info_(analyzeMemoryAxisInfo(fn)) {}
 
   void run() {
@@ -110,36 +111,32 @@ class Stager {
       if (!at.isTile() || at.rank() != 2 || b->bytes() > kMaxStagedBytes || !plan(true)) return;
       a.reset();
     }
+    std::vector<std::pair<unsigned, Operand>> staged;  // (operand index, operand)
+    if (a) staged.push_back({0, *a});
+    staged.push_back({1, *b});
     Builder before;
     before.setInsertionPointBefore(dot);
     before.setLoc(dot->loc);
-    Builder after;
-    after.setInsertionPoint(&fn_.body, std::next(passes::iteratorOf(dot)));
-    after.setLoc(dot->loc);
     // Every buffer first: each local_alloc is a barrier of its own.
     std::vector<Value *> allocs, buffers;
-    for (const std::optional<Operand> *o : {&a, &b}) {
-      if (!*o) continue;
-      const Type &t = (*o)->load->result()->type;
-      std::string layout = (*o)->shared.str();
+    for (const auto &[i, o] : staged) {
+      const Type &t = o.load->result()->type;
+      std::string layout = o.shared.str();
       allocs.push_back(before.op1(OpCode::LocalAlloc, {},
                                   Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, layout)));
       buffers.push_back(before.op1(OpCode::MemDescIndex,
                                    {allocs.back(), before.constInt(0, Type::scalar(DType::I32))},
                                    Type::memdesc(t.shape, t.dtype, layout)));
     }
-    size_t k = 0;
-    for (const std::optional<Operand> *o : {&a, &b})
-      if (*o) before.create(OpCode::LocalStore, {buffers[k++], (*o)->load->result()}, {});
+    for (size_t k = 0; k < staged.size(); ++k)
+      before.create(OpCode::LocalStore, {buffers[k], staged[k].second.load->result()}, {});
     before.create(OpCode::Barrier, {}, {});
-    k = 0;
-    for (unsigned i = 0; i < 2; ++i) {
-      const std::optional<Operand> &o = i == 0 ? a : b;
-      if (!o) continue;
-      Value *buffer = buffers[k++];
-      if (o->trans) {
+    for (size_t k = 0; k < staged.size(); ++k) {
+      const auto &[i, o] = staged[k];
+      Value *buffer = buffers[k];
+      if (o.trans) {
         const Type &t = buffer->type;
-        SharedLayout flipped = o->shared;
+        SharedLayout flipped = o.shared;
         flipped.contig = 1 - flipped.contig;
         buffer = before.op1(OpCode::MemDescTrans, {buffer},
                             Type::memdesc({t.shape[1], t.shape[0]}, t.dtype, flipped.str()));
@@ -147,8 +144,11 @@ class Stager {
       dot->operands[i] = buffer;
       // A transpose that only the dot read goes (no DCE runs after the GPU
       // passes).
-      if (o->trans && countUses(fn_)[o->trans->result()] == 0) eraseOp(o->trans);
+      if (o.trans && --uses_[o.trans->result()] == 0) eraseOp(o.trans);
     }
+    Builder after;
+    after.setInsertionPoint(&fn_.body, std::next(passes::iteratorOf(dot)));
+    after.setLoc(dot->loc);
     for (Value *alloc : allocs) after.create(OpCode::LocalDealloc, {alloc}, {});
   }
 
@@ -156,6 +156,7 @@ class Stager {
   int targetSm_;
   int numWarps_;
   bool archSpecific_;
+  PtrMap<const Value *, int> uses_;  // kept up to date for the transposes it may erase
   AxisInfoMap info_;
 };
 
