@@ -497,7 +497,11 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   // `.maxntid`; ptxas then fits the registers, which the driver's
   // register-count option would not do for a kernel with `.maxntid`), kept
   // when it uses fewer registers and spills no more. A `.maxnreg` of the
-  // program's own (Triton's maxnreg) is left as it is.
+  // program's own (Triton's maxnreg) is left as it is. A few spilled bytes
+  // are accepted: hkproj's attention forward at 168 registers spills 8 bytes
+  // a thread and still ran 7% faster on an H200 (397 against 370 TFLOP/s),
+  // the extra block hiding far more latency than the L1-resident spills add.
+  constexpr int kHintSpillBytes = 16;
   size_t maxntid = image.find("\n.maxntid ");
   size_t maxntidEnd = maxntid == std::string::npos ? maxntid : image.find('\n', maxntid + 1);
   int blocks = 0, regs = attr(kFuncNumRegs);
@@ -516,7 +520,7 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
         d.cuModuleGetFunction(&f, module, entry.c_str()) == kSuccess &&
         d.cuFuncGetAttribute(&hintedRegs, kFuncNumRegs, f) == kSuccess &&
         d.cuFuncGetAttribute(&hintedLocal, kFuncLocalSizeBytes, f) == kSuccess && hintedRegs > 0 &&
-        hintedRegs < regs && hintedLocal <= attr(kFuncLocalSizeBytes)) {
+        hintedRegs < regs && hintedLocal <= attr(kFuncLocalSizeBytes) + kHintSpillBytes) {
       d.cuModuleUnload(k->module_);
       k->module_ = module;
       k->function_ = f;

@@ -111,8 +111,8 @@ class LoadedKernel {
   // With `blockThreads` (the block size every launch uses), a kernel one
   // allocation step of registers short of one more resident block per SM is
   // loaded again asking for that occupancy (occupancyBlockTarget), and that
-  // one is kept when it uses fewer registers and spills no more; a PTX that
-  // states its own `.maxnreg` keeps it.
+  // one is kept when it uses fewer registers and spills at most 16 bytes a
+  // thread more; a PTX that states its own `.maxnreg` keeps it.
   static std::unique_ptr<LoadedKernel> load(std::string_view ptx, const std::string &entry,
                                             int device, int dynamicSharedBytes,
                                             const std::string &kernelName, int blockThreads = 0);
