@@ -416,6 +416,24 @@ def test_accumulating_sum_of_dots(gen, dt, bm, bn, bk, warps):
     assert rel_err(out, a.double() @ b.double()) <= 1e-5
 
 
+@pytest.mark.parametrize("m,n,d,warps", [(64, 64, 64, 4), (128, 64, 64, 4), (128, 128, 64, 8)])
+def test_wgmma_and_mma_sync_products_in_one_accumulator(gen, m, n, d, warps):
+    # acc += q @ k_j (B loaded: wgmma on sm_90a) and acc += q @ (x * j) (B
+    # computed in registers: mma.sync), one accumulator for both.
+    steps = 4
+    q = random_operand((m, d), torch.float16, gen)
+    k = random_operand((steps * d, n), torch.float16, gen)
+    x = random_operand((d, n), torch.float16, gen)
+    out = poisoned((m, n), torch.float32)
+    DOTS.mixed_chain_kernel[(1,)](q, k, x, out, steps, M=m, N=n, D=d, num_warps=warps)
+    ref = torch.zeros((m, n), dtype=torch.float64, device="cuda")
+    x2 = x * 2
+    for j in range(steps):
+        ref += q.double() @ k[j * d:(j + 1) * d].double()
+        ref += q.double() @ (x2 * j).double()
+    assert rel_err(out, ref) <= 1e-5
+
+
 @pytest.mark.parametrize("bm,bn,bk,warps", [(128, 64, 64, 4), (64, 128, 32, 4), (128, 128, 64, 8)])
 def test_products_combined_elementwise(gen, bm, bn, bk, warps):
     # One product on wgmma, one on mma.sync (its B is also summed), their

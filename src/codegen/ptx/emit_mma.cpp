@@ -1,7 +1,9 @@
 // tl.dot on tensor cores: mma.sync (sm_80+) fed by ldmatrix.
 //
-// Requires: a dot that selectMma accepts, whose result has
-// mmaAccumulatorLayout (assign-layouts gives it that). Its operands may have
+// Requires: a dot that selectMma accepts. Its result has
+// mmaAccumulatorLayout (assign-layouts gives it that) or, where a wgmma dot
+// pinned the accumulator's class first, another layout: the accumulator is
+// then converted in and out through shared memory. Its operands may have
 // any layout.
 // Emits: the operands written from registers to shared memory, each in the
 // orientation its registers are contiguous in (16-byte vector stores), rows
@@ -110,7 +112,15 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   const Value *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
   int eb = mi.elemBytes;
-  LinearLayout lr = layoutOf(res);
+  const LinearLayout &lr = layoutOf(res);
+  const LinearLayout lacc = mmaAccumulatorLayout(M, N, opts_.numWarps);
+  // The result's layout class may have been pinned first by a wgmma dot (a
+  // wgmma product and this one summed into one accumulator): the
+  // accumulator then goes into and out of mma.sync's layout through shared
+  // memory, before the operands are staged there and after they are read.
+  const bool relaid = !(lr == lacc);
+  Regs cin = !relaid || !c->type.isTile() ? spread(c, lacc.numRegs())
+                                          : convertThroughShared(get(c), lr, lacc, c->type.dtype);
   WarpSplit split = mmaWarpSplit(M, N, opts_.numWarps);
   int64_t Mw = M / split.m, Nw = N / split.n;
   int64_t tilesM = Mw / 16, tilesN = Nw / 8, kSteps = K / mi.k;
@@ -146,7 +156,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // This thread's ldmatrix row offset in each operand, computed once: the
   // warp's tile origin plus the lane's row of the instruction tile; then
   // the operand's address (scratch, or the memdesc's buffer) is added.
-  LinearLayout warpOnly = lr;
+  LinearLayout warpOnly = lacc;
   for (Basis &bs : warpOnly.lane) bs = {};
   std::string warpM = threadCoord(warpOnly, 0), warpN = threadCoord(warpOnly, 1);
   auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
@@ -262,8 +272,8 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   }
 
   // Accumulators: 4 per 16 x 8 tile, register index = element + 4 * tile.
-  int numAcc = lr.numRegs();
-  Regs cin = spread(c, numAcc), acc;
+  int numAcc = lacc.numRegs();
+  Regs acc;
   RegClass accClass = regClassOf(Type::scalar(mi.accType));
   for (int r = 0; r < numAcc; ++r) {
     std::string v = convert(cin[r], c->type.dtype, mi.accType);
@@ -357,7 +367,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       ins("mov.b32 {" + acc[r] + ", " + acc[r + 1] + "}, " + packed[r / 2]);
   Regs out;
   for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], mi.accType, res->type.dtype));
-  set(res, out);
+  set(res, relaid ? convertThroughShared(out, lacc, lr, res->type.dtype) : out);
 }
 
 }  // namespace tessera::ptx

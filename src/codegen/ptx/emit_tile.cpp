@@ -638,8 +638,7 @@ void Emitter::emitDot(Operation &op) {
   int64_t M = a->type.shape[md], K = a->type.shape[md + 1], N = b->type.shape[md + 1];
   if (auto p = selectWgmma(op, opts_.numWarps, opts_.target.sm, opts_.target.archSpecific))
     return emitWgmmaDot(op, *p);
-  if (auto mi = selectMma(op, opts_.target.sm))
-    if (layoutOf(res) == mmaAccumulatorLayout(M, N, opts_.numWarps)) return emitMmaDot(op, *mi);
+  if (auto mi = selectMma(op, opts_.target.sm)) return emitMmaDot(op, *mi);
   if (a->type.isMemDesc() || b->type.isMemDesc())
     internalError("emit-ptx", "a dot reads shared memory but does not run on tensor cores");
   DType da = travelType(a->type), db = travelType(b->type), dr = res->type.dtype;
