@@ -437,6 +437,12 @@ int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int shar
     other = std::min(other, info.sharedPerSm / (sharedBytes + info.reservedSharedPerBlock));
   const int blocks = blocksAt(regs);
   if (blocks >= other) return 0;  // registers do not limit it
+  // A kernel already keeping 16 warps or more on each SM is left alone: it
+  // hides latency well enough, and forcing its registers down spilled
+  // (softmax, layer norm: 8 to 56 bytes a thread) or, in one matmul
+  // configuration, failed (an instruction needing more registers than the
+  // target) on the H200.
+  if (blocks * warps >= 16) return 0;
   // The most registers a thread may keep with one more block resident.
   int cap = std::min(info.regsPerSm / (blocks + 1) / warps / 256 * 256 / 32, 255);
   const int rounded = (regs + 7) / 8 * 8;

@@ -68,11 +68,11 @@ struct DeviceInfo {
 // The blocks per multiprocessor of `info` to ask ptxas for (`.minnctapersm`)
 // when registers alone keep a kernel (`regs` a thread, blocks of `threads`
 // threads using `sharedBytes` of shared memory each) one block short and
-// one allocation step (8 registers a thread) fewer would fit that block;
-// 0 otherwise. Attention's 128x64 forward at 173 registers runs two blocks
-// per SM where shared memory allows three: at 168, three (H200, hkproj's
-// forward with maxnreg=168: 349 against 328 TFLOP/s causal, 397 against
-// 368 not).
+// one allocation step (8 registers a thread) fewer would fit that block,
+// and the SM runs fewer than 16 warps of it; 0 otherwise. Attention's
+// 128x64 forward at 173 registers runs two blocks per SM where shared
+// memory allows three: at 168, three (H200, hkproj's forward hinted so: 353
+// against 330 TFLOP/s causal, 398 against 370 not).
 int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int sharedBytes);
 
 // Whether the driver could be loaded and initialised; if not, *whyNot gets a

@@ -146,6 +146,10 @@ TEST(CudaDriver, OccupancyBlockTarget) {
   EXPECT_EQ(cu::occupancyBlockTarget(h100, 173, 128, 82176), 0);
   // Eight warps at 130 registers: one block; at 128, two.
   EXPECT_EQ(cu::occupancyBlockTarget(h100, 130, 256, 50000), 2);
+  // 16 warps resident already (four blocks of 4 warps at 100 registers;
+  // 96 would fit five): left alone.
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 100, 128, 0), 0);
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 58, 128, 0), 0);
   // Threads bound it (1024-thread blocks, two at most): nothing to gain.
   EXPECT_EQ(cu::occupancyBlockTarget(h100, 32, 1024, 0), 0);
   // Unknown limits (a DeviceInfo not filled in): no cap.
