@@ -13,6 +13,7 @@
 #include "codegen/ptx/gpu_passes.h"
 #include "runtime/aot.h"
 #include "runtime/compiler.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/serialize.h"
 #include "runtime/source_imports.h"
 #include "support/cli.h"
@@ -63,14 +64,34 @@ std::string shellQuote(const std::string &s) {
 }
 
 // ptxas's cubin of `ptx` for `target` (-lineinfo keeps the source lines for
-// profilers). Throws tessera::Error with ptxas's messages when it fails.
-std::string assemble(const std::string &ptxas, const std::string &ptx, const std::string &target) {
+// profilers), with what ptxas reports of it (-v). Throws tessera::Error with
+// ptxas's messages when it fails.
+struct Assembled {
+  std::string cubin;
+  int regs = 0;          // registers a thread
+  int stackBytes = 0;    // local memory a thread (the stack frame: spills)
+  int staticShared = 0;  // bytes of `.shared` the PTX declares
+};
+
+int reported(const std::string &log, const std::string &before, const std::string &after) {
+  // The number in "<before>N<after>", or 0.
+  for (size_t at = log.find(after); at != std::string::npos; at = log.find(after, at + 1)) {
+    size_t start = at;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(log[start - 1]))) --start;
+    if (start < at && start >= before.size() &&
+        log.compare(start - before.size(), before.size(), before) == 0)
+      return std::atoi(log.c_str() + start);
+  }
+  return 0;
+}
+
+Assembled assemble(const std::string &ptxas, const std::string &ptx, const std::string &target) {
   char dir[] = "/tmp/tesserac-aot-XXXXXX";
   if (!mkdtemp(dir)) throw tessera::Error("cannot create a temporary folder for ptxas");
   std::string in = std::string(dir) + "/k.ptx", out = std::string(dir) + "/k.cubin",
               log = std::string(dir) + "/log";
   std::ofstream(in, std::ios::binary) << ptx;
-  std::string cmd = shellQuote(ptxas) + " -arch=" + target + " -lineinfo " + shellQuote(in) +
+  std::string cmd = shellQuote(ptxas) + " -arch=" + target + " -lineinfo -v " + shellQuote(in) +
                     " -o " + shellQuote(out) + " > " + shellQuote(log) + " 2>&1";
   int status = std::system(cmd.c_str());
   std::stringstream bin, messages;
@@ -81,7 +102,38 @@ std::string assemble(const std::string &ptxas, const std::string &ptx, const std
   if (status != 0 || bin.str().empty())
     throw tessera::Error("ptxas (" + ptxas + ") could not assemble the PTX for " + target + ":\n" +
                          messages.str() + "(--no-cubin embeds the PTX only)");
-  return bin.str();
+  const std::string text = messages.str();
+  return {bin.str(), reported(text, "Used ", " registers"),
+          reported(text, "", " bytes stack frame"), reported(text, ", ", " bytes smem")};
+}
+
+// The cubin (and the PTX it came from) a launcher embeds for `kernel`: as
+// the JIT loader does (cuda_driver.h's occupancyBlockTarget), a kernel a
+// few registers short of one more resident block per multiprocessor of the
+// target is assembled again asking for it (`.minnctapersm`), and that one
+// is kept when it uses fewer registers and spills at most
+// kHintSpillBytes more. The launcher loads the cubin as it is, so the
+// loader's own check never runs there.
+std::pair<std::string, Assembled> assembleForOccupancy(const std::string &ptxas,
+                                                       const tessera::KernelImpl &kernel,
+                                                       const std::string &target) {
+  const std::string &ptx = kernel.ir("ptx");
+  Assembled plain = assemble(ptxas, ptx, target);
+  tessera::ptx::Target t;
+  tessera::ptx::parseTarget(target, t);
+  namespace cu = tessera::cuda;
+  int blocks = cu::occupancyBlockTarget(cu::archLimits(t.sm), plain.regs, 32 * kernel.numWarps(),
+                                        plain.staticShared + kernel.sharedBytes());
+  std::string hinted = blocks > 0 ? cu::withMinBlocksPerSm(ptx, blocks) : "";
+  if (hinted.empty()) return {ptx, plain};
+  try {
+    Assembled h = assemble(ptxas, hinted, target);
+    if (h.regs > 0 && h.regs < plain.regs && h.stackBytes <= plain.stackBytes + cu::kHintSpillBytes)
+      return {hinted, h};
+  } catch (const tessera::Error &) {
+    // ptxas could not fit an instruction in the fewer registers: the plain one.
+  }
+  return {ptx, plain};
 }
 
 bool isIdentifier(const std::string &s) {
@@ -163,9 +215,12 @@ int aotMain(int argc, char **argv) {
   try {
     for (const std::string &sig : signatures) {
       req.args = tessera::frontend::parseSignature(sig);
-      variants.push_back({req.args, sig, tessera::compileKernel(req), ""});
-      if (!ptxas.empty())
-        variants.back().cubin = assemble(ptxas, variants.back().kernel->ir("ptx"), req.target);
+      variants.push_back({req.args, sig, tessera::compileKernel(req), "", ""});
+      if (!ptxas.empty()) {
+        auto [ptx, assembled] = assembleForOccupancy(ptxas, *variants.back().kernel, req.target);
+        variants.back().ptx = ptx;
+        variants.back().cubin = assembled.cubin;
+      }
     }
     tessera::AotFiles files = tessera::generateAot(name, file, variants);
     for (auto [fileName, text] :

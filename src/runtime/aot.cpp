@@ -163,7 +163,8 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
     << "#include \"" << f.headerName << "\"\n\n#include <pthread.h>\n#include <stddef.h>\n\n";
   for (size_t i = 0; i < n; ++i)
     c << "/* " << variants[i].signature << " */\nstatic const char tsr_ptx_" << i << "[] =\n"
-      << cString(variants[i].kernel->ir("ptx")) << ";\n\n";
+      << cString(variants[i].ptx.empty() ? variants[i].kernel->ir("ptx") : variants[i].ptx)
+      << ";\n\n";
   for (size_t i = 0; i < n; ++i) {
     const std::string &bin = variants[i].cubin;
     if (bin.empty()) continue;

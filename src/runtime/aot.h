@@ -35,6 +35,7 @@ struct AotVariant {
   std::string signature;                // its text, for the comments
   std::shared_ptr<KernelImpl> kernel;   // compiled with a GPU target
   std::string cubin;                    // ptxas's output for the target; may be empty
+  std::string ptx;                      // the PTX to embed; empty: the kernel's own
 };
 
 struct AotFiles {

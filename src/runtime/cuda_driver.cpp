@@ -450,6 +450,36 @@ int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int shar
   return blocks + 1;
 }
 
+DeviceInfo archLimits(int sm) {
+  DeviceInfo info;
+  info.major = sm / 10;
+  info.minor = sm % 10;
+  // {sm, shared KiB, threads, blocks}; 64 Ki registers and 1 KiB reserved
+  // per block on all of them.
+  static constexpr int kTable[][4] = {{80, 164, 2048, 32}, {86, 100, 1536, 16},
+                                      {87, 164, 2048, 16}, {89, 100, 1536, 24},
+                                      {90, 228, 2048, 32}, {100, 228, 2048, 32}};
+  for (const auto &row : kTable)
+    if (row[0] == sm) {
+      info.regsPerSm = 65536;
+      info.sharedPerSm = row[1] * 1024;
+      info.reservedSharedPerBlock = 1024;
+      info.maxThreadsPerSm = row[2];
+      info.maxBlocksPerSm = row[3];
+    }
+  return info;
+}
+
+std::string withMinBlocksPerSm(const std::string &ptx, int blocks) {
+  size_t maxntid = ptx.find("\n.maxntid ");
+  if (maxntid == std::string::npos || ptx.find("\n.maxnreg ") != std::string::npos ||
+      ptx.find("\n.minnctapersm ") != std::string::npos)
+    return "";
+  std::string hinted = ptx;
+  hinted.insert(ptx.find('\n', maxntid + 1), "\n.minnctapersm " + std::to_string(blocks));
+  return hinted;
+}
+
 std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std::string &entry,
                                                  int device, int dynamicSharedBytes,
                                                  const std::string &kernelName, int blockThreads) {
@@ -502,23 +532,14 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   // same PTX stating that occupancy (`.minnctapersm`, after the entry's
   // `.maxntid`; ptxas then fits the registers, which the driver's
   // register-count option would not do for a kernel with `.maxntid`), kept
-  // when it uses fewer registers and spills no more. A `.maxnreg` of the
-  // program's own (Triton's maxnreg) is left as it is. A few spilled bytes
-  // are accepted: hkproj's attention forward at 168 registers spills 8 bytes
-  // a thread and still ran 7% faster on an H200 (397 against 370 TFLOP/s),
-  // the extra block hiding far more latency than the L1-resident spills add.
-  constexpr int kHintSpillBytes = 16;
-  size_t maxntid = image.find("\n.maxntid ");
-  size_t maxntidEnd = maxntid == std::string::npos ? maxntid : image.find('\n', maxntid + 1);
-  int blocks = 0, regs = attr(kFuncNumRegs);
-  if (blockThreads > 0 && maxntidEnd != std::string::npos &&
-      image.find("\n.maxnreg ") == std::string::npos &&
-      image.find("\n.minnctapersm ") == std::string::npos)
-    blocks = occupancyBlockTarget(deviceInfo(device), regs, blockThreads,
-                                  attr(kFuncSharedSizeBytes) + dynamicSharedBytes);
-  if (blocks > 0) {
-    std::string hinted = image;
-    hinted.insert(maxntidEnd, "\n.minnctapersm " + std::to_string(blocks));
+  // when it uses fewer registers and spills at most kHintSpillBytes more.
+  // A `.maxnreg` of the program's own (Triton's maxnreg) is left as it is.
+  const int regs = attr(kFuncNumRegs);
+  const int blocks = blockThreads > 0
+                         ? occupancyBlockTarget(deviceInfo(device), regs, blockThreads,
+                                                attr(kFuncSharedSizeBytes) + dynamicSharedBytes)
+                         : 0;
+  if (std::string hinted = blocks > 0 ? withMinBlocksPerSm(image, blocks) : ""; !hinted.empty()) {
     CUmodule module = nullptr;
     CUfunction f = nullptr;
     int hintedRegs = 0, hintedLocal = 0;  // (0 where the driver does not answer)

@@ -75,6 +75,24 @@ struct DeviceInfo {
 // against 330 TFLOP/s causal, 398 against 370 not).
 int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int sharedBytes);
 
+// The local memory (bytes a thread) a kernel loaded with that hint may
+// spill beyond the unhinted one and still be kept: hkproj's attention
+// forward at 168 registers spills 8 bytes and ran 7% faster on an H200 (397
+// against 370 TFLOP/s), the extra block hiding far more latency than the
+// L1-resident spills add.
+inline constexpr int kHintSpillBytes = 16;
+
+// The per-multiprocessor limits above (registers, shared memory, threads,
+// blocks) of compute capability `sm` (80, 86, 89, 90, ...) as CUDA's
+// programming guide tables them, for deciding without a device
+// (`tesserac aot`); all zero for an architecture not in the table.
+DeviceInfo archLimits(int sm);
+
+// `ptx` asking ptxas for `blocks` resident blocks per multiprocessor
+// (`.minnctapersm` after the entry's `.maxntid`); empty when the PTX has no
+// `.maxntid` or states its own `.maxnreg` or `.minnctapersm`.
+std::string withMinBlocksPerSm(const std::string &ptx, int blocks);
+
 // Whether the driver could be loaded and initialised; if not, *whyNot gets a
 // sentence that says so and what to do instead. Never throws.
 bool driverAvailable(std::string *whyNot = nullptr);

@@ -156,6 +156,27 @@ TEST(CudaDriver, OccupancyBlockTarget) {
   EXPECT_EQ(cu::occupancyBlockTarget(cu::DeviceInfo{}, 173, 128, 65792), 0);
 }
 
+TEST(CudaDriver, ArchLimitsAndTheOccupancyHint) {
+  cu::DeviceInfo h100 = cu::archLimits(90);
+  EXPECT_EQ(h100.regsPerSm, 65536);
+  EXPECT_EQ(h100.sharedPerSm, 228 * 1024);
+  EXPECT_EQ(h100.maxThreadsPerSm, 2048);
+  EXPECT_EQ(cu::occupancyBlockTarget(h100, 173, 128, 65792), 3);
+  EXPECT_EQ(cu::archLimits(86).maxThreadsPerSm, 1536);
+  EXPECT_EQ(cu::archLimits(75).regsPerSm, 0);  // not in the table: no hint
+  EXPECT_EQ(cu::occupancyBlockTarget(cu::archLimits(75), 173, 128, 65792), 0);
+
+  const std::string ptx = ".visible .entry k(\n.param .u64 p\n)\n.maxntid 128, 1, 1\n{\nret;\n}\n";
+  EXPECT_EQ(cu::withMinBlocksPerSm(ptx, 3),
+            ".visible .entry k(\n.param .u64 p\n)\n.maxntid 128, 1, 1\n.minnctapersm 3\n{\nret;"
+            "\n}\n");
+  // The program's own register cap or occupancy, or no .maxntid: left alone.
+  EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n.maxntid 128, 1, 1\n.maxnreg 128\n{\n}\n", 3), "");
+  EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n.maxntid 64, 1, 1\n.minnctapersm 2\n{\n}\n", 3),
+            "");
+  EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n{\n}\n", 3), "");
+}
+
 class CudaGpu : public ::testing::Test {
  protected:
   void SetUp() override {
