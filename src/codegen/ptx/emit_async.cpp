@@ -79,13 +79,16 @@ void Emitter::emitLocalStore(Operation &op) {
   LinearLayout l = layoutOf(value);
   const Regs &src = get(value);
   // Registers that run along the buffer's contiguous dim (the first
-  // register bits step it by 1, 2, ...) go four bytes at a time; the
-  // swizzle moves whole 16-byte chunks, so such a word stays contiguous.
+  // register bits step it by 1, 2, ...) go up to 16 bytes at a time: the
+  // thread's first element of such a run is aligned to the run (lane and
+  // warp bits are larger steps), and the swizzle moves whole 16-byte
+  // chunks, so the run stays contiguous and aligned.
   int run = 0;
   while (run < static_cast<int>(l.reg.size()) && l.reg[run].dim == sl.contig &&
          l.reg[run].value == (int64_t{1} << run))
     ++run;
-  int per = eb < 4 && (eb << run) >= 4 ? 4 / eb : 1;
+  const int vecBytes = std::min(16, eb << run);
+  const int per = vecBytes >= 4 ? vecBytes / eb : 1;  // elements a store
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
   auto destination = sharedAddresses(dst, l);
@@ -95,8 +98,19 @@ void Emitter::emitLocalStore(Operation &op) {
       ins(guard + "st.shared." + scalarMemType(d) + " " + where + ", " + src[i]);
       continue;
     }
-    std::string word = eb == 2 ? packHalves(src[i], src[i + 1]) : packBytes(src, i, d);
-    ins(guard + "st.shared.b32 " + where + ", " + word);
+    Regs words;
+    for (int w = 0; w < vecBytes / 4; ++w) {
+      int f = i + w * 4 / eb;
+      words.push_back(eb == 4   ? src[f]
+                      : eb == 2 ? packHalves(src[f], src[f + 1])
+                                : packBytes(src, static_cast<size_t>(f), d));
+    }
+    std::string type = eb == 4 ? scalarMemType(d) : "b32";
+    if (words.size() == 1)
+      ins(guard + "st.shared." + type + " " + where + ", " + words[0]);
+    else
+      ins(guard + "st.shared.v" + std::to_string(words.size()) + "." + type + " " + where + ", " +
+          join(words));
   }
   // wgmma reads shared memory through the async proxy: this thread's
   // stores must be visible to it before the barrier that publishes them.
