@@ -90,6 +90,7 @@
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
 #include "codegen/ptx/mask_prefix.h"
+#include "codegen/ptx/memdesc.h"
 #include "codegen/ptx/mma.h"
 #include "codegen/ptx/tma.h"
 #include "ir/descriptor_load.h"
@@ -690,10 +691,7 @@ class Pipeliner {
         continue;
       }
       const Type &t = c.load->result()->type;
-      Value *one = pre_.op1(OpCode::LocalAlloc, {},
-                            Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, c.shared.str()));
-      Value *buf = pre_.op1(OpCode::MemDescIndex, {one, pre_.constInt(0, i32)},
-                            Type::memdesc(t.shape, t.dtype, c.shared.str()));
+      auto [one, buf] = allocateOneSlot(pre_, t, c.shared);
       Type maskType = Type::tile(t.shape, Type::scalar(DType::I1));
       Value *mask =
           c.load->operands.size() > 1
@@ -838,13 +836,7 @@ class Pipeliner {
       const Type &t = cands[c].load->result()->type;
       Type bufType = Type::memdesc(t.shape, t.dtype, cands[c].shared.str());
       Value *buf = b.op1(OpCode::MemDescIndex, {rings[ringOf[c]], slot}, bufType);
-      if (cands[c].trans) {
-        SharedLayout view = cands[c].shared;
-        view.contig = 1 - view.contig;
-        buf = b.op1(OpCode::MemDescTrans, {buf},
-                    Type::memdesc({t.shape[1], t.shape[0]}, t.dtype, view.str()));
-      }
-      return buf;
+      return cands[c].trans ? transposedView(b, buf, cands[c].shared) : buf;
     };
     // The dots read the current slot (the prefetching dot the next one too).
     Value *readWraps = nullptr;

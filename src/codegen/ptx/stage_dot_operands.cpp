@@ -31,6 +31,7 @@
 
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
+#include "codegen/ptx/memdesc.h"
 #include "codegen/ptx/mma.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
@@ -120,28 +121,16 @@ class Stager {
     // Every buffer first: each local_alloc is a barrier of its own.
     std::vector<Value *> allocs, buffers;
     for (const auto &[i, o] : staged) {
-      const Type &t = o.load->result()->type;
-      std::string layout = o.shared.str();
-      allocs.push_back(before.op1(OpCode::LocalAlloc, {},
-                                  Type::memdesc({1, t.shape[0], t.shape[1]}, t.dtype, layout)));
-      buffers.push_back(before.op1(OpCode::MemDescIndex,
-                                   {allocs.back(), before.constInt(0, Type::scalar(DType::I32))},
-                                   Type::memdesc(t.shape, t.dtype, layout)));
+      OneSlot s = allocateOneSlot(before, o.load->result()->type, o.shared);
+      allocs.push_back(s.alloc);
+      buffers.push_back(s.slot);
     }
     for (size_t k = 0; k < staged.size(); ++k)
       before.create(OpCode::LocalStore, {buffers[k], staged[k].second.load->result()}, {});
     before.create(OpCode::Barrier, {}, {});
     for (size_t k = 0; k < staged.size(); ++k) {
       const auto &[i, o] = staged[k];
-      Value *buffer = buffers[k];
-      if (o.trans) {
-        const Type &t = buffer->type;
-        SharedLayout flipped = o.shared;
-        flipped.contig = 1 - flipped.contig;
-        buffer = before.op1(OpCode::MemDescTrans, {buffer},
-                            Type::memdesc({t.shape[1], t.shape[0]}, t.dtype, flipped.str()));
-      }
-      dot->operands[i] = buffer;
+      dot->operands[i] = o.trans ? transposedView(before, buffers[k], o.shared) : buffers[k];
       // A transpose that only the dot read goes (no DCE runs after the GPU
       // passes).
       if (o.trans && --uses_[o.trans->result()] == 0) eraseOp(o.trans);
