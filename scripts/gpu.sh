@@ -41,6 +41,19 @@ if { [ "$what" = all ] || [ "$what" = check ]; } && command -v compute-sanitizer
     tests/gpu/test_examples_gpu.py -k "softmax or layer_norm or matmul or (attention and 128-64 and dtype0)" 2>&1 |
     tee "$out/racecheck.log" | tail -3
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  # The matmul example on both tensor-core paths (wgmma and TMA on this
+  # GPU's sm_90a; mma.sync, ldmatrix and cp.async with TESSERA_TARGET=sm_80)
+  # under synccheck (barrier use), and the sm_80 path under racecheck too.
+  for target in "" sm_80; do
+    TESSERA_TARGET=$target compute-sanitizer --tool synccheck --error-exitcode 3 python3 -m pytest \
+      -q -p no:cacheprovider tests/gpu/test_examples_gpu.py -k "matmul" 2>&1 |
+      tee "$out/synccheck${target:+_$target}.log" | tail -2
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  done
+  TESSERA_TARGET=sm_80 compute-sanitizer --tool racecheck --error-exitcode 3 python3 -m pytest -q \
+    -p no:cacheprovider tests/gpu/test_examples_gpu.py -k "matmul" 2>&1 |
+    tee "$out/racecheck_sm_80.log" | tail -2
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 bench/gpu.py --out "$out/bench.txt" 2>&1 | tee "$out/bench.log" | tail -30
