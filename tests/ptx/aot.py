@@ -11,13 +11,7 @@
 # RUN: ! test -f /usr/local/cuda/include/cuda.h || c++ -x c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I/usr/local/cuda/include %t/add.c
 # RUN: ! command -v ptxas >/dev/null || grep -q "static const unsigned char tsr_cubin_1\[\]" %t/add.c
 # RUN: ! grep -q minnctapersm %t/add.c
-# The loader's occupancy hint, decided here for the target's limits where
-# ptxas is installed (the launcher loads the cubin as it is): this causal
-# attention forward (4 warps, 33 KiB of shared memory) as ptxas assembles
-# it on cp.async keeps 3 blocks per SM by registers, a step short of 4.
-# RUN: mkdir -p %t/occupancy
-# RUN: ! command -v ptxas >/dev/null || tesserac aot %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 4096, 64, 128, 32, 3" --target sm_90a --num-warps 4 --num-stages 2 -o %t/occupancy
-# RUN: ! command -v ptxas >/dev/null || FileCheck %s --check-prefix=OCCUPANCY --input-file %t/occupancy/attention_fwd_kernel.c
+# (tests/python/test_aot_occupancy.py checks where the occupancy hint goes.)
 # RUN: tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --no-cubin -o %t
 # RUN: FileCheck %s --check-prefix=NOCUBIN --input-file %t/add_kernel.c
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --ptxas /bin/false -o %t 2>&1; test $? = 1) | FileCheck %s --check-prefix=PTXAS
@@ -29,11 +23,6 @@
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel -o %t 2>&1; test $? = 2) | FileCheck %s --check-prefix=NOSIG
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --signature "*fp32, *fp32, *fp32, i64, 1024" -o %t 2>&1; test $? = 1) | FileCheck %s --check-prefix=MISMATCH
 # RUN: (tesserac aot %S/../../examples/vector_add.py --kernel add_kernel --signature "*fp32, *fp32, *fp32, i32, 1024" --name 9lives -o %t 2>&1; test $? = 2) | FileCheck %s --check-prefix=NAME
-
-# OCCUPANCY: static const char tsr_ptx_0[] =
-# OCCUPANCY: ".maxntid 128, 1, 1\n"
-# OCCUPANCY-NEXT: ".minnctapersm 4\n"
-# OCCUPANCY: static const unsigned char tsr_cubin_0[]
 
 # MADE: static const char tsr_ptx_0[] =
 # MADE-NOT: tensormap

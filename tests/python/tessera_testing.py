@@ -718,3 +718,53 @@ def assert_close(actual: np.ndarray, expected: np.ndarray, dtype: Any = None, *,
         raise AssertionError(
             f"{int((~ok).sum())} of {ok.size} elements differ (rtol={rt}, atol={at}) {msg}; first at "
             + ", ".join(f"{tuple(i)}: got {a[tuple(i)]!r} want {e[tuple(i)]!r}" for i in bad))
+
+
+# The occupancy hint's rule (runtime/cuda_driver.h occupancyBlockTarget),
+# written again from its description as the tests' oracle, for an H100/H200
+# (sm_90): 64 Ki registers, 228 KiB of shared memory (1 KiB more reserved
+# per block), 2048 threads and 32 blocks per SM. The blocks per SM to ask
+# for, or 0: registers alone keep the kernel one block short, it has fewer
+# than 16 warps resident, and one 8-register step fewer fits that block.
+SM90_LIMITS = dict(regs=65536, shared=228 * 1024, reserved=1024, threads=2048, blocks=32)
+
+
+def occupancy_hint_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMITS) -> int:
+    warps = -(-threads // 32)
+
+    def resident(r):  # blocks per SM at r registers a thread (256 a warp at a time)
+        return limits["regs"] // (-(-r * 32 // 256) * 256) // warps
+
+    other = min(limits["blocks"], limits["threads"] // (warps * 32),
+                limits["shared"] // (shared + limits["reserved"]) if shared else 1 << 30)
+    now = resident(regs)
+    if now >= other or now * warps >= 16:
+        return 0
+    cap = occupancy_register_cap(now + 1, threads, limits)
+    if -(-regs // 8) * 8 - cap > 8 or resident(cap) <= now:
+        return 0
+    return now + 1
+
+
+def occupancy_register_cap(blocks: int, threads: int, limits=SM90_LIMITS) -> int:
+    """The most registers a thread may use with `blocks` blocks resident."""
+    warps = -(-threads // 32)
+    return min(limits["regs"] // blocks // warps // 256 * 256 // 32, 255)
+
+
+def ptxas_report(ptx: str, target: str) -> dict:
+    """ptxas -v on `ptx`: {'regs', 'stack'} (registers and stack frame bytes
+    a thread); AssertionError with ptxas's output when it fails."""
+    import re
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([_ptxas(), f"-arch={target}", "-v", path, "-o",
+                            os.path.join(d, "k.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    stack = re.search(r"(\d+) bytes stack frame", r.stderr)
+    return {"regs": int(re.search(r"Used (\d+) registers", r.stderr).group(1)),
+            "stack": int(stack.group(1)) if stack else 0}

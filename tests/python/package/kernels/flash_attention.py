@@ -20,29 +20,23 @@ import tessera.language as tl
 def _fwd_blocks(acc, l_i, m_i, q, k_block_ptr, v_block_ptr, block_q, scale,
                 BLOCK_Q: tl.constexpr, BLOCK_KV: tl.constexpr, STAGE: tl.constexpr,
                 offs_q: tl.constexpr, offs_kv: tl.constexpr, SEQ_LEN: tl.constexpr):
-    # STAGE 1: key blocks left of the diagonal; 2: the diagonal blocks
-    # (masked); 3: every block (no mask).
-    if STAGE == 1:
-        lo, hi = 0, block_q * BLOCK_Q
-    elif STAGE == 2:
-        lo, hi = block_q * BLOCK_Q, (block_q + 1) * BLOCK_Q
-        lo = tl.multiple_of(lo, BLOCK_Q)
-    else:
-        lo, hi = 0, SEQ_LEN
+    diagonal = block_q * BLOCK_Q  # this program's first query row
+    lo = 0
+    hi = SEQ_LEN  # STAGE 3: every key block, no mask
+    if STAGE == 1:  # the key blocks left of the diagonal, no mask
+        hi = diagonal
+    if STAGE == 2:  # the diagonal blocks, masked
+        lo = tl.multiple_of(diagonal, BLOCK_Q)
+        hi = diagonal + BLOCK_Q
     k_block_ptr = tl.advance(k_block_ptr, (0, lo))
     v_block_ptr = tl.advance(v_block_ptr, (lo, 0))
     for start_kv in range(lo, hi, BLOCK_KV):
         start_kv = tl.multiple_of(start_kv, BLOCK_KV)
-        s = tl.dot(q, tl.load(k_block_ptr))
+        s = tl.dot(q, tl.load(k_block_ptr)) * scale
         if STAGE == 2:
-            visible = offs_q[:, None] >= (start_kv + offs_kv[None, :])
-            s = s * scale + tl.where(visible, 0.0, -1.0e6)
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            s = s - m_new[:, None]
-        else:
-            m_new = tl.maximum(m_i, tl.max(s, 1) * scale)
-            s = s * scale - m_new[:, None]
-        p = tl.math.exp(s)
+            s = tl.where(offs_q[:, None] >= start_kv + offs_kv[None, :], s, -1.0e6)
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp(s - m_new[:, None])
         correction = tl.math.exp(m_i - m_new)
         l_i = l_i * correction + tl.sum(p, 1)
         acc = acc * correction[:, None]
@@ -75,13 +69,14 @@ def attention_fwd_kernel(Q, K, V, scale, M, O, stride_b, stride_h, stride_s, str
     l_i = tl.zeros([BLOCK_Q], tl.float32)
     acc = tl.zeros([BLOCK_Q, HEAD_DIM], tl.float32)
     q = tl.load(q_block_ptr)
-    # STAGE 3 is causal: the blocks left of the diagonal, then the diagonal;
-    # STAGE 1 is not: every block in one pass.
-    acc, l_i, m_i = _fwd_blocks(acc, l_i, m_i, q, k_block_ptr, v_block_ptr, block_q, scale,
-                                BLOCK_Q, BLOCK_KV, 4 - STAGE, offs_q, offs_kv, SEQ_LEN)
-    if STAGE == 3:
+    if STAGE == 3:  # causal: the blocks left of the diagonal, then the diagonal
+        acc, l_i, m_i = _fwd_blocks(acc, l_i, m_i, q, k_block_ptr, v_block_ptr, block_q, scale,
+                                    BLOCK_Q, BLOCK_KV, 1, offs_q, offs_kv, SEQ_LEN)
         acc, l_i, m_i = _fwd_blocks(acc, l_i, m_i, q, k_block_ptr, v_block_ptr, block_q, scale,
                                     BLOCK_Q, BLOCK_KV, 2, offs_q, offs_kv, SEQ_LEN)
+    else:  # STAGE 1: every key block in one pass
+        acc, l_i, m_i = _fwd_blocks(acc, l_i, m_i, q, k_block_ptr, v_block_ptr, block_q, scale,
+                                    BLOCK_Q, BLOCK_KV, 3, offs_q, offs_kv, SEQ_LEN)
     tl.store(M + head * SEQ_LEN + offs_q, m_i + tl.math.log(l_i))
     tl.store(o_block_ptr, (acc / l_i[:, None]).to(O.type.element_ty))
 
