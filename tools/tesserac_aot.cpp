@@ -73,8 +73,9 @@ struct Assembled {
   int staticShared = 0;  // bytes of `.shared` the PTX declares
 };
 
+// The number in "<before>N<after>" of ptxas's report, or 0: the first, as
+// Tessera's PTX has one entry (ptxas reports several in its own order).
 int reported(const std::string &log, const std::string &before, const std::string &after) {
-  // The number in "<before>N<after>", or 0.
   for (size_t at = log.find(after); at != std::string::npos; at = log.find(after, at + 1)) {
     size_t start = at;
     while (start > 0 && std::isdigit(static_cast<unsigned char>(log[start - 1]))) --start;
@@ -107,33 +108,38 @@ Assembled assemble(const std::string &ptxas, const std::string &ptx, const std::
           reported(text, "", " bytes stack frame"), reported(text, ", ", " bytes smem")};
 }
 
-// The cubin (and the PTX it came from) a launcher embeds for `kernel`: as
-// the JIT loader does (cuda_driver.h's occupancyBlockTarget), a kernel a
-// few registers short of one more resident block per multiprocessor of the
-// target is assembled again asking for it (`.minnctapersm`), and that one
-// is kept when it uses fewer registers and spills at most
-// kHintSpillBytes more. The launcher loads the cubin as it is, so the
-// loader's own check never runs there.
-std::pair<std::string, Assembled> assembleForOccupancy(const std::string &ptxas,
-                                                       const tessera::KernelImpl &kernel,
-                                                       const std::string &target) {
-  const std::string &ptx = kernel.ir("ptx");
+// `variant`'s cubin for `target`. As the JIT loader does
+// (cuda_driver.h's occupancyBlockTarget), a kernel a few registers short of
+// one more resident block per multiprocessor of the target is assembled
+// again asking for it (`.minnctapersm`), and that cubin is kept when it
+// uses fewer registers and spills at most kHintSpillBytes more: the
+// launcher loads the cubin as it is, so the loader's own check never runs
+// there. The embedded PTX stays as compiled, for GPUs with other limits.
+void assembleForOccupancy(const std::string &ptxas, tessera::AotVariant &variant,
+                          const std::string &target) {
+  const std::string &ptx = variant.kernel->ir("ptx");
   Assembled plain = assemble(ptxas, ptx, target);
+  variant.cubin = plain.cubin;
   tessera::ptx::Target t;
   tessera::ptx::parseTarget(target, t);
   namespace cu = tessera::cuda;
-  int blocks = cu::occupancyBlockTarget(cu::archLimits(t.sm), plain.regs, 32 * kernel.numWarps(),
-                                        plain.staticShared + kernel.sharedBytes());
+  int blocks =
+      cu::occupancyBlockTarget(cu::archLimits(t.sm), plain.regs, 32 * variant.kernel->numWarps(),
+                               plain.staticShared + variant.kernel->sharedBytes());
   std::string hinted = blocks > 0 ? cu::withMinBlocksPerSm(ptx, blocks) : "";
-  if (hinted.empty()) return {ptx, plain};
+  if (hinted.empty()) return;
   try {
     Assembled h = assemble(ptxas, hinted, target);
-    if (h.regs > 0 && h.regs < plain.regs && h.stackBytes <= plain.stackBytes + cu::kHintSpillBytes)
-      return {hinted, h};
+    if (h.regs > 0 && h.regs < plain.regs &&
+        h.stackBytes <= plain.stackBytes + cu::kHintSpillBytes) {
+      variant.cubin = h.cubin;
+      variant.minBlocksPerSm = blocks;
+      variant.regs = h.regs;
+      variant.plainRegs = plain.regs;
+    }
   } catch (const tessera::Error &) {
     // ptxas could not fit an instruction in the fewer registers: the plain one.
   }
-  return {ptx, plain};
 }
 
 bool isIdentifier(const std::string &s) {
@@ -215,12 +221,8 @@ int aotMain(int argc, char **argv) {
   try {
     for (const std::string &sig : signatures) {
       req.args = tessera::frontend::parseSignature(sig);
-      variants.push_back({req.args, sig, tessera::compileKernel(req), "", ""});
-      if (!ptxas.empty()) {
-        auto [ptx, assembled] = assembleForOccupancy(ptxas, *variants.back().kernel, req.target);
-        variants.back().ptx = ptx;
-        variants.back().cubin = assembled.cubin;
-      }
+      variants.push_back({req.args, sig, tessera::compileKernel(req), ""});
+      if (!ptxas.empty()) assembleForOccupancy(ptxas, variants.back(), req.target);
     }
     tessera::AotFiles files = tessera::generateAot(name, file, variants);
     for (auto [fileName, text] :

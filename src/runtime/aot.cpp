@@ -163,12 +163,17 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
     << "#include \"" << f.headerName << "\"\n\n#include <pthread.h>\n#include <stddef.h>\n\n";
   for (size_t i = 0; i < n; ++i)
     c << "/* " << variants[i].signature << " */\nstatic const char tsr_ptx_" << i << "[] =\n"
-      << cString(variants[i].ptx.empty() ? variants[i].kernel->ir("ptx") : variants[i].ptx)
-      << ";\n\n";
+      << cString(variants[i].kernel->ir("ptx")) << ";\n\n";
   for (size_t i = 0; i < n; ++i) {
     const std::string &bin = variants[i].cubin;
     if (bin.empty()) continue;
-    c << "/* ptxas's cubin of the same PTX (" << bin.size() << " bytes) */\n"
+    const AotVariant &v = variants[i];
+    c << "/* ptxas's cubin of the same PTX (" << bin.size() << " bytes)";
+    if (v.minBlocksPerSm > 0)
+      c << ", asked for " << v.minBlocksPerSm << " blocks per SM (.minnctapersm "
+        << v.minBlocksPerSm << "): " << v.regs << " registers a thread, " << v.plainRegs
+        << " without";
+    c << " */\n"
       << "static const unsigned char tsr_cubin_" << i << "[] = {";
     for (size_t b = 0; b < bin.size(); ++b) {
       char hex[8];
@@ -187,6 +192,8 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
   for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << 32 * variants[i].kernel->numWarps();
   c << "};\nstatic const unsigned int tsr_shared_bytes[" << n << "] = {";
   for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << variants[i].kernel->sharedBytes();
+  c << "};\nstatic const unsigned int tsr_min_blocks[" << n << "] = {";
+  for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << variants[i].minBlocksPerSm;
   c << "};\n\n"
     << "/* Loaded modules, per context (a context is never reused for another while\n"
     << " * it lives; unload before destroying one). */\n"
@@ -229,8 +236,10 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
     << "      tsr_r = cuFuncSetAttribute(tsr_function, "
        "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
     << "                             (int)tsr_shared_bytes[tsr_variant]);\n"
-    << "    /* As the JIT runtime: room for as many such blocks per SM as fit. */\n"
-    << "    if (tsr_r == CUDA_SUCCESS && tsr_shared_bytes[tsr_variant] > 48 * 1024)\n"
+    << "    /* As the JIT runtime: room for as many such blocks per SM as fit (the\n"
+    << "     * blocks a cubin asked ptxas for included). */\n"
+    << "    if (tsr_r == CUDA_SUCCESS &&\n"
+    << "        (tsr_shared_bytes[tsr_variant] > 48 * 1024 || tsr_min_blocks[tsr_variant] > 0))\n"
     << "      tsr_r = cuFuncSetAttribute(tsr_function, "
        "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,\n"
     << "                             CU_SHAREDMEM_CARVEOUT_MAX_SHARED);\n"

@@ -35,7 +35,11 @@ struct AotVariant {
   std::string signature;                // its text, for the comments
   std::shared_ptr<KernelImpl> kernel;   // compiled with a GPU target
   std::string cubin;                    // ptxas's output for the target; may be empty
-  std::string ptx;                      // the PTX to embed; empty: the kernel's own
+  // When the cubin was assembled asking for one more resident block per SM
+  // (`.minnctapersm`, tesserac aot's occupancy hint; the embedded PTX stays
+  // as compiled, for GPUs with other limits): the blocks asked for and the
+  // registers a thread with and without; 0 otherwise.
+  int minBlocksPerSm = 0, regs = 0, plainRegs = 0;
 };
 
 struct AotFiles {

@@ -475,8 +475,10 @@ std::string withMinBlocksPerSm(const std::string &ptx, int blocks) {
   if (maxntid == std::string::npos || ptx.find("\n.maxnreg ") != std::string::npos ||
       ptx.find("\n.minnctapersm ") != std::string::npos)
     return "";
+  size_t end = ptx.find('\n', maxntid + 1);  // (npos: the directive ends the text)
   std::string hinted = ptx;
-  hinted.insert(ptx.find('\n', maxntid + 1), "\n.minnctapersm " + std::to_string(blocks));
+  hinted.insert(end == std::string::npos ? ptx.size() : end,
+                "\n.minnctapersm " + std::to_string(blocks));
   return hinted;
 }
 
@@ -551,6 +553,9 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
       d.cuModuleUnload(k->module_);
       k->module_ = module;
       k->function_ = f;
+      // The blocks asked for share the SM's shared memory: without a
+      // preference the driver may configure less than they need.
+      d.cuFuncSetAttribute(f, kFuncPreferredSharedMemoryCarveout, kCarveoutMaxShared);
     } else if (module) {
       d.cuModuleUnload(module);
     }

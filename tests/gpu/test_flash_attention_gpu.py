@@ -78,15 +78,19 @@ def test_occupancy_hint_where_the_rule_asks(head_dim, blocks, num_warps, num_sta
     before = ptxas_report(ptx, "sm_90a")
     threads = 32 * num_warps
     want = occupancy_hint_blocks(before["regs"], threads, kernel.metadata.shared)
-    assert kernel.n_regs <= before["regs"]
-    if want == 0:
-        return
-    hinted = re.sub(r"(\n\.maxntid [^\n]*)", lambda m: m.group(1) + f"\n.minnctapersm {want}",
-                    ptx, count=1)
-    try:
-        after = ptxas_report(hinted, "sm_90a")
-    except AssertionError:
-        return  # ptxas cannot fit an instruction in so few registers: not hinted
-    if after["regs"] < before["regs"] and after["stack"] <= before["stack"] + 16:
-        assert kernel.n_regs <= occupancy_register_cap(want, threads), \
-            f"{kernel.n_regs} registers: still {want - 1} blocks per SM"
+    takes = False  # whether ptxas manages the hint within the rule's spill allowance
+    if want:
+        hinted = re.sub(r"(\n\.maxntid [^\n]*)",
+                        lambda m: m.group(1) + f"\n.minnctapersm {want}", ptx, count=1)
+        try:
+            after = ptxas_report(hinted, "sm_90a")
+            takes = after["regs"] < before["regs"] and after["stack"] <= before["stack"] + 16
+        except AssertionError:
+            pass  # ptxas cannot fit an instruction in so few registers
+    if takes and kernel.n_regs <= occupancy_register_cap(want, threads):
+        return  # hinted, as the rule asks
+    if kernel.n_regs != before["regs"]:
+        pytest.skip(f"the driver's JIT gives {kernel.n_regs} registers where the toolkit's ptxas "
+                    f"gives {before['regs']}: their versions differ, so the rule cannot be "
+                    "checked against this ptxas")
+    assert not takes, f"{kernel.n_regs} registers: the loader did not ask for {want} blocks per SM"

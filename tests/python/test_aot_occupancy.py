@@ -1,13 +1,17 @@
 """tesserac aot decides the loader's occupancy hint at build time
 (tools/tesserac_aot.cpp): for configurations of the matmul example and a
-flash-attention forward, the launcher embeds the PTX with `.minnctapersm N` exactly where the rule
+flash-attention forward, the launcher's cubin is ptxas's cubin of the PTX
+with `.minnctapersm N` exactly where the rule
 (tessera_testing.occupancy_hint_blocks, applied to ptxas's report of the
 plain PTX) asks for N blocks per SM and the hinted PTX assembles to fewer
 registers, spilling at most 16 bytes a thread more; everywhere else the
-plain PTX. Skipped without a build's tesserac or without ptxas."""
+plain PTX's. The embedded PTX is always the plain one (other GPUs JIT it
+under their own limits). Skipped without a build's tesserac or without
+ptxas."""
 import os
 import pathlib
 import re
+import struct
 import subprocess
 
 import pytest
@@ -42,7 +46,37 @@ def embedded_ptx(c_source: str) -> str:
     return "".join(pieces).encode("latin-1").decode("unicode_escape")
 
 
-def launcher_ptx(tmp_path, config, cubin: bool) -> str:
+def embedded_cubin(c_source: str) -> tuple[bytes, str]:
+    """The cubin a generated launcher embeds, and the comment above it."""
+    m = re.search(r"/\* (ptxas's cubin[^*]*) \*/\nstatic const unsigned char tsr_cubin_0\[\] = "
+                  r"\{(.*?)\};", c_source, re.S)
+    return bytes(int(x, 16) for x in re.findall(r"0x([0-9a-f]{2})", m.group(2))), m.group(1)
+
+
+def elf_sections(cubin: bytes) -> dict:
+    """Section name -> contents of a 64-bit ELF, less ptxas's tool note (it
+    records the command line)."""
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    entsize, count, names = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * entsize) for i in range(count)]
+    table = headers[names][4]
+    out = {}
+    for h in headers:
+        name = cubin[table + h[0]:cubin.index(b"\0", table + h[0])].decode()
+        if name != ".note.nv.tkinfo":
+            out[name] = cubin[h[4]:h[4] + h[5]] if h[1] != 8 else h[5]  # (NOBITS: its size)
+    return out
+
+
+def assembled(ptx: str, tmp_path) -> bytes:
+    path = tmp_path / "expected.ptx"
+    path.write_text(ptx)
+    subprocess.run([_ptxas(), "-arch=sm_90a", "-lineinfo", str(path), "-o",
+                    str(tmp_path / "expected.cubin")], check=True)
+    return (tmp_path / "expected.cubin").read_bytes()
+
+
+def launcher(tmp_path, config, cubin: bool) -> str:
     file, kernel, sig, warps, stages = config
     out = tmp_path / ("cubin" if cubin else "ptx")
     out.mkdir()
@@ -51,7 +85,7 @@ def launcher_ptx(tmp_path, config, cubin: bool) -> str:
                         str(stages), "-o", str(out)] + ([] if cubin else ["--no-cubin"]),
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return embedded_ptx((out / f"{kernel}.c").read_text())
+    return (out / f"{kernel}.c").read_text()
 
 
 @pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
@@ -60,23 +94,30 @@ def launcher_ptx(tmp_path, config, cubin: bool) -> str:
 def test_launcher_embeds_the_occupancy_hint_where_the_rule_asks(tmp_path, file, kernel, sig, warps,
                                                                 stages):
     config = (file, kernel, sig, warps, stages)
-    plain = launcher_ptx(tmp_path, config, cubin=False)  # --no-cubin: never hinted
-    embedded = launcher_ptx(tmp_path, config, cubin=True)
-    assert ".minnctapersm" not in plain
+    plain = embedded_ptx(launcher(tmp_path, config, cubin=False))
+    source = launcher(tmp_path, config, cubin=True)
+    assert embedded_ptx(source) == plain and ".minnctapersm" not in plain
+    cubin, comment = embedded_cubin(source)
     threads = 32 * warps
     shared = int(re.search(r"// tessera.shared_bytes = (\d+)", plain).group(1))
     before = ptxas_report(plain, "sm_90a")
     want = occupancy_hint_blocks(before["regs"], threads, shared)
-    hint = f"\n.minnctapersm {want}"
-    hinted = re.sub(r"(\n\.maxntid [^\n]*)", lambda m: m.group(1) + hint, plain, count=1)
-    if ".minnctapersm" in embedded:
-        assert want > 0 and embedded == hinted
-        after = ptxas_report(embedded, "sm_90a")
+    hinted = re.sub(r"(\n\.maxntid [^\n]*)",
+                    lambda m: m.group(1) + f"\n.minnctapersm {want}", plain, count=1)
+    asked = re.search(r"asked for (\d+) blocks per SM \(\.minnctapersm \d+\): (\d+) registers "
+                      r"a thread, (\d+) without", comment)
+    if asked:
+        after = ptxas_report(hinted, "sm_90a")
+        assert want > 0 and int(asked.group(1)) == want
+        assert (int(asked.group(2)), int(asked.group(3))) == (after["regs"], before["regs"])
         assert after["regs"] < before["regs"]
         assert after["regs"] <= occupancy_register_cap(want, threads)
         assert after["stack"] <= before["stack"] + 16
+        assert elf_sections(cubin) == elf_sections(assembled(hinted, tmp_path))
+        assert re.search(r"tsr_min_blocks\[1\] = \{" + str(want) + r"\}", source)
         return
-    assert embedded == plain
+    assert elf_sections(cubin) == elf_sections(assembled(plain, tmp_path))
+    assert "tsr_min_blocks[1] = {0}" in source
     if want:  # asked for but refused: the hinted PTX must do no better
         try:
             after = ptxas_report(hinted, "sm_90a")

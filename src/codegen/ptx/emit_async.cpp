@@ -87,8 +87,10 @@ void Emitter::emitLocalStore(Operation &op) {
   while (run < static_cast<int>(l.reg.size()) && l.reg[run].dim == sl.contig &&
          l.reg[run].value == (int64_t{1} << run))
     ++run;
-  const int vecBytes = std::min(16, eb << run);
-  const int per = vecBytes >= 4 ? vecBytes / eb : 1;  // elements a store
+  // (8-byte elements go one at a time: words are built from 1-, 2- and
+  // 4-byte ones.)
+  const int vecBytes = eb <= 4 ? std::min(16, eb << run) : eb;
+  const int per = eb <= 4 && vecBytes >= 4 ? vecBytes / eb : 1;  // elements a store
   std::string owner = ownerPred(l);
   std::string guard = owner.empty() ? "" : "@" + owner + " ";
   auto destination = sharedAddresses(dst, l);

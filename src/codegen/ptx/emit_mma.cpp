@@ -25,6 +25,7 @@
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
+#include "passes/pass_utils.h"
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
@@ -118,8 +119,11 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // wgmma product and this one summed into one accumulator): the
   // accumulator then goes into and out of mma.sync's layout through shared
   // memory, before the operands are staged there and after they are read.
+  // A constant accumulator (a splat: every register holds the value) needs
+  // no moving.
   const bool relaid = !(lr == lacc);
   Regs cin = !relaid || !c->type.isTile() ? spread(c, lacc.numRegs())
+             : passes::constantOf(c)      ? Regs(lacc.numRegs(), get(c).at(0))
                                           : convertThroughShared(get(c), lr, lacc, c->type.dtype);
   WarpSplit split = mmaWarpSplit(M, N, opts_.numWarps);
   int64_t Mw = M / split.m, Nw = N / split.n;

@@ -175,6 +175,8 @@ TEST(CudaDriver, ArchLimitsAndTheOccupancyHint) {
   EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n.maxntid 64, 1, 1\n.minnctapersm 2\n{\n}\n", 3),
             "");
   EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n{\n}\n", 3), "");
+  EXPECT_EQ(cu::withMinBlocksPerSm(".entry k()\n.maxntid 32, 1, 1", 2),
+            ".entry k()\n.maxntid 32, 1, 1\n.minnctapersm 2");
 }
 
 class CudaGpu : public ::testing::Test {
