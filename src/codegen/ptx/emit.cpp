@@ -300,19 +300,26 @@ void Emitter::emitBlock(Block &b) {
 }
 
 void Emitter::waitForWgmmaReaders(const Operation &op) {
-  if (wgmmaInFlight_.empty()) return;
+  if (wgmmaGroups_.empty()) return;
+  size_t newest = 0;  // 1 + the index of the newest group `op` reads
   for (size_t i = 0; i < op.operands.size(); ++i) {
     // The next wgmma of the chain reads its accumulator in the async proxy.
     if (op.code == OpCode::Dot && i == 2 && op.intAttr("overlap", 0)) continue;
     Regs *const *regs = regs_.find(op.operand(i));
     if (!regs) continue;
-    for (const std::string &r : **regs)
-      if (wgmmaInFlight_.count(r)) {
-        ins("wgmma.wait_group.sync.aligned 0");
-        wgmmaInFlight_.clear();
-        return;
-      }
+    for (size_t g = newest; g < wgmmaGroups_.size(); ++g)
+      for (const std::string &r : **regs)
+        if (wgmmaGroups_[g].count(r)) {
+          newest = g + 1;
+          break;
+        }
   }
+  if (newest > 0) waitForWgmmaGroups(wgmmaGroups_.size() - newest);
+}
+
+void Emitter::waitForWgmmaGroups(size_t pending) {
+  ins("wgmma.wait_group.sync.aligned " + std::to_string(pending));
+  while (wgmmaGroups_.size() > pending) wgmmaGroups_.pop_front();
 }
 
 // Copies the yielded values into `targets` as one parallel copy: through
@@ -375,10 +382,7 @@ void Emitter::emitFor(Operation &op) {
   label(exit);
   // A wgmma group the body left running ends with the loop (ptxas
   // serializes wgmma when its accumulators stay in flight any further).
-  if (!wgmmaInFlight_.empty()) {
-    ins("wgmma.wait_group.sync.aligned 0");
-    wgmmaInFlight_.clear();
-  }
+  if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   for (size_t i = 0; i < carried.size(); ++i) set(op.result(i), carried[i]);
 }
 

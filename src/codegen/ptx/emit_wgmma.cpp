@@ -317,13 +317,15 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   if (overlap) {
     // This group may run on; the previous one (and every wgmma before it)
     // is done, so its slots can be refilled.
-    ins("wgmma.wait_group.sync.aligned 1");
-    wgmmaInFlight_.insert(acc.begin(), acc.end());
+    wgmmaGroups_.emplace_back(acc.begin(), acc.end());
+    waitForWgmmaGroups(1);
     set(res, acc);
     return;
   }
-  if (!promote) ins("wgmma.wait_group.sync.aligned 0");  // (a promoted sum waited already)
-  wgmmaInFlight_.clear();
+  if (promote)
+    wgmmaGroups_.clear();  // (a promoted sum waited already)
+  else
+    waitForWgmmaGroups(0);
   if (chained) {
     set(res, acc);
     return;

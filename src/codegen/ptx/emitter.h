@@ -273,10 +273,13 @@ class Emitter {
   int useCount(const Value *v);
   // Whether any dot of the kernel runs on wgmma (computed on first call).
   bool usesWgmma();
-  // Emits wgmma.wait_group 0 before `op` when it reads an accumulator that a
+  // Emits wgmma.wait_group N before `op` when it reads an accumulator that a
   // wgmma may still be writing (emit_wgmma.cpp leaves the last group of an
-  // overlapping dot running).
+  // overlapping dot running): N the groups committed after the newest one
+  // it reads, which may keep running.
   void waitForWgmmaReaders(const Operation &op);
+  // wgmma.wait_group `pending`, and the groups it retires forgotten.
+  void waitForWgmmaGroups(size_t pending);
 
   Function &fn_;
   PtxOptions opts_;
@@ -306,7 +309,10 @@ class Emitter {
   PtrMap<const Value *, Regs *> regs_;
   std::deque<Regs> regStore_;
   std::optional<PtrMap<const Value *, int>> uses_;
-  std::set<std::string> wgmmaInFlight_;  // accumulator registers of running wgmma groups
+  // The accumulator registers of each wgmma group still running, oldest
+  // first (groups retire in commit order: `wgmma.wait_group N` leaves the
+  // newest N).
+  std::deque<std::set<std::string>> wgmmaGroups_;
   // Where scalarOp puts its float32 result, when set: the loop-carried
   // register an elementwise op updates in place (see emitOp).
   std::string inPlaceResult_;
