@@ -111,9 +111,8 @@ Assembled assemble(const std::string &ptxas, const std::string &ptx, const std::
 // `variant`'s cubin for `target`. As the JIT loader does
 // (cuda_driver.h's occupancyBlockTarget), a kernel a few registers short of
 // one more resident block per multiprocessor of the target is assembled
-// again asking for it (`.minnctapersm`), and that cubin is kept when it
-// uses fewer registers and spills at most kHintSpillBytes more: the
-// launcher loads the cubin as it is, so the loader's own check never runs
+// again asking for it (`.minnctapersm`), and that cubin is kept as
+// keepHinted says: the launcher loads the cubin as it is, so the loader's own check never runs
 // there. The embedded PTX stays as compiled, for GPUs with other limits.
 void assembleForOccupancy(const std::string &ptxas, tessera::AotVariant &variant,
                           const std::string &target) {
@@ -130,8 +129,7 @@ void assembleForOccupancy(const std::string &ptxas, tessera::AotVariant &variant
   if (hinted.empty()) return;
   try {
     Assembled h = assemble(ptxas, hinted, target);
-    if (h.regs > 0 && h.regs < plain.regs &&
-        h.stackBytes <= plain.stackBytes + cu::kHintSpillBytes) {
+    if (cu::keepHinted(plain.regs, plain.stackBytes, h.regs, h.stackBytes)) {
       variant.cubin = h.cubin;
       variant.minBlocksPerSm = blocks;
       variant.regs = h.regs;

@@ -534,7 +534,7 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
   // same PTX stating that occupancy (`.minnctapersm`, after the entry's
   // `.maxntid`; ptxas then fits the registers, which the driver's
   // register-count option would not do for a kernel with `.maxntid`), kept
-  // when it uses fewer registers and spills at most kHintSpillBytes more.
+  // as keepHinted says.
   // A `.maxnreg` of the program's own (Triton's maxnreg) is left as it is.
   const int regs = attr(kFuncNumRegs);
   const int blocks = blockThreads > 0
@@ -548,8 +548,8 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
     if (jit(&module, hinted) == kSuccess &&
         d.cuModuleGetFunction(&f, module, entry.c_str()) == kSuccess &&
         d.cuFuncGetAttribute(&hintedRegs, kFuncNumRegs, f) == kSuccess &&
-        d.cuFuncGetAttribute(&hintedLocal, kFuncLocalSizeBytes, f) == kSuccess && hintedRegs > 0 &&
-        hintedRegs < regs && hintedLocal <= attr(kFuncLocalSizeBytes) + kHintSpillBytes) {
+        d.cuFuncGetAttribute(&hintedLocal, kFuncLocalSizeBytes, f) == kSuccess &&
+        keepHinted(regs, attr(kFuncLocalSizeBytes), hintedRegs, hintedLocal)) {
       d.cuModuleUnload(k->module_);
       k->module_ = module;
       k->function_ = f;

@@ -82,6 +82,14 @@ int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int shar
 // L1-resident spills add.
 inline constexpr int kHintSpillBytes = 16;
 
+// Whether a kernel assembled with that hint (`hintedRegs` registers and
+// `hintedLocal` bytes of local memory a thread) is kept over the plain one
+// (`regs`, `local`): fewer registers, at most kHintSpillBytes more spilled.
+// The loader and `tesserac aot` both decide by it.
+inline bool keepHinted(int regs, int local, int hintedRegs, int hintedLocal) {
+  return hintedRegs > 0 && hintedRegs < regs && hintedLocal <= local + kHintSpillBytes;
+}
+
 // The per-multiprocessor limits above (registers, shared memory, threads,
 // blocks) of compute capability `sm` (80, 86, 89, 90, ...) as CUDA's
 // programming guide tables them, for deciding without a device
@@ -129,8 +137,8 @@ class LoadedKernel {
   // With `blockThreads` (the block size every launch uses), a kernel one
   // allocation step of registers short of one more resident block per SM is
   // loaded again asking for that occupancy (occupancyBlockTarget), and that
-  // one is kept when it uses fewer registers and spills at most 16 bytes a
-  // thread more; a PTX that states its own `.maxnreg` keeps it.
+  // one is kept as keepHinted says; a PTX that states its own `.maxnreg`
+  // keeps it.
   static std::unique_ptr<LoadedKernel> load(std::string_view ptx, const std::string &entry,
                                             int device, int dynamicSharedBytes,
                                             const std::string &kernelName, int blockThreads = 0);

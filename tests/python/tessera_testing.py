@@ -768,3 +768,27 @@ def ptxas_report(ptx: str, target: str) -> dict:
     stack = re.search(r"(\d+) bytes stack frame", r.stderr)
     return {"regs": int(re.search(r"Used (\d+) registers", r.stderr).group(1)),
             "stack": int(stack.group(1)) if stack else 0}
+
+
+def with_min_blocks_per_sm(ptx: str, blocks: int) -> str:
+    """`ptx` asking ptxas for `blocks` resident blocks per SM (`.minnctapersm`
+    after the entry's `.maxntid`), as the occupancy hint writes it."""
+    import re
+    return re.sub(r"(\n\.maxntid [^\n]*)", lambda m: m.group(1) + f"\n.minnctapersm {blocks}",
+                  ptx, count=1)
+
+
+def hinted_report(ptx: str, blocks: int, target: str) -> dict | None:
+    """ptxas_report of `ptx` asking for `blocks` blocks per SM; None where
+    ptxas cannot fit an instruction in the registers that leaves."""
+    try:
+        return ptxas_report(with_min_blocks_per_sm(ptx, blocks), target)
+    except AssertionError:
+        return None
+
+
+def hint_kept(before: dict, after: dict | None) -> bool:
+    """The rule for keeping a hinted kernel (ptxas reports of the plain and
+    the hinted PTX): fewer registers, at most 16 bytes a thread more spilled."""
+    return (after is not None and after["regs"] < before["regs"]
+            and after["stack"] <= before["stack"] + 16)

@@ -17,8 +17,8 @@
 // Runs narrower than 4 bytes (2-byte elements that axis info cannot pair)
 // are loaded and stored synchronously, element by element. Replicas of an
 // element (layouts with fewer elements than threads) issue nothing.
-// local_store writes a tile's registers with st.shared (32-bit words where
-// its registers run along the buffer's contiguous dim), then, in a kernel
+// local_store writes a tile's registers with st.shared (vectors of up to
+// 16 bytes where its registers run along the buffer's contiguous dim), then, in a kernel
 // with wgmma, the proxy fence that makes them visible to it.
 // async_wait is `cp.async.wait_group N` and a barrier: a thread's wait covers
 // only its own copies, and the barrier makes everybody's visible.

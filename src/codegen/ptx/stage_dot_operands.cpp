@@ -119,18 +119,16 @@ class Stager {
     before.setInsertionPointBefore(dot);
     before.setLoc(dot->loc);
     // Every buffer first: each local_alloc is a barrier of its own.
-    std::vector<Value *> allocs, buffers;
-    for (const auto &[i, o] : staged) {
-      OneSlot s = allocateOneSlot(before, o.load->result()->type, o.shared);
-      allocs.push_back(s.alloc);
-      buffers.push_back(s.slot);
-    }
+    std::vector<OneSlot> buffers;
+    for (const auto &[i, o] : staged)
+      buffers.push_back(allocateOneSlot(before, o.load->result()->type, o.shared));
     for (size_t k = 0; k < staged.size(); ++k)
-      before.create(OpCode::LocalStore, {buffers[k], staged[k].second.load->result()}, {});
+      before.create(OpCode::LocalStore, {buffers[k].slot, staged[k].second.load->result()}, {});
     before.create(OpCode::Barrier, {}, {});
     for (size_t k = 0; k < staged.size(); ++k) {
       const auto &[i, o] = staged[k];
-      dot->operands[i] = o.trans ? transposedView(before, buffers[k], o.shared) : buffers[k];
+      dot->operands[i] =
+          o.trans ? transposedView(before, buffers[k].slot, o.shared) : buffers[k].slot;
       // A transpose that only the dot read goes (no DCE runs after the GPU
       // passes).
       if (o.trans && --uses_[o.trans->result()] == 0) eraseOp(o.trans);
@@ -138,7 +136,7 @@ class Stager {
     Builder after;
     after.setInsertionPoint(&fn_.body, std::next(passes::iteratorOf(dot)));
     after.setLoc(dot->loc);
-    for (Value *alloc : allocs) after.create(OpCode::LocalDealloc, {alloc}, {});
+    for (const OneSlot &s : buffers) after.create(OpCode::LocalDealloc, {s.alloc}, {});
   }
 
   Function &fn_;

@@ -163,6 +163,11 @@ TEST(CudaDriver, ArchLimitsAndTheOccupancyHint) {
   EXPECT_EQ(h100.maxThreadsPerSm, 2048);
   EXPECT_EQ(cu::occupancyBlockTarget(h100, 173, 128, 65792), 3);
   EXPECT_EQ(cu::archLimits(86).maxThreadsPerSm, 1536);
+  // Kept: fewer registers, at most kHintSpillBytes more spilled.
+  EXPECT_TRUE(cu::keepHinted(170, 0, 168, 16));
+  EXPECT_FALSE(cu::keepHinted(170, 0, 168, 24));
+  EXPECT_FALSE(cu::keepHinted(170, 0, 170, 0));
+  EXPECT_FALSE(cu::keepHinted(170, 0, 0, 0));  // the driver did not answer
   EXPECT_EQ(cu::archLimits(75).regsPerSm, 0);  // not in the table: no hint
   EXPECT_EQ(cu::occupancyBlockTarget(cu::archLimits(75), 173, 128, 65792), 0);
 
