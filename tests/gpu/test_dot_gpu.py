@@ -434,6 +434,22 @@ def test_wgmma_and_mma_sync_products_in_one_accumulator(gen, m, n, d, warps):
     assert rel_err(out, ref) <= 1e-5
 
 
+@pytest.mark.parametrize("m,n,k,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])
+def test_accumulator_from_before_the_loop(gen, m, n, k, warps):
+    # dot(a_j, b_j, c) in a loop, c loaded before it and read only there: the
+    # product may not update c's registers in place (each iteration adds to
+    # c as loaded).
+    steps = 3
+    a = random_operand((steps * m, k), torch.float16, gen)
+    b = random_operand((steps * k, n), torch.float16, gen)
+    c = random_operand((m, n), torch.float32, gen)
+    out = poisoned((m, n), torch.float32)
+    DOTS.invariant_accumulator_kernel[(1,)](a, b, c, out, steps, M=m, N=n, K=k, num_warps=warps)
+    ref = sum(a[j * m:(j + 1) * m].double() @ b[j * k:(j + 1) * k].double() + c.double()
+              for j in range(steps)) * 0.5
+    assert rel_err(out, ref) <= 1e-5
+
+
 @pytest.mark.parametrize("bm,bn,bk,warps", [(128, 64, 64, 4), (64, 128, 32, 4), (128, 128, 64, 8)])
 def test_products_combined_elementwise(gen, bm, bn, bk, warps):
     # One product on wgmma, one on mma.sync (its B is also summed), their

@@ -18,6 +18,10 @@ const std::vector<PassInfo> &gpuPasses() {
       {"pipeline-dot-operands",
        "stage tensor-core dot operands through a ring of cp.async copies (num_stages)",
        &pipelineDotOperands},
+      {"rotate-dot-loops",
+       "on sm_90a, run a loop's second dot (attention's P V) one iteration late, during the "
+       "next softmax",
+       &rotateDotLoops},
       {"stage-dot-operands",
        "on sm_90a, copy a dot's loaded operands outside loops to shared memory for wgmma",
        &stageDotOperands},

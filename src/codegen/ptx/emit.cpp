@@ -309,10 +309,25 @@ void Emitter::waitForWgmmaReaders(const Operation &op) {
     if (!regs) continue;
     for (size_t g = newest; g < wgmmaGroups_.size(); ++g)
       for (const std::string &r : **regs)
-        if (wgmmaGroups_[g].count(r)) {
+        if (wgmmaGroups_[g].acc.count(r)) {
           newest = g + 1;
           break;
         }
+  }
+  if (newest > 0) waitForWgmmaGroups(wgmmaGroups_.size() - newest);
+}
+
+void Emitter::waitForWgmmaRegisters(const std::set<std::string> &reads,
+                                    const std::set<std::string> &writes) {
+  size_t newest = 0;
+  for (size_t g = 0; g < wgmmaGroups_.size(); ++g) {
+    const WgmmaGroup &w = wgmmaGroups_[g];
+    auto hits = [](const std::set<std::string> &a, const std::set<std::string> &b) {
+      for (const std::string &r : a)
+        if (b.count(r)) return true;
+      return false;
+    };
+    if (hits(reads, w.acc) || hits(writes, w.acc) || hits(writes, w.aWords)) newest = g + 1;
   }
   if (newest > 0) waitForWgmmaGroups(wgmmaGroups_.size() - newest);
 }
@@ -339,6 +354,7 @@ static void parallelCopy(Emitter &e, const std::vector<Regs> &targets,
     bool clash = false;
     for (const std::string &s : src) clash |= targetNames.count(s) > 0;
     if (clash) {
+      e.waitForWgmmaRegisters(std::set<std::string>(src.begin(), src.end()), {});
       Regs tmp;
       for (size_t k = 0; k < src.size(); ++k) tmp.push_back(e.regFor(sources[i]->type));
       mov(tmp, src, sources[i]->type);
@@ -346,6 +362,15 @@ static void parallelCopy(Emitter &e, const std::vector<Regs> &targets,
     }
     from.push_back(src);
   }
+  // What the copies read and write, for the wgmma groups still running.
+  std::set<std::string> reads, writes;
+  for (size_t i = 0; i < targets.size(); ++i)
+    for (size_t k = 0; k < targets[i].size(); ++k)
+      if (targets[i][k] != from[i][k]) {
+        reads.insert(from[i][k]);
+        writes.insert(targets[i][k]);
+      }
+  e.waitForWgmmaRegisters(reads, writes);
   for (size_t i = 0; i < targets.size(); ++i) mov(targets[i], from[i], sources[i]->type);
 }
 
@@ -360,6 +385,9 @@ void Emitter::emitFor(Operation &op) {
   bool negative = step->def && step->def->code == OpCode::Constant &&
                   std::holds_alternative<int64_t>(*step->def->attr("value")) &&
                   std::get<int64_t>(*step->def->attr("value")) < 0;
+  // The body is emitted once for every iteration: it starts with no group
+  // running but those it leaves running itself (see the back edge below).
+  if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   std::vector<Regs> carried;
   auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
   for (size_t i = 0; i < op.results.size(); ++i) {
@@ -375,6 +403,13 @@ void Emitter::emitFor(Operation &op) {
   set(body.args[0].get(), {iv});
   for (size_t i = 0; i < carried.size(); ++i) set(body.args[1 + i].get(), carried[i]);
   emitBlock(body);
+  // Only an accumulator chain updated in place may run across the back
+  // edge: its next reader is its own next wgmma (or the wait after the loop).
+  size_t leftRunning = 0;
+  while (leftRunning < wgmmaGroups_.size() &&
+         wgmmaGroups_[wgmmaGroups_.size() - 1 - leftRunning].carried)
+    ++leftRunning;
+  if (leftRunning < wgmmaGroups_.size()) waitForWgmmaGroups(leftRunning);
   if (Operation *y = body.terminator(); y && !carried.empty())
     parallelCopy(*this, carried, y->operands, mov);
   ins("add." + it + " " + iv + ", " + iv + ", " + get(step)[0]);
@@ -392,11 +427,19 @@ void Emitter::emitIf(Operation &op) {
   auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
   std::string elseL = newLabel(), end = newLabel();
   ins("@!" + get(op.operand(0))[0] + " bra " + elseL);
+  // Each branch starts with the groups running before the if and ends
+  // every group it started; after the if, the groups from before it are
+  // listed still (either branch may have waited for them, or not).
+  const std::deque<WgmmaGroup> before = wgmmaGroups_;
+  const uint64_t newestBefore = wgmmaCommits_;
   for (int k = 0; k < 2; ++k) {
     Block &b = *op.regions[k];
+    wgmmaGroups_ = before;
     emitBlock(b);
     if (Operation *y = b.terminator(); y && !results.empty())
       parallelCopy(*this, results, y->operands, mov);
+    if (!wgmmaGroups_.empty() && wgmmaGroups_.back().id > newestBefore) waitForWgmmaGroups(0);
+    wgmmaGroups_ = before;
     if (k == 0) {
       ins("bra " + end);
       label(elseL);
@@ -412,6 +455,8 @@ void Emitter::emitWhile(Operation &op) {
   std::vector<Regs> args, results;
   for (auto &a : before.args) args.push_back(freshRegs(*this, a.get()));
   for (auto &r : op.results) results.push_back(freshRegs(*this, r.get()));
+  // As in emitFor; no group runs across the while's back edge.
+  if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   for (size_t i = 0; i < args.size(); ++i)
     copyInto(args[i], spread(op.operand(i), args[i].size()), before.args[i]->type);
   std::string head = newLabel(), exit = newLabel();
@@ -426,6 +471,7 @@ void Emitter::emitWhile(Operation &op) {
   emitBlock(after);
   if (Operation *y = after.terminator(); y && !args.empty())
     parallelCopy(*this, args, y->operands, mov);
+  if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   ins("bra " + head);
   label(exit);
   for (size_t i = 0; i < results.size(); ++i) set(op.result(i), results[i]);

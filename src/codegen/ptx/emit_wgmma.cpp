@@ -239,11 +239,15 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
       ins(accMov + t + ", " + convert(cin[r], d, accType));
       acc.push_back(t);
     }
-  } else if (c->type.isTile() && c->def && c->type.dtype == accType && useCount(c) == 1 &&
+  } else if (c->type.isTile() && c->type.dtype == accType && useCount(c) == 1 &&
+             (c->def ? c->def->parent == op.parent : c->owner == op.parent && c->index > 0) &&
              std::set<std::string>(get(c).begin(), get(c).end()).size() ==
                  static_cast<size_t>(numAcc)) {
     // The dot is the accumulator's last reader (attention's rescaled
-    // acc * alpha): wgmma updates its registers in place.
+    // acc * alpha, made in the same block, or carried into a loop body
+    // that reads it only here): wgmma updates its registers in place. (One
+    // made outside the loop around the dot is read again by the next
+    // iteration.)
     acc = get(c);
   } else {
     Regs cin = spread(c, numAcc);
@@ -317,15 +321,27 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   if (overlap) {
     // This group may run on; the previous one (and every wgmma before it)
     // is done, so its slots can be refilled.
-    wgmmaGroups_.emplace_back(acc.begin(), acc.end());
+    wgmmaCommitted({{acc.begin(), acc.end()}, {}, true});
     waitForWgmmaGroups(1);
     set(res, acc);
     return;
   }
-  if (promote)
+  if (promote) {
     wgmmaGroups_.clear();  // (a promoted sum waited already)
-  else
+  } else if (!relaid && res->type.dtype == accType && op.intAttr("wait_on_use", 0) == 1) {
+    // A dot of a rotated loop (rotate-dot-loops): the group runs on until
+    // something reads its accumulator (Emitter::waitForWgmmaReaders), so
+    // that the softmax overlaps the P V product in flight. (Left running
+    // elsewhere, the backward pass of attention lost 3-4%: its waits moved
+    // behind loads that then waited too.)
+    WgmmaGroup g{{acc.begin(), acc.end()}, {}, false};
+    if (aInRegisters) g.aWords.insert(aWords.begin(), aWords.end());
+    wgmmaCommitted(std::move(g));
+    set(res, acc);
+    return;
+  } else {
     waitForWgmmaGroups(0);
+  }
   if (chained) {
     set(res, acc);
     return;

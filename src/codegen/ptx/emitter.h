@@ -261,6 +261,12 @@ class Emitter {
   // ---- control flow (emit.cpp) ----
   void emitBlock(Block &b);
   void emitOp(Operation &op);
+  // Waits, before a copy that reads `reads` and writes `writes` (a loop's
+  // or an if's yield), for the wgmma groups it touches: a group must have
+  // ended before its accumulator is read, and before its accumulator or
+  // its A registers are overwritten.
+  void waitForWgmmaRegisters(const std::set<std::string> &reads,
+                             const std::set<std::string> &writes);
 
  private:
   void emitFor(Operation &op);
@@ -274,9 +280,10 @@ class Emitter {
   // Whether any dot of the kernel runs on wgmma (computed on first call).
   bool usesWgmma();
   // Emits wgmma.wait_group N before `op` when it reads an accumulator that a
-  // wgmma may still be writing (emit_wgmma.cpp leaves the last group of an
-  // overlapping dot running): N the groups committed after the newest one
-  // it reads, which may keep running.
+  // wgmma may still be writing (emit_wgmma.cpp leaves an overlapping dot's
+  // last group running, and a rotated loop's dots until they are read): N
+  // the groups committed after the newest one it reads, which may keep
+  // running.
   void waitForWgmmaReaders(const Operation &op);
   // wgmma.wait_group `pending`, and the groups it retires forgotten.
   void waitForWgmmaGroups(size_t pending);
@@ -309,10 +316,24 @@ class Emitter {
   PtrMap<const Value *, Regs *> regs_;
   std::deque<Regs> regStore_;
   std::optional<PtrMap<const Value *, int>> uses_;
-  // The accumulator registers of each wgmma group still running, oldest
-  // first (groups retire in commit order: `wgmma.wait_group N` leaves the
-  // newest N).
-  std::deque<std::set<std::string>> wgmmaGroups_;
+  // Each wgmma group still running, oldest first (groups retire in commit
+  // order: `wgmma.wait_group N` leaves the newest N). The queue may list
+  // groups that have ended on some paths (it is restored after an if), never
+  // miss one that runs: a wait that retires a listed group retires every
+  // older one too.
+  struct WgmmaGroup {
+    std::set<std::string> acc;     // the accumulator registers it writes
+    std::set<std::string> aWords;  // A's registers it reads, if A is in registers
+    bool carried = false;          // a loop's accumulator chain, updated in place
+    uint64_t id = 0;               // commit order over the kernel
+  };
+  std::deque<WgmmaGroup> wgmmaGroups_;
+  uint64_t wgmmaCommits_ = 0;
+  // Queues a group just committed.
+  void wgmmaCommitted(WgmmaGroup g) {
+    g.id = ++wgmmaCommits_;
+    wgmmaGroups_.push_back(std::move(g));
+  }
   // Where scalarOp puts its float32 result, when set: the loop-carried
   // register an elementwise op updates in place (see emitOp).
   std::string inPlaceResult_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,16 @@ using KeepDescriptorLoad = std::function<bool(const Operation &, const Function 
 void expandDescriptorLoads(Module &m, const KeepDescriptorLoad &keep);
 // pipeline_dot_operands.cpp
 void pipelineDotOperands(Module &m);
+// rotate_dot_loops.cpp: the pass, and the loops it rotates, which
+// pipeline-dot-operands asks before placing its copies. `carried` is the
+// second dot's index among the loop's carried values.
+struct DotRotation {
+  Operation *first;
+  Operation *second;
+  unsigned carried;
+};
+std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m);
+void rotateDotLoops(Module &m);
 // stage_dot_operands.cpp
 void stageDotOperands(Module &m);
 // pipeline_loads.cpp

@@ -152,7 +152,8 @@ class Pipeliner {
         targetSm_(m.targetSm),
         numWarps_(m.numWarps),
         archSpecific_(m.archSpecific),
-        globalScratch_(m.globalScratch) {}
+        globalScratch_(m.globalScratch),
+        module_(m) {}
 
   void run() {
     if (stages_ < 2 || writesMemory()) return;
@@ -661,6 +662,10 @@ class Pipeliner {
       overlap = overlap && c.shared.swizzle != 0 &&
                 (!registerA_.count(c.dot) || accumulatesInPlace(*c.dot));
     }
+    // A loop that rotate-dot-loops will rotate reads a slot one iteration
+    // late too: its copies go after the dots as well, behind the barrier.
+    // (Asked before the loop gains carried values here.)
+    const bool copiesLast = overlap || findDotRotation(*loop_, module_);
     const int64_t slots = stages_;
     const int lookAhead = static_cast<int>(stages_) - 1;
     if (overlap)
@@ -789,7 +794,7 @@ class Pipeliner {
       pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
     else if (!tma_)
       head.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
-    else if (overlap)
+    else if (copiesLast)
       head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
     else
       head.create(OpCode::Barrier, {}, {});
@@ -805,11 +810,11 @@ class Pipeliner {
     // them would start an iteration late.
     Operation *yield = body_.terminator();
     Builder copies = head;
-    if (overlap || (!tma_ && mmaSync && lookAhead >= 2 && !prefetch)) {
+    if (copiesLast || (!tma_ && mmaSync && lookAhead >= 2 && !prefetch)) {
       copies.setInsertionPointBefore(yield);
       copies.setLoc(loop_->loc);
     }
-    if (overlap) copies.create(OpCode::Barrier, {}, {});
+    if (copiesLast) copies.create(OpCode::Barrier, {}, {});
     Iteration ahead = iteration(copies, iv(), lookAhead);
     Map map{{iv(), ahead.at}};
     for (size_t r = 0; r < fills.size(); ++r)
@@ -817,7 +822,7 @@ class Pipeliner {
              tensorMaps[r]);
     if (!tma_)
       copies.create(OpCode::AsyncCommit, {}, {});
-    else if (!overlap)
+    else if (!copiesLast)
       copies.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
     for (const Advancing &a : advancing_) {
       Map step = map;
@@ -933,7 +938,8 @@ class Pipeliner {
   int numWarps_;
   bool archSpecific_;
   bool globalScratch_;  // tensor maps may be built in the kernel
-  bool tma_ = false;    // the rings fill by tensor copies (descriptor loads)
+  const Module &module_;
+  bool tma_ = false;  // the rings fill by tensor copies (descriptor loads)
   int64_t step_ = 1;
   Builder pre_;  // before the loop
   PtrMap<const Value *, int> uses_;

@@ -208,3 +208,20 @@ def mixed_chain_kernel(q_ptr, k_ptr, x_ptr, out_ptr, steps, M: tl.constexpr, N: 
         acc += tl.dot(q, k)
         acc += tl.dot(q, x * j.to(tl.float16))
     tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def invariant_accumulator_kernel(a_ptr, b_ptr, c_ptr, out_ptr, steps, M: tl.constexpr,
+                                 N: tl.constexpr, K: tl.constexpr):
+    # c, loaded once, is the accumulator of every iteration's product: each
+    # product starts from c as loaded, not from the previous iteration's.
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    c = tl.load(c_ptr + rm[:, None] * N + rn[None, :])
+    total = tl.zeros((M, N), dtype=tl.float32)
+    for j in range(0, steps):
+        a = tl.load(a_ptr + (j * M + rm)[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + (j * K + rk)[:, None] * N + rn[None, :])
+        total += tl.dot(a, b, c) * 0.5
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], total)

@@ -1,0 +1,57 @@
+# rotate-dot-loops on sm_90a: attention's forward loop runs P V one
+# iteration late. After a first iteration's Q K^T and softmax (before the
+# loop), each iteration issues Q K_j^T, then P_{j-1} V_{j-1} (P from
+# registers), and the softmax waits for the first group only (wait_group 1)
+# while P V runs on; the accumulator's rescaling waits for it (wait_group 0),
+# and only then, behind a CTA barrier, do the tensor copies refill the ring
+# slot P V read. The last P V follows the loop. With 128x64 tiles on 4
+# warps S takes 64 registers a thread and the loop is not rotated: each
+# product is waited for as it is issued.
+# RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 64, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.rotated.ptx
+# RUN: FileCheck %s --check-prefix=ROTATED < %t.rotated.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.rotated.ptx -o %t.rotated.cubin
+# RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 128, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PLAIN
+# RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=SM80
+
+# The first iteration, peeled: Q K_0^T, waited for, its softmax.
+# ROTATED: mbarrier.try_wait.parity
+# ROTATED: wgmma.mma_async.sync.aligned.m64n64k16
+# ROTATED: wgmma.commit_group.sync.aligned
+# ROTATED-NOT: {{ex2|mul.f32}}
+# ROTATED: wgmma.wait_group.sync.aligned 0
+# ROTATED: ex2.approx.f32
+# ROTATED-NOT: m64n128k16
+# The loop: Q K_j^T and P_{j-1} V_{j-1} in flight, softmax after the first.
+# ROTATED: mbarrier.try_wait.parity
+# ROTATED: wgmma.mma_async.sync.aligned.m64n64k16
+# ROTATED: wgmma.commit_group.sync.aligned
+# ROTATED-NOT: wgmma.wait_group
+# ROTATED: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}
+# ROTATED: wgmma.commit_group.sync.aligned
+# ROTATED-NOT: {{ex2|mul.f32}}
+# ROTATED: wgmma.wait_group.sync.aligned 1
+# ROTATED: ex2.approx.f32
+# ROTATED: wgmma.wait_group.sync.aligned 0
+# ROTATED: bar.sync 0
+# ROTATED: cp.async.bulk.tensor.2d
+# ROTATED: bra
+# The last P V, after the loop.
+# ROTATED: wgmma.mma_async.sync.aligned.m64n128k16
+# ROTATED: wgmma.commit_group.sync.aligned
+# ROTATED-NOT: {{ex2|mul.f32}}
+# ROTATED: wgmma.wait_group.sync.aligned 0
+
+# PLAIN-NOT: wgmma.wait_group.sync.aligned 1
+# PLAIN: wgmma.mma_async.sync.aligned.m64n64k16
+# PLAIN: wgmma.commit_group.sync.aligned
+# PLAIN-NOT: {{ex2|mul.f32}}
+# PLAIN: wgmma.wait_group.sync.aligned 0
+# PLAIN: wgmma.mma_async.sync.aligned.m64n128k16
+# PLAIN: wgmma.commit_group.sync.aligned
+# PLAIN-NOT: {{ex2|mul.f32}}
+# PLAIN: wgmma.wait_group.sync.aligned 0
+# PLAIN-NOT: wgmma.wait_group.sync.aligned 1
+
+# mma.sync runs as it is issued: nothing to rotate.
+# SM80-NOT: wgmma
+# SM80: mma.sync.aligned.m16n8k16
