@@ -664,8 +664,13 @@ class Pipeliner {
     }
     // A loop that rotate-dot-loops will rotate reads a slot one iteration
     // late too: its copies go after the dots as well, behind the barrier.
-    // (Asked before the loop gains carried values here.)
-    const bool copiesLast = overlap || findDotRotation(*loop_, module_);
+    // (Asked before the loop gains carried values here. Only wgmma dots,
+    // whose rings are swizzled, are rotated; mma.sync rings keep their
+    // placement, and the prefetching dot its wait count.)
+    const bool copiesLast =
+        overlap || (std::all_of(cands.begin(), cands.end(),
+                                [](const Candidate &c) { return c.shared.swizzle != 0; }) &&
+                    findDotRotation(*loop_, module_));
     const int64_t slots = stages_;
     const int lookAhead = static_cast<int>(stages_) - 1;
     if (overlap)

@@ -13,8 +13,10 @@
 // ring slot go after the dots, behind a CTA barrier, so the slot the
 // delayed dot reads is refilled only after it has ended.
 // Guarantees: a `for` loop (signed i32/i64 induction variable, constant
-// positive step) for which findDotRotation finds dots D1 and D2, with D2's
-// B operand in shared memory, becomes
+// positive step) for which findDotRotation finds dots D1 and D2, both on
+// wgmma, with D2's B operand in shared memory (a ring slot's memdesc_index,
+// or a memdesc_trans of one) and no ring copy before D2 in the body,
+// becomes
 //   if lb < ub:
 //     A(0)                       the body less D2, at iv = lb, from the inits
 //     for iv in [lb + step, ub): carries A's values and X, not D2's
@@ -35,6 +37,7 @@
 #include <unordered_set>
 
 #include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/mma.h"
 #include "passes/pass_utils.h"
 
 namespace tessera::ptx {
@@ -129,8 +132,8 @@ Value *mapped(const Mapping &m, Value *v) {
 
 class Rotator {
  public:
-  Rotator(Function &fn, Operation *loop, const DotRotation &r)
-      : fn_(fn), loop_(loop), body_(*loop->regions[0]), r_(r) {}
+  Rotator(Function &fn, Operation *loop, const DotRotation &r, const Module &m)
+      : fn_(fn), module_(m), loop_(loop), body_(*loop->regions[0]), r_(r) {}
 
   bool run() {
     // B: the second dot and the shared-memory views it reads that the body
@@ -138,6 +141,12 @@ class Rotator {
     std::vector<Operation *> views;
     std::vector<Value *> work{r_.second->operand(1)};
     if (!r_.second->operand(1)->type.isMemDesc()) return false;  // V in registers: not worth it
+    // Both products on wgmma (mma.sync runs as it is issued: nothing would
+    // overlap, and its prefetching form keeps fragments that a peeled copy
+    // would not hand on).
+    const Module &m = module_;
+    for (const Operation *dot : {r_.first, r_.second})
+      if (!selectWgmma(*dot, m.numWarps, m.targetSm, m.archSpecific)) return false;
     // The slot P V reads is refilled only after P V (pipeline-dot-operands
     // put the copies last, having asked findDotRotation): else the copies
     // of iteration j would overwrite what the delayed P V of j-1 reads.
@@ -283,6 +292,7 @@ class Rotator {
   }
 
   Function &fn_;
+  const Module &module_;
   Operation *loop_;
   Block &body_;
   DotRotation r_;
@@ -295,7 +305,7 @@ void rotateIn(Function &fn, Block &block, const Module &m) {
   for (auto &o : block.ops) ops.push_back(o.get());
   for (Operation *op : ops) {
     for (auto &r : op->regions) rotateIn(fn, *r, m);  // inner loops first
-    if (auto r = findDotRotation(*op, m)) Rotator(fn, op, *r).run();
+    if (auto r = findDotRotation(*op, m)) Rotator(fn, op, *r, m).run();
   }
 }
 
