@@ -450,6 +450,32 @@ def test_accumulator_from_before_the_loop(gen, m, n, k, warps):
     assert rel_err(out, ref) <= 1e-5
 
 
+@pytest.mark.parametrize("bm", [64, 32])
+def test_streamed_attention_rotated_or_not(gen, bm):
+    # 64 rows: wgmma, the loop rotated; 32 rows: mma.sync with a prefetching
+    # Q K^T, not rotated (it once was, reading fragments never loaded).
+    bn, d, steps = 64, 64, 5
+    n = steps * bn
+    q = random_operand((n + bm, d), torch.float16, gen)
+    k = random_operand((n, d), torch.float16, gen)
+    v = random_operand((bn, d), torch.float16, gen)
+    out = poisoned((bm, d), torch.float32)
+    DOTS.streamed_attention_kernel[(1,)](q, k, v, out, n, BM=bm, BN=bn, D=d, num_warps=4,
+                                         num_stages=3)
+    m = torch.full((bm,), float("-inf"), dtype=torch.float64, device="cuda")
+    l_sum = torch.zeros((bm,), dtype=torch.float64, device="cuda")
+    acc = torch.zeros((bm, d), dtype=torch.float64, device="cuda")
+    for j in range(0, n, bn):
+        s = q[j:j + bm].double() @ k[j:j + bn].double().T
+        m_new = torch.maximum(m, s.max(dim=1).values)
+        p = torch.exp(s - m_new[:, None])
+        alpha = torch.exp(m - m_new)
+        l_sum = l_sum * alpha + p.sum(dim=1)
+        acc = acc * alpha[:, None] + p.half().double() @ v.double()
+        m = m_new
+    assert rel_err(out, acc / l_sum[:, None]) <= 5e-3
+
+
 @pytest.mark.parametrize("bm,bn,bk,warps", [(128, 64, 64, 4), (64, 128, 32, 4), (128, 128, 64, 8)])
 def test_products_combined_elementwise(gen, bm, bn, bk, warps):
     # One product on wgmma, one on mma.sync (its B is also summed), their

@@ -108,6 +108,48 @@ def test_products_combined_elementwise(rng: np.random.Generator) -> None:
     assert_close(o, ref, np.float32, rtol=1e-4, atol=1e-3)
 
 
+def test_accumulator_from_before_the_loop(rng: np.random.Generator) -> None:
+    # dot(a_j, b_j, c) with c loaded once: each product starts from c.
+    m, n, k, steps = 32, 16, 16, 3
+    a = rng.standard_normal((steps * m, k)).astype(np.float16)
+    b = rng.standard_normal((steps * k, n)).astype(np.float16)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    o = poisoned((m, n), np.float32)
+    kern = compile_kernel("dots.py", "invariant_accumulator_kernel",
+                          f"*fp16, *fp16, *fp32, *fp32, i32, {m}, {n}, {k}")
+    run(kern, 1, a, b, c, o, steps)
+    ref = sum(a[j * m:(j + 1) * m].astype(np.float64) @ b[j * k:(j + 1) * k].astype(np.float64) +
+              c.astype(np.float64) for j in range(steps)) * 0.5
+    assert_close(o, ref, np.float32, rtol=1e-4, atol=1e-3)
+
+
+def test_streamed_attention(rng: np.random.Generator) -> None:
+    # Online softmax over key blocks, Q read again each iteration (the shape
+    # rotate-dot-loops rewrites on the GPU), against float64 with P rounded
+    # to fp16 as the kernel does.
+    bm, bn, d, steps = 32, 16, 16, 4
+    n = steps * bn
+    q = rng.standard_normal((n + bm, d)).astype(np.float16)
+    k = rng.standard_normal((n, d)).astype(np.float16)
+    v = rng.standard_normal((bn, d)).astype(np.float16)
+    o = poisoned((bm, d), np.float32)
+    kern = compile_kernel("dots.py", "streamed_attention_kernel",
+                          f"*fp16, *fp16, *fp16, *fp32, i32, {bm}, {bn}, {d}")
+    run(kern, 1, q, k, v, o, n)
+    m_i = np.full(bm, -np.inf)
+    l_i = np.zeros(bm)
+    acc = np.zeros((bm, d))
+    for j in range(0, n, bn):
+        s = q[j:j + bm].astype(np.float64) @ k[j:j + bn].astype(np.float64).T
+        m_new = np.maximum(m_i, s.max(axis=1))
+        p = np.exp(s - m_new[:, None])
+        alpha = np.exp(m_i - m_new)
+        l_i = l_i * alpha + p.sum(axis=1)
+        acc = acc * alpha[:, None] + p.astype(np.float16).astype(np.float64) @ v.astype(np.float64)
+        m_i = m_new
+    assert_close(o, acc / l_i[:, None], np.float32, rtol=5e-3, atol=5e-3)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_accumulating_sum_of_dots(rng: np.random.Generator, dtype: type) -> None:
     # acc += tl.dot(a, b) in a loop, which compiles to one chained dot.

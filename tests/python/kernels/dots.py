@@ -225,3 +225,30 @@ def invariant_accumulator_kernel(a_ptr, b_ptr, c_ptr, out_ptr, steps, M: tl.cons
         b = tl.load(b_ptr + (j * K + rk)[:, None] * N + rn[None, :])
         total += tl.dot(a, b, c) * 0.5
     tl.store(out_ptr + rm[:, None] * N + rn[None, :], total)
+
+
+@triton.jit
+def streamed_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, BM: tl.constexpr, BN: tl.constexpr,
+                              D: tl.constexpr):
+    # Online softmax with Q read again each iteration (rows j..j+BM) and V
+    # once: both operands of Q K^T come from rings. On sm_90a, 64 rows run
+    # on wgmma and the loop is rotated (rotate-dot-loops); 32 rows run on
+    # mma.sync, whose Q K^T prefetches its first K step, and it is not.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    for j in range(0, n, BN):
+        q = tl.load(q_ptr + (j + rm)[:, None] * D + rd[None, :])
+        k = tl.load(k_ptr + (j + rn)[None, :] * D + rd[:, None])
+        s = tl.dot(q, k)
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp(s - m_new[:, None])
+        alpha = tl.math.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc / l_i[:, None])
