@@ -12,35 +12,8 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.rotated.ptx -o %t.rotated.cubin
 # RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 128, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PLAIN
 # RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=SM80
-# RUN: tesserac compile %s --kernel streamed --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 64, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=STREAMED
-# RUN: tesserac compile %s --kernel streamed --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 32, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=NARROW
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def streamed(q_ptr, k_ptr, v_ptr, o_ptr, n, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
-    # Q read again each iteration, V once: both operands of Q K^T come
-    # from rings, P V's B from a buffer staged before the loop.
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
-    rd = tl.arange(0, D)
-    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
-    m_i = tl.full([BM], float("-inf"), tl.float32)
-    l_i = tl.zeros([BM], tl.float32)
-    acc = tl.zeros([BM, D], tl.float32)
-    for j in range(0, n, BN):
-        q = tl.load(q_ptr + (j + rm)[:, None] * D + rd[None, :])
-        k = tl.load(k_ptr + (j + rn)[None, :] * D + rd[:, None])
-        s = tl.dot(q, k)
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.math.exp(s - m_new[:, None])
-        alpha = tl.math.exp(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
-        m_i = m_new
-    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc / l_i[:, None])
-
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel streamed_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 64, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=STREAMED
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel streamed_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 32, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=NARROW
 
 # The first iteration, peeled: Q K_0^T, waited for, its softmax.
 # ROTATED: mbarrier.try_wait.parity
@@ -85,7 +58,9 @@ def streamed(q_ptr, k_ptr, v_ptr, o_ptr, n, BM: tl.constexpr, BN: tl.constexpr, 
 # SM80-NOT: wgmma
 # SM80: mma.sync.aligned.m16n8k16
 
-# 64 rows on 4 warps: both products on wgmma, the loop rotated.
+# streamed_attention_kernel (tests/python/kernels/dots.py) reads Q again
+# each iteration, so both operands of Q K^T come from rings. 64 rows on 4
+# warps: both products on wgmma, the loop rotated.
 # STREAMED: = if
 # STREAMED: = for
 # STREAMED: dot {{.*}}wait_on_use = 1
