@@ -108,12 +108,14 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
         }
     if (firstCarried || readers == 0 || readers != uses[arg] || !placed) continue;
     // The rotated loop holds S_j, P_{j-1} and the accumulator at once. Where
-    // S takes more than 32 registers a thread, the registers cost more than
-    // the overlap gains. Tutorial 06's D=128 forward on an H200, rotated
-    // against not: 128x64 tiles on 4 warps 480 against 523 TFLOP/s,
-    // 128x128 on 8 warps 469 against 491 (one block per SM either way);
-    // 64x64 on 4 warps 454 against 442 (3 stages) and 352 against 319 (4).
-    // At D=64, 64x64 tiles came out even.
+    // S takes more than 32 registers a thread it measured slower, at the
+    // same blocks per SM: tutorial 06's D=128 forward on an H200, rotated
+    // against not, 128x64 tiles on 4 warps 480 against 523 TFLOP/s (255
+    // registers against 254), 128x128 on 8 warps 469 against 491 (207
+    // against 170); 64x64 on 4 warps 454 against 442 (3 stages) and 352
+    // against 319 (4). At D=64, 64x64 tiles came out even. (Every iteration
+    // still ends in a CTA barrier before the ring refill, which holds the
+    // warpgroups in step.)
     const Type &s = first->result()->type;
     if (s.rank() != 2 || s.shape[0] * s.shape[1] > int64_t{32} * 32 * m.numWarps) continue;
     return DotRotation{first, second, k};
