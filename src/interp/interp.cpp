@@ -353,6 +353,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::BarrierArrive:
       case OpCode::TensormapCreate:
         break;  // refused when the program was compiled (interp_compile.cpp)
       case OpCode::For:

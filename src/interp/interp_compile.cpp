@@ -642,6 +642,7 @@ class Compiler {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::BarrierArrive:
       case OpCode::TensormapCreate:
         bad(&op,
             "it is a GPU code generator op (shared memory, asynchronous copies); the "

@@ -107,6 +107,11 @@ std::string checkTmaOp(const Operation &op) {
       const Attr *a = op.attr("count");
       const int64_t *count = a ? std::get_if<int64_t>(a) : nullptr;
       if (!count || *count < 1 || *count > 64) return "count must be an integer from 1 to 64";
+      if (const Attr *n = op.attr("arrivals")) {
+        const int64_t *arrivals = std::get_if<int64_t>(n);
+        if (!arrivals || *arrivals < 1 || *arrivals > 1024)
+          return "arrivals must be an integer from 1 to 1024";
+      }
       if (!(op.results[0]->type == Type::scalar(DType::I32)))
         return "result must be i32 (the barriers' shared address)";
       return {};
@@ -116,6 +121,10 @@ std::string checkTmaOp(const Operation &op) {
     case OpCode::BarrierWait:
       if (!barriers(0) || !isScalar(1, DType::I32) || !isScalar(2, DType::I32))
         return "takes (barriers of a barrier_alloc, slot i32, phase i32)";
+      return {};
+    case OpCode::BarrierArrive:
+      if (!barriers(0) || !isScalar(1, DType::I32))
+        return "takes (barriers of a barrier_alloc, slot i32)";
       return {};
     case OpCode::TmaCopy: {
       // A host descriptor's map is a kernel parameter (the attribute); a

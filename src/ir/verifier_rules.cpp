@@ -323,6 +323,7 @@ void Rules::check() {
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::BarrierArrive:
     case OpCode::TensormapCreate:
       if (std::string e = checkTmaOp(op_); !e.empty()) fail(e);
       return;

@@ -792,6 +792,7 @@ void Analysis::analyzeOp(Operation *op) {
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::BarrierArrive:
     case OpCode::TensormapCreate:
       return unknownResults(op);
     // No results.

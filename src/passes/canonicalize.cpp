@@ -299,6 +299,7 @@ class Canonicalizer {
       case OpCode::BarrierDealloc:
       case OpCode::TmaCopy:
       case OpCode::BarrierWait:
+      case OpCode::BarrierArrive:
       case OpCode::TensormapCreate:
       case OpCode::Hint:
       case OpCode::ConvertLayout:

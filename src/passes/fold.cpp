@@ -357,6 +357,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::BarrierArrive:
     case OpCode::TensormapCreate:
     case OpCode::Hint:
     case OpCode::ConvertLayout:

@@ -150,6 +150,7 @@ bool writesGlobalMemory(Operation *op) {
       case OpCode::TmaCopy:
       case OpCode::BarrierAlloc:
       case OpCode::BarrierWait:
+      case OpCode::BarrierArrive:
       case OpCode::BarrierDealloc:
       case OpCode::Barrier:
       case OpCode::TensormapCreate:

@@ -49,6 +49,11 @@
 # TMA-NEXT: fence.mbarrier_init.release.cluster;
 # TMA-NEXT: fence.proxy.async.shared::cta;
 # TMA-NEXT: bar.sync 0;
+# With two warpgroups, a second barrier per slot releases it: every thread
+# (256) arrives on it once it is done reading the slot.
+# TMA: mbarrier.init.shared::cta.b64 [[[FREED:%r[0-9]+]]+0], 256;
+# TMA: mbarrier.init.shared::cta.b64 [[[FREED]]+16], 256;
+# TMA-NEXT: fence.mbarrier_init.release.cluster;
 # The prologue copies iterations 0 and 1: both operands on one barrier,
 # which expects their 32768 bytes; coordinates innermost first.
 # TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
@@ -58,22 +63,37 @@
 # TMA: cp.async.bulk.tensor.2d
 # TMA: cp.async.bulk.tensor.2d
 # In the loop: the wait for this iteration's slot, the wgmma (its group
-# left running: wait_group 1 retires the previous iteration's), then a CTA
-# barrier (no warpgroup reads that iteration's slot any more) and the copies
-# two iterations ahead into it.
+# left running: wait_group 1 retires the previous iteration's), then the
+# release of the previous iteration's slot (no warpgroup reads it any more):
+# every thread arrives, thread 0 alone waits for all of them (its warp
+# reconverging after), no CTA barrier; then the copies two iterations ahead
+# into it.
 # TMA: [[HEAD:\$L[0-9]+]]:
 # TMA: [[SPIN:\$L[0-9]+]]:
-# TMA-NEXT: mbarrier.try_wait.parity.shared::cta.b64 [[DONE:%p[0-9]+]], [{{%r[0-9]+}}], {{%r[0-9]+}};
+# TMA-NEXT: mbarrier.try_wait.parity.shared::cta.b64 [[DONE:%p[0-9]+]], [{{%r[0-9]+}}], [[PHASE:%r[0-9]+]];
 # TMA-NEXT: @![[DONE]] bra [[SPIN]];
 # TMA: wgmma.mma_async
 # TMA: wgmma.commit_group.sync.aligned;
 # TMA-NEXT: wgmma.wait_group.sync.aligned 1;
-# TMA: bar.sync 0;
+# TMA-NOT: bar.sync
+# TMA: mbarrier.arrive.shared::cta.b64 _, [[[SLOT:%r[0-9]+]]];
+# TMA-NOT: bar.sync
+# TMA: @!%p0 bra [[PAST:\$L[0-9]+]];
+# TMA-NEXT: [[RSPIN:\$L[0-9]+]]:
+# TMA-NEXT: mbarrier.try_wait.parity.shared::cta.b64 [[RDONE:%p[0-9]+]], [{{%r[0-9]+}}], [[PHASE]];
+# TMA-NEXT: @![[RDONE]] bra [[RSPIN]];
+# TMA-NEXT: [[PAST]]:
+# TMA-NEXT: bar.warp.sync -1;
+# TMA-NOT: bar.sync
 # TMA: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 32768;
 # TMA: cp.async.bulk.tensor.2d
 # TMA: cp.async.bulk.tensor.2d
+# TMA-NOT: bar.sync
 # TMA: bra [[HEAD]]
-# After the loop the barriers are invalidated before the area is reused.
+# After the loop both sets of barriers are invalidated before the area is
+# reused.
+# TMA: bar.sync 0;
+# TMA-NEXT: @%p{{[0-9]+}} mbarrier.inval.shared::cta.b64 [[[FREED]]+0];
 # TMA: bar.sync 0;
 # TMA-NEXT: @%p{{[0-9]+}} mbarrier.inval.shared::cta.b64 [[[BARS]]+0];
 # TMA-NOT: cp.async.cg
@@ -88,22 +108,29 @@
 # KN: add.u32 {{%r[0-9]+}}, [[SLOT:%r[0-9]+]], 8192;
 # KN-NEXT: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 64;
 # KN: wgmma.mma_async
+# One warpgroup keeps the CTA barrier: it is the warpgroup's own.
+# KN: bar.sync 0;
+# KN: mbarrier.arrive.expect_tx
+# KN-NOT: mbarrier.arrive.shared
 
 # The Tile IR of the loop: the rings, the barriers, the copies with their
 # coordinates (outermost first) and the carried phase.
 # IR: local_alloc : memdesc<3x128x64xf16, #"shared<contig=1, swizzle=128>">
 # IR: %[[BARS:[0-9]+]] = barrier_alloc {count = 3} : i32
+# IR-NEXT: %[[FREED:[0-9]+]] = barrier_alloc {arrivals = 256, count = 3} : i32
 # IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 32768, padding = "zero", tensormap = 0}
 # IR: tma_copy {{.*}}, %[[BARS]], {{.*}} {expect = 0, padding = "zero", tensormap = 4}
 # IR: for
-# IR: barrier_wait %[[BARS]]
+# IR: barrier_wait %[[BARS]], %[[READ:[0-9]+]], %[[PHASE:[0-9]+]]
 # IR: memdesc_trans
 # IR: dot {{.*}}overlap = 1
-# IR: barrier
+# IR: barrier_arrive %[[FREED]], %[[WRITE:[0-9]+]]
+# IR-NEXT: barrier_wait %[[FREED]], %[[WRITE]], %[[PHASE]] {first_thread = 1}
 # IR: tma_copy
 # IR: xor
 # IR: yield
-# IR: barrier_dealloc %[[BARS]]
+# IR: barrier_dealloc %[[FREED]]
+# IR-NEXT: barrier_dealloc %[[BARS]]
 # IR-NOT: descriptor_load
 
 # SW64: // tessera.tensormap = 0 2 6 32 64 2 0

@@ -669,6 +669,7 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::BarrierDealloc:
     case OpCode::TmaCopy:
     case OpCode::BarrierWait:
+    case OpCode::BarrierArrive:
       return emitTmaOp(op);
     case OpCode::TensormapCreate:
       return emitTensormapCreate(op);

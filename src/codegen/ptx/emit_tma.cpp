@@ -7,8 +7,9 @@
 // blocks of S bytes (the swizzle) are 1024-byte multiples, or one block.
 // Emits:
 //   - barrier_alloc: the mbarriers in the ring area after the rings, 8 bytes
-//     each; thread 0 initialises them (arrival count 1) and fences the
-//     initialisation, and a CTA barrier publishes them. Before it, a
+//     each; thread 0 initialises them (arrival count `arrivals`, 1 when
+//     absent) and fences the initialisation, and a CTA barrier publishes
+//     them. Before it, a
 //     fence.proxy.async orders the generic writes that earlier code made to
 //     the ring area (scratch, another loop's rings) before the copy engine's.
 //   - tma_copy: thread 0, where `runs`, announces the bytes on the slot's
@@ -20,7 +21,10 @@
 //     1024-aligned slots, so the wgmma descriptors read the slots unchanged.
 //     Out-of-bounds elements are zero (or NaN), as the descriptor's masked
 //     load reads them, and count towards the bytes.
-//   - barrier_wait: every thread spins on mbarrier.try_wait.parity.
+//   - barrier_wait: every thread spins on mbarrier.try_wait.parity; with
+//     first_thread, thread 0 alone, and its warp reconverges after it.
+//   - barrier_arrive: every thread's mbarrier.arrive (release semantics:
+//     its shared-memory reads are done before the slot can be refilled).
 //   - barrier_dealloc: a CTA barrier, then thread 0 invalidates the
 //     barriers, so their memory may hold anything afterwards.
 //   - tensormap_create (a descriptor made in the kernel): warp 0 builds the
@@ -293,14 +297,14 @@ void Emitter::emitTmaOp(Operation &op) {
   };
   switch (op.code) {
     case OpCode::BarrierAlloc: {
-      int64_t count = op.intAttr("count");
+      int64_t count = op.intAttr("count"), arrivals = op.intAttr("arrivals", 1);
       std::string bars = reg(RegClass::B32);
       int64_t offset = allocateInRingArea(op.result(), 8 * count, 8);
       ins("add.u32 " + bars + ", " + ringArea() + ", " + std::to_string(offset));
       std::string t0 = firstThreadPred();
       for (int64_t k = 0; k < count; ++k)
         ins("@" + t0 + " mbarrier.init.shared::cta.b64 [" + bars + "+" + std::to_string(8 * k) +
-            "], 1");
+            "], " + std::to_string(arrivals));
       ins("@" + t0 + " fence.mbarrier_init.release.cluster");
       ins("fence.proxy.async.shared::cta");
       barrier();
@@ -319,12 +323,24 @@ void Emitter::emitTmaOp(Operation &op) {
     case OpCode::BarrierWait: {
       std::string b = barrierAt(op.operand(0), op.operand(1));
       std::string done = reg(RegClass::Pred), again = newLabel();
+      bool firstOnly = op.intAttr("first_thread", 0) != 0;
+      std::string past = firstOnly ? newLabel() : "";
+      if (firstOnly) ins("@!" + firstThreadPred() + " bra " + past);
       label(again);
       ins("mbarrier.try_wait.parity.shared::cta.b64 " + done + ", [" + b + "], " +
           get(op.operand(2))[0]);
       ins("@!" + done + " bra " + again);
+      if (firstOnly) {
+        // The first warp's other lanes waited here: reconverged, the warp
+        // goes on to warp-wide (.aligned) instructions together.
+        label(past);
+        ins("bar.warp.sync -1");
+      }
       return;
     }
+    case OpCode::BarrierArrive:
+      ins("mbarrier.arrive.shared::cta.b64 _, [" + barrierAt(op.operand(0), op.operand(1)) + "]");
+      return;
     case OpCode::TmaCopy:
       break;
     default:

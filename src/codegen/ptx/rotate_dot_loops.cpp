@@ -10,8 +10,8 @@
 // Requires: sm_90a (wgmma, whose groups the emitter leaves running until a
 // reader waits); after pipeline-dot-operands, which asked findDotRotation
 // before placing its copies: in a loop that rotates, the copies refilling a
-// ring slot go after the dots, behind a CTA barrier, so the slot the
-// delayed dot reads is refilled only after it has ended.
+// ring slot go after the dots, behind the barrier that releases the slot,
+// so the slot the delayed dot reads is refilled only after it has ended.
 // Guarantees: a `for` loop (signed i32/i64 induction variable, constant
 // positive step) for which findDotRotation finds dots D1 and D2, both on
 // wgmma, with D2's B operand in shared memory (a ring slot's memdesc_index,
@@ -113,9 +113,11 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
     // against not, 128x64 tiles on 4 warps 480 against 523 TFLOP/s (255
     // registers against 254), 128x128 on 8 warps 469 against 491 (207
     // against 170); 64x64 on 4 warps 454 against 442 (3 stages) and 352
-    // against 319 (4). At D=64, 64x64 tiles came out even. (Every iteration
-    // still ends in a CTA barrier before the ring refill, which holds the
-    // warpgroups in step.)
+    // against 319 (4). At D=64, 64x64 tiles came out even. With the
+    // warpgroups no longer held in step by a CTA barrier before each ring
+    // refill (pipeline-dot-operands' release barriers), 128x128 on 8 warps
+    // still measured no better rotated: 540 against 543 with 3 stages, 412
+    // against 543 with 2.
     const Type &s = first->result()->type;
     if (s.rank() != 2 || s.shape[0] * s.shape[1] > int64_t{32} * 32 * m.numWarps) continue;
     return DotRotation{first, second, k};
