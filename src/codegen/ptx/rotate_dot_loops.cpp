@@ -142,7 +142,6 @@ class Rotator {
   bool run() {
     // B: the second dot and the shared-memory views it reads that the body
     // makes (the ring slot's memdesc_index, a memdesc_trans of it).
-    std::vector<Operation *> views;
     std::vector<Value *> work{r_.second->operand(1)};
     if (!r_.second->operand(1)->type.isMemDesc()) return false;  // V in registers: not worth it
     // Both products on wgmma (mma.sync runs as it is issued: nothing would
@@ -158,22 +157,21 @@ class Rotator {
       if (op.get() == r_.second) break;
       if (op->code == OpCode::AsyncCopy || op->code == OpCode::TmaCopy) return false;
     }
+    std::unordered_set<const Operation *> inB{r_.second};
     while (!work.empty()) {
       Value *v = work.back();
       work.pop_back();
       if (!v->def || v->def->parent != &body_) continue;
       if (v->def->code != OpCode::MemDescIndex && v->def->code != OpCode::MemDescTrans)
         return false;
-      views.push_back(v->def);
+      inB.insert(v->def);
       for (Value *w : v->def->operands) work.push_back(w);
     }
-    std::sort(views.begin(), views.end(),
-              [&](Operation *x, Operation *y) { return position(x) < position(y); });
-    std::vector<Operation *> bOps = views;
-    bOps.push_back(r_.second);
-    std::unordered_set<const Operation *> inB(bOps.begin(), bOps.end());
+    // B in program order: the views, then the dot.
+    for (auto &op : body_.ops)
+      if (inB.count(op.get())) bOps_.push_back(op.get());
     // X: what B reads from the body.
-    for (Operation *op : bOps)
+    for (Operation *op : bOps_)
       for (Value *v : op->operands) {
         bool fromBody =
             (v->def && v->def->parent == &body_ && !inB.count(v->def)) || v->owner == &body_;
@@ -191,21 +189,11 @@ class Rotator {
       if (op->code != OpCode::Yield && op.get() != r_.second &&
           !(inB.count(op.get()) && !outsideB[op->result()]))
         aOps_.push_back(op.get());
-    bOps_ = bOps;
     build();
     return true;
   }
 
  private:
-  size_t position(const Operation *op) const {
-    size_t i = 0;
-    for (auto &o : body_.ops) {
-      if (o.get() == op) return i;
-      ++i;
-    }
-    return i;
-  }
-
   // B's ops cloned at `b`, X read from `x`; returns the dot's result.
   Value *cloneB(Builder &b, const std::vector<Value *> &x) {
     Mapping m;
