@@ -249,13 +249,25 @@ void maskedStore(Lowerer &l, Value *ptrs, Value *val, Value *mask, SourceLoc loc
                      {{"cache", std::string()}, {"evict", std::string()}});
 }
 
+// A descriptor_store: expanded as the other accesses here are
+// (ir/descriptor_load.h), by the GPU passes or before the interpreter runs.
 SVal store(Lowerer &l, A &a) {
   DescParts d = parts(descArg(l, a));
   Value *val = storedValue(l, a, d, d.block);
-  Value *ptrs, *mask;
-  blockAddresses(l, blockAt(l, d, a["offsets"], a.locOf("offsets"), a.name),
-                 allDims(d.block.size()), a.loc, ptrs, mask);
-  maskedStore(l, ptrs, val, mask, a.loc);
+  std::vector<Value *> offsets =
+      descScalars(l, a["offsets"], DType::I32, a.locOf("offsets"), "offsets");
+  if (offsets.size() != d.block.size())
+    l.error(a.locOf("offsets"), a.name + " needs " + std::to_string(d.block.size()) +
+                                    " offsets (one per dimension of the descriptor), got " +
+                                    std::to_string(offsets.size()));
+  l.checkWritablePointer(d.base, a.loc, "a descriptor store");
+  std::vector<Value *> ops{d.base};
+  ops.insert(ops.end(), d.shape.begin(), d.shape.end());
+  ops.insert(ops.end(), d.strides.begin(), d.strides.end());
+  ops.insert(ops.end(), offsets.begin(), offsets.end());
+  ops.push_back(val);
+  l.builder().setLoc(a.loc);
+  l.builder().create(OpCode::DescriptorStore, ops, {}, {{"block", d.block}});
   return SVal::none();
 }
 

@@ -341,6 +341,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
         break;
       case OpCode::InlineAsm:
       case OpCode::DescriptorLoad:
+      case OpCode::DescriptorStore:
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

@@ -629,7 +629,9 @@ class Compiler {
         return false;
       }
       case OpCode::DescriptorLoad:
-        bad(&op, "descriptor_load is expanded before the program is compiled");
+      case OpCode::DescriptorStore:
+        bad(&op, std::string(op.info().mnemonic) +
+                     " is expanded before the program is compiled");
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

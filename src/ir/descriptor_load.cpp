@@ -67,9 +67,12 @@ std::string checkDescriptorLoad(const Operation &op) {
   if (pad != "zero" && pad != "nan")
     return "padding must be \"zero\" or \"nan\", got \"" + pad + "\"";
   if (!validChecks(op, n)) return "checks must list dims of the block in increasing order";
-  if (op.operands.size() != 1 + 3 * n)
-    return "a block of rank " + std::to_string(n) + " takes " + std::to_string(1 + 3 * n) +
-           " operands (base, shapes, strides, offsets), got " + std::to_string(op.operands.size());
+  const bool store = op.code == OpCode::DescriptorStore;
+  if (store && op.attr("padding")) return "a store takes no padding";
+  if (op.operands.size() != 1 + 3 * n + (store ? 1 : 0))
+    return "a block of rank " + std::to_string(n) + " takes " +
+           std::to_string(1 + 3 * n + (store ? 1 : 0)) + " operands (base, shapes, strides, " +
+           (store ? "offsets, value" : "offsets") + "), got " + std::to_string(op.operands.size());
   const Type &base = op.operands[0]->type;
   if (!base.isPtr()) return "operand #0 (base) must be a scalar pointer, got " + printType(base);
   if (pad == "nan" && !isFloat(base.dtype)) return "padding \"nan\" needs a float element type";
@@ -88,9 +91,10 @@ std::string checkDescriptorLoad(const Operation &op) {
   if (std::string e = want(1 + n, DType::I64, "a stride"); !e.empty()) return e;
   if (std::string e = want(1 + 2 * n, DType::I32, "an offset"); !e.empty()) return e;
   Type expect = Type::tile(*block, Type::scalar(base.dtype));
-  const Type &out = op.results[0]->type;
+  const Type &out = store ? op.operands.back()->type : op.results[0]->type;
   if (!out.isTile() || out.shape != expect.shape || out.dtype != expect.dtype || out.elemIsPtr)
-    return "result must be " + printType(expect) + ", got " + printType(out);
+    return std::string(store ? "the stored value" : "result") + " must be " + printType(expect) +
+           ", got " + printType(out);
   return {};
 }
 
@@ -182,58 +186,71 @@ std::string checkTmaOp(const Operation &op) {
   }
 }
 
-// The ops follow the order in which the front end built them before the op
-// existed, so that code generation that expands every descriptor_load sees
+namespace {
+
+// A scalar or tile broadcast to `shape`: splat a scalar, stretch size-1 dims
+// of a tile of the same rank.
+Value *broadcastTo(Builder &b, Value *v, const std::vector<int64_t> &shape) {
+  if (!v->type.isTile()) return b.op1(OpCode::Splat, {v}, Type::tile(shape, v->type));
+  if (v->type.shape == shape) return v;
+  return b.op1(OpCode::Broadcast, {v}, v->type.withShape(shape));
+}
+
+// The block's pointers, and its mask of elements inside the shape in every
+// checked dim (null when none is checked), built at `b`.
+// The ops follow the order in which the front end built them before the ops
+// existed, so that code generation that expands every descriptor access sees
 // the IR it always saw.
-void expandDescriptorLoad(Operation &op) {
-  DescriptorLoadParts p = descriptorLoadParts(op);
+void blockPointers(Builder &b, const DescriptorLoadParts &p, Value *&ptrs, Value *&mask) {
   const std::vector<int64_t> &block = p.block;
   size_t n = block.size();
-  Builder b;
-  b.setInsertionPointBefore(&op);
-  b.setLoc(op.loc);
   const Type i1 = Type::scalar(DType::I1), i32 = Type::scalar(DType::I32),
              i64 = Type::scalar(DType::I64);
-  // A scalar or tile broadcast to `shape`: splat a scalar, stretch size-1
-  // dims of a tile of the same rank.
-  auto broadcastTo = [&](Value *v, const std::vector<int64_t> &shape) {
-    if (!v->type.isTile()) return b.op1(OpCode::Splat, {v}, Type::tile(shape, v->type));
-    if (v->type.shape == shape) return v;
-    return b.op1(OpCode::Broadcast, {v}, v->type.withShape(shape));
-  };
   std::vector<Value *> shape64;
   for (Value *s : p.shape) shape64.push_back(s->type == i64 ? s : b.op1(OpCode::Cast, {s}, i64));
-  Value *offset = nullptr, *mask = nullptr;
+  Value *offset = nullptr;
+  mask = nullptr;
   for (size_t d = 0; d < n; ++d) {
     Value *r = b.op1(OpCode::Arange, {}, Type::tile({block[d]}, i32),
                      {{"end", block[d]}, {"start", int64_t{0}}});
-    Value *idx = b.op1(OpCode::Add, {broadcastTo(p.offsets[d], {block[d]}), r}, r->type);
+    Value *idx = b.op1(OpCode::Add, {broadcastTo(b, p.offsets[d], {block[d]}), r}, r->type);
     idx = b.op1(OpCode::Cast, {idx}, idx->type.withElement(i64));
     // Shape [1, .., block[d], .., 1] so the dims broadcast against each other.
     std::vector<int64_t> s(n, 1);
     s[d] = block[d];
     if (n > 1) idx = b.op1(OpCode::Reshape, {idx}, idx->type.withShape(s));
-    Value *term = b.op1(OpCode::Mul, {idx, broadcastTo(p.strides[d], s)}, idx->type);
-    term = broadcastTo(term, block);
+    Value *term = b.op1(OpCode::Mul, {idx, broadcastTo(b, p.strides[d], s)}, idx->type);
+    term = broadcastTo(b, term, block);
     offset = offset ? b.op1(OpCode::Add, {offset, term}, term->type) : term;
     if (!p.checked[d]) continue;
-    Value *zero = broadcastTo(b.constInt(0, i64), s);
+    Value *zero = broadcastTo(b, b.constInt(0, i64), s);
     Value *ge =
         b.op1(OpCode::Cmp, {idx, zero}, idx->type.withElement(i1), {{"pred", std::string("ge")}});
-    Value *lt = b.op1(OpCode::Cmp, {idx, broadcastTo(shape64[d], s)}, idx->type.withElement(i1),
+    Value *lt = b.op1(OpCode::Cmp, {idx, broadcastTo(b, shape64[d], s)}, idx->type.withElement(i1),
                       {{"pred", std::string("lt")}});
-    Value *in = broadcastTo(b.op1(OpCode::And, {ge, lt}, ge->type), block);
+    Value *in = broadcastTo(b, b.op1(OpCode::And, {ge, lt}, ge->type), block);
     mask = mask ? b.op1(OpCode::And, {mask, in}, in->type) : in;
   }
-  Value *base = broadcastTo(p.base, block);
-  Value *ptrs = b.op1(OpCode::AddPtr, {base, offset}, base->type);
+  Value *base = broadcastTo(b, p.base, block);
+  ptrs = b.op1(OpCode::AddPtr, {base, offset}, base->type);
+}
+
+}  // namespace
+
+void expandDescriptorLoad(Operation &op) {
+  DescriptorLoadParts p = descriptorLoadParts(op);
+  Builder b;
+  b.setInsertionPointBefore(&op);
+  b.setLoc(op.loc);
+  Value *ptrs, *mask;
+  blockPointers(b, p, ptrs, mask);
   Type elem = Type::scalar(p.base->type.dtype);
   std::vector<Value *> operands{ptrs};
   if (mask) {
     Value *pad = p.nanPadding          ? b.constFloat(std::nan(""), elem)
                  : isFloat(elem.dtype) ? b.constFloat(0.0, elem)
                                        : b.constInt(0, elem);
-    operands.insert(operands.end(), {mask, broadcastTo(pad, block)});
+    operands.insert(operands.end(), {mask, broadcastTo(b, pad, p.block)});
   }
   Value *loaded =
       b.op1(OpCode::Load, operands, op.results[0]->type,
@@ -242,10 +259,23 @@ void expandDescriptorLoad(Operation &op) {
   eraseOp(&op);
 }
 
+void expandDescriptorStore(Operation &op) {
+  DescriptorLoadParts p = descriptorLoadParts(op);
+  Builder b;
+  b.setInsertionPointBefore(&op);
+  b.setLoc(op.loc);
+  Value *ptrs, *mask;
+  blockPointers(b, p, ptrs, mask);
+  std::vector<Value *> operands{ptrs, op.operands.back()};
+  if (mask) operands.push_back(mask);
+  b.create(OpCode::Store, operands, {}, {{"cache", std::string()}, {"evict", std::string()}});
+  eraseOp(&op);
+}
+
 namespace {
 bool anyDescriptorLoad(const Block &b) {
   for (const auto &op : b.ops) {
-    if (op->code == OpCode::DescriptorLoad) return true;
+    if (op->code == OpCode::DescriptorLoad || op->code == OpCode::DescriptorStore) return true;
     for (const auto &r : op->regions)
       if (anyDescriptorLoad(*r)) return true;
   }
@@ -280,12 +310,15 @@ bool hasDescriptorLoads(const Function &fn) {
 }
 
 int expandDescriptorLoads(Function &fn, const std::function<bool(const Operation &)> &keep) {
-  std::vector<Operation *> loads;
+  std::vector<Operation *> accesses;
   fn.walk([&](Operation *o) {
-    if (o->code == OpCode::DescriptorLoad && !(keep && keep(*o))) loads.push_back(o);
+    if ((o->code == OpCode::DescriptorLoad || o->code == OpCode::DescriptorStore) &&
+        !(keep && keep(*o)))
+      accesses.push_back(o);
   });
-  for (Operation *o : loads) expandDescriptorLoad(*o);
-  return static_cast<int>(loads.size());
+  for (Operation *o : accesses)
+    o->code == OpCode::DescriptorStore ? expandDescriptorStore(*o) : expandDescriptorLoad(*o);
+  return static_cast<int>(accesses.size());
 }
 
 }  // namespace tessera

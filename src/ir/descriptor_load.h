@@ -5,6 +5,8 @@
 // tile of pointers. Its meaning is defined once, here, as the masked pointer
 // load it expands to; the interpreter runs that expansion, and the GPU
 // passes expand every descriptor_load that the copy engine does not serve.
+// descriptor_store (desc.store) is the same block written, its meaning the
+// masked store it expands to.
 #pragma once
 
 #include <functional>
@@ -47,6 +49,11 @@ std::string checkTmaOp(const Operation &op);
 // checked, an unmasked load. The new ops carry the op's location.
 void expandDescriptorLoad(Operation &op);
 
+// Replaces descriptor_store `op` by the masked store it means: element i of
+// the value goes to the address expandDescriptorLoad reads it from, where
+// that load would not read the padding.
+void expandDescriptorStore(Operation &op);
+
 // Replaces rank-2 `op` by the load of the transposed block (dims, strides,
 // offsets and checks swapped) and a permute back to `op`'s result: the form
 // whose last dim is contiguous when `op`'s first stride is 1. The new ops
@@ -54,10 +61,12 @@ void expandDescriptorLoad(Operation &op);
 // `op`'s.
 Value *transposeDescriptorLoad(Operation &op);
 
+// Whether `fn` has a descriptor_load or a descriptor_store.
 bool hasDescriptorLoads(const Function &fn);
 
-// Expands every descriptor_load of `fn`, nested regions included, that
-// `keep` (where given) does not keep; returns how many it expanded.
+// Expands every descriptor_load and descriptor_store of `fn`, nested regions
+// included, that `keep` (where given) does not keep; returns how many it
+// expanded.
 int expandDescriptorLoads(Function &fn, const std::function<bool(const Operation &)> &keep = {});
 
 }  // namespace tessera

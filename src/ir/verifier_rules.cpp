@@ -280,6 +280,7 @@ void Rules::check() {
     case OpCode::AtomicCas:
       return atomicCas();
     case OpCode::DescriptorLoad:
+    case OpCode::DescriptorStore:
       if (std::string e = checkDescriptorLoad(op_); !e.empty()) fail(e);
       return;
     case OpCode::Dot:

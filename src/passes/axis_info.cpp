@@ -797,6 +797,7 @@ void Analysis::analyzeOp(Operation *op) {
       return unknownResults(op);
     // No results.
     case OpCode::Store:
+    case OpCode::DescriptorStore:
     case OpCode::Print:
     case OpCode::Assert:
     case OpCode::Barrier:

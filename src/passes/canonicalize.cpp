@@ -274,6 +274,7 @@ class Canonicalizer {
       case OpCode::AddPtr:
       case OpCode::Load:
       case OpCode::DescriptorLoad:
+      case OpCode::DescriptorStore:
       case OpCode::Store:
       case OpCode::AtomicRmw:
       case OpCode::AtomicCas:

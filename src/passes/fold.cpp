@@ -332,6 +332,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::AddPtr:
     case OpCode::Load:
     case OpCode::DescriptorLoad:
+    case OpCode::DescriptorStore:
     case OpCode::Store:
     case OpCode::AtomicRmw:
     case OpCode::AtomicCas:

@@ -632,9 +632,10 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::AtomicCas:
       return emitAtomic(op);
     case OpCode::DescriptorLoad:
-      internalError("emit-ptx",
-                    "descriptor_load reached code generation unexpanded "
-                    "(expand-descriptor-loads runs first)");
+    case OpCode::DescriptorStore:
+      internalError("emit-ptx", std::string(op.info().mnemonic) +
+                                    " reached code generation unexpanded "
+                                    "(expand-descriptor-loads runs first)");
     case OpCode::Dot:
       return emitDot(op);
     case OpCode::Reduce:

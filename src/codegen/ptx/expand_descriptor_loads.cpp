@@ -2,12 +2,14 @@
 // reaches the GPU passes whole, so that one the tensor memory accelerator
 // can serve keeps its descriptor; every other one becomes the masked
 // pointer load it means (ir/descriptor_load.h), which the rest of the back
-// end handles like any tl.load.
+// end handles like any tl.load. Every descriptor_store (desc.store) becomes
+// the masked store it means.
 //
 // Requires: one optimised, inlined kernel (the Tile IR pipeline has run).
 // A descriptor that axis info proves aligned (a block pointer's) first gets
 // hints saying so (hintProvenAlignment below).
-// Guarantees: the only descriptor_loads left are those tmaMayServe accepts
+// Guarantees: no descriptor_store is left; the only descriptor_loads left
+// are those tmaMayServe accepts
 // (tma.h); pipeline-dot-operands serves or expands them. When it expanded any, the Tile IR
 // clean-up passes run again (canonicalize, cse, licm, dce), so the address
 // arithmetic is folded, shared between loads and hoisted out of loops as it
