@@ -203,11 +203,9 @@ Value *maskedLoad(Lowerer &l, const DescParts &d, Value *ptrs, Value *mask, Sour
                 {{"cache", std::string()}, {"evict", std::string()}, {"volatile", int64_t{0}}});
 }
 
-// A descriptor_load: the GPU passes either hand it to the tensor memory
-// accelerator or expand it as the other accesses here are
-// (ir/descriptor_load.h).
-SVal load(Lowerer &l, A &a) {
-  DescParts d = parts(descArg(l, a));
+// The operands of a descriptor_load or descriptor_store of `d`'s block at
+// the call's offsets: base, shapes, strides, offsets.
+std::vector<Value *> blockOperands(Lowerer &l, A &a, const DescParts &d) {
   std::vector<Value *> offsets =
       descScalars(l, a["offsets"], DType::I32, a.locOf("offsets"), "offsets");
   if (offsets.size() != d.block.size())
@@ -218,6 +216,15 @@ SVal load(Lowerer &l, A &a) {
   ops.insert(ops.end(), d.shape.begin(), d.shape.end());
   ops.insert(ops.end(), d.strides.begin(), d.strides.end());
   ops.insert(ops.end(), offsets.begin(), offsets.end());
+  return ops;
+}
+
+// A descriptor_load: the GPU passes either hand it to the tensor memory
+// accelerator or expand it as the other accesses here are
+// (ir/descriptor_load.h).
+SVal load(Lowerer &l, A &a) {
+  DescParts d = parts(descArg(l, a));
+  std::vector<Value *> ops = blockOperands(l, a, d);
   return SVal::tensor(
       l.emit(OpCode::DescriptorLoad, ops, Type::tile(d.block, Type::scalar(d.base->type.dtype)),
              a.loc, {{"block", d.block}, {"padding", std::string(d.nanPadding ? "nan" : "zero")}}));
@@ -254,17 +261,8 @@ void maskedStore(Lowerer &l, Value *ptrs, Value *val, Value *mask, SourceLoc loc
 SVal store(Lowerer &l, A &a) {
   DescParts d = parts(descArg(l, a));
   Value *val = storedValue(l, a, d, d.block);
-  std::vector<Value *> offsets =
-      descScalars(l, a["offsets"], DType::I32, a.locOf("offsets"), "offsets");
-  if (offsets.size() != d.block.size())
-    l.error(a.locOf("offsets"), a.name + " needs " + std::to_string(d.block.size()) +
-                                    " offsets (one per dimension of the descriptor), got " +
-                                    std::to_string(offsets.size()));
+  std::vector<Value *> ops = blockOperands(l, a, d);
   l.checkWritablePointer(d.base, a.loc, "a descriptor store");
-  std::vector<Value *> ops{d.base};
-  ops.insert(ops.end(), d.shape.begin(), d.shape.end());
-  ops.insert(ops.end(), d.strides.begin(), d.strides.end());
-  ops.insert(ops.end(), offsets.begin(), offsets.end());
   ops.push_back(val);
   l.builder().setLoc(a.loc);
   l.builder().create(OpCode::DescriptorStore, ops, {}, {{"block", d.block}});
