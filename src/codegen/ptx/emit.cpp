@@ -301,32 +301,26 @@ void Emitter::emitBlock(Block &b) {
 
 void Emitter::waitForWgmmaReaders(const Operation &op) {
   if (wgmmaGroups_.empty()) return;
-  size_t newest = 0;  // 1 + the index of the newest group `op` reads
+  std::set<std::string> reads;
   for (size_t i = 0; i < op.operands.size(); ++i) {
     // The next wgmma of the chain reads its accumulator in the async proxy.
     if (op.code == OpCode::Dot && i == 2 && op.intAttr("overlap", 0)) continue;
-    Regs *const *regs = regs_.find(op.operand(i));
-    if (!regs) continue;
-    for (size_t g = newest; g < wgmmaGroups_.size(); ++g)
-      for (const std::string &r : **regs)
-        if (wgmmaGroups_[g].acc.count(r)) {
-          newest = g + 1;
-          break;
-        }
+    if (Regs *const *regs = regs_.find(op.operand(i)))
+      reads.insert((*regs)->begin(), (*regs)->end());
   }
-  if (newest > 0) waitForWgmmaGroups(wgmmaGroups_.size() - newest);
+  waitForWgmmaRegisters(reads, {});
 }
 
 void Emitter::waitForWgmmaRegisters(const std::set<std::string> &reads,
                                     const std::set<std::string> &writes) {
-  size_t newest = 0;
+  auto hits = [](const std::set<std::string> &a, const std::set<std::string> &b) {
+    for (const std::string &r : a)
+      if (b.count(r)) return true;
+    return false;
+  };
+  size_t newest = 0;  // 1 + the index of the newest group touched
   for (size_t g = 0; g < wgmmaGroups_.size(); ++g) {
     const WgmmaGroup &w = wgmmaGroups_[g];
-    auto hits = [](const std::set<std::string> &a, const std::set<std::string> &b) {
-      for (const std::string &r : a)
-        if (b.count(r)) return true;
-      return false;
-    };
     if (hits(reads, w.acc) || hits(writes, w.acc) || hits(writes, w.aWords)) newest = g + 1;
   }
   if (newest > 0) waitForWgmmaGroups(wgmmaGroups_.size() - newest);
