@@ -153,10 +153,6 @@ class Pipeliner {
         loop_(loop),
         body_(*loop->regions[0]),
         stages_(stages),
-        targetSm_(m.targetSm),
-        numWarps_(m.numWarps),
-        archSpecific_(m.archSpecific),
-        globalScratch_(m.globalScratch),
         module_(m) {}
 
   void run() {
@@ -310,7 +306,7 @@ class Pipeliner {
     std::unordered_set<Value *> carried;
     for (auto &o : body_.ops) {
       Operation *dot = o.get();
-      if (dot->code != OpCode::Dot || !selectMma(*dot, targetSm_)) continue;
+      if (dot->code != OpCode::Dot || !selectMma(*dot, module_.targetSm)) continue;
       size_t first = out.size();
       for (unsigned i = 0; i < 2; ++i) {
         Value *v = dot->operand(i);
@@ -334,7 +330,7 @@ class Pipeliner {
         if (ld && ld->code == OpCode::DescriptorLoad && ld->parent == &body_ &&
             !excluded_.count(ld) && v->type.rank() == 2 &&
             (hostDescriptorParam(*ld, fn_) >= 0 ||
-             (globalScratch_ && madeInKernel(*ld, fn_) && descriptorBeforeLoop(*ld)))) {
+             (module_.globalScratch && madeInKernel(*ld, fn_) && descriptorBeforeLoop(*ld)))) {
           std::unordered_set<Operation *> seen;
           std::unordered_set<Value *> mine;
           bool ok = true;
@@ -374,10 +370,11 @@ class Pipeliner {
       bool bAlone =
           out.size() - first == 1 && out[first].operand == 1 && a.isTile() && a.rank() == 2;
       bool wgmma = (both && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r,
-                                      out[first].dotContig(), out[first + 1].dotContig(), numWarps_,
-                                      targetSm_, archSpecific_)) ||
+                                      out[first].dotContig(), out[first + 1].dotContig(),
+                                      module_.numWarps, module_.targetSm, module_.archSpecific)) ||
                    (bAlone && planWgmma(a.shape[0], b.shape[1], a.shape[1], a.dtype, b.dtype, r, 1,
-                                        out[first].dotContig(), numWarps_, targetSm_, archSpecific_,
+                                        out[first].dotContig(), module_.numWarps, module_.targetSm,
+                                        module_.archSpecific,
                                         /*aInRegisters=*/true));
       if (wgmma)
         for (size_t k = first; k < out.size(); ++k) {
@@ -736,10 +733,10 @@ class Pipeliner {
     // against 440. With one warpgroup the barrier is the warpgroup's own, and
     // the mbarrier's round trip cost 2-4%: 128x64 tiles on 4 warps 516
     // against 526.)
-    const bool releaseBarriers = tma_ && numWarps_ > 4;
+    const bool releaseBarriers = tma_ && module_.numWarps > 4;
     Value *freed = releaseBarriers
                        ? pre_.op1(OpCode::BarrierAlloc, {}, i32,
-                                  {{"count", slots}, {"arrivals", int64_t(32) * numWarps_}})
+                                  {{"count", slots}, {"arrivals", int64_t(32) * module_.numWarps}})
                        : nullptr;
     std::vector<Value *> tensorMaps;
     for (const Candidate *c : fills) tensorMaps.push_back(tma_ ? tensorMapOf(*c) : nullptr);
@@ -805,7 +802,7 @@ class Pipeliner {
     if (!tma_ && mmaSync && lookAhead >= 2 && cands.size() == 2 && cands[0].dot == cands[1].dot &&
         cands[0].operand != cands[1].operand && cands[0].dot->parent == &body_) {
       Operation *dot = cands[0].dot;
-      auto mi = selectMma(*dot, targetSm_);
+      auto mi = selectMma(*dot, module_.targetSm);
       const Type &a = dot->operand(0)->type;
       if (mi && a.rank() == 2 && a.shape[1] / mi->k >= 2) prefetch = dot;
     }
@@ -970,12 +967,8 @@ class Pipeliner {
   Operation *loop_;
   Block &body_;
   int64_t stages_;
-  int targetSm_;
-  int numWarps_;
-  bool archSpecific_;
-  bool globalScratch_;  // tensor maps may be built in the kernel
-  const Module &module_;
-  bool tma_ = false;  // the rings fill by tensor copies (descriptor loads)
+  const Module &module_;  // the target, warps, and whether tensor maps may be built in the kernel
+  bool tma_ = false;      // the rings fill by tensor copies (descriptor loads)
   int64_t step_ = 1;
   Builder pre_;  // before the loop
   PtrMap<const Value *, int> uses_;
