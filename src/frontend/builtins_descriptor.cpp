@@ -167,13 +167,20 @@ SVal makeTensorDescriptor(Lowerer &l, A &a) {
   return descriptorValue(base, shape, strides, block, pad == "nan");
 }
 
-// The block at `offsets` as block-pointer parts (every dim checked).
-BlockParts blockAt(Lowerer &l, const DescParts &d, const SVal &offsetsV, SourceLoc loc,
-                   const std::string &fn) {
+// The call's block offsets (i32), one per dim of `d`.
+std::vector<Value *> blockOffsets(Lowerer &l, const DescParts &d, const SVal &offsetsV,
+                                  SourceLoc loc, const std::string &fn) {
   std::vector<Value *> offsets = descScalars(l, offsetsV, DType::I32, loc, "offsets");
   if (offsets.size() != d.block.size())
     l.error(loc, fn + " needs " + std::to_string(d.block.size()) + " offsets (one per " +
                      "dimension of the descriptor), got " + std::to_string(offsets.size()));
+  return offsets;
+}
+
+// The block at `offsets` as block-pointer parts (every dim checked).
+BlockParts blockAt(Lowerer &l, const DescParts &d, const SVal &offsetsV, SourceLoc loc,
+                   const std::string &fn) {
+  std::vector<Value *> offsets = blockOffsets(l, d, offsetsV, loc, fn);
   BlockParts p;
   p.base = d.base;
   for (Value *s : d.shape) p.shape.push_back(l.castTo(s, DType::I64, loc));
@@ -206,12 +213,7 @@ Value *maskedLoad(Lowerer &l, const DescParts &d, Value *ptrs, Value *mask, Sour
 // The operands of a descriptor_load or descriptor_store of `d`'s block at
 // the call's offsets: base, shapes, strides, offsets.
 std::vector<Value *> blockOperands(Lowerer &l, A &a, const DescParts &d) {
-  std::vector<Value *> offsets =
-      descScalars(l, a["offsets"], DType::I32, a.locOf("offsets"), "offsets");
-  if (offsets.size() != d.block.size())
-    l.error(a.locOf("offsets"), a.name + " needs " + std::to_string(d.block.size()) +
-                                    " offsets (one per dimension of the descriptor), got " +
-                                    std::to_string(offsets.size()));
+  std::vector<Value *> offsets = blockOffsets(l, d, a["offsets"], a.locOf("offsets"), a.name);
   std::vector<Value *> ops{d.base};
   ops.insert(ops.end(), d.shape.begin(), d.shape.end());
   ops.insert(ops.end(), d.strides.begin(), d.strides.end());
