@@ -56,6 +56,25 @@ def desc_matmul_shifted(a_desc, b_desc, c_ptr, M, N, K, shift, BM: tl.constexpr,
     tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M + BM) & (cols < N))
 
 
+# Both operands' blocks start KSHIFT columns into each K step. The copy
+# engine needs the innermost coordinate 16-byte aligned (else an illegal
+# instruction): 8 halves is, and the loads take the rings; 3 halves is not,
+# and they take the masked pointer path (tests/ptx/tma.py checks which).
+@triton.jit
+def desc_matmul_k_shift(a_desc, b_desc, c_ptr, M, N, K, KSHIFT: tl.constexpr, BM: tl.constexpr,
+                        BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK + KSHIFT])
+        b = b_desc.load([pid_n * BN, k * BK + KSHIFT])
+        acc = tl.dot(a, b.T, acc)
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
+
+
 # A computed in registers (scaled after its load, as attention's P is
 # computed): B alone fills a ring, and wgmma reads A from registers.
 @triton.jit
@@ -192,6 +211,18 @@ def test_blocks_outside_the_tensor(gen, shift):
                               TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, shift, BM, BN,
                               BK, num_warps=4, num_stages=3)
     check(c, shifted @ b.double().T, K)
+
+
+@pytest.mark.parametrize("kshift", [3, 8])
+def test_unaligned_inner_offsets_take_the_pointer_path(gen, kshift):
+    BM, BN, BK = 64, 128, 64
+    M, N, K = 128, 128, 4 * BK
+    a, b = randn((M, K), torch.float16, gen), randn((N, K), torch.float16, gen)
+    c = poisoned((M, N))
+    desc_matmul_k_shift[(M // BM, N // BN)](TensorDescriptor.from_tensor(a, [BM, BK]),
+                                             TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K,
+                                             kshift, BM, BN, BK, num_warps=4, num_stages=3)
+    check(c, a.double()[:, kshift:] @ b.double()[:, kshift:].T, K)
 
 
 def test_nan_padding(gen):

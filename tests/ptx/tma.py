@@ -28,6 +28,11 @@
 # RUN: FileCheck %s --check-prefix=FP8 < %t.fp8.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.fp8.ptx -o %t.fp8.cubin
 # The kernels are the GPU suite's (tests/gpu/test_tma_gpu.py), by name.
+# The copy engine needs the innermost coordinate 16-byte aligned (else an
+# illegal instruction): loads 3 halves into each K step take the pointer
+# path, 8 halves keep the copy engine (tests/gpu/test_tma_gpu.py runs both).
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul_k_shift --signature "tensordesc<fp16[64, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp32:16, i32:16, i32:16, i32:16, 3, 64, 128, 64" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=K-SHIFT-3 --implicit-check-not=cp.async.bulk.tensor
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul_k_shift --signature "tensordesc<fp16[64, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp32:16, i32:16, i32:16, i32:16, 8, 64, 128, 64" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=K-SHIFT-8
 
 # One tensor map per descriptor: its base parameter, its rank, the
 # CUtensorMapDataType (6: fp16), the box innermost first (64 halves = the
@@ -148,3 +153,6 @@
 # NO-TMA-NOT: mbarrier
 # NO-TMA-NOT: .b8 desc_matmul_param_{{[0-9]+}}[128]
 # NO-TMA: .entry desc_matmul
+
+# K-SHIFT-3: mma.sync
+# K-SHIFT-8: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes

@@ -9,11 +9,12 @@
 // A descriptor that axis info proves aligned (a block pointer's) first gets
 // hints saying so (hintProvenAlignment below).
 // Guarantees: no descriptor_store is left; the only descriptor_loads left
-// are those tmaMayServe accepts
-// (tma.h); pipeline-dot-operands serves or expands them. When it expanded any, the Tile IR
-// clean-up passes run again (canonicalize, cse, licm, dce), so the address
-// arithmetic is folded, shared between loads and hoisted out of loops as it
-// was when the front end expanded desc.load itself.
+// are those tmaMayServe accepts (tma.h) whose innermost coordinate axis
+// info proves 16-byte aligned; pipeline-dot-operands serves or expands
+// them. When it expanded any, the Tile IR clean-up passes run again
+// (canonicalize, cse, licm, dce), so the address arithmetic is folded,
+// shared between loads and hoisted out of loops as it was when the front
+// end expanded desc.load itself.
 // Preserves: every other op.
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/tma.h"
@@ -110,12 +111,24 @@ void hintProvenAlignment(Function &fn, const Module &m) {
   }
 }
 
+// Whether axis info proves the innermost coordinate of descriptor_load `op`
+// a multiple of 16 bytes. The copy engine requires it: an unaligned one is
+// an illegal instruction, which kills the context. (Triton leaves that to
+// the user; here such a load takes the masked pointer path instead.)
+bool innerOffsetAligned(const Operation &op, const AxisInfoMap &info) {
+  DescriptorLoadParts p = descriptorLoadParts(op);
+  return info.get(p.offsets.back()).divisibility[0] * byteSize(p.base->type.dtype) % 16 == 0;
+}
+
 }  // namespace
 
 void expandDescriptorLoadsPass(Module &m) {
   for (auto &fn : m.functions) hintProvenAlignment(*fn, m);
-  expandDescriptorLoads(
-      m, [&](const Operation &op, const Function &fn) { return tmaMayServe(op, fn, m); });
+  std::unordered_map<const Function *, AxisInfoMap> info;
+  for (auto &fn : m.functions) info.emplace(fn.get(), analyzeAxisInfo(*fn));
+  expandDescriptorLoads(m, [&](const Operation &op, const Function &fn) {
+    return tmaMayServe(op, fn, m) && innerOffsetAligned(op, info.at(&fn));
+  });
 }
 
 }  // namespace tessera::ptx

@@ -132,6 +132,45 @@ def test_host_tensor_descriptor(arrays, rng, block):
 
 
 @triton.jit
+def host_store_shifted_kernel(x_desc, y_desc, SHIFT_M: tl.constexpr, SHIFT_N: tl.constexpr):
+    # Blocks stored off the grid's lattice: the first row of blocks and the
+    # last column reach outside the tensor, where nothing may be written.
+    BM: tl.constexpr = y_desc.block_shape[0]
+    BN: tl.constexpr = y_desc.block_shape[1]
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    y_desc.store([pm * BM - SHIFT_M, pn * BN + SHIFT_N], x_desc.load([pm * BM, pn * BN]))
+
+
+@pytest.mark.parametrize("dtype,block", [(np.float16, (64, 64)), (np.int8, (16, 32)),
+                                         (np.float32, (32, 8)), (np.float16, (128, 16))])
+def test_host_descriptor_store_clips_at_every_edge(arrays, rng, dtype, block):
+    M, N, pitch, sm, sn = 150, 72, 96, 5, 7
+    BM, BN = block
+    xfull, x = padded(rng, (M, N), dtype, pitch)
+    if dtype == np.int8:
+        x[...] = rng.integers(-128, 128, x.shape)
+    yfull, _ = padded(rng, (M, N), dtype, pitch, fill=POISON)
+    xa, ya = arrays.put(xfull), arrays.put(yfull)
+    xdesc = TensorDescriptor(xa, [M, N], [pitch, 1], list(block))
+    ydesc = TensorDescriptor(ya, [M, N], [pitch, 1], list(block))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    host_store_shifted_kernel[grid](xdesc, ydesc, sm, sn)
+    out = arrays.get(ya)
+    ref = np.full((M, pitch), POISON, np.float64)
+    for pm in range(grid[0]):
+        for pn in range(grid[1]):
+            rows = range(pm * BM - sm, pm * BM - sm + BM)
+            cols = range(pn * BN + sn, pn * BN + sn + BN)
+            blk = shifted_block(x, range(pm * BM, pm * BM + BM), range(pn * BN, pn * BN + BN))
+            for i, r in enumerate(rows):
+                for j, c in enumerate(cols):
+                    if 0 <= r < M and 0 <= c < N:
+                        ref[r, c] = blk[i, j]
+    np.testing.assert_array_equal(out.astype(np.float64), ref)
+
+
+@triton.jit
 def rank1_kernel(x_desc, y_desc, BLOCK: tl.constexpr):
     off = tl.program_id(0) * BLOCK
     y_desc.store([off], tl.exp(x_desc.load([off + 7])))
