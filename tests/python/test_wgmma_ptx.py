@@ -472,3 +472,30 @@ def test_wgmma_and_mma_sync_products_in_one_accumulator():
     if _ptxas() is not None:
         assemble_ptx(ampere, "sm_80")
         assemble_ptx(hopper, "sm_90a")
+
+
+# Tutorial 09's epilogue subtiles: the accumulator reshaped to (BM, 2, BN/2),
+# permuted to (BM, BN/2, 2) and split into two column halves. On wgmma's
+# accumulator layout a register bit holds the half, so the three ops rename
+# registers (assign-layouts gives their results the layouts that make them
+# free) and the epilogue reads shared memory as often as the whole tile's:
+# once per element, through the conversion to 16-byte stores.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("blocks,warps", [((128, 256, 64), 8), ((128, 128, 64), 4),
+                                          ((64, 128, 32), 4)])
+def test_subtiled_epilogue_moves_no_data(blocks, warps):
+    def ptx(split):
+        sig = f"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, {', '.join(map(str, blocks))}, " \
+            f"{split}, 0"
+        r = subprocess.run([str(TESSERAC), "compile", str(REPO / "tests/gpu/test_shape_ops_gpu.py"),
+                            "--kernel", "subtiled_matmul", "--signature", sig, "--emit", "ptx",
+                            "--target", "sm_90a", "--num-warps", str(warps), "--num-stages", "3"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    whole, halves = ptx(0), ptx(1)
+    if _ptxas() is not None:
+        assemble_ptx(halves, "sm_90a")
+    loads = [len(re.findall(r"ld\.shared\.v4", p)) for p in (whole, halves)]
+    assert loads[0] > 0 and loads[0] == loads[1], loads
+    assert halves.count("ld.shared") == whole.count("ld.shared")

@@ -12,6 +12,13 @@
 //   - broadcast: operand == result.collapsed(the broadcast dims);
 //   - reduce with a tile result: result == operand.sliced(axis); scan: the
 //     results share the operands' layout;
+//   - reshape, permute, split and join: where one side's layout is set and
+//     the other's is not, the other gets the layout that makes the op a
+//     renaming of registers (LinearLayout::reshaped, permuted, splitLast,
+//     joinedLast; a split whose last dim lanes hold has none); the results
+//     of such ops of a tensor-core accumulator are pinned with it, as its
+//     reductions are; a join's two operands share one layout. Otherwise
+//     any layouts, as for the other shape ops;
 //   - other shape ops, dot operands: any layouts (the emitter moves data
 //     through shared memory), except operand A of a wgmma dot that reads it
 //     from registers: it has wgmmaOperandALayout, converted right after its
@@ -39,9 +46,9 @@
 // access prefers (from axis info: the most contiguous dim fastest, up to 16
 // bytes per thread when contiguity and alignment allow), unless a
 // tensor-core dot pinned it (its accumulator's class, and the classes of
-// reductions of it, which take the sliced accumulator layout); layouts then flow
-// between classes across expand_dims (both ways), broadcast (result to
-// operand) and reduce (operand to result); a class still unset gets the
+// reductions and shape ops of it); layouts then flow between classes across
+// expand_dims, reshape, permute, split and join (both ways), broadcast
+// (result to operand) and reduce (operand to result); a class still unset gets the
 // default layout of its shape, and flow resumes. Tensor-core dots pin their
 // class first; anchors then set only unpinned classes. Constants, splats,
 // aranges, broadcasts and expand_dims used by several ops are first
@@ -363,6 +370,14 @@ class Assigner {
         break;
       case OpCode::ExpandDims:
       case OpCode::Broadcast:
+      case OpCode::Reshape:
+      case OpCode::Permute:
+      case OpCode::Split:
+        relate(op);
+        break;
+      case OpCode::Join:
+        // Halves in one layout join by interleaving their registers.
+        unite(op->operand(0), op->operand(1));
         relate(op);
         break;
       default:
@@ -443,10 +458,66 @@ class Assigner {
             for (auto &r : op->results)
               if (!layoutOf(r.get())) changed |= setIfUnset(r.get(), li->sliced(axis));
           break;
+        case OpCode::Reshape:
+        case OpCode::Permute:
+        case OpCode::Split:
+        case OpCode::Join:
+          if (li && !lo) {
+            if (auto l = shapedLayout(op, *li)) changed |= setResults(op, *l);
+          } else if (lo && !li) {
+            if (auto l = operandLayout(op, *lo)) changed |= setIfUnset(in, *l);
+          }
+          break;
         default:
           break;
       }
     }
+    return changed;
+  }
+
+  // The layout of a reshape's, permute's, split's or join's result(s) that
+  // makes it move no data (shapeOpInRegisters in the emitter), given its
+  // operand's; nullopt when there is none (a split whose last dim lanes
+  // hold).
+  static std::optional<LinearLayout> shapedLayout(const Operation *op, const LinearLayout &in) {
+    switch (op->code) {
+      case OpCode::Reshape:
+        return in.reshaped(op->result()->type.shape);
+      case OpCode::Permute:
+        return in.permuted(op->intsAttr("order"));
+      case OpCode::Split:
+        if (auto half = in.splitLast()) return half->second;
+        return std::nullopt;
+      case OpCode::Join:
+        return in.joinedLast();
+      default:
+        return std::nullopt;
+    }
+  }
+  // The reverse: the operand layout for a result's.
+  static std::optional<LinearLayout> operandLayout(const Operation *op, const LinearLayout &out) {
+    switch (op->code) {
+      case OpCode::Reshape:
+        return out.reshaped(op->operand(0)->type.shape);
+      case OpCode::Permute: {
+        std::vector<int64_t> order = op->intsAttr("order"), inverse(order.size());
+        for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
+        return out.permuted(inverse);
+      }
+      case OpCode::Split:
+        return out.joinedLast();
+      case OpCode::Join:
+        if (auto half = out.splitLast(); half && half->first == 0) return half->second;
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+  // Sets every tile result of `op` (both halves of a split) to `l` where unset.
+  bool setResults(Operation *op, const LinearLayout &l) {
+    bool changed = false;
+    for (auto &r : op->results)
+      if (isTile(r.get())) changed |= setIfUnset(r.get(), l);
     return changed;
   }
 
@@ -466,15 +537,24 @@ class Assigner {
     // sum) keep its layout, sliced, and are pinned too: an anchor (the store
     // of a statistic after the loop) would otherwise give the loop-carried
     // statistics another layout and a conversion per iteration.
+    // So do the results of reshapes, permutes, splits and joins of one
+    // (tutorial 09's epilogue subtiles: reshape, permute, split), in the
+    // layouts that make them renamings of registers.
     for (bool grew = true; grew;) {
       grew = false;
       for (Operation *op : cls_.relations) {
-        if (op->code != OpCode::Reduce || !isTile(op->operand(0))) continue;
+        if (!isTile(op->operand(0))) continue;
         Value *in = find(op->operand(0));
         if (!cls_.pinned.count(in)) continue;
-        LinearLayout sliced = cls_.layouts.at(in).sliced(static_cast<int>(op->intAttr("axis")));
+        const LinearLayout &li = cls_.layouts.at(in);
+        std::optional<LinearLayout> out;
+        if (op->code == OpCode::Reduce)
+          out = li.sliced(static_cast<int>(op->intAttr("axis")));
+        else if (op->code != OpCode::ExpandDims && op->code != OpCode::Broadcast)
+          out = shapedLayout(op, li);
+        if (!out) continue;
         for (auto &r : op->results)
-          if (isTile(r.get()) && setIfUnset(r.get(), sliced)) {
+          if (isTile(r.get()) && setIfUnset(r.get(), *out)) {
             cls_.pinned.insert(find(r.get()));
             grew = true;
           }

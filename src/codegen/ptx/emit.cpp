@@ -585,15 +585,12 @@ void Emitter::emitOp(Operation &op) {
     case OpCode::Hint:
       return alias();
     case OpCode::Reshape:
-      // A result laid out as the operand's layout reshaped holds the same
-      // elements in the same registers (thread-locality makes these).
-      if (layoutOf(op.result()) == layoutOf(op.operand(0)).reshaped(op.result()->type.shape))
-        return alias();
-      [[fallthrough]];
-    case OpCode::ConvertLayout:
     case OpCode::Permute:
     case OpCode::Join:
     case OpCode::Split:
+      if (shapeOpInRegisters(op)) return;
+      [[fallthrough]];
+    case OpCode::ConvertLayout:
     case OpCode::Cat:
     case OpCode::Flip:
     case OpCode::Gather:

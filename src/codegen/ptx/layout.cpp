@@ -157,6 +157,34 @@ LinearLayout LinearLayout::reshaped(const std::vector<int64_t> &newShape) const 
   return l;
 }
 
+LinearLayout LinearLayout::permuted(const std::vector<int64_t> &order) const {
+  LinearLayout l = *this;
+  std::vector<int> newDim(shape.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    l.shape[i] = shape[order[i]];
+    newDim[order[i]] = static_cast<int>(i);
+  }
+  for (auto *bases : {&l.reg, &l.lane, &l.warp})
+    for (Basis &b : *bases)
+      if (!b.isZero()) b.dim = newDim[b.dim];
+  return l;
+}
+
+std::optional<std::pair<int, LinearLayout>> LinearLayout::splitLast() const {
+  int last = static_cast<int>(shape.size()) - 1;
+  if (last < 0 || shape[last] != 2) return std::nullopt;
+  for (size_t i = 0; i < reg.size(); ++i)
+    if (reg[i].dim == last) return std::pair{static_cast<int>(i), sliced(last)};
+  return std::nullopt;
+}
+
+LinearLayout LinearLayout::joinedLast() const {
+  LinearLayout l = *this;
+  l.shape.push_back(2);
+  l.reg.insert(l.reg.begin(), Basis{static_cast<int>(shape.size()), 1});
+  return l;
+}
+
 int LinearLayout::regIndexOf(const std::vector<int64_t> &regPart) const {
   std::vector<int64_t> rest = regPart;
   int idx = 0;

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessera::ptx {
@@ -82,6 +83,19 @@ struct LinearLayout {
   // whose result has this layout moves no data, so the emitter aliases its
   // registers; register r of a thread holds the same element in both.
   LinearLayout reshaped(const std::vector<int64_t> &newShape) const;
+  // The same registers, lanes and warps seen with the dims permuted (dim i
+  // of the result is dim order[i], as `permute` means): a permute whose
+  // result has this layout moves no data either.
+  LinearLayout permuted(const std::vector<int64_t> &order) const;
+  // `split`'s halves without moving data: when a register bit holds the last
+  // dim (of size 2), each half is the registers with that bit clear (first
+  // half) or set (second), in the layout with the last dim dropped. The
+  // register bit's index and that layout; nullopt when lanes or warps hold
+  // the last dim.
+  std::optional<std::pair<int, LinearLayout>> splitLast() const;
+  // `join`'s result without moving data: a new last dim of size 2 held by
+  // register bit 0, so register r holds element r / 2 of operand r % 2.
+  LinearLayout joinedLast() const;
 
   // Register index of the element with these coordinates in this thread's
   // registers, ignoring the lane and warp parts; -1 if no register holds it.

@@ -1,5 +1,6 @@
 // Linear layouts: construction from blocked parameters, the derived layouts
-// (slice, expand, collapse, reshape), register lookup, and the textual form.
+// (slice, expand, collapse, reshape, permute, split, join), register lookup,
+// and the textual form.
 #include "codegen/ptx/layout.h"
 
 #include <gtest/gtest.h>
@@ -115,6 +116,43 @@ TEST(LinearLayout, ReshapedSplitsAndMerges) {
     expectSameElements(from, flat);
     EXPECT_EQ(flat.reshaped(from.shape), from);
   }
+}
+
+// Permuted, split and joined layouts hold, register for register, the
+// element the op moves there, so the emitter renames registers.
+TEST(LinearLayout, PermutedSplitAndJoined) {
+  for (auto from : {LinearLayout::coalesced({4, 8, 16}, 4, 4, {2, 1, 0}),
+                    LinearLayout::coalesced({2, 64, 4}, 2, 2, {1, 2, 0})}) {
+    std::vector<int64_t> order = {2, 0, 1};
+    auto p = from.permuted(order);
+    expectCoversOnce(p);
+    for (int w = 0; w < from.numWarps(); ++w)
+      for (int ln = 0; ln < 32; ++ln)
+        for (int r = 0; r < from.numRegs(); ++r) {
+          auto c = from.coord(r, ln, w), q = p.coord(r, ln, w);
+          for (size_t i = 0; i < order.size(); ++i) ASSERT_EQ(q[i], c[order[i]]);
+        }
+    EXPECT_EQ(p.permuted({1, 2, 0}), from);  // the inverse order
+  }
+  // A 16x32 tile with 4 elements per thread along the row: its last dim
+  // split as (16, 16, 2) puts the pair in register bit 0.
+  auto rows = LinearLayout::coalesced({16, 32}, 4, 4, {1, 0}).reshaped({16, 16, 2});
+  auto half = rows.splitLast();
+  ASSERT_TRUE(half);
+  EXPECT_EQ(half->first, 0);
+  expectCoversOnce(half->second);
+  for (int w = 0; w < rows.numWarps(); ++w)
+    for (int ln = 0; ln < 32; ++ln)
+      for (int r = 0; r < half->second.numRegs(); ++r) {
+        auto c = half->second.coord(r, ln, w);
+        for (int bit = 0; bit < 2; ++bit) {
+          auto whole = rows.coord(2 * r + bit, ln, w);
+          ASSERT_EQ(whole, (std::vector<int64_t>{c[0], c[1], bit}));
+        }
+      }
+  EXPECT_EQ(half->second.joinedLast(), rows);  // join undoes it
+  // Lanes holding the last dim: no split without moving data.
+  EXPECT_FALSE(LinearLayout::coalesced({16, 2}, 1, 1, {1, 0}).splitLast());
 }
 
 TEST(LinearLayout, ReshapedSizeOneDims) {
