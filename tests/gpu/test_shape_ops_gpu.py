@@ -123,3 +123,47 @@ def test_permute_3d(gen, order, shape):
     y = poisoned(tuple(shape[o] for o in order), torch.float32)
     permute3[(1,)](x, y, *shape, *order, num_warps=4)
     assert torch.equal(y, (x + 1).permute(order).contiguous())
+
+
+# A renamed view of x (its transpose, or x joined with x + 1) is a dot's
+# accumulator, and x is read again after the dot. wgmma must not update the
+# accumulator in place: the registers still hold x.
+@triton.jit
+def view_as_accumulator(a_ptr, b_ptr, out_ptr, s_ptr, M: tl.constexpr, N: tl.constexpr,
+                        K: tl.constexpr, JOIN: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    if JOIN:
+        x = tl.load(s_ptr + rm)[:, None] + tl.arange(0, N // 2)[None, :] * 0.5
+        c = tl.reshape(tl.join(x, x + 1.0), (M, N))
+        acc = tl.dot(a, b, c)
+        tl.store(s_ptr + M + rm, tl.sum(x, axis=1))
+    else:
+        x = tl.load(s_ptr + rn)[:, None] + tl.arange(0, M)[None, :] * 0.5
+        acc = tl.dot(a, b, tl.permute(x, (1, 0)))
+        tl.store(s_ptr + N + rn, tl.sum(x, axis=1))
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("join", [False, True])
+@pytest.mark.parametrize("warps", [4, 8])
+def test_renamed_view_as_accumulator_keeps_its_source(gen, join, warps):
+    M, N, K = 64 * warps // 4, 64, 32
+    a = torch.randn((M, K), generator=gen, device="cuda").half()
+    b = torch.randn((K, N), generator=gen, device="cuda").half()
+    n = M if join else N
+    s = torch.cat([torch.randn(n, generator=gen, device="cuda"), poisoned(n)])
+    out = poisoned((M, N))
+    view_as_accumulator[(1,)](a, b, out, s, M, N, K, join, num_warps=warps)
+    first = s[:n].double()
+    if join:
+        x = first[:, None] + torch.arange(N // 2, device="cuda").double()[None, :] * 0.5
+        c = torch.stack([x, x + 1], dim=-1).reshape(M, N)
+    else:
+        x = first[:, None] + torch.arange(M, device="cuda").double()[None, :] * 0.5
+        c = x.T
+    assert (out.double() - (a.double() @ b.double() + c)).abs().max().item() <= 1e-2 * K**0.5
+    assert (s[n:].double() - x.sum(1)).abs().max().item() <= 1e-4 * x.abs().sum(1).max().item()

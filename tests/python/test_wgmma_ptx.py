@@ -499,3 +499,26 @@ def test_subtiled_epilogue_moves_no_data(blocks, warps):
     loads = [len(re.findall(r"ld\.shared\.v4", p)) for p in (whole, halves)]
     assert loads[0] > 0 and loads[0] == loads[1], loads
     assert halves.count("ld.shared") == whole.count("ld.shared")
+
+
+# A renamed view of x (x.T, or x joined and reshaped) as a wgmma
+# accumulator, x read again after the dot: the registers are shared, so the
+# dot copies them into accumulator registers of its own instead of
+# updating them in place (tests/gpu/test_shape_ops_gpu.py checks the
+# results).
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("join", [0, 1])
+def test_renamed_accumulator_is_copied(join):
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "tests/gpu/test_shape_ops_gpu.py"),
+                        "--kernel", "view_as_accumulator", "--signature",
+                        f"*fp16:16, *fp16:16, *fp32:16, *fp32:16, 64, 64, 32, {join}", "--emit",
+                        "ptx", "--target", "sm_90a", "--num-warps", "4"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = [line.strip() for line in r.stdout.splitlines()]
+    w = next(i for i, line in enumerate(lines) if line.startswith("wgmma.mma_async"))
+    acc = re.search(r"\{([^}]*)\}", lines[w]).group(1).replace(" ", "").split(",")
+    for reg in acc:
+        last = next(line for line in reversed(lines[:w])
+                    if re.match(r"\S+\s+" + re.escape(reg) + r",", line))
+        assert last.startswith("mov.f32 " + reg + ", %f"), (reg, last)

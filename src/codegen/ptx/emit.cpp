@@ -264,6 +264,30 @@ bool Emitter::usesWgmma() {
   return *usesWgmma_;
 }
 
+bool Emitter::registersReadOnce(const Value *v) {
+  if (useCount(v) != 1) return false;
+  const Operation *d = v->def;
+  if (!d) return true;
+  switch (d->code) {
+    // Ops that may hand on their operands' registers (emitOp's alias and
+    // shapeOpInRegisters): what they renamed must be read nowhere else
+    // either. (A split's other half holds other registers.)
+    case OpCode::ExpandDims:
+    case OpCode::Hint:
+    case OpCode::Broadcast:
+    case OpCode::ConvertLayout:
+    case OpCode::Reshape:
+    case OpCode::Permute:
+    case OpCode::Split:
+    case OpCode::Join:
+      for (const Value *o : d->operands)
+        if (o->type.isTile() && !registersReadOnce(o)) return false;
+      return true;
+    default:
+      return true;
+  }
+}
+
 bool Emitter::resultUsed(const Value *v) {
   return useCount(v) > 0;
 }

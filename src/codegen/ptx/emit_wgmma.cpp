@@ -239,7 +239,7 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
       ins(accMov + t + ", " + convert(cin[r], d, accType));
       acc.push_back(t);
     }
-  } else if (c->type.isTile() && c->type.dtype == accType && useCount(c) == 1 &&
+  } else if (c->type.isTile() && c->type.dtype == accType && registersReadOnce(c) &&
              (c->def ? c->def->parent == op.parent : c->owner == op.parent && c->index > 0) &&
              std::set<std::string>(get(c).begin(), get(c).end()).size() ==
                  static_cast<size_t>(numAcc)) {

@@ -281,6 +281,9 @@ class Emitter {
   // Whether anything reads `v` (use counts of fn_, counted on first call).
   bool resultUsed(const Value *v);
   int useCount(const Value *v);
+  // Whether `v`'s registers have no reader but v's one use, through the ops
+  // that rename registers: an op may then overwrite them in place.
+  bool registersReadOnce(const Value *v);
   // Whether any dot of the kernel runs on wgmma (computed on first call).
   bool usesWgmma();
   // Emits wgmma.wait_group N before `op` when it reads an accumulator that a
