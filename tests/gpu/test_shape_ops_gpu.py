@@ -98,9 +98,12 @@ def test_join_and_split_of_loaded_tiles(gen, dtype, shape, warps):
     assert torch.equal(v, want.reshape(R, C, 2)[..., 1] - x)
 
 
-# A 3-D tile permuted every way and stored contiguously.
+# A 3-D tile permuted every way and stored contiguously (both sides have
+# their own layouts: the permute moves data), and permuted again into a sum
+# over its last dim (nothing else sets the permuted layout: the permute
+# renames registers).
 @triton.jit
-def permute3(x_ptr, y_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+def permute3(x_ptr, y_ptr, z_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
              O0: tl.constexpr, O1: tl.constexpr, O2: tl.constexpr):
     a = tl.arange(0, A)[:, None, None]
     b = tl.arange(0, B)[None, :, None]
@@ -113,6 +116,8 @@ def permute3(x_ptr, y_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
     j = tl.arange(0, S1)[None, :, None]
     k = tl.arange(0, S2)[None, None, :]
     tl.store(y_ptr + i * (S1 * S2) + j * S2 + k, y)
+    z = tl.sum(tl.permute(x * 2, (O0, O1, O2)), axis=2)
+    tl.store(z_ptr + tl.arange(0, (A, B, C)[O0])[:, None] * S1 + tl.arange(0, S1)[None, :], z)
 
 
 @pytest.mark.parametrize("order", [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1),
@@ -121,8 +126,11 @@ def permute3(x_ptr, y_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
 def test_permute_3d(gen, order, shape):
     x = torch.randn(shape, generator=gen, device="cuda")
     y = poisoned(tuple(shape[o] for o in order), torch.float32)
-    permute3[(1,)](x, y, *shape, *order, num_warps=4)
+    z = poisoned(tuple(shape[o] for o in order[:2]), torch.float32)
+    permute3[(1,)](x, y, z, *shape, *order, num_warps=4)
     assert torch.equal(y, (x + 1).permute(order).contiguous())
+    ref = ((x.double() + 1).permute(order) * 2).sum(2)
+    assert (z.double() - ref).abs().max().item() <= 1e-5 * ref.abs().max().item() + 1e-5
 
 
 # A renamed view of x (its transpose, or x joined with x + 1) is a dot's
