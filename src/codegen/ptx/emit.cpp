@@ -283,6 +283,9 @@ bool Emitter::registersReadOnce(const Value *v) {
       for (const Value *o : d->operands)
         if (o->type.isTile() && !registersReadOnce(o)) return false;
       return true;
+    case OpCode::Cast:     // to the same type, or a bitcast within a register
+    case OpCode::Bitcast:  // class, may return its operand's registers
+      return !d->operand(0)->type.isTile() || registersReadOnce(d->operand(0));
     default:
       return true;
   }
