@@ -463,7 +463,7 @@ class Assigner {
         case OpCode::Split:
         case OpCode::Join:
           if (li && !lo) {
-            if (auto l = shapedLayout(op, *li)) changed |= setResults(op, *l);
+            if (auto l = renamingLayout(*op, *li)) changed |= setResults(op, *l);
           } else if (lo && !li) {
             if (auto l = operandLayout(op, *lo)) changed |= setIfUnset(in, *l);
           }
@@ -475,26 +475,7 @@ class Assigner {
     return changed;
   }
 
-  // The layout of a reshape's, permute's, split's or join's result(s) that
-  // makes it move no data (shapeOpInRegisters in the emitter), given its
-  // operand's; nullopt when there is none (a split whose last dim lanes
-  // hold).
-  static std::optional<LinearLayout> shapedLayout(const Operation *op, const LinearLayout &in) {
-    switch (op->code) {
-      case OpCode::Reshape:
-        return in.reshaped(op->result()->type.shape);
-      case OpCode::Permute:
-        return in.permuted(op->intsAttr("order"));
-      case OpCode::Split:
-        if (auto half = in.splitLast()) return half->second;
-        return std::nullopt;
-      case OpCode::Join:
-        return in.joinedLast();
-      default:
-        return std::nullopt;
-    }
-  }
-  // The reverse: the operand layout for a result's.
+  // The reverse of renamingLayout: the operand layout for a result's.
   static std::optional<LinearLayout> operandLayout(const Operation *op, const LinearLayout &out) {
     switch (op->code) {
       case OpCode::Reshape:
@@ -547,11 +528,9 @@ class Assigner {
         Value *in = find(op->operand(0));
         if (!cls_.pinned.count(in)) continue;
         const LinearLayout &li = cls_.layouts.at(in);
-        std::optional<LinearLayout> out;
-        if (op->code == OpCode::Reduce)
-          out = li.sliced(static_cast<int>(op->intAttr("axis")));
-        else if (op->code != OpCode::ExpandDims && op->code != OpCode::Broadcast)
-          out = shapedLayout(op, li);
+        std::optional<LinearLayout> out = op->code == OpCode::Reduce
+                                              ? li.sliced(static_cast<int>(op->intAttr("axis")))
+                                              : renamingLayout(*op, li);
         if (!out) continue;
         for (auto &r : op->results)
           if (isTile(r.get()) && setIfUnset(r.get(), *out)) {
@@ -818,6 +797,22 @@ class Assigner {
 };
 
 }  // namespace
+
+std::optional<LinearLayout> renamingLayout(const Operation &op, const LinearLayout &operand) {
+  switch (op.code) {
+    case OpCode::Reshape:
+      return operand.reshaped(op.result()->type.shape);
+    case OpCode::Permute:
+      return operand.permuted(op.intsAttr("order"));
+    case OpCode::Split:
+      if (auto half = operand.splitLast()) return half->second;
+      return std::nullopt;
+    case OpCode::Join:
+      return operand.joinedLast();
+    default:
+      return std::nullopt;
+  }
+}
 
 void assignLayouts(Module &m) {
   if (m.numWarps <= 0 || (m.numWarps & (m.numWarps - 1)) != 0)

@@ -327,26 +327,18 @@ void Emitter::emitBroadcast(Operation &op) {
 bool Emitter::shapeOpInRegisters(Operation &op) {
   const Value *x = op.operand(0);
   const LinearLayout &lx = layoutOf(x);
+  std::optional<LinearLayout> renamed = renamingLayout(op, lx);
+  if (!renamed) return false;
+  for (auto &r : op.results)
+    if (!(layoutOf(r.get()) == *renamed)) return false;
   switch (op.code) {
-    case OpCode::Reshape:
-      if (!(layoutOf(op.result()) == lx.reshaped(op.result()->type.shape))) return false;
-      set(op.result(), get(x));
-      return true;
-    case OpCode::Permute:
-      if (!(layoutOf(op.result()) == lx.permuted(op.intsAttr("order")))) return false;
-      set(op.result(), get(x));
-      return true;
     case OpCode::Split: {
-      auto half = lx.splitLast();
-      if (!half || !(layoutOf(op.result(0)) == half->second) ||
-          !(layoutOf(op.result(1)) == half->second))
-        return false;
       // Register r of a half is the operand's register r with bit b
       // inserted: clear for the first half, set for the second.
       const Regs &in = get(x);
-      int b = half->first, low = (1 << b) - 1;
+      int b = lx.splitLast()->first, low = (1 << b) - 1;
       Regs first, second;
-      for (int r = 0; r < half->second.numRegs(); ++r) {
+      for (int r = 0; r < renamed->numRegs(); ++r) {
         int i = (r & low) | ((r & ~low) << 1);
         first.push_back(in[i]);
         second.push_back(in[i | (1 << b)]);
@@ -357,7 +349,7 @@ bool Emitter::shapeOpInRegisters(Operation &op) {
     }
     case OpCode::Join: {
       const Value *y = op.operand(1);
-      if (!(layoutOf(y) == lx) || !(layoutOf(op.result()) == lx.joinedLast())) return false;
+      if (!(layoutOf(y) == lx)) return false;
       const Regs &a = get(x), &c = get(y);
       Regs out;
       for (size_t r = 0; r < a.size(); ++r) {
@@ -367,8 +359,9 @@ bool Emitter::shapeOpInRegisters(Operation &op) {
       set(op.result(), out);
       return true;
     }
-    default:
-      return false;
+    default:  // reshape, permute: the same registers
+      set(op.result(), get(x));
+      return true;
   }
 }
 

@@ -199,9 +199,9 @@ class Emitter {
   // The same for a tile stored with stride 1 along one dim: registers that
   // run along it go out in stores of up to 16 bytes, elements packed at
   // their memory width (byteSize; int8 and fp8 as single bytes).
-  // A reshape, permute, split or join whose layouts make it a renaming of
-  // registers (LinearLayout::reshaped, permuted, splitLast, joinedLast):
-  // emitted as such, and true; false when data must move (emitThroughShared).
+  // A reshape, permute, split or join whose result has renamingLayout
+  // (gpu_passes.h): emitted as a renaming of registers, and true; false when
+  // data must move (emitThroughShared).
   bool shapeOpInRegisters(Operation &op);
   void storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType d,
                              const std::vector<int64_t> &strides, int64_t base);

@@ -124,10 +124,16 @@ bool innerOffsetAligned(const Operation &op, const AxisInfoMap &info) {
 
 void expandDescriptorLoadsPass(Module &m) {
   for (auto &fn : m.functions) hintProvenAlignment(*fn, m);
+  // Axis info only for functions with a load the copy engine could serve
+  // (asked of all of a function's accesses before any of them is expanded).
   std::unordered_map<const Function *, AxisInfoMap> info;
-  for (auto &fn : m.functions) info.emplace(fn.get(), analyzeAxisInfo(*fn));
   expandDescriptorLoads(m, [&](const Operation &op, const Function &fn) {
-    return tmaMayServe(op, fn, m) && innerOffsetAligned(op, info.at(&fn));
+    if (!tmaMayServe(op, fn, m)) return false;
+    auto it = info.find(&fn);
+    if (it == info.end())
+      for (auto &f : m.functions)  // the analysis takes the mutable function
+        if (f.get() == &fn) it = info.emplace(&fn, analyzeAxisInfo(*f)).first;
+    return innerOffsetAligned(op, it->second);
   });
 }
 

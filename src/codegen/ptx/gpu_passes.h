@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/ptx/layout.h"
 #include "ir/ir.h"
 #include "passes/pass_manager.h"
 #include "support/source.h"
@@ -44,8 +45,13 @@ int sharedElemBytes(DType d);
 
 // rematerialize_indices.cpp
 void rematerializeIndices(Module &m);
-// assign_layouts.cpp
+// assign_layouts.cpp: the pass, and the layout of a reshape's, permute's,
+// split's (each half's) or join's result in which the op moves no data,
+// given its (first) operand's: the emitter renames registers where the
+// result has it. nullopt for other ops and for a split whose last dim lanes
+// or warps hold.
 void assignLayouts(Module &m);
+std::optional<LinearLayout> renamingLayout(const Operation &op, const LinearLayout &operand);
 // thread_locality.cpp
 void optimizeThreadLocality(Module &m);
 // contract_fp.cpp
