@@ -594,6 +594,7 @@ struct RangeArgs {
   std::string kind;       // builtins.range, tl.range, tl.static_range
   int64_t numStages = 0;  // tl.range(..., num_stages=N); 0: the kernel's
   int64_t unroll = 0;     // tl.range(..., loop_unroll_factor=F); 0: none
+  bool flatten = false;   // tl.range(..., flatten=True): fuse with its inner loop (GPU)
 };
 
 RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
@@ -629,6 +630,8 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
       if (r.unroll < 1)
         l.error(k.value->loc,
                 "loop_unroll_factor must be at least 1, got " + std::to_string(r.unroll));
+    } else if (k.name == "flatten" && !v.isNone()) {
+      r.flatten = l.constBool(v, k.value->loc, "flatten");
     } else if (k.name != "loop_unroll_factor" && k.name != "warp_specialize" &&
                k.name != "disallow_acc_multi_buffer" && k.name != "flatten" &&
                k.name != "num_warps" && k.name != "disable_licm")
@@ -777,6 +780,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   Operation *forOp = b.create(OpCode::For, operands, types);
   if (r.numStages > 0) forOp->setAttr("num_stages", r.numStages);
   if (r.unroll > 1) forOp->setAttr("loop_unroll_factor", r.unroll);
+  if (r.flatten) forOp->setAttr("flatten", int64_t{1});
   Block *saveBlock = b.block();
   Block &region = *forOp->regions[0];
   Env env = *outer;

@@ -543,6 +543,9 @@ class Compiler {
         return false;
       }
       case OpCode::Dot: {
+        if (op.operands.size() != 3)
+          bad(&op,
+              "the GPU back end's forms of dot (use_acc, prefetched operands) do not run here");
         const SlotInfo &A = S(in.in[0]), &B = S(in.in[1]), &Cc = S(in.in[2]), &R = S(in.out[0]);
         int rk = A.rank();
         if ((rk != 2 && rk != 3) || B.rank() != rk || Cc.rank() != rk || R.shape != Cc.shape)
@@ -630,8 +633,7 @@ class Compiler {
       }
       case OpCode::DescriptorLoad:
       case OpCode::DescriptorStore:
-        bad(&op, std::string(op.info().mnemonic) +
-                     " is expanded before the program is compiled");
+        bad(&op, std::string(op.info().mnemonic) + " is expanded before the program is compiled");
       case OpCode::LocalAlloc:
       case OpCode::LocalDealloc:
       case OpCode::MemDescIndex:

@@ -634,11 +634,18 @@ void Rules::dot() {
   optionalStringAttr("input_precision", {});
   optionalFlagAttr("overlap");
   if (op_.operands.size() == 3) return;
+  // flatten-loops' form: whether to add acc (false: the product alone).
+  if (op_.operands.size() == 4) {
+    if (in(3).isTile() || in(3).dtype != DType::I1)
+      fail("use_acc must be an i1 scalar, got " + ty(in(3)));
+    return;
+  }
   // The prefetching form (pipeline-dot-operands, mma.sync): the next
   // iteration's operands, as a and b are, and whether this is the first.
   if (op_.operands.size() != 6)
-    return (void)fail("takes (a, b, acc) or (a, b, acc, next_a, next_b, first), got " +
-                      std::to_string(op_.operands.size()) + " operands");
+    return (void)fail(
+        "takes (a, b, acc), (a, b, acc, use_acc) or (a, b, acc, next_a, next_b, first), got " +
+        std::to_string(op_.operands.size()) + " operands");
   if (!a.isMemDesc() || !b.isMemDesc())
     return (void)fail("prefetches only operands in shared memory (memdesc)");
   if (!requireSameType(in(3), a, "next_a", "a's type") ||

@@ -11,8 +11,9 @@
 //   - an unused result of an `if` is dropped with its yielded operands;
 //   - an unused loop-carried value of a `for` is dropped (its init, its
 //     region argument, its yielded operand and its result) when its result
-//     is unused and, in the body, it only flows through pure ops into its own
-//     yielded operand (`acc = acc + x` with acc never read afterwards).
+//     is unused and, in the body, it only flows through pure ops (and the
+//     results of ifs that yield it) into its own yielded operand (`acc = acc
+//     + x` with acc never read afterwards).
 // Preserves: every op that writes memory, terminators, op order, locations.
 #include <functional>
 #include <unordered_map>
@@ -91,7 +92,17 @@ class DCE {
     }
   }
 
-  // Whether iter arg `i` of `loop` only flows into its own yielded operand.
+  // The `if` whose result `o` yields, when `o` is the yield of one of its
+  // branches.
+  static Operation *ifYielding(const Operation *o) {
+    if (o->code != OpCode::Yield || !o->parent || !o->parent->parentOp) return nullptr;
+    Operation *branch = o->parent->parentOp;
+    return branch->code == OpCode::If ? branch : nullptr;
+  }
+
+  // Whether iter arg `i` of `loop` only flows into its own yielded operand
+  // (through pure ops, and through ifs that yield it: a flattened loop's
+  // tile coordinates, recomputed as a tile starts).
   bool iterArgIsDead(Operation *loop, size_t i) {
     Block &body = *loop->regions[0];
     Operation *yield = body.terminator();
@@ -108,6 +119,12 @@ class DCE {
           if (o == yield && k != i) ok = false;  // carried into another value
         }
         if (!usesSlice || o == yield) return;
+        if (Operation *branch = ifYielding(o)) {
+          // Handed on as the if's result: that joins the slice.
+          for (size_t k = 0; k < o->operands.size(); ++k)
+            if (slice.count(o->operands[k])) slice.insert(branch->result(static_cast<unsigned>(k)));
+          return;
+        }
         if (!isPureOp(*o) || !o->regions.empty() || hasFlag(o->code, opflags::Terminator)) {
           ok = false;  // stored, passed to a region op, yielded elsewhere...
           return;
@@ -118,7 +135,7 @@ class DCE {
     // Nothing outside the slice may use a slice value (e.g. a store).
     for (auto &top : body.ops)
       top->walk([&](Operation *o) {
-        if (o == yield) return;
+        if (o == yield || ifYielding(o)) return;
         bool inSlice = false;
         for (auto &r : o->results) inSlice |= slice.count(r.get()) > 0;
         if (inSlice) return;

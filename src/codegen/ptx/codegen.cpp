@@ -9,6 +9,10 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"flatten-loops",
+       "fuse a loop marked flatten (tl.range(..., flatten=True)) with its inner loop, so that "
+       "the pipeline spans the outer iterations",
+       &flattenLoops},
       {"descriptors-from-pointers",
        "on sm_90a, load a dot operand's box of pointers as a tensor-descriptor load",
        &descriptorsFromPointers},

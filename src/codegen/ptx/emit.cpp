@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
@@ -415,6 +416,7 @@ void Emitter::emitFor(Operation &op) {
     carried.push_back(freshRegs(*this, op.result(i)));
     copyInto(carried.back(), spread(op.operand(3 + i), carried.back().size()), op.result(i)->type);
   }
+  prepareInvariantDivisors(op);
   std::string head = newLabel(), exit = newLabel();
   label(head);
   std::string p = reg(RegClass::Pred);
@@ -439,12 +441,71 @@ void Emitter::emitFor(Operation &op) {
   // A wgmma group the body left running ends with the loop (ptxas
   // serializes wgmma when its accumulators stay in flight any further).
   if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
+  invariantDivisors_.pop_back();
   for (size_t i = 0; i < carried.size(); ++i) set(op.result(i), carried[i]);
+}
+
+// The carried value of the loop around `op` (an if in a for body) that
+// result i replaces: the loop yields the result back into that value, a
+// branch yields the value itself, and nothing after the if reads it. The
+// result may then live in the value's registers: the branch that keeps it
+// copies nothing (a flattened loop's tile coordinates, recomputed as a tile
+// starts, would otherwise be copied out and back every iteration).
+static Value *carriedInPlace(const Operation &op, unsigned i, PtrMap<const Value *, int> &uses) {
+  Block *body = op.parent;
+  if (!body || !body->parentOp || body->parentOp->code != OpCode::For ||
+      uses.get(op.result(i), 0) != 1)
+    return nullptr;
+  Operation *yield = body->terminator();
+  Value *arg = nullptr;
+  for (size_t p = 0; yield && p < yield->operands.size(); ++p)
+    if (yield->operand(p) == op.result(i) && p + 1 < body->args.size())
+      arg = body->args[p + 1].get();
+  if (!arg) return nullptr;
+  bool kept = false;
+  for (auto &region : op.regions)
+    if (Operation *y = region->terminator(); y && y->operand(i) == arg) kept = true;
+  if (!kept) return nullptr;
+  // The value and what may share its registers (ops that rename them).
+  std::unordered_set<const Value *> shared{arg};
+  bool after = false;
+  for (auto &o : body->ops) {
+    if (o.get() == &op) {
+      after = true;
+      continue;
+    }
+    bool reads = false;
+    o->walk([&](Operation *in) {
+      for (const Value *v : in->operands) reads = reads || shared.count(v) > 0;
+    });
+    if (reads && after) return nullptr;
+    switch (o->code) {
+      case OpCode::Reshape:
+      case OpCode::Permute:
+      case OpCode::ExpandDims:
+      case OpCode::Broadcast:
+      case OpCode::Splat:
+      case OpCode::Split:
+      case OpCode::Join:
+      case OpCode::Cast:
+      case OpCode::Bitcast:
+        if (reads)
+          for (auto &r : o->results) shared.insert(r.get());
+        break;
+      default:
+        break;
+    }
+  }
+  return arg;
 }
 
 void Emitter::emitIf(Operation &op) {
   std::vector<Regs> results;
-  for (auto &r : op.results) results.push_back(freshRegs(*this, r.get()));
+  for (unsigned i = 0; i < op.results.size(); ++i) {
+    if (!uses_) uses_ = countUses(fn_);
+    Value *arg = carriedInPlace(op, i, *uses_);
+    results.push_back(arg ? get(arg) : freshRegs(*this, op.result(i)));
+  }
   auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };
   std::string elseL = newLabel(), end = newLabel();
   ins("@!" + get(op.operand(0))[0] + " bra " + elseL);

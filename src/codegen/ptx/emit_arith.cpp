@@ -579,10 +579,9 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
       bin("mul.lo", it);
       break;
     case OpCode::Div:
-      bin("div", it);
-      break;
     case OpCode::Rem:
-      bin("rem", it);
+      if (auto q = divideByInvariant(op, in, rd)) return *q;
+      bin(op.code == OpCode::Div ? "div" : "rem", it);
       break;
     case OpCode::Neg:
       ins("neg." + (is64(rd) ? std::string("s64") : std::string("s32")) + " " + d + ", " + in[0]);
@@ -678,6 +677,98 @@ std::string Emitter::exactFmod(const std::string &a, const std::string &b, bool 
   ins("setp.eq.or." + ft + " " + bad + ", " + b + ", " + zero + ", " + bad);
   ins("setp.eq.or." + ft + " " + bad + ", " + x + ", " + inf + ", " + bad);
   ins("selp." + ft + " " + r + ", " + nanImm + ", " + r + ", " + bad);
+  return r;
+}
+
+}  // namespace tessera::ptx
+
+namespace tessera::ptx {
+
+// Division by a loop-invariant divisor d: before the loop, |d|'s multiplier
+// m and shifts (Granlund and Montgomery's round-up method, exact for every
+// 32-bit dividend): with l = ceil(log2 |d|), m = 2^32 (2^l - |d|) / |d| + 1,
+// then x / |d| = (t + ((x - t) >> min(l, 1))) >> max(l - 1, 0) where t is
+// the high word of m x. In the loop that is five instructions instead of
+// div's software sequence (a reciprocal and corrections, some twenty), and
+// a persistent kernel's tile coordinates divide by invariants every
+// iteration once its loops are flattened.
+void Emitter::prepareInvariantDivisors(Operation &loop) {
+  invariantDivisors_.emplace_back();
+  auto &known = invariantDivisors_.back();
+  loop.walk([&](Operation *op) {
+    if (op->code != OpCode::Div && op->code != OpCode::Rem) return;
+    DType t = op->result()->type.dtype;
+    const Value *d = op->operand(1);
+    // (ptxas divides by a constant with a multiply-high already.)
+    if ((t != DType::I32 && t != DType::U32) || passes::isDefinedInside(d, &loop) ||
+        passes::constantOf(d))
+      return;
+    Regs *const *regs = regs_.find(d);
+    if (!regs || (*regs)->empty()) return;
+    const std::string &r = (**regs)[0];
+    for (const std::string &x : **regs)
+      if (x != r) return;  // a tile of divisors: not one value
+    for (const auto &scope : invariantDivisors_)
+      if (scope.count(r)) return;
+    InvariantDivisor v;
+    v.absolute = reg(RegClass::B32);
+    if (t == DType::I32)
+      ins("abs.s32 " + v.absolute + ", " + r);
+    else
+      ins("mov.b32 " + v.absolute + ", " + r);
+    std::string dm1 = reg(RegClass::B32), lz = reg(RegClass::B32), l = reg(RegClass::B32);
+    ins("sub.u32 " + dm1 + ", " + v.absolute + ", 1");
+    ins("clz.b32 " + lz + ", " + dm1);
+    ins("sub.u32 " + l + ", 32, " + lz);
+    std::string pow = reg(RegClass::B64), d64 = reg(RegClass::B64), num = reg(RegClass::B64),
+                q64 = reg(RegClass::B64);
+    ins("shl.b64 " + pow + ", 1, " + l);
+    ins("cvt.u64.u32 " + d64 + ", " + v.absolute);
+    ins("sub.u64 " + num + ", " + pow + ", " + d64);
+    ins("shl.b64 " + num + ", " + num + ", 32");
+    ins("div.u64 " + q64 + ", " + num + ", " + d64);
+    v.magic = reg(RegClass::B32);
+    ins("cvt.u32.u64 " + v.magic + ", " + q64);
+    ins("add.u32 " + v.magic + ", " + v.magic + ", 1");
+    v.shift1 = reg(RegClass::B32);
+    v.shift2 = reg(RegClass::B32);
+    ins("min.u32 " + v.shift1 + ", " + l + ", 1");
+    ins("sub.u32 " + v.shift2 + ", " + l + ", " + v.shift1);
+    known[r] = v;
+  });
+}
+
+std::optional<std::string> Emitter::divideByInvariant(const Operation &op,
+                                                      const std::vector<std::string> &in,
+                                                      DType rd) {
+  if (rd != DType::I32 && rd != DType::U32) return std::nullopt;
+  const InvariantDivisor *v = nullptr;
+  for (const auto &scope : invariantDivisors_)
+    if (auto it = scope.find(in[1]); it != scope.end()) v = &it->second;
+  if (!v) return std::nullopt;
+  const bool sign = rd == DType::I32;
+  std::string x = in[0];
+  if (sign) {
+    x = reg(RegClass::B32);
+    ins("abs.s32 " + x + ", " + in[0]);
+  }
+  std::string t = reg(RegClass::B32), u = reg(RegClass::B32), q = reg(RegClass::B32);
+  ins("mul.hi.u32 " + t + ", " + v->magic + ", " + x);
+  ins("sub.u32 " + u + ", " + x + ", " + t);
+  ins("shr.b32 " + u + ", " + u + ", " + v->shift1);
+  ins("add.u32 " + u + ", " + u + ", " + t);
+  ins("shr.b32 " + q + ", " + u + ", " + v->shift2);
+  if (sign) {  // the quotient's sign: negative when the operands' differ
+    std::string s = reg(RegClass::B32);
+    ins("xor.b32 " + s + ", " + in[0] + ", " + in[1]);
+    ins("shr.s32 " + s + ", " + s + ", 31");
+    ins("xor.b32 " + q + ", " + q + ", " + s);
+    ins("sub.s32 " + q + ", " + q + ", " + s);
+  }
+  if (op.code == OpCode::Div) return q;
+  std::string r = reg(RegClass::B32);
+  ins("mul.lo.s32 " + r + ", " + q + ", " + in[1]);
+  ins("sub.s32 " + r + ", " + in[0] + ", " + r);
   return r;
 }
 

@@ -285,6 +285,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     ins(std::string("mov.") + movType(accClass) + " " + t + ", " + v);
     acc.push_back(t);
   }
+  zeroUnlessUseAcc(op, acc, mi.accType);
   // fp16 accumulators travel two to a 32-bit register.
   Regs packed;
   if (mi.packedF16Acc)

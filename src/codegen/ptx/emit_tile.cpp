@@ -669,6 +669,21 @@ void Emitter::emitScan(Operation &op) {
   for (size_t k = 0; k < nv; ++k) set(op.result(k), loadTileShared(l, types[k], strides, bases[k]));
 }
 
+std::optional<std::string> Emitter::useAccPredicate(const Operation &dot) {
+  if (dot.operands.size() != 4) return std::nullopt;
+  return get(dot.operand(3))[0];
+}
+
+void Emitter::zeroUnlessUseAcc(const Operation &dot, const Regs &acc, DType accType) {
+  auto p = useAccPredicate(dot);
+  if (!p) return;
+  std::string zero = accType == DType::F32   ? "0f00000000"
+                     : accType == DType::F64 ? "0d0000000000000000"
+                                             : "0";
+  const std::string mov = std::string("mov.") + movType(regClassOf(Type::scalar(accType))) + " ";
+  for (const std::string &r : acc) ins("@!" + *p + " " + mov + r + ", " + zero);
+}
+
 void Emitter::emitDot(Operation &op) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const Value *res = op.result();
@@ -706,6 +721,7 @@ void Emitter::emitDot(Operation &op) {
     ins(std::string("mov.") + movType(regClassOf(Type::scalar(accT))) + " " + t + ", " + v);
     acc.push_back(t);
   }
+  zeroUnlessUseAcc(op, acc, accT);
   // Byte offsets, at k = 0, of the A row and B column that a result
   // element (batch, m, n) reads: the distinct ones of this thread's
   // registers are loaded once per k.

@@ -220,8 +220,9 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   const std::string accMov = accType == DType::F32 ? "mov.f32 " : "mov.b32 ";
   Regs acc;
   bool chained = false;
-  if (!relaid && c->type.dtype == accType && c->owner == op.parent && useCount(c) == 1 &&
-      useCount(res) == 1)
+  // (Other readers of the result, as a flattened loop's epilogue, wait for
+  // the group where they read it.)
+  if (!relaid && c->type.dtype == accType && c->owner == op.parent && useCount(c) == 1)
     chained = passes::yieldsBackInto(res, c);
   // A zero accumulator (attention's Q K^T) is not materialised: the first
   // K step of each 64-row tile runs with scale-d = 0, which ignores d.
@@ -282,6 +283,15 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   if (zeroInit || promote) {
     overwrite = reg(RegClass::Pred);
     ins("setp.ne.u32 " + overwrite + ", 0, 0");
+  }
+  // use_acc (a flattened loop's first K step of a tile): the first product
+  // scales d by it, which costs nothing; a promoted sum adds its partials
+  // into an accumulator zeroed first.
+  if (auto useAcc = useAccPredicate(op); useAcc && !zeroInit) {
+    if (promote)
+      zeroUnlessUseAcc(op, acc, accType);
+    else
+      overwrite = *useAcc;
   }
   int64_t perTile = p.n / 2;
   std::string shape = "m64n" + std::to_string(p.n) + "k" + std::to_string(p.k);

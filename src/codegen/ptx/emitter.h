@@ -175,6 +175,10 @@ class Emitter {
   void emitDot(Operation &op);
   void emitMmaDot(Operation &op, const MmaInstr &mi);    // emit_mma.cpp
   void emitWgmmaDot(Operation &op, const WgmmaPlan &p);  // emit_wgmma.cpp
+  // A dot's use_acc predicate (flatten-loops' 4-operand form), if it has one.
+  std::optional<std::string> useAccPredicate(const Operation &dot);
+  // Zeroes accumulator registers `acc` (of `accType`) where use_acc is false.
+  void zeroUnlessUseAcc(const Operation &dot, const Regs &acc, DType accType);
   bool wgmmaDotBefore(const Operation &op) const;
   // Shared-memory rings and cp.async (emit_async.cpp).
   void emitSharedMemoryOp(Operation &op);
@@ -346,6 +350,17 @@ class Emitter {
   std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
+  // 32-bit divisors a loop's divisions read from before the loop, by
+  // register: the multiplier and shifts that divide by them with a
+  // multiply-high (emit_arith.cpp), computed before the loop. One map per
+  // enclosing loop being emitted; a loop's entries end with it.
+  struct InvariantDivisor {
+    std::string magic, shift1, shift2, absolute;
+  };
+  std::vector<std::map<std::string, InvariantDivisor>> invariantDivisors_;
+  void prepareInvariantDivisors(Operation &loop);
+  std::optional<std::string> divideByInvariant(const Operation &op,
+                                               const std::vector<std::string> &in, DType rd);
   // Parsed layouts by (interned) layout name, then shape: a kernel has a few
   // distinct layouts and every op asks for its result's, so parsing the text
   // each time cost more than emitting the op. Node-based, so references last.

@@ -15,6 +15,8 @@
 
 namespace tessera::ptx {
 
+// flatten_loops.cpp
+void flattenLoops(Module &m);
 // descriptors_from_pointers.cpp
 void descriptorsFromPointers(Module &m);
 // expand_descriptor_loads.cpp: the pass, and the expansion of every

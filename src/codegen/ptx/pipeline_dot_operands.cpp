@@ -127,6 +127,17 @@ struct Advancing {
   std::vector<Operation *> update;  // body ops from arg to the yielded value, in program order
 };
 
+// Carried values that the copies' addresses read and the body reads too (a
+// flattened loop's position and tile coordinates, flatten-loops), closed
+// under their updates (pure ops, and ifs of pure ops: the coordinates are
+// recomputed as a tile starts). A copy of them runs S-1 iterations ahead
+// for the copies; the body keeps its own.
+struct Shadowed {
+  std::vector<Value *> args;        // in argument order
+  std::vector<unsigned> indices;    // among the carried values
+  std::vector<Operation *> update;  // body ops from args to their yields, in program order
+};
+
 // An operand loaded before a loop and staged in shared memory for it: a
 // later loop of the same block that reads the same load in the same layout
 // reads this buffer too (attention's Q, read by the causal kernel's two
@@ -202,7 +213,10 @@ class Pipeliner {
   }
 
  private:
+  // (A loop flatten-loops made stores its tiles' epilogue in the body; as
+  // Triton, the copies of later tiles are not ordered after those stores.)
   bool writesMemory() {
+    if (loop_->intAttr("flattened") == 1) return false;
     for (auto &op : body_.ops)
       if (passes::hasWriteEffects(op.get())) return true;
     return false;
@@ -213,8 +227,9 @@ class Pipeliner {
   // Collects the pure body ops `v` depends on, which must lead only to the
   // induction variable, values from before the loop, and carried values
   // (recorded in `carried`).
+  // With `ifs`, an `if` whose regions hold pure ops only counts as pure.
   bool collect(Value *v, std::unordered_set<Operation *> &seen,
-               std::unordered_set<Value *> &carried) {
+               std::unordered_set<Value *> &carried, bool ifs = false) {
     if (v == iv() || !passes::isDefinedInside(v, loop_)) return true;
     Operation *def = v->def;
     if (!def) {  // a block argument: the loop's own carried values only
@@ -227,11 +242,53 @@ class Pipeliner {
     }
     if (def->parent != &body_) return false;
     if (seen.count(def)) return true;
+    if (ifs && def->code == OpCode::If) {
+      bool pure = true;
+      std::vector<Value *> reads;  // what the regions read from outside the if
+      for (auto &r : def->regions)
+        for (auto &o : r->ops)
+          o->walk([&](Operation *in) {
+            pure = pure && in->regions.empty() && (isPureOp(*in) || in->code == OpCode::Yield);
+            for (Value *x : in->operands)
+              if (!passes::isDefinedInside(x, def)) reads.push_back(x);
+          });
+      if (!pure) return false;
+      seen.insert(def);
+      reads.push_back(def->operand(0));
+      for (Value *x : reads)
+        if (!collect(x, seen, carried, ifs)) return false;
+      return true;
+    }
     if (!isPureOp(*def) || !def->regions.empty()) return false;
     seen.insert(def);
     for (Value *o : def->operands)
-      if (!collect(o, seen, carried)) return false;
+      if (!collect(o, seen, carried, ifs)) return false;
     return true;
+  }
+
+  // The carried values `seeds` and those their updates read, when every
+  // update is pure (ifs of pure ops allowed).
+  std::optional<Shadowed> shadow(const std::unordered_set<Value *> &seeds) {
+    std::unordered_set<Value *> group(seeds.begin(), seeds.end());
+    std::vector<Value *> work(seeds.begin(), seeds.end());
+    std::unordered_set<Operation *> ops;
+    Operation *yield = body_.terminator();
+    while (!work.empty()) {
+      Value *arg = work.back();
+      work.pop_back();
+      std::unordered_set<Value *> reached;
+      if (!collect(yield->operand(arg->index - 1), ops, reached, /*ifs=*/true)) return std::nullopt;
+      for (Value *r : reached)
+        if (group.insert(r).second) work.push_back(r);
+    }
+    Shadowed out;
+    for (size_t i = 1; i < body_.args.size(); ++i)
+      if (group.count(body_.args[i].get())) {
+        out.args.push_back(body_.args[i].get());
+        out.indices.push_back(static_cast<unsigned>(i - 1));
+      }
+    out.update = inProgramOrder(ops);
+    return out;
   }
 
   std::vector<Operation *> inProgramOrder(const std::unordered_set<Operation *> &set) {
@@ -300,6 +357,7 @@ class Pipeliner {
   std::vector<Candidate> candidates() {
     invariants_.clear();
     advancing_.clear();
+    shadowed_.reset();
     loads_.clear();
     registerA_.clear();
     std::vector<Candidate> out;
@@ -396,16 +454,24 @@ class Pipeliner {
       allowed.insert(c.slice.begin(), c.slice.end());
       loads_.insert(c.load);
     }
+    bool runAhead = true;
     for (auto &arg : body_.args) {  // in argument order, so the output is deterministic
       Value *c = arg.get();
       if (!carried.count(c)) continue;
       auto a = advancing(c);
-      if (!a) return {};
+      if (!a) {
+        runAhead = false;
+        break;
+      }
       allowed.insert(a->update.begin(), a->update.end());
       advancing_.push_back(*a);
     }
-    for (const Advancing &a : advancing_)
-      if (!onlyUsedBy(a, allowed)) return {};
+    for (const Advancing &a : advancing_) runAhead = runAhead && onlyUsedBy(a, allowed);
+    if (!runAhead) {  // values the body reads too: the copies get their own
+      advancing_.clear();
+      shadowed_ = shadow(carried);
+      if (!shadowed_) return {};
+    }
     return out;
   }
 
@@ -502,7 +568,8 @@ class Pipeliner {
   // `expect` bytes first, when the loop uses the tensor memory accelerator).
   void copyAt(Builder &b, const Candidate &c, const Iteration &it, Map map, Value *ring,
               Value *slot, Value *bars = nullptr, int64_t expect = 0, Value *tensorMap = nullptr) {
-    for (Operation *op : c.slice) cloneOp(*op, b, map);
+    for (Operation *op : c.slice)
+      if (op->results.empty() || !map.count(op->result(0))) cloneOp(*op, b, map);  // once
     const Operation &ld = *c.load;
     const Type &rt = ld.result()->type;
     b.setLoc(ld.loc);
@@ -635,6 +702,16 @@ class Pipeliner {
     return arg;
   }
 
+  // The shadowed values one iteration on, from the state `map` gives them
+  // (and the induction variable's value there), made at b's point.
+  std::vector<Value *> advanceShadow(Builder &b, Map map) {
+    for (Operation *op : shadowed_->update) cloneOp(*op, b, map);
+    std::vector<Value *> next;
+    for (unsigned i : shadowed_->indices)
+      next.push_back(mapped(map, body_.terminator()->operand(i)));
+    return next;
+  }
+
   void transform(const std::vector<Candidate> &cands) {
     // wgmma dots (swizzled operands) may still be reading their slots when
     // the next iteration starts: each waits for all but its latest wgmma
@@ -746,12 +823,18 @@ class Pipeliner {
       stageBytes += t.numel() * byteSize(t.dtype);
     }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
-    std::vector<Value *> current;
+    std::vector<Value *> current, shadowState;
     for (const Advancing &a : advancing_) current.push_back(loop_->operand(3 + a.index));
+    if (shadowed_)
+      for (unsigned i : shadowed_->indices) shadowState.push_back(loop_->operand(3 + i));
     for (int j = 0; j < lookAhead; ++j) {
       Iteration it = iteration(pre_, loop_->operand(0), j);
       Map map{{iv(), it.at}};
       for (size_t k = 0; k < advancing_.size(); ++k) map[advancing_[k].arg] = current[k];
+      if (shadowed_) {
+        for (size_t k = 0; k < shadowState.size(); ++k) map[shadowed_->args[k]] = shadowState[k];
+        shadowState = advanceShadow(pre_, map);
+      }
       Value *slot = pre_.constInt(j, i32);
       for (size_t r = 0; r < fills.size(); ++r)
         copyAt(pre_, *fills[r], it, map, rings[r], slot, bars, r == 0 ? stageBytes : 0,
@@ -775,6 +858,8 @@ class Pipeliner {
     Value *readSlot = addCarried(pre_.constInt(0, i32));
     Value *writeSlot = addCarried(pre_.constInt(lookAhead, i32));
     Value *phase = tma_ ? addCarried(pre_.constInt(0, i32)) : nullptr;
+    std::vector<Value *> shadowArgs;
+    for (Value *init : shadowState) shadowArgs.push_back(addCarried(init));
 
     // The top of the body: wait for this iteration's slot, then copy for
     // iteration i+S-1 into the slot iteration i-1 read (after the dots
@@ -800,7 +885,8 @@ class Pipeliner {
     // the wait behind.)
     Operation *prefetch = nullptr;
     if (!tma_ && mmaSync && lookAhead >= 2 && cands.size() == 2 && cands[0].dot == cands[1].dot &&
-        cands[0].operand != cands[1].operand && cands[0].dot->parent == &body_) {
+        cands[0].operand != cands[1].operand && cands[0].dot->parent == &body_ &&
+        cands[0].dot->operands.size() == 3) {
       Operation *dot = cands[0].dot;
       auto mi = selectMma(*dot, module_.targetSm);
       const Type &a = dot->operand(0)->type;
@@ -822,6 +908,29 @@ class Pipeliner {
       b.create(OpCode::BarrierArrive, {freed, writeSlot}, {});
       b.create(OpCode::BarrierWait, {freed, writeSlot, phase}, {}, {{"first_thread", int64_t{1}}});
     };
+    // The addresses of the copies for iteration i+S-1. Tensor copies take
+    // scalar coordinates, which are computed once, at the top, before the wait: a flattened loop's
+    // (a tile's coordinates from the induction variable, divisions) then runs while the data and
+    // the dots in flight are awaited rather than after.
+    Operation *yield = body_.terminator();
+    Builder copies = head;
+    if (copiesLast || (!tma_ && mmaSync && lookAhead >= 2 && !prefetch)) {
+      copies.setInsertionPointBefore(yield);
+      copies.setLoc(loop_->loc);
+    }
+    std::optional<Iteration> ahead;
+    Map map;
+    auto addresses = [&](Builder &b) {
+      ahead = iteration(b, iv(), lookAhead);
+      map = {{iv(), ahead->at}};
+      for (size_t k = 0; k < shadowArgs.size(); ++k) map[shadowed_->args[k]] = shadowArgs[k];
+      if (!tma_) return;  // (each copy clones its slice where it is made)
+      std::unordered_set<const Operation *> slices;
+      for (const Candidate *c : fills) slices.insert(c->slice.begin(), c->slice.end());
+      for (auto &op : body_.ops)
+        if (slices.count(op.get())) cloneOp(*op, b, map);
+    };
+    if (tma_) addresses(head);
     if (prefetch)
       pre_.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(lookAhead - 1)}});
     else if (!tma_)
@@ -840,17 +949,10 @@ class Pipeliner {
     // matmul at 128x256x64 (sm_80 path) went from 0.45 to 0.51 of cuBLAS.
     // wgmma dots that do not overlap wait for themselves, so copies after
     // them would start an iteration late.
-    Operation *yield = body_.terminator();
-    Builder copies = head;
-    if (copiesLast || (!tma_ && mmaSync && lookAhead >= 2 && !prefetch)) {
-      copies.setInsertionPointBefore(yield);
-      copies.setLoc(loop_->loc);
-    }
     if (copiesLast) released(copies);
-    Iteration ahead = iteration(copies, iv(), lookAhead);
-    Map map{{iv(), ahead.at}};
+    if (!tma_) addresses(copies);
     for (size_t r = 0; r < fills.size(); ++r)
-      copyAt(copies, *fills[r], ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0,
+      copyAt(copies, *fills[r], *ahead, map, rings[r], writeSlot, bars, r == 0 ? stageBytes : 0,
              tensorMaps[r]);
     if (!tma_)
       copies.create(OpCode::AsyncCommit, {}, {});
@@ -860,6 +962,11 @@ class Pipeliner {
       Map step = map;
       for (Operation *op : a.update) cloneOp(*op, copies, step);
       yield->operands[a.index] = mapped(step, yield->operand(a.index));
+    }
+    std::vector<Value *> shadowNext;
+    if (shadowed_) {
+      Map step = map;
+      shadowNext = advanceShadow(copies, step);
     }
     // The slot after `slot` around the ring, and whether it wrapped.
     auto stepSlot = [&](Builder &b, Value *slot, Value *&wraps) {
@@ -909,6 +1016,7 @@ class Pipeliner {
       Value *flipped = tail.op1(OpCode::Xor, {phase, tail.constInt(1, i32)}, i32);
       yield->operands.push_back(tail.op1(OpCode::Select, {readWraps, flipped, phase}, i32));
     }
+    for (Value *v : shadowNext) yield->operands.push_back(v);
     // After the loop: nothing in flight, then the rings are free.
     Builder after;
     auto pos = std::next(passes::iteratorOf(loop_));
@@ -974,6 +1082,7 @@ class Pipeliner {
   PtrMap<const Value *, int> uses_;
   AxisInfoMap info_;
   std::vector<Advancing> advancing_;
+  std::optional<Shadowed> shadowed_;
   std::unordered_set<Operation *> loads_;      // the candidates'
   std::unordered_set<Operation *> registerA_;  // dots whose B alone is a candidate
   std::unordered_set<Operation *> excluded_;   // loads whose readers disagree on a layout
@@ -1011,6 +1120,12 @@ void pipelineDotOperands(Module &m) {
   // become masked loads as they are: the clean-up passes are not for
   // pipelined IR.
   for (auto &fn : m.functions) tessera::expandDescriptorLoads(*fn);
+  // A flattened loop's copies took their own tile coordinates, running
+  // ahead: the body's, which only its loads read, are dead now.
+  bool flattened = false;
+  for (auto &fn : m.functions)
+    fn->walk([&](Operation *op) { flattened = flattened || op->intAttr("flattened") == 1; });
+  if (flattened) runPasses(m, {"dce"}, {});
 }
 
 }  // namespace tessera::ptx

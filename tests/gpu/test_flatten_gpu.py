@@ -1,0 +1,205 @@
+"""Persistent matmuls whose loop over tiles is marked `flatten=True`
+(tutorial 09's form): flatten-loops fuses it with the K loop, so that one
+ring of copies runs across tiles. Ragged shapes, K below one block and K = 0
+(the unflattened loop's path), fewer tiles than programs and more programs
+than tiles, on the tensor memory accelerator (descriptors) and on cp.async
+(pointers), against float64 products with poisoned outputs. Also: integer
+division by values fixed before a loop, which the emitter turns into a
+multiply-high (those loops' tile coordinates divide every iteration)."""
+import numpy as np
+import pytest
+
+from conftest import poisoned, skip_without_gpu
+
+skip_without_gpu()
+import torch  # noqa: E402
+
+import tessera as triton  # noqa: E402
+import tessera.language as tl  # noqa: E402
+from tessera.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+
+# Tiles in groups of GROUP rows of tiles, column by column within a group
+# (the last group may have fewer rows): divisions by a value fixed before
+# the loop and by one that changes per tile.
+@triton.jit
+def grouped_tile(tile, per_group, tiles_m, GROUP: tl.constexpr):
+    first_m = (tile // per_group) * GROUP
+    rows = min(tiles_m - first_m, GROUP)
+    return first_m + tile % rows, (tile % per_group) // rows
+
+
+@triton.jit
+def descriptor_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr, GROUP: tl.constexpr, NUM_SMS: tl.constexpr,
+                          FLATTEN: tl.constexpr):
+    start_pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    tile_id_c = start_pid - NUM_SMS
+    num_pid_in_group = GROUP * num_pid_n
+    for tile_id in tl.range(start_pid, num_pid_m * num_pid_n, NUM_SMS, flatten=FLATTEN):
+        pid_m, pid_n = grouped_tile(tile_id, num_pid_in_group, num_pid_m, GROUP)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BM, ki * BK])
+            b = b_desc.load([pid_n * BN, ki * BK])
+            acc = tl.dot(a, b.T, acc)
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = grouped_tile(tile_id_c, num_pid_in_group, num_pid_m, GROUP)
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+
+# Pointer loads (cp.async rings), as tutorial 09's kernel writes them: the
+# tile's row and column indices are tiles, which the fused loop would carry
+# twice (its own and the copies', ahead), so the loops stay nested; the
+# result must not depend on the hint.
+@triton.jit
+def pointer_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+                       NUM_SMS: tl.constexpr, FLATTEN: tl.constexpr):
+    start_pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    num_pid_in_group = GROUP * num_pid_n
+    rk = tl.arange(0, BK)
+    for tile_id in tl.range(start_pid, num_pid_m * num_pid_n, NUM_SMS, flatten=FLATTEN):
+        pid_m, pid_n = grouped_tile(tile_id, num_pid_in_group, num_pid_m, GROUP)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        am = tl.where(rm < M, rm, 0)
+        bn = tl.where(rn < N, rn, 0)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            k = ki * BK + rk
+            a = tl.load(a_ptr + am[:, None] * stride_am + k[None, :], mask=k[None, :] < K,
+                        other=0.0)
+            b = tl.load(b_ptr + k[:, None] * stride_bk + bn[None, :], mask=k[:, None] < K,
+                        other=0.0)
+            acc = tl.dot(a, b, acc)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# (M, N, K, programs); descriptors need 16-byte row strides (N, K multiples
+# of 8) and K > 0.
+SHAPES = [(1000, 704, 200, 132), (256, 512, 32, 4), (128, 256, 64, 200), (1024, 1024, 1024, 7),
+          (300, 520, 1000, 132)]
+POINTER_SHAPES = SHAPES + [(384, 256, 0, 3), (1000, 700, 100, 132), (77, 33, 5, 2)]
+
+
+def _check(c, a, b):
+    ref = a.double() @ b.double()
+    assert not torch.isnan(c).any()
+    tol = 1e-2 * max(1.0, ref.abs().max().item())
+    torch.testing.assert_close(c.double(), ref, atol=tol, rtol=1e-2)
+
+
+@pytest.mark.parametrize("M,N,K,programs", SHAPES)
+@pytest.mark.parametrize("blocks,warps,stages", [((128, 256, 64), 8, 3), ((128, 128, 64), 4, 4),
+                                                 ((64, 64, 32), 4, 2)])
+def test_flattened_descriptor_matmul(gen, M, N, K, programs, blocks, warps, stages):
+    BM, BN, BK = blocks
+    a = torch.randn((M, K), generator=gen, device="cuda").half()
+    b = torch.randn((K, N), generator=gen, device="cuda").half()
+    c = poisoned((M, N), torch.float16)
+    ad = TensorDescriptor.from_tensor(a, [BM, BK])
+    bd = TensorDescriptor.from_tensor(b.T.contiguous(), [BN, BK])
+    cd = TensorDescriptor.from_tensor(c, [BM, BN])
+    grid = (min(programs, triton.cdiv(M, BM) * triton.cdiv(N, BN)),)
+    descriptor_persistent[grid](ad, bd, cd, M, N, K, BM, BN, BK, 8, programs, True,
+                                num_warps=warps, num_stages=stages)
+    _check(c, a, b)
+
+
+@pytest.mark.parametrize("M,N,K,programs", POINTER_SHAPES)
+@pytest.mark.parametrize("flatten", [True, False])
+def test_flattened_pointer_matmul(gen, M, N, K, programs, flatten):
+    BM, BN, BK = 128, 128, 64
+    a = torch.randn((M, K), generator=gen, device="cuda").half()
+    b = torch.randn((K, N), generator=gen, device="cuda").half()
+    c = poisoned((M, N), torch.float16)
+    grid = (min(programs, triton.cdiv(M, BM) * triton.cdiv(N, BN)),)
+    pointer_persistent[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM, BN, BK,
+                             8, programs, flatten, num_warps=8, num_stages=3)
+    _check(c, a, b)
+
+
+# A sum carried by the inner loop that starts from a nonzero value each
+# tile, and an outer carried value the epilogue advances: the fused loop's
+# general form (a select on each tile's first step, not use_acc), its rows
+# read through a descriptor (the tile's coordinate a scalar).
+@triton.jit
+def row_sums(x_desc, out_ptr, count_ptr, R, C, BR: tl.constexpr, BC: tl.constexpr,
+             NUM: tl.constexpr):
+    done = 0
+    for t in tl.range(tl.program_id(0), tl.cdiv(R, BR), NUM, flatten=True):
+        row0 = t * BR
+        acc = tl.full((BR,), 1.0, tl.float32)
+        for c0 in range(0, C, BC):
+            acc += tl.sum(x_desc.load([row0, c0]), 1)
+        rows = row0 + tl.arange(0, BR)
+        tl.store(out_ptr + rows, acc, mask=rows < R)
+        done += 1
+    tl.store(count_ptr + tl.program_id(0), done)
+
+
+@pytest.mark.parametrize("R,C", [(1000, 300), (64, 20), (5, 4)])
+def test_flattened_general_carried_values(gen, R, C):
+    x = torch.randn((R, C), generator=gen, device="cuda")
+    out = poisoned((R,), torch.float32)
+    count = poisoned((3,), torch.int32)
+    row_sums[(3,)](TensorDescriptor.from_tensor(x, [32, 64]), out, count, R, C, 32, 64, 3)
+    torch.testing.assert_close(out.double(), x.double().sum(1) + 1, atol=1e-4, rtol=1e-4)
+    tiles = -(-R // 32)
+    assert count.tolist() == [len(range(p, tiles, 3)) for p in range(3)]
+
+
+# q = x // d and r = x % d (C's truncation) with d read before the loop;
+# UNSIGNED divides the same bits as uint32.
+@triton.jit
+def divide_in_loop(x_ptr, d_ptr, q_ptr, r_ptr, n, STEPS: tl.constexpr, BLOCK: tl.constexpr,
+                   UNSIGNED: tl.constexpr):
+    d = tl.load(d_ptr + tl.program_id(0))
+    if UNSIGNED:
+        d = d.to(tl.uint32, bitcast=True)
+    for s in range(STEPS):
+        offs = (tl.program_id(0) * STEPS + s) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        if UNSIGNED:
+            x = x.to(tl.uint32, bitcast=True)
+        tl.store(q_ptr + offs, (x // d).to(tl.int32, bitcast=True), mask=offs < n)
+        tl.store(r_ptr + offs, (x % d).to(tl.int32, bitcast=True), mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_division_by_loop_invariant(dtype):
+    rng = np.random.default_rng()
+    info = np.iinfo(dtype)
+    divisors = [1, 2, 3, 7, 8, 641, 65537, 1 << 20, info.max, info.max - 1, (1 << 31) + 5]
+    if dtype == np.int32:
+        divisors = [1, 2, 3, 7, 641, 1 << 30, info.max, -1, -3, -1000003, info.min, info.min + 1]
+    steps, block = 4, 128
+    per = steps * block
+    d = np.array(divisors, dtype=np.int64).astype(dtype)
+    x = rng.integers(info.min, info.max, size=len(divisors) * per, dtype=dtype, endpoint=True)
+    x[:6] = [0, 1, info.max, info.min, info.max - 1, info.min + 1]
+    x[per:per + 4] = [info.max, info.min, 0, 1]
+    if dtype == np.int32:  # INT_MIN // -1 overflows in C; keep it out
+        minus_one = divisors.index(-1)
+        x[minus_one * per:(minus_one + 1) * per] //= 2
+    q = poisoned((x.size,), torch.int32)
+    r = poisoned((x.size,), torch.int32)
+    divide_in_loop[(len(divisors),)](torch.from_numpy(x.view(np.int32)).cuda(),
+                                     torch.from_numpy(d.view(np.int32)).cuda(), q, r, x.size,
+                                     steps, block, dtype == np.uint32)
+    xs = x.astype(np.int64)
+    ds = np.repeat(d.astype(np.int64), per)
+    want_q = np.sign(xs) * np.sign(ds) * (np.abs(xs) // np.abs(ds))  # truncation, as C
+    want_r = xs - want_q * ds
+    np.testing.assert_array_equal(q.cpu().numpy().view(dtype).astype(np.int64), want_q)
+    np.testing.assert_array_equal(r.cpu().numpy().view(dtype).astype(np.int64), want_r)
