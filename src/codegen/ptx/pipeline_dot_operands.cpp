@@ -93,6 +93,7 @@
 
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
+#include "codegen/ptx/loop_carried.h"
 #include "codegen/ptx/mask_prefix.h"
 #include "codegen/ptx/memdesc.h"
 #include "codegen/ptx/mma.h"
@@ -120,24 +121,6 @@ struct Candidate {
   int dotContig() const { return trans ? 1 - shared.contig : shared.contig; }
 };
 
-// A loop-carried value that advances itself: arg = yield(update(arg)).
-struct Advancing {
-  Value *arg;
-  unsigned index;                   // among the carried values (yield operand, loop result)
-  std::vector<Operation *> update;  // body ops from arg to the yielded value, in program order
-};
-
-// Carried values that the copies' addresses read and the body reads too (a
-// flattened loop's position and tile coordinates, flatten-loops), closed
-// under their updates (pure ops, and ifs of pure ops: the coordinates are
-// recomputed as a tile starts). A copy of them runs S-1 iterations ahead
-// for the copies; the body keeps its own.
-struct Shadowed {
-  std::vector<Value *> args;        // in argument order
-  std::vector<unsigned> indices;    // among the carried values
-  std::vector<Operation *> update;  // body ops from args to their yields, in program order
-};
-
 // An operand loaded before a loop and staged in shared memory for it: a
 // later loop of the same block that reads the same load in the same layout
 // reads this buffer too (attention's Q, read by the causal kernel's two
@@ -163,6 +146,7 @@ class Pipeliner {
         fn_(fn),
         loop_(loop),
         body_(*loop->regions[0]),
+        slices_(loop),
         stages_(stages),
         module_(m) {}
 
@@ -223,80 +207,6 @@ class Pipeliner {
   }
 
   Value *iv() { return body_.args[0].get(); }
-
-  // Collects the pure body ops `v` depends on, which must lead only to the
-  // induction variable, values from before the loop, and carried values
-  // (recorded in `carried`).
-  // With `ifs`, an `if` whose regions hold pure ops only counts as pure.
-  bool collect(Value *v, std::unordered_set<Operation *> &seen,
-               std::unordered_set<Value *> &carried, bool ifs = false) {
-    if (v == iv() || !passes::isDefinedInside(v, loop_)) return true;
-    Operation *def = v->def;
-    if (!def) {  // a block argument: the loop's own carried values only
-      for (size_t i = 1; i < body_.args.size(); ++i)
-        if (body_.args[i].get() == v) {
-          carried.insert(v);
-          return true;
-        }
-      return false;
-    }
-    if (def->parent != &body_) return false;
-    if (seen.count(def)) return true;
-    if (ifs && def->code == OpCode::If) {
-      bool pure = true;
-      std::vector<Value *> reads;  // what the regions read from outside the if
-      for (auto &r : def->regions)
-        for (auto &o : r->ops)
-          o->walk([&](Operation *in) {
-            pure = pure && in->regions.empty() && (isPureOp(*in) || in->code == OpCode::Yield);
-            for (Value *x : in->operands)
-              if (!passes::isDefinedInside(x, def)) reads.push_back(x);
-          });
-      if (!pure) return false;
-      seen.insert(def);
-      reads.push_back(def->operand(0));
-      for (Value *x : reads)
-        if (!collect(x, seen, carried, ifs)) return false;
-      return true;
-    }
-    if (!isPureOp(*def) || !def->regions.empty()) return false;
-    seen.insert(def);
-    for (Value *o : def->operands)
-      if (!collect(o, seen, carried, ifs)) return false;
-    return true;
-  }
-
-  // The carried values `seeds` and those their updates read, when every
-  // update is pure (ifs of pure ops allowed).
-  std::optional<Shadowed> shadow(const std::unordered_set<Value *> &seeds) {
-    std::unordered_set<Value *> group(seeds.begin(), seeds.end());
-    std::vector<Value *> work(seeds.begin(), seeds.end());
-    std::unordered_set<Operation *> ops;
-    Operation *yield = body_.terminator();
-    while (!work.empty()) {
-      Value *arg = work.back();
-      work.pop_back();
-      std::unordered_set<Value *> reached;
-      if (!collect(yield->operand(arg->index - 1), ops, reached, /*ifs=*/true)) return std::nullopt;
-      for (Value *r : reached)
-        if (group.insert(r).second) work.push_back(r);
-    }
-    Shadowed out;
-    for (size_t i = 1; i < body_.args.size(); ++i)
-      if (group.count(body_.args[i].get())) {
-        out.args.push_back(body_.args[i].get());
-        out.indices.push_back(static_cast<unsigned>(i - 1));
-      }
-    out.update = inProgramOrder(ops);
-    return out;
-  }
-
-  std::vector<Operation *> inProgramOrder(const std::unordered_set<Operation *> &set) {
-    std::vector<Operation *> out;
-    for (auto &o : body_.ops)
-      if (set.count(o.get())) out.push_back(o.get());
-    return out;
-  }
 
   static bool isTranspose(const Operation *op) {
     return op->code == OpCode::Permute && op->result()->type.rank() == 2 &&
@@ -392,14 +302,14 @@ class Pipeliner {
           std::unordered_set<Operation *> seen;
           std::unordered_set<Value *> mine;
           bool ok = true;
-          for (Value *o : ld->operands) ok = ok && collect(o, seen, mine);
+          for (Value *o : ld->operands) ok = ok && slices_.collect(o, seen, mine);
           // The copy engine writes rows along the last dim; ldmatrix .trans
           // reads either orientation of 16-bit elements only.
           int eb = byteSize(v->type.dtype);
           int kDim = (i == 0) != (tr != nullptr) ? 1 : 0;
           if (!ok || (eb != 2 && kDim != 1)) continue;
           carried.insert(mine.begin(), mine.end());
-          out.push_back({ld, dot, i, inProgramOrder(seen),
+          out.push_back({ld, dot, i, slices_.inProgramOrder(seen),
                          SharedLayout::padded(v->type.shape, 1, eb), false, tr, std::nullopt,
                          nullptr});
           continue;
@@ -410,13 +320,14 @@ class Pipeliner {
         if (ld->operands.size() > 2 && !isPositiveZero(ld->operand(2))) continue;
         std::unordered_set<Operation *> seen;
         std::unordered_set<Value *> mine;
-        bool ok = collect(ld->operand(0), seen, mine);
-        if (ld->operands.size() > 1) ok = ok && collect(ld->operand(1), seen, mine);
+        bool ok = slices_.collect(ld->operand(0), seen, mine);
+        if (ld->operands.size() > 1) ok = ok && slices_.collect(ld->operand(1), seen, mine);
         std::optional<PrefixMask> prefix;
         auto shared = sharedLayoutFor(*ld, i, tr != nullptr, &prefix);
         if (!ok || !shared) continue;
         carried.insert(mine.begin(), mine.end());
-        out.push_back({ld, dot, i, inProgramOrder(seen), *shared, false, tr, prefix, nullptr});
+        out.push_back(
+            {ld, dot, i, slices_.inProgramOrder(seen), *shared, false, tr, prefix, nullptr});
       }
       // Both operands in shared memory and a shape wgmma takes (sm_90a):
       // they get its swizzle instead of the padded rows. So does B alone
@@ -458,7 +369,7 @@ class Pipeliner {
     for (auto &arg : body_.args) {  // in argument order, so the output is deterministic
       Value *c = arg.get();
       if (!carried.count(c)) continue;
-      auto a = advancing(c);
+      auto a = slices_.advancing(c, uses_[loop_->result(c->index - 1)] != 0);
       if (!a) {
         runAhead = false;
         break;
@@ -466,10 +377,11 @@ class Pipeliner {
       allowed.insert(a->update.begin(), a->update.end());
       advancing_.push_back(*a);
     }
-    for (const Advancing &a : advancing_) runAhead = runAhead && onlyUsedBy(a, allowed);
+    for (const Advancing &a : advancing_)
+      runAhead = runAhead && slices_.onlyUsedBy(a, allowed, loads_);
     if (!runAhead) {  // values the body reads too: the copies get their own
       advancing_.clear();
-      shadowed_ = shadow(carried);
+      shadowed_ = slices_.shadow(carried);
       if (!shadowed_) return {};
     }
     return out;
@@ -493,43 +405,6 @@ class Pipeliner {
         return false;
     }
     return false;
-  }
-
-  std::optional<Advancing> advancing(Value *arg) {
-    unsigned index = 0;
-    for (size_t i = 1; i < body_.args.size(); ++i)
-      if (body_.args[i].get() == arg) index = static_cast<unsigned>(i - 1);
-    if (uses_[loop_->result(index)] != 0) return std::nullopt;
-    Value *next = body_.terminator()->operand(index);
-    std::unordered_set<Operation *> seen;
-    std::unordered_set<Value *> carried;
-    if (!collect(next, seen, carried)) return std::nullopt;
-    if (carried.size() != 1 || !carried.count(arg)) return std::nullopt;
-    return Advancing{arg, index, inProgramOrder(seen)};
-  }
-
-  // Whether every body op that depends on `a.arg` is in `allowed` or is a
-  // candidate load (whose value the copies replace), and the yield passes it
-  // on only as its own next value.
-  bool onlyUsedBy(const Advancing &a, const std::unordered_set<Operation *> &allowed) {
-    std::unordered_set<const Value *> tainted = {a.arg};
-    for (auto &o : body_.ops) {
-      Operation *op = o.get();
-      bool depends = false;
-      op->walk([&](Operation *inner) {
-        for (Value *v : inner->operands) depends = depends || tainted.count(v);
-      });
-      if (!depends) continue;
-      if (op == body_.terminator()) {
-        for (size_t i = 0; i < op->operands.size(); ++i)
-          if (tainted.count(op->operand(i)) && i != a.index) return false;
-        continue;
-      }
-      if (loads_.count(op)) continue;
-      if (!allowed.count(op)) return false;
-      for (auto &r : op->results) tainted.insert(r.get());
-    }
-    return true;
   }
 
   // An iteration to copy for, `times` iterations after `base`: its
@@ -1074,6 +949,7 @@ class Pipeliner {
   Function &fn_;
   Operation *loop_;
   Block &body_;
+  LoopSlices slices_;  // what the loop's carried values and loads depend on
   int64_t stages_;
   const Module &module_;  // the target, warps, and whether tensor maps may be built in the kernel
   bool tma_ = false;      // the rings fill by tensor copies (descriptor loads)
