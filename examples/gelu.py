@@ -14,9 +14,11 @@ SQRT_2_OVER_PI = tl.constexpr(0.7978845608028654)
 
 
 @triton.jit
-def tanh(x):
-    # tanh(x) = 1 - 2 / (exp(2x) + 1); exact at both tails (exp -> 0 or inf).
-    return 1.0 - 2.0 / (tl.exp(2.0 * x) + 1.0)
+def one_plus_tanh(x):
+    # 1 + tanh(x) = 2 / (1 + exp(-2x)): no cancellation where tanh(x) nears -1
+    # (1 - 2 / (exp(2x) + 1), then + 1, lost float32's digits there), and
+    # exact at both tails (exp -> inf or 0).
+    return 2.0 / (1.0 + tl.exp(-2.0 * x))
 
 
 @triton.jit
@@ -26,7 +28,7 @@ def gelu_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     inner = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
-    y = 0.5 * x * (1.0 + tanh(inner))
+    y = 0.5 * x * one_plus_tanh(inner)
     tl.store(out_ptr + offsets, y, mask=mask)
 
 
