@@ -203,3 +203,106 @@ def test_division_by_loop_invariant(dtype):
     want_r = xs - want_q * ds
     np.testing.assert_array_equal(q.cpu().numpy().view(dtype).astype(np.int64), want_q)
     np.testing.assert_array_equal(r.cpu().numpy().view(dtype).astype(np.int64), want_r)
+
+
+# Signed and unsigned division by one divisor in one loop: a cast between
+# i32 and u32 keeps the register, and each needs its own multiplier.
+@triton.jit
+def divide_both_ways(x_ptr, d_ptr, q_ptr, n, STEPS: tl.constexpr, BLOCK: tl.constexpr):
+    d = tl.load(d_ptr + tl.program_id(0))
+    du = d.to(tl.uint32, bitcast=True)
+    for s in range(STEPS):
+        offs = (tl.program_id(0) * STEPS + s) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(q_ptr + 2 * offs, x // d, mask=offs < n)
+        xu = x.to(tl.uint32, bitcast=True)
+        tl.store(q_ptr + 2 * offs + 1, (xu // du).to(tl.int32, bitcast=True), mask=offs < n)
+
+
+def test_signed_and_unsigned_division_by_one_invariant():
+    rng = np.random.default_rng()
+    divisors = np.array([-3, 7, -1, 1 << 30, -(1 << 31), 5], dtype=np.int32)
+    steps, block = 2, 128
+    per = steps * block
+    x = rng.integers(-(1 << 31), 1 << 31, size=len(divisors) * per, dtype=np.int64).astype(np.int32)
+    minus_one = list(divisors).index(-1)
+    x[minus_one * per:(minus_one + 1) * per] //= 2  # INT_MIN // -1 overflows in C
+    q = poisoned((2 * x.size,), torch.int32)
+    divide_both_ways[(len(divisors),)](torch.from_numpy(x).cuda(), torch.from_numpy(divisors).cuda(),
+                                       q, x.size, steps, block)
+    got = q.cpu().numpy().reshape(-1, 2)
+    xs, ds = x.astype(np.int64), np.repeat(divisors.astype(np.int64), per)
+    want_signed = np.sign(xs) * np.sign(ds) * (np.abs(xs) // np.abs(ds))
+    want_unsigned = (xs % (1 << 32)) // (ds % (1 << 32))
+    np.testing.assert_array_equal(got[:, 0].astype(np.int64), want_signed)
+    np.testing.assert_array_equal(got[:, 1].view(np.uint32).astype(np.int64), want_unsigned)
+
+
+# A carried value replaced in one branch of an `if` while a value sharing
+# its registers (a hint) is read after the if: the if's result must not be
+# written into the carried value's registers there.
+@triton.jit
+def hinted_then_replaced(out_ptr, flags_ptr, n):
+    a = tl.load(flags_ptr) * 4
+    for i in range(n):
+        h = tl.multiple_of(a, 4)
+        if tl.load(flags_ptr + 1 + i) != 0:
+            a = tl.load(flags_ptr + 100 + i) * 4
+        tl.store(out_ptr + i, h)
+
+
+def test_if_result_keeps_a_hinted_value():
+    rng = np.random.default_rng()
+    n = 64
+    flags = rng.integers(0, 1000, size=200, dtype=np.int32)
+    flags[1:1 + n] = rng.integers(0, 2, size=n)
+    out = poisoned((n,), torch.int32)
+    hinted_then_replaced[(1,)](out, torch.from_numpy(flags).cuda(), n)
+    want, a = [], int(flags[0]) * 4
+    for i in range(n):
+        want.append(a)
+        if flags[1 + i] != 0:
+            a = int(flags[100 + i]) * 4
+    assert out.cpu().tolist() == want
+
+
+# A K loop that stores what its next step loads: the fused loop's loads must
+# stay in order with that store (only the epilogue's stores may be passed
+# by the next tiles' copies). One program, so the order is the program's.
+@triton.jit
+def doubling_persistent(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, FLATTEN: tl.constexpr):
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(0, tl.cdiv(M, BM) * tiles_n, 1, flatten=FLATTEN):
+        pm = tile // tiles_n
+        pn = tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(tl.cdiv(K, BK)):
+            a = a_desc.load([pm * BM, k * BK])
+            acc = tl.dot(a, b_desc.load([pn * BN, k * BK]).T, acc)
+            a_desc.store([pm * BM, (k + 1) * BK], a * 2)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("flatten", [True, False])
+def test_flattened_loop_keeps_its_stores_in_order(gen, flatten):
+    M, N, K, BM, BN, BK = 128, 128, 256, 64, 64, 64
+    a = (torch.rand((M, K), generator=gen, device="cuda") - 0.5).half()
+    b = (torch.rand((N, K), generator=gen, device="cuda") - 0.5).half()
+    ref_a, ref_c = a.double().cpu().clone(), torch.zeros((M, N), dtype=torch.float64)
+    bd64 = b.double().cpu()
+    for tile in range((M // BM) * (N // BN)):
+        pm, pn = divmod(tile, N // BN)
+        rows, cols = slice(pm * BM, (pm + 1) * BM), slice(pn * BN, (pn + 1) * BN)
+        for k in range(K // BK):
+            blk = ref_a[rows, k * BK:(k + 1) * BK].clone()
+            ref_c[rows, cols] += blk @ bd64[cols, k * BK:(k + 1) * BK].T
+            if (k + 1) * BK < K:
+                ref_a[rows, (k + 1) * BK:(k + 2) * BK] = blk * 2
+    c = poisoned((M, N), torch.float32)
+    doubling_persistent[(1,)](TensorDescriptor.from_tensor(a, [BM, BK]),
+                              TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM, BN, BK,
+                              flatten, num_warps=4, num_stages=3)
+    torch.testing.assert_close(c.double().cpu(), ref_c, atol=2e-2, rtol=1e-2)

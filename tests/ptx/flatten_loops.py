@@ -23,6 +23,8 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
 # RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel pointer_persistent --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64, 8, 132, True" --emit ttgir --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=TILES
 # RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel row_sums --signature "tensordesc<fp32[32, 64]>:16, *fp32:16, *i32:16, i32, i32, 32, 64, 3" --emit ttgir --target sm_90a --print-after flatten-loops 2>&1 >/dev/null | FileCheck %s --check-prefix=GENERAL
+# RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel doubling_persistent --signature "tensordesc<fp16[64, 64]>:16, tensordesc<fp16[64, 64]>:16, *fp32:16, i32:16, i32:16, i32:16, 64, 64, 64, True" --emit ttgir --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=STORES
+# RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel divide_both_ways --signature "*i32:16, *i32:16, *i32:16, i32, 2, 128" --emit ptx --target sm_90a | FileCheck %s --check-prefix=BOTH
 # RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel divide_in_loop --signature "*i32:16, *i32:16, *i32:16, *i32:16, i32, 4, 128, False" --emit ptx --target sm_90a -o %t.div.ptx
 # RUN: FileCheck %s --check-prefix=DIV < %t.div.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.div.ptx -o %t.div.cubin
@@ -36,7 +38,7 @@
 # IR: descriptor_load
 # IR: descriptor_load
 # IR: dot %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[USE]] {
-# IR: if %[[LAST]] : i32 {
+# IR: if %[[LAST]] {epilogue = 1} : i32 {
 # IR: descriptor_store
 # IR: select %[[LAST]]
 # IR: select %[[LAST]]
@@ -83,6 +85,21 @@
 # SM80: cp.async.cg.shared.global
 # SM80: @!%p{{[0-9]+}} mov.f32 %f{{[0-9]+}}, 0f00000000;
 # SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+# A store in the K loop (not the epilogue's): the fused loop's loads are
+# not pipelined past it.
+# STORES: for {{.*}} {flattened = 1}
+# STORES-NOT: {{tma_copy|async_copy}}
+# STORES: = dot
+# STORES-NOT: {{tma_copy|async_copy}}
+# STORES: store %
+# STORES: if %{{[0-9]+}} {epilogue = 1}
+
+# One divisor read as i32 and as u32: a multiplier for each.
+# BOTH: abs.s32
+# BOTH: clz.b32
+# BOTH: clz.b32
+# BOTH: bra
 
 # DIV: clz.b32
 # DIV: div.u64

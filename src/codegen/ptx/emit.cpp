@@ -447,14 +447,17 @@ void Emitter::emitFor(Operation &op) {
 
 // The carried value of the loop around `op` (an if in a for body) that
 // result i replaces: the loop yields the result back into that value, a
-// branch yields the value itself, and nothing after the if reads it. The
-// result may then live in the value's registers: the branch that keeps it
-// copies nothing (a flattened loop's tile coordinates, recomputed as a tile
+// branch yields the value itself, and nothing after the if reads its
+// registers (through the value, or through one that shares them: a
+// renaming op's result, a hint, a cast that changes nothing). The result
+// may then live in the value's registers: the branch that keeps it copies
+// nothing (a flattened loop's tile coordinates, recomputed as a tile
 // starts, would otherwise be copied out and back every iteration).
-static Value *carriedInPlace(const Operation &op, unsigned i, PtrMap<const Value *, int> &uses) {
+Value *Emitter::carriedInPlace(const Operation &op, unsigned i) {
   Block *body = op.parent;
+  if (!uses_) uses_ = countUses(fn_);
   if (!body || !body->parentOp || body->parentOp->code != OpCode::For ||
-      uses.get(op.result(i), 0) != 1)
+      uses_->get(op.result(i), 0) != 1)
     return nullptr;
   Operation *yield = body->terminator();
   Value *arg = nullptr;
@@ -465,45 +468,29 @@ static Value *carriedInPlace(const Operation &op, unsigned i, PtrMap<const Value
   bool kept = false;
   for (auto &region : op.regions)
     if (Operation *y = region->terminator(); y && y->operand(i) == arg) kept = true;
-  if (!kept) return nullptr;
-  // The value and what may share its registers (ops that rename them).
-  std::unordered_set<const Value *> shared{arg};
-  bool after = false;
+  Regs *const *own = regs_.find(arg);
+  if (!kept || !own) return nullptr;
+  const std::set<std::string> shared((*own)->begin(), (*own)->end());
+  bool after = false, clash = false;
   for (auto &o : body->ops) {
     if (o.get() == &op) {
       after = true;
       continue;
     }
-    bool reads = false;
-    o->walk([&](Operation *in) {
-      for (const Value *v : in->operands) reads = reads || shared.count(v) > 0;
-    });
-    if (reads && after) return nullptr;
-    switch (o->code) {
-      case OpCode::Reshape:
-      case OpCode::Permute:
-      case OpCode::ExpandDims:
-      case OpCode::Broadcast:
-      case OpCode::Splat:
-      case OpCode::Split:
-      case OpCode::Join:
-      case OpCode::Cast:
-      case OpCode::Bitcast:
-        if (reads)
-          for (auto &r : o->results) shared.insert(r.get());
-        break;
-      default:
-        break;
-    }
+    if (after)
+      o->walk([&](Operation *in) {
+        for (const Value *v : in->operands)
+          if (Regs *const *r = regs_.find(v))
+            for (const std::string &x : **r) clash = clash || shared.count(x) > 0;
+      });
   }
-  return arg;
+  return clash ? nullptr : arg;
 }
 
 void Emitter::emitIf(Operation &op) {
   std::vector<Regs> results;
   for (unsigned i = 0; i < op.results.size(); ++i) {
-    if (!uses_) uses_ = countUses(fn_);
-    Value *arg = carriedInPlace(op, i, *uses_);
+    Value *arg = carriedInPlace(op, i);
     results.push_back(arg ? get(arg) : freshRegs(*this, op.result(i)));
   }
   auto mov = [&](const Regs &d, const Regs &s, const Type &t) { copyInto(d, s, t); };

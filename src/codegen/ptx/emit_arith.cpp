@@ -708,8 +708,11 @@ void Emitter::prepareInvariantDivisors(Operation &loop) {
     const std::string &r = (**regs)[0];
     for (const std::string &x : **regs)
       if (x != r) return;  // a tile of divisors: not one value
+    // By register and signedness: a cast between i32 and u32 keeps the
+    // register, and the two divide differently.
+    const std::string key = r + (t == DType::I32 ? "|s" : "|u");
     for (const auto &scope : invariantDivisors_)
-      if (scope.count(r)) return;
+      if (scope.count(key)) return;
     InvariantDivisor v;
     v.absolute = reg(RegClass::B32);
     if (t == DType::I32)
@@ -734,7 +737,7 @@ void Emitter::prepareInvariantDivisors(Operation &loop) {
     v.shift2 = reg(RegClass::B32);
     ins("min.u32 " + v.shift1 + ", " + l + ", 1");
     ins("sub.u32 " + v.shift2 + ", " + l + ", " + v.shift1);
-    known[r] = v;
+    known[key] = v;
   });
 }
 
@@ -742,11 +745,11 @@ std::optional<std::string> Emitter::divideByInvariant(const Operation &op,
                                                       const std::vector<std::string> &in,
                                                       DType rd) {
   if (rd != DType::I32 && rd != DType::U32) return std::nullopt;
+  const bool sign = rd == DType::I32;
   const InvariantDivisor *v = nullptr;
   for (const auto &scope : invariantDivisors_)
-    if (auto it = scope.find(in[1]); it != scope.end()) v = &it->second;
+    if (auto it = scope.find(in[1] + (sign ? "|s" : "|u")); it != scope.end()) v = &it->second;
   if (!v) return std::nullopt;
-  const bool sign = rd == DType::I32;
   std::string x = in[0];
   if (sign) {
     x = reg(RegClass::B32);

@@ -279,6 +279,7 @@ class Emitter {
  private:
   void emitFor(Operation &op);
   void emitIf(Operation &op);
+  Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
   void copyInto(const Regs &dst, const Regs &src, const Type &t);
   void setLoc(const SourceLoc &loc);

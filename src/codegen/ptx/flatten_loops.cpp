@@ -36,9 +36,10 @@
 // whose init is the constant zero and that only a dot reads as its
 // accumulator is not selected: the dot takes a fourth operand, use_acc
 // (r != 0), which wgmma applies as the scale of its first product at no
-// cost. F takes I's attributes (num_stages) over O's, and {flattened = 1},
-// which tells the pipeliners that E's stores are the tiles' epilogue (as
-// Triton, they do not order the next tiles' copies after them).
+// cost. F takes I's attributes (num_stages) over O's, and {flattened = 1};
+// E's `if` is marked {epilogue = 1}: the pipeliners do not order the next
+// tiles' copies after its stores, as Triton does not (a store anywhere else
+// in F keeps its loads unpipelined).
 // Preserves: what the program computes, in the same order per value. P
 // runs once more past the last tile, which pure ops allow.
 #include <cmath>
@@ -246,7 +247,8 @@ class Flattener {
     Operation *loop = t.create(OpCode::For, operands, types);
     for (const NamedAttr &a : outer_->attrs)
       if (a.name != "flatten") loop->setAttr(a.name, a.value);
-    for (const NamedAttr &a : inner_->attrs) loop->setAttr(a.name, a.value);
+    for (const NamedAttr &a : inner_->attrs)
+      if (a.name != "flatten") loop->setAttr(a.name, a.value);
     loop->setAttr("flattened", int64_t{1});
     Block &fb = *loop->regions[0];
     fb.addArg(i32, "it");
@@ -297,7 +299,7 @@ class Flattener {
 
     // E on a tile's last iteration.
     std::vector<Type> xTypes(types.begin(), types.begin() + static_cast<long>(nx));
-    Operation *epilogue = in.create(OpCode::If, {last}, xTypes, {}, 2);
+    Operation *epilogue = in.create(OpCode::If, {last}, xTypes, {{"epilogue", int64_t{1}}}, 2);
     Builder then(epilogue->regions[0].get());
     then.setLoc(outer_->loc);
     bool after = false;

@@ -197,12 +197,15 @@ class Pipeliner {
   }
 
  private:
-  // (A loop flatten-loops made stores its tiles' epilogue in the body; as
-  // Triton, the copies of later tiles are not ordered after those stores.)
+  // (A loop flatten-loops made stores its tiles' epilogue in an `if`
+  // marked {epilogue = 1}; as Triton, the copies of later tiles are not
+  // ordered after those stores. Any other store keeps the loop as it is.)
   bool writesMemory() {
-    if (loop_->intAttr("flattened") == 1) return false;
-    for (auto &op : body_.ops)
-      if (passes::hasWriteEffects(op.get())) return true;
+    for (auto &op : body_.ops) {
+      bool epilogue = op->code == OpCode::If && op->intAttr("epilogue") == 1 &&
+                      loop_->intAttr("flattened") == 1;
+      if (!epilogue && passes::hasWriteEffects(op.get())) return true;
+    }
     return false;
   }
 
