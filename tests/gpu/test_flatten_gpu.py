@@ -53,8 +53,8 @@ def descriptor_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN:
 
 # Pointer loads (cp.async rings), as tutorial 09's kernel writes them: the
 # tile's row and column indices are tiles, which the fused loop would carry
-# twice (its own and the copies', ahead), so the loops stay nested; the
-# result must not depend on the hint.
+# across steps (measured slower), so the loops stay nested; the result must
+# not depend on the hint.
 @triton.jit
 def pointer_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
