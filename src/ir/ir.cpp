@@ -210,13 +210,15 @@ void eraseOp(Operation *op) {
   op->parent->ops.erase(op->self);
 }
 
+Value *mapped(const std::unordered_map<const Value *, Value *> &mapping, Value *v) {
+  auto it = mapping.find(v);
+  return it == mapping.end() ? v : it->second;
+}
+
 Operation *cloneOp(const Operation &op, Builder &b,
                    std::unordered_map<const Value *, Value *> &mapping) {
   std::vector<Value *> operands;
-  for (Value *v : op.operands) {
-    auto it = mapping.find(v);
-    operands.push_back(it == mapping.end() ? v : it->second);
-  }
+  for (Value *v : op.operands) operands.push_back(mapped(mapping, v));
   std::vector<Type> types;
   for (auto &r : op.results) types.push_back(r->type);
   SourceLoc saved = b.loc();

@@ -234,6 +234,9 @@ void cloneOpsInto(const Block &src, Block &dst,
                   std::unordered_map<const Value *, Value *> &mapping);
 Operation *cloneOp(const Operation &op, Builder &b,
                    std::unordered_map<const Value *, Value *> &mapping);
+// v's copy in a cloning's `mapping`, or v itself (defined outside what was
+// cloned).
+Value *mapped(const std::unordered_map<const Value *, Value *> &mapping, Value *v);
 // A deep copy of `m` (functions, their arguments, ops and attributes).
 std::unique_ptr<Module> cloneModule(const Module &m);
 // A deep copy of one function.

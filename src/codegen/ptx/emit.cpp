@@ -9,7 +9,6 @@
 #include <functional>
 #include <set>
 #include <sstream>
-#include <unordered_set>
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
@@ -455,9 +454,8 @@ void Emitter::emitFor(Operation &op) {
 // starts, would otherwise be copied out and back every iteration).
 Value *Emitter::carriedInPlace(const Operation &op, unsigned i) {
   Block *body = op.parent;
-  if (!uses_) uses_ = countUses(fn_);
   if (!body || !body->parentOp || body->parentOp->code != OpCode::For ||
-      uses_->get(op.result(i), 0) != 1)
+      useCount(op.result(i)) != 1)
     return nullptr;
   Operation *yield = body->terminator();
   Value *arg = nullptr;

@@ -680,10 +680,6 @@ std::string Emitter::exactFmod(const std::string &a, const std::string &b, bool 
   return r;
 }
 
-}  // namespace tessera::ptx
-
-namespace tessera::ptx {
-
 // Division by a loop-invariant divisor d: before the loop, |d|'s multiplier
 // m and shifts (Granlund and Montgomery's round-up method, exact for every
 // 32-bit dividend): with l = ceil(log2 |d|), m = 2^32 (2^l - |d|) / |d| + 1,
@@ -714,19 +710,19 @@ void Emitter::prepareInvariantDivisors(Operation &loop) {
     for (const auto &scope : invariantDivisors_)
       if (scope.count(key)) return;
     InvariantDivisor v;
-    v.absolute = reg(RegClass::B32);
-    if (t == DType::I32)
-      ins("abs.s32 " + v.absolute + ", " + r);
-    else
-      ins("mov.b32 " + v.absolute + ", " + r);
+    std::string absolute = r;
+    if (t == DType::I32) {
+      absolute = reg(RegClass::B32);
+      ins("abs.s32 " + absolute + ", " + r);
+    }
     std::string dm1 = reg(RegClass::B32), lz = reg(RegClass::B32), l = reg(RegClass::B32);
-    ins("sub.u32 " + dm1 + ", " + v.absolute + ", 1");
+    ins("sub.u32 " + dm1 + ", " + absolute + ", 1");
     ins("clz.b32 " + lz + ", " + dm1);
     ins("sub.u32 " + l + ", 32, " + lz);
     std::string pow = reg(RegClass::B64), d64 = reg(RegClass::B64), num = reg(RegClass::B64),
                 q64 = reg(RegClass::B64);
     ins("shl.b64 " + pow + ", 1, " + l);
-    ins("cvt.u64.u32 " + d64 + ", " + v.absolute);
+    ins("cvt.u64.u32 " + d64 + ", " + absolute);
     ins("sub.u64 " + num + ", " + pow + ", " + d64);
     ins("shl.b64 " + num + ", " + num + ", 32");
     ins("div.u64 " + q64 + ", " + num + ", " + d64);

@@ -170,6 +170,10 @@ class Emitter {
   void emitArange(Operation &op);
   void emitBroadcast(Operation &op);
   void emitThroughShared(Operation &op);  // convert_layout and shape ops
+  // A reshape, permute, split or join whose result has renamingLayout
+  // (gpu_passes.h): emitted as a renaming of registers, and true; false when
+  // data must move (emitThroughShared).
+  bool shapeOpInRegisters(Operation &op);
   void emitReduce(Operation &op);
   void emitScan(Operation &op);
   void emitDot(Operation &op);
@@ -203,10 +207,6 @@ class Emitter {
   // The same for a tile stored with stride 1 along one dim: registers that
   // run along it go out in stores of up to 16 bytes, elements packed at
   // their memory width (byteSize; int8 and fp8 as single bytes).
-  // A reshape, permute, split or join whose result has renamingLayout
-  // (gpu_passes.h): emitted as a renaming of registers, and true; false when
-  // data must move (emitThroughShared).
-  bool shapeOpInRegisters(Operation &op);
   void storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType d,
                              const std::vector<int64_t> &strides, int64_t base);
   Regs loadTileShared(const LinearLayout &l, DType d, const std::vector<int64_t> &strides,
@@ -278,6 +278,11 @@ class Emitter {
 
  private:
   void emitFor(Operation &op);
+  // Before a loop: the multipliers of the 32-bit divisions in it by values
+  // from before it (emit_arith.cpp); in it, such a division, or nullopt.
+  void prepareInvariantDivisors(Operation &loop);
+  std::optional<std::string> divideByInvariant(const Operation &op,
+                                               const std::vector<std::string> &in, DType rd);
   void emitIf(Operation &op);
   Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
@@ -352,16 +357,13 @@ class Emitter {
   std::optional<bool> usesWgmma_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   // 32-bit divisors a loop's divisions read from before the loop, by
-  // register: the multiplier and shifts that divide by them with a
-  // multiply-high (emit_arith.cpp), computed before the loop. One map per
-  // enclosing loop being emitted; a loop's entries end with it.
+  // register and signedness: the multiplier and shifts that divide by them
+  // with a multiply-high (emit_arith.cpp), computed before the loop. One map
+  // per enclosing loop being emitted; a loop's entries end with it.
   struct InvariantDivisor {
-    std::string magic, shift1, shift2, absolute;
+    std::string magic, shift1, shift2;
   };
   std::vector<std::map<std::string, InvariantDivisor>> invariantDivisors_;
-  void prepareInvariantDivisors(Operation &loop);
-  std::optional<std::string> divideByInvariant(const Operation &op,
-                                               const std::vector<std::string> &in, DType rd);
   // Parsed layouts by (interned) layout name, then shape: a kernel has a few
   // distinct layouts and every op asks for its result's, so parsing the text
   // each time cost more than emitting the op. Node-based, so references last.

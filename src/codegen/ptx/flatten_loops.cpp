@@ -56,11 +56,6 @@ using passes::constantOf;
 using passes::forYield;
 using Mapping = std::unordered_map<const Value *, Value *>;
 
-Value *mapped(const Mapping &m, Value *v) {
-  auto it = m.find(v);
-  return it == m.end() ? v : it->second;
-}
-
 bool positiveConstantStep(const Operation &loop) {
   auto s = constantOf(loop.operand(2));
   return s && !s->isFloat && s->i > 0;
@@ -166,8 +161,7 @@ class Flattener {
     Builder t(guard->regions[0].get());
     t.setLoc(outer_->loc);
     Value *total = t.op1(OpCode::Cast, {t.op1(OpCode::Mul, {nO, nI}, i64)}, i32);
-    nI32_ = t.op1(OpCode::Cast, {nI}, i32);
-    Operation *loop = buildFlatLoop(t, total);
+    Operation *loop = buildFlatLoop(t, total, t.op1(OpCode::Cast, {nI}, i32));
     std::vector<Value *> results;
     for (size_t i = 0; i < outer_->results.size(); ++i)
       results.push_back(loop->result(static_cast<unsigned>(i)));
@@ -213,7 +207,8 @@ class Flattener {
     return uses == 1 ? reader : nullptr;
   }
 
-  Operation *buildFlatLoop(Builder &t, Value *total) {
+  // F, at t's point: `total` (i32) iterations, `innerTrips` (i32) a tile.
+  Operation *buildFlatLoop(Builder &t, Value *total, Value *innerTrips) {
     const Type i32 = Type::scalar(DType::I32), i1 = Type::scalar(DType::I1);
     const size_t nx = outer_->results.size(), ny = inner_->results.size();
     Operation *outerYield = ob_.terminator();
@@ -265,7 +260,7 @@ class Flattener {
     Value *kv = in.op1(
         OpCode::Add, {inner_->operand(0), in.op1(OpCode::Mul, {r, inner_->operand(2)}, i32)}, i32);
     Value *first = in.op1(OpCode::Cmp, {r, zero}, i1, {{"pred", std::string("eq")}});
-    Value *lastR = in.op1(OpCode::Sub, {nI32_, one}, i32);
+    Value *lastR = in.op1(OpCode::Sub, {innerTrips, one}, i32);
     Value *last = in.op1(OpCode::Cmp, {r, lastR}, i1, {{"pred", std::string("eq")}});
 
     // P's values: the invariant ones from before F, the tile's from F's own.
@@ -350,7 +345,6 @@ class Flattener {
   Function &fn_;
   Operation *outer_, *inner_;
   Block &ob_, &ib_;
-  Value *nI32_ = nullptr;
   std::unordered_set<const Operation *> variant_;  // P's ops that depend on t
   std::vector<Value *> coordinates_;               // their results read after P: F carries them
 };

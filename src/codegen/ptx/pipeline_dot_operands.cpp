@@ -436,10 +436,6 @@ class Pipeliner {
   }
 
   using Map = std::unordered_map<const Value *, Value *>;
-  static Value *mapped(const Map &m, Value *v) {
-    auto it = m.find(v);
-    return it == m.end() ? v : it->second;
-  }
 
   // At b's point: the copy of candidate `c` for iteration `it` into `slot`
   // (a tensor copy completing on barrier `slot` of `bars`, announcing

@@ -129,11 +129,6 @@ namespace {
 
 using Mapping = std::unordered_map<const Value *, Value *>;
 
-Value *mapped(const Mapping &m, Value *v) {
-  auto it = m.find(v);
-  return it == m.end() ? v : it->second;
-}
-
 class Rotator {
  public:
   Rotator(Function &fn, Operation *loop, const DotRotation &r, const Module &m)
