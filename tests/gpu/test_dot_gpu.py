@@ -304,6 +304,65 @@ def test_batched_dot(gen, bmnk, dtype, prec):
 
 
 @triton.jit
+def batched_loop_kernel(a_ptr, b_ptr, c_ptr, K, sab, sam, sak, sbb, sbk, sbn,
+                        B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, BK: tl.constexpr,
+                        PREC: tl.constexpr):
+    # Program p multiplies batch entries p * B .. p * B + B - 1, chaining
+    # the accumulator over K in blocks of BK (the last one masked).
+    rb = (tl.program_id(0) * B + tl.arange(0, B))[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((B, M, N), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        a = tl.load(a_ptr + rb * sab + rm * sam + kk[None, None, :] * sak,
+                    mask=kk[None, None, :] < K, other=0)
+        b = tl.load(b_ptr + rb * sbb + kk[None, :, None] * sbk + rn * sbn,
+                    mask=kk[None, :, None] < K, other=0)
+        acc = tl.dot(a, b, acc, input_precision=PREC, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + rb * M * N + rm * N + rn, acc)
+
+
+# (entries per program, M, N, BK, K, warps): fewer entries than warps (the
+# rest split each entry's tile), one a warp, several a warp; K ragged.
+BATCH_SHAPES = [(1, 16, 16, 32, 64, 4), (2, 32, 64, 32, 96, 4), (4, 64, 32, 64, 128, 4),
+                (16, 16, 32, 32, 40, 4), (8, 64, 64, 32, 64, 8), (4, 32, 16, 32, 64, 1)]
+
+
+@pytest.mark.parametrize("name", ["fp16", "fp16-acc16", "bf16", "tf32", "tf32x3", "int8",
+                                  "fp8e4m3", "ieee"])
+@pytest.mark.parametrize("shape", BATCH_SHAPES)
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+def test_batched_dot_on_tensor_cores(gen, name, shape, layout):
+    """Rank-3 tl.dot on mma.sync (sm_80 and sm_90a alike: wgmma has no
+    batched form), two programs, operands read transposed through their
+    strides; fp32 "ieee" stays on FMAs."""
+    dt, acc_dt, prec, tol = CASES[name]
+    if dt == torch.float8_e4m3fn and capability() < (8, 9):
+        pytest.skip("fp8 needs sm_89 or newer")
+    if layout != "nn" and name not in ("fp16", "bf16", "tf32"):
+        pytest.skip("transposed operands: the 16- and 32-bit cases cover both staging orders")
+    B, M, N, BK, K, warps = shape
+    programs = 2
+    a = random_operand((programs * B, K, M) if layout == "tn" else (programs * B, M, K), dt, gen)
+    b = random_operand((programs * B, N, K) if layout == "nt" else (programs * B, K, N), dt, gen)
+    a = a.transpose(1, 2) if layout == "tn" else a
+    b = b.transpose(1, 2) if layout == "nt" else b
+    c = poisoned((programs * B, M, N), acc_dt)
+    k = batched_loop_kernel[(programs,)](a, b, c, K, *a.stride(), *b.stride(), B=B, M=M, N=N,
+                                         BK=BK, PREC=prec, num_warps=warps)
+    ptx = k.asm["ptx"]
+    assert ("mma.sync" in ptx) == (name != "ieee")
+    ref = torch.bmm(a.double(), b.double())
+    if tol == 0:
+        assert torch.equal(c.long(), ref.long()), "integer dot differs from the exact product"
+    else:
+        err = rel_err(c, ref)
+        assert err <= tol, f"{name} {shape} {layout}: relative error {err:.3g} > {tol}"
+
+
+@triton.jit
 def matmul_read_transposed_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
                                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                                   A_T: tl.constexpr, B_T: tl.constexpr):

@@ -28,6 +28,13 @@
 # RUN: tesserac compile %s --kernel residual --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --emit ptx --target sm_80 --num-warps 4 -o %t.residual.ptx
 # RUN: FileCheck %s --check-prefix=RESIDUAL < %t.residual.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.residual.ptx -o %t.residual.cubin
+# RUN: tesserac compile %s --kernel batched --signature "*fp16:16, *fp16:16, *fp32:16, 4" --emit ptx --target sm_80 --num-warps 4 -o %t.batched.ptx
+# RUN: FileCheck %s --check-prefix=BATCHED < %t.batched.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.batched.ptx -o %t.batched.cubin
+# RUN: tesserac compile %s --kernel batched --signature "*fp16:16, *fp16:16, *fp32:16, 16" --emit ptx --target sm_90a --num-warps 4 -o %t.batched16.ptx
+# RUN: FileCheck %s --check-prefix=BATCHED16 < %t.batched16.ptx
+# RUN: FileCheck %s --check-prefix=MMA64 < %t.batched16.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.batched16.ptx -o %t.batched16.cubin
 import triton
 import triton.language as tl
 
@@ -235,3 +242,34 @@ def residual(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.conste
 # RESIDUAL: st.global.v4.b32
 # RESIDUAL-NOT: ld.global.v2
 # RESIDUAL-NOT: st.global.v2
+
+
+@triton.jit
+def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + rb * 1024 + r[None, :, None] * 32 + r[None, None, :])
+    b = tl.load(b_ptr + rb * 1024 + r[None, :, None] * 32 + r[None, None, :])
+    tl.store(c_ptr + rb * 1024 + r[None, :, None] * 32 + r[None, None, :], tl.dot(a, b))
+
+# A batched dot on mma.sync (wgmma has no batched form, so on sm_90a too).
+# With B = 4 and 4 warps each warp multiplies one batch entry: the
+# operands' matrices lie 2560 bytes apart in shared memory (32 rows of
+# 64 + 16 bytes), and the warp's entry is added to its ldmatrix addresses;
+# per entry 2 x 4 instruction tiles, two K steps: 16 mma.sync a thread.
+# BATCHED-NOT: fma.rn.f32
+# BATCHED: mad.lo.s32 [[A:%r[0-9]+]], [[W:%r[0-9]+]], 2560, [[A]];
+# BATCHED: mad.lo.s32 [[B:%r[0-9]+]], [[W]], 2560, [[B]];
+# BATCHED-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# BATCHED-NOT: mma.sync
+# BATCHED-NOT: fma.rn.f32
+# With B = 16 a warp takes entries w, w + 4, w + 8 and w + 12, one after
+# the other, 4 x 2560 bytes apart: 64 mma.sync a thread.
+# BATCHED16-NOT: wgmma
+# BATCHED16: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, {{\[}}[[A:%r[0-9]+]]{{\]}};
+# BATCHED16: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, {{\[}}[[A]]+10240{{\]}};
+# BATCHED16: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, {{\[}}[[A]]+20480{{\]}};
+# BATCHED16: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, {{\[}}[[A]]+30720{{\]}};
+# BATCHED16-NOT: wgmma
+# MMA64-COUNT-64: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# MMA64-NOT: mma.sync

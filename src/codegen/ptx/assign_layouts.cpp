@@ -511,7 +511,7 @@ class Assigner {
         continue;
       }
       if (!selectMma(*op, targetSm_)) continue;
-      if (setIfUnset(op->result(), mmaAccumulatorLayout(s[0], s[1], numWarps_)))
+      if (setIfUnset(op->result(), mmaAccumulatorLayout(s, numWarps_)))
         cls_.pinned.insert(find(op->result()));
     }
     // Reductions of a pinned accumulator (attention's row maximum and row

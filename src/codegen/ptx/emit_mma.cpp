@@ -1,6 +1,6 @@
 // tl.dot on tensor cores: mma.sync (sm_80+) fed by ldmatrix.
 //
-// Requires: a dot that selectMma accepts. Its result has
+// Requires: a dot that selectMma accepts (2-D, or batched 3-D). Its result has
 // mmaAccumulatorLayout (assign-layouts gives it that) or, where a wgmma dot
 // pinned the accumulator's class first, another layout: the accumulator is
 // then converted in and out through shared memory. Its operands may have
@@ -10,7 +10,9 @@
 // padded by 16 bytes so the eight row addresses of every ldmatrix fall in
 // distinct banks; then, per K step of the instruction, ldmatrix.x4 for each
 // warp's A and B fragments (.trans where the operand is stored M- or
-// N-contiguous) and one mma.sync per 16 x 8 accumulator tile. Shared memory
+// N-contiguous) and one mma.sync per 16 x 8 accumulator tile; a batched
+// dot's matrices are stored one after another and each warp multiplies its
+// batch entries in turn. Shared memory
 // follows the file's protocol (barrier, write, barrier, read), so the
 // operands need not outlive the op. Operands already in shared memory
 // (memdesc ring slots) are read in place; the prefetching form (six
@@ -39,24 +41,31 @@ int fastDim(const LinearLayout &l) {
   return static_cast<int>(l.shape.size()) - 1;
 }
 
-// One operand as stored in shared memory: rows of `rowBytes`, `pitch` bytes
-// apart, the contiguous dim `contig` of the tile along each row.
+// One operand as stored in shared memory: rows `pitch` bytes apart, the
+// tile's contiguous dim along each row; a batched operand's matrices one
+// after the other, `matrixBytes` apart.
 struct Staged {
   bool trans = false;  // rows are K (stored M- or N-contiguous)
-  int64_t base = 0, pitch = 0, bytes = 0;
+  int64_t base = 0, pitch = 0, bytes = 0, matrixBytes = 0;
   std::vector<int64_t> strides;  // per tile dim, in elements
 };
 
+// `kDim` and the other of the last two dims are the matrix's; a rank-3
+// shape's dim 0 is the batch.
 Staged stage(const std::vector<int64_t> &shape, int kDim, bool trans, int eb, int64_t base) {
   Staged s;
   s.trans = trans;
   s.base = base;
-  int contig = trans ? 1 - kDim : kDim;
+  const int rank = static_cast<int>(shape.size()), md = rank - 2;
+  const int other = kDim == md ? md + 1 : md;
+  const int contig = trans ? other : kDim, rows = trans ? kDim : other;
   s.pitch = shape[contig] * eb + 16;
-  s.bytes = shape[1 - contig] * s.pitch;
-  s.strides.assign(2, 0);
+  s.matrixBytes = shape[rows] * s.pitch;
+  s.bytes = (md ? shape[0] : 1) * s.matrixBytes;
+  s.strides.assign(rank, 0);
   s.strides[contig] = 1;
-  s.strides[1 - contig] = s.pitch / eb;
+  s.strides[rows] = s.pitch / eb;
+  if (md) s.strides[0] = s.matrixBytes / eb;
   return s;
 }
 
@@ -111,10 +120,13 @@ void Emitter::storeTileSharedPacked(const Regs &r, const LinearLayout &l, DType 
 void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const Value *res = op.result();
-  int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  // A batched dot's dims are (batch, M, K) and (batch, K, N): md is M's.
+  const int md = a->type.rank() - 2;
+  const int64_t batch = md ? a->type.shape[0] : 1;
+  int64_t M = a->type.shape[md], K = a->type.shape[md + 1], N = b->type.shape[md + 1];
   int eb = mi.elemBytes;
   const LinearLayout &lr = layoutOf(res);
-  const LinearLayout lacc = mmaAccumulatorLayout(M, N, opts_.numWarps);
+  const LinearLayout lacc = mmaAccumulatorLayout(res->type.shape, opts_.numWarps);
   // The result's layout class may have been pinned first by a wgmma dot (a
   // wgmma product and this one summed into one accumulator): the
   // accumulator then goes into and out of mma.sync's layout through shared
@@ -125,9 +137,11 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   Regs cin = !relaid || !c->type.isTile() ? spread(c, lacc.numRegs())
              : passes::constantOf(c)      ? Regs(lacc.numRegs(), get(c).at(0))
                                           : convertThroughShared(get(c), lr, lacc, c->type.dtype);
-  WarpSplit split = mmaWarpSplit(M, N, opts_.numWarps);
+  WarpSplit split = mmaWarpSplit(batch, M, N, opts_.numWarps);
   int64_t Mw = M / split.m, Nw = N / split.n;
   int64_t tilesM = Mw / 16, tilesN = Nw / 8, kSteps = K / mi.k;
+  // Batch entries per warp, each tilesM x tilesN instruction tiles.
+  const int64_t entries = batch / split.b, tilesPerEntry = tilesM * tilesN;
 
   // Each operand in shared memory: a memdesc is there already (its layout
   // says how); a tile is written there from registers, in the order its
@@ -136,7 +150,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   auto place = [&](const Value *v, int kDim, int64_t scratchBase) {
     if (v->type.isMemDesc()) {
       auto sl = SharedLayout::parse(v->type.layout.str());
-      if (!sl) internalError("emit-ptx", "dot operand without a shared layout");
+      if (!sl || md) internalError("emit-ptx", "dot operand without a shared layout");
       Staged s;
       s.trans = sl->contig != kDim;
       s.pitch = sl->pitch;
@@ -145,8 +159,8 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     bool trans = eb == 2 && fastDim(layoutOf(v)) != kDim;
     return stage(v->type.shape, kDim, trans, eb, scratchBase);
   };
-  Staged sa = place(a, 1, 0);
-  Staged sb = place(b, 0, a->type.isTile() ? (sa.bytes + 15) / 16 * 16 : 0);
+  Staged sa = place(a, md + 1, 0);
+  Staged sb = place(b, md, a->type.isTile() ? (sa.bytes + 15) / 16 * 16 : 0);
   if (a->type.isTile() || b->type.isTile()) {
     needShared(std::max(sa.base + sa.bytes, sb.base + sb.bytes));
     barrier();
@@ -162,7 +176,9 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // the operand's address (scratch, or the memdesc's buffer) is added.
   LinearLayout warpOnly = lacc;
   for (Basis &bs : warpOnly.lane) bs = {};
-  std::string warpM = threadCoord(warpOnly, 0), warpN = threadCoord(warpOnly, 1);
+  std::string warpM = threadCoord(warpOnly, md), warpN = threadCoord(warpOnly, md + 1);
+  // The warp's own batch entry, when warps take entries.
+  const std::string warpB = split.b > 1 ? threadCoord(warpOnly, 0) : "";
   auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
     LdmatrixRow r0 = rowOf(0, s.trans), r8 = rowOf(8, s.trans), r16 = rowOf(16, s.trans);
     std::string key = "ldm|" + std::to_string(s.pitch) + "|" + std::to_string(s.trans) + "|" +
@@ -196,10 +212,14 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       ins("add.u32 " + out + ", " + off + ", " + get(v)[0]);
       return out;
     }
-    std::string key = "ldma|" + off + "|" + std::to_string(s.base);
+    std::string key = "ldma|" + off + "|" + std::to_string(s.base) + "|" + warpB + "|" +
+                      std::to_string(s.matrixBytes);
     if (auto it = cached_.find(key); it != cached_.end()) return it->second;
     std::string t = reg(RegClass::B32);
     prologueIns("add.s32 " + t + ", " + off + ", " + std::to_string(s.base));
+    if (!warpB.empty())
+      prologueIns("mad.lo.s32 " + t + ", " + warpB + ", " + std::to_string(s.matrixBytes) + ", " +
+                  t);
     prologueIns("add.s32 " + out + ", " + t + ", " + smemBase());
     return cached_[key] = out;
   };
@@ -216,18 +236,21 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     return r;
   };
   // Operand fragments of K step kk: A's per 16-row tile, B's per 8-column
-  // tile (ldmatrix.x4 takes two of those at once).
-  auto offA = [&](int64_t kk, int64_t m) {
-    return sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * mi.k * eb;
+  // tile (ldmatrix.x4 takes two of those at once). A warp's batch entry e
+  // (0 unless batched) is entry split.b * e of its own.
+  auto offA = [&](int64_t kk, int64_t m, int64_t e = 0) {
+    return e * split.b * sa.matrixBytes +
+           (sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * mi.k * eb);
   };
-  auto offB = [&](int64_t kk, int64_t n) {
-    return sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * mi.k * eb;
+  auto offB = [&](int64_t kk, int64_t n, int64_t e = 0) {
+    return e * split.b * sb.matrixBytes +
+           (sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * mi.k * eb);
   };
-  auto loadStep = [&](int64_t kk, std::vector<Regs> &fa, std::vector<Regs> &fb) {
-    for (int64_t m = 0; m < tilesM; ++m) fa[m] = ldmatrix(4, sa.trans, pa, offA(kk, m));
+  auto loadStep = [&](int64_t kk, std::vector<Regs> &fa, std::vector<Regs> &fb, int64_t e) {
+    for (int64_t m = 0; m < tilesM; ++m) fa[m] = ldmatrix(4, sa.trans, pa, offA(kk, m, e));
     for (int64_t n = 0; n < tilesN; n += 2) {
       bool pair = n + 1 < tilesN;
-      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, offB(kk, n));
+      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, offB(kk, n, e));
       fb[n] = {r[0], r[1]};
       if (pair) fb[n + 1] = {r[2], r[3]};
     }
@@ -240,7 +263,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   // for it only with two K steps or more: with one, the wait would have to
   // come first, and nothing would order this iteration's ldmatrix before
   // the copies the next iteration starts with.)
-  if (op.operands.size() == 6 && kSteps < 2)
+  if (op.operands.size() == 6 && (kSteps < 2 || md))
     internalError("emit-ptx",
                   "a prefetching dot with one K step: nothing would keep the "
                   "next iteration's copies off the slot it reads");
@@ -333,39 +356,46 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     ins("mma.sync.aligned." + shape + ".row.col." + mi.types + " " + join(d) + ", " + join(fa) +
         ", " + join(fb) + ", " + join(d));
   };
-  for (int64_t kk = 0; kk < kSteps; ++kk) {
-    std::vector<Regs> fa(tilesM), fb(tilesN);
-    if (prefetch && kk == 0) {
-      // Copies: the carried registers are overwritten before the next
-      // iteration, after this step's mma.syncs have read them.
-      fa = carriedA;
-      fb = carriedB;
-    } else {
-      loadStep(kk, fa, fb);
-    }
-    if (prefetch && kk == kSteps - 1) {
-      waitForNextSlot();
-      loadCarried(pna, pnb);
-    }
-    if (promote && kk % chunk == 0)
-      for (const std::string &r : partial) ins("mov.f32 " + r + ", 0f00000000");
-    if (!mi.tf32x3) {
-      for (int64_t m = 0; m < tilesM; ++m)
-        for (int64_t n = 0; n < tilesN; ++n) mma(n + tilesN * m, fa[m], fb[n]);
-      if (promote && ((kk + 1) % chunk == 0 || kk + 1 == kSteps))
-        for (int r = 0; r < numAcc; ++r)
-          ins("add.f32 " + acc[r] + ", " + acc[r] + ", " + partial[r]);
-      continue;
-    }
-    std::vector<Regs> ah(tilesM), al(tilesM), bh(tilesN), bl(tilesN);
-    for (int64_t m = 0; m < tilesM; ++m) splitTf32(fa[m], ah[m], al[m]);
-    for (int64_t n = 0; n < tilesN; ++n) splitTf32(fb[n], bh[n], bl[n]);
-    for (int64_t m = 0; m < tilesM; ++m)
-      for (int64_t n = 0; n < tilesN; ++n) {
-        mma(n + tilesN * m, al[m], bh[n]);
-        mma(n + tilesN * m, ah[m], bl[n]);
-        mma(n + tilesN * m, ah[m], bh[n]);
+  // A warp's batch entries one after the other; each entry's accumulators
+  // are registers [first, first + 4 * tilesPerEntry).
+  for (int64_t e = 0; e < entries; ++e) {
+    const int64_t t0 = e * tilesPerEntry;
+    const int first = static_cast<int>(4 * t0), last = static_cast<int>(4 * (t0 + tilesPerEntry));
+    for (int64_t kk = 0; kk < kSteps; ++kk) {
+      std::vector<Regs> fa(tilesM), fb(tilesN);
+      if (prefetch && kk == 0) {
+        // Copies: the carried registers are overwritten before the next
+        // iteration, after this step's mma.syncs have read them.
+        fa = carriedA;
+        fb = carriedB;
+      } else {
+        loadStep(kk, fa, fb, e);
       }
+      if (prefetch && kk == kSteps - 1) {
+        waitForNextSlot();
+        loadCarried(pna, pnb);
+      }
+      if (promote && kk % chunk == 0)
+        for (int r = first; r < last; ++r) ins("mov.f32 " + partial[r] + ", 0f00000000");
+      if (!mi.tf32x3) {
+        for (int64_t m = 0; m < tilesM; ++m)
+          for (int64_t n = 0; n < tilesN; ++n) mma(t0 + n + tilesN * m, fa[m], fb[n]);
+        if (promote && ((kk + 1) % chunk == 0 || kk + 1 == kSteps))
+          for (int r = first; r < last; ++r)
+            ins("add.f32 " + acc[r] + ", " + acc[r] + ", " + partial[r]);
+        continue;
+      }
+      std::vector<Regs> ah(tilesM), al(tilesM), bh(tilesN), bl(tilesN);
+      for (int64_t m = 0; m < tilesM; ++m) splitTf32(fa[m], ah[m], al[m]);
+      for (int64_t n = 0; n < tilesN; ++n) splitTf32(fb[n], bh[n], bl[n]);
+      for (int64_t m = 0; m < tilesM; ++m)
+        for (int64_t n = 0; n < tilesN; ++n) {
+          int64_t tile = t0 + n + tilesN * m;
+          mma(tile, al[m], bh[n]);
+          mma(tile, ah[m], bl[n]);
+          mma(tile, ah[m], bh[n]);
+        }
+    }
   }
   if (mi.packedF16Acc)
     for (int r = 0; r < numAcc; r += 2)

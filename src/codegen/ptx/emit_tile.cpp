@@ -688,7 +688,7 @@ void Emitter::emitDot(Operation &op) {
   const Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const Value *res = op.result();
   // A batched dot (rank 3) is `batch` independent M x K by K x N products,
-  // on FMAs.
+  // on tensor cores where mma.sync takes them, else on FMAs.
   int rank = a->type.rank(), md = rank - 2;
   int64_t batch = rank == 3 ? a->type.shape[0] : 1;
   int64_t M = a->type.shape[md], K = a->type.shape[md + 1], N = b->type.shape[md + 1];

@@ -36,7 +36,7 @@ std::string int8Types(DType a, DType b) {
 
 std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
-  if (a.rank() != 2 || b.rank() != 2 || !r.isTile()) return std::nullopt;
+  if ((a.rank() != 2 && a.rank() != 3) || b.rank() != a.rank() || !r.isTile()) return std::nullopt;
   DType da = a.dtype, db = b.dtype, dr = r.dtype;
   MmaInstr mi;
   if (da == DType::F16 && db == DType::F16 && (dr == DType::F32 || dr == DType::F16)) {
@@ -68,7 +68,8 @@ std::optional<MmaInstr> selectMma(const Operation &op, int targetSm) {
   } else {
     return std::nullopt;
   }
-  int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  const int md = a.rank() - 2;
+  int64_t M = a.shape[md], K = a.shape[md + 1], N = b.shape[md + 1];
   if (M % 16 != 0 || N % 8 != 0 || K % mi.k != 0) return std::nullopt;
   return mi;
 }
@@ -80,8 +81,13 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK) {
 }
 
 WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps) {
+  return mmaWarpSplit(1, M, N, numWarps);
+}
+
+WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps) {
   WarpSplit s;
-  while (s.m * s.n < numWarps) {
+  s.b = std::min<int64_t>(B, numWarps);
+  while (s.b * s.m * s.n < numWarps) {
     int64_t tilesM = M / (16 * s.m), tilesN = N / (8 * s.n);
     if (tilesM >= 2 && tilesM >= tilesN)
       s.m *= 2;
@@ -96,17 +102,25 @@ WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps) {
 }
 
 LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps) {
-  WarpSplit s = mmaWarpSplit(M, N, numWarps);
+  return mmaAccumulatorLayout(std::vector<int64_t>{M, N}, numWarps);
+}
+
+LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps) {
+  const int md = static_cast<int>(shape.size()) - 2, nd = md + 1;
+  const int64_t B = md ? shape[0] : 1, M = shape[md], N = shape[nd];
+  WarpSplit s = mmaWarpSplit(B, M, N, numWarps);
   int64_t Mw = M / s.m, Nw = N / s.n;
   LinearLayout l;
-  l.shape = {M, N};
-  l.reg = {{1, 1}, {0, 8}};
-  for (int64_t v = 8; v < Nw; v *= 2) l.reg.push_back({1, v});
-  for (int64_t v = 16; v < Mw; v *= 2) l.reg.push_back({0, v});
-  l.lane = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
-  for (int64_t v = Nw; v < N; v *= 2) l.warp.push_back({1, v});
-  for (int64_t v = Mw; v < M; v *= 2) l.warp.push_back({0, v});
-  for (int i = log2i(s.m * s.n); i < log2i(numWarps); ++i) l.warp.push_back({});
+  l.shape = shape;
+  l.reg = {{nd, 1}, {md, 8}};
+  for (int64_t v = 8; v < Nw; v *= 2) l.reg.push_back({nd, v});
+  for (int64_t v = 16; v < Mw; v *= 2) l.reg.push_back({md, v});
+  for (int64_t v = s.b; v < B; v *= 2) l.reg.push_back({0, v});
+  l.lane = {{nd, 2}, {nd, 4}, {md, 1}, {md, 2}, {md, 4}};
+  for (int64_t v = 1; v < s.b; v *= 2) l.warp.push_back({0, v});
+  for (int64_t v = Nw; v < N; v *= 2) l.warp.push_back({nd, v});
+  for (int64_t v = Mw; v < M; v *= 2) l.warp.push_back({md, v});
+  for (int i = log2i(s.b * s.m * s.n); i < log2i(numWarps); ++i) l.warp.push_back({});
   return l;
 }
 

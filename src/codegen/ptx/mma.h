@@ -27,9 +27,10 @@ struct MmaInstr {
   DType accType = DType::F32;  // register type of the accumulators
 };
 
-// The mma.sync instruction for dot `op` on sm `targetSm`, or nullopt when
-// the dot stays on FMAs (fp32 "ieee", fp64, other integer widths, fp8 below
-// sm_89, shapes that are not multiples of the instruction's tile).
+// The mma.sync instruction for dot `op` (2-D, or batched 3-D) on sm
+// `targetSm`, or nullopt when the dot stays on FMAs (fp32 "ieee", fp64,
+// other integer widths, fp8 below sm_89, shapes that are not multiples of
+// the instruction's tile).
 std::optional<MmaInstr> selectMma(const Operation &op, int targetSm);
 
 // K steps of `instrK` that an fp8 dot `op` with K = `K` sums in the tensor
@@ -42,16 +43,27 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK);
 // Warps along M and N for an M x N accumulator: the product is at most
 // numWarps (leftover warps hold replicas), each warp's tile a whole number of
 // 16 x 8 instruction tiles, the split growing whichever side is longer.
+// A batched dot (B x M x N) first gives warps whole batch entries, up to
+// min(B, numWarps) of them: a warp then multiplies larger tiles (more
+// reuse of each fragment) than if every entry were split among all warps;
+// the warps left over split each entry's M x N as above.
 struct WarpSplit {
-  int64_t m = 1, n = 1;
+  int64_t b = 1, m = 1, n = 1;
 };
 WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps);
+WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps);
 
 // The accumulator layout of an M x N dot on mma.sync: per warp a
 // (M / split.m) x (N / split.n) tile of 16 x 8 instruction tiles.
 // Register r of a thread is element (r & 3) of instruction tile
 // (r >> 2) = ni + nTiles * mi, so the emitter walks tiles by register index.
+// For a batched dot (`shape` B x M x N) that is each batch entry's layout,
+// the warps' bits first taking entries (split.b), and a warp's further
+// entries are the registers above one entry's: register r holds entry
+// split.b * (r / perEntry) + (the warp's own entry), perEntry being the
+// registers of one entry's tile.
 LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps);
+LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps);
 
 // The fragment layouts of one instruction, for one warp (the ISA's tables):
 // operand 0 is A (16 x k), 1 is B (k x 8), 2 the accumulator (16 x 8). The

@@ -277,7 +277,10 @@ class Pipeliner {
     std::unordered_set<Value *> carried;
     for (auto &o : body_.ops) {
       Operation *dot = o.get();
-      if (dot->code != OpCode::Dot || !selectMma(*dot, module_.targetSm)) continue;
+      // Rings hold 2-D operands: a batched dot stages its operands itself.
+      if (dot->code != OpCode::Dot || dot->result()->type.rank() != 2 ||
+          !selectMma(*dot, module_.targetSm))
+        continue;
       size_t first = out.size();
       for (unsigned i = 0; i < 2; ++i) {
         Value *v = dot->operand(i);

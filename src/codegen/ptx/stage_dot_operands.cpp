@@ -68,7 +68,8 @@ class Stager {
   void run() {
     std::vector<Operation *> dots;
     for (auto &o : fn_.body.ops)
-      if (o->code == OpCode::Dot && selectMma(*o, targetSm_)) dots.push_back(o.get());
+      if (o->code == OpCode::Dot && o->result()->type.rank() == 2 && selectMma(*o, targetSm_))
+        dots.push_back(o.get());
     for (Operation *dot : dots) stage(dot);
   }
 

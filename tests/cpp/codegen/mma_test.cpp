@@ -150,6 +150,44 @@ TEST(MmaLayouts, AccumulatorTilesTheProgram) {
   }
 }
 
+// A batched dot's accumulator (B x M x N): warps take batch entries first,
+// the rest split each entry as a 2-D dot's would; a warp's entry e (of
+// B / split.b) is entry split.b * e + its own, its registers
+// 4 * tilesPerEntry * e onward laid out as one entry's 2-D tile.
+TEST(MmaLayouts, BatchedAccumulatorTilesEveryEntry) {
+  struct Case {
+    int64_t B, M, N;
+    int warps;
+    int64_t wb, wm, wn;
+  };
+  for (Case c :
+       {Case{4, 32, 32, 4, 4, 1, 1}, Case{16, 32, 32, 4, 4, 1, 1}, Case{2, 32, 32, 4, 2, 1, 2},
+        Case{1, 64, 64, 4, 1, 2, 2}, Case{8, 64, 64, 8, 8, 1, 1}, Case{4, 32, 16, 1, 1, 1, 1},
+        Case{2, 16, 8, 4, 2, 1, 1}}) {
+    WarpSplit s = mmaWarpSplit(c.B, c.M, c.N, c.warps);
+    EXPECT_EQ(std::vector<int64_t>({s.b, s.m, s.n}), std::vector<int64_t>({c.wb, c.wm, c.wn}))
+        << c.B << "x" << c.M << "x" << c.N << " on " << c.warps;
+    LinearLayout l = mmaAccumulatorLayout({c.B, c.M, c.N}, c.warps);
+    int64_t Mw = c.M / s.m, Nw = c.N / s.n, tilesN = Nw / 8, perEntry = 4 * (Mw / 16) * tilesN;
+    EXPECT_EQ(l.numRegs(), perEntry * (c.B / s.b));
+    std::set<std::vector<int64_t>> seen;
+    for (int w = 0; w < c.warps; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < l.numRegs(); ++r) {
+          auto co = l.coord(r, lane, w);
+          int64_t entry = r / perEntry, tile = (r % perEntry) >> 2;
+          int64_t mt = tile / tilesN, nt = tile % tilesN;
+          int64_t wb = w % s.b, wn = (w / s.b) % s.n, wm = (w / (s.b * s.n)) % s.m;
+          Elem e = isaC(lane, r & 3);
+          EXPECT_EQ(co, (std::vector<int64_t>{s.b * entry + wb, wm * Mw + mt * 16 + e.row,
+                                              wn * Nw + nt * 8 + e.col}));
+          if (!(w & l.replicatedWarpMask())) seen.insert(co);
+        }
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), c.B * c.M * c.N);
+    EXPECT_TRUE(LinearLayout::parse(l.str(), l.shape).has_value());
+  }
+}
+
 // wgmma's accumulator (the ISA's m64nNk16 D fragment, .f32): register i of
 // lane `lane` in warp w of the warpgroup holds row 16w + lane / 4 + 8 *
 // ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2.
