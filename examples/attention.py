@@ -18,7 +18,11 @@ query block accumulates dQ over the key blocks, each with
 dS = P * (dO V^T - delta), delta = rowsum(dO * O) computed first.
 
 Inputs are (Z, H, N_CTX, HEAD_DIM) arrays, fp16 or bf16, contiguous in the
-head dimension.
+head dimension. The forward pass also takes fp8 tensors (torch.float8_e4m3fn
+or float8_e5m2) and then writes fp16: P is rounded to fp8 for P V, as
+Triton's tutorial does, and V may be stored keys-contiguous (the tutorial's
+layout, `v.transpose(-1, -2).contiguous().transpose(-1, -2)`), which is
+the K-major operand Hopper's fp8 tensor-core products read directly.
 """
 import math
 
@@ -29,15 +33,15 @@ import tessera.language as tl
 
 
 @triton.jit
-def _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm, lo, hi, N_CTX,
-                   qk_scale, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+def _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, stride_vd, rm, lo,
+                   hi, N_CTX, qk_scale, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
                    MASKED: tl.constexpr, CAUSAL: tl.constexpr):
     rd = tl.arange(0, HEAD_DIM)
     for start in range(lo, hi, BLOCK_N):
         rn = start + tl.arange(0, BLOCK_N)
         # K is read transposed (HEAD_DIM x BLOCK_N), contiguous along HEAD_DIM.
         kt_ptrs = k_head + rn[None, :] * stride_kn + rd[:, None]
-        v_ptrs = v_head + rn[:, None] * stride_vn + rd[None, :]
+        v_ptrs = v_head + rn[:, None] * stride_vn + rd[None, :] * stride_vd
         if MASKED:
             kt = tl.load(kt_ptrs, mask=rn[None, :] < N_CTX, other=0.0)
         else:
@@ -65,7 +69,8 @@ def _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm, l
 @triton.jit
 def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
                          stride_qh, stride_qm, stride_kh, stride_kn, stride_vh, stride_vn,
-                         stride_oh, stride_om, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                         stride_vd, stride_oh, stride_om, HEAD_DIM: tl.constexpr,
+                         BLOCK_M: tl.constexpr,
                          BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     pid_m = tl.program_id(0)
     head = tl.program_id(1).to(tl.int64)
@@ -87,10 +92,12 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
     else:
         split = N_CTX // BLOCK_N * BLOCK_N
         end = N_CTX
-    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm,
-                                   0, split, N_CTX, qk_scale, HEAD_DIM, BLOCK_N, False, CAUSAL)
-    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, rm,
-                                   split, end, N_CTX, qk_scale, HEAD_DIM, BLOCK_N, True, CAUSAL)
+    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn,
+                                   stride_vd, rm, 0, split, N_CTX, qk_scale, HEAD_DIM, BLOCK_N,
+                                   False, CAUSAL)
+    acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn,
+                                   stride_vd, rm, split, end, N_CTX, qk_scale, HEAD_DIM, BLOCK_N,
+                                   True, CAUSAL)
     o = acc / l_i[:, None]
     tl.store(lse_ptr + head * N_CTX + rm, m_i + tl.math.log2(l_i), mask=rm < N_CTX)
     tl.store(o_ptr + head * stride_oh + rm[:, None] * stride_om + rd[None, :],
@@ -98,19 +105,33 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
 
 
 def _empty(like, shape, float32=False):
-    """An uninitialised array on like's device (NumPy array or torch tensor)."""
+    """An uninitialised array on like's device (NumPy array or torch tensor),
+    of like's dtype (fp16 for fp8), or float32."""
     if isinstance(like, np.ndarray):
         return np.empty(shape, dtype=np.float32 if float32 else like.dtype)
     import torch
-    return torch.empty(shape, dtype=torch.float32 if float32 else like.dtype, device=like.device)
+    dtype = torch.float32 if float32 else torch.float16 if _is_fp8(like) else like.dtype
+    return torch.empty(shape, dtype=dtype, device=like.device)
+
+
+def _is_fp8(t):
+    return str(t.dtype) in ("torch.float8_e4m3fn", "torch.float8_e5m2")
+
+
+def _strides(t):
+    """t's strides in elements."""
+    if isinstance(t, np.ndarray):
+        return [st // t.itemsize for st in t.strides]
+    return list(t.stride())
 
 
 def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num_warps=8,
               num_stages=3, o=None, lse=None):
     """softmax(q k^T * sm_scale) v per (batch, head); returns (o, lse), lse in base 2
-    (written into o and lse when given)."""
+    (written into o and lse when given). fp8 q, k and v give an fp16 o."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == q.shape and v.shape == q.shape, "q, k and v must have one shape"
+    assert k.dtype == q.dtype and v.dtype == q.dtype, "q, k and v must have one dtype"
     assert head_dim in (16, 32, 64, 128, 256), "HEAD_DIM must be a power of two, 16..256"
     if causal:
         assert block_m % block_n == 0, "causal attention needs BLOCK_M a multiple of BLOCK_N"
@@ -118,17 +139,18 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
         sm_scale = 1.0 / math.sqrt(head_dim)
     o = _empty(q, q.shape) if o is None else o
     lse = _empty(q, (Z, H, n_ctx), float32=True) if lse is None else lse
-    s = [t.strides[2] // t.itemsize if isinstance(t, np.ndarray) else t.stride(2)
-         for t in (q, k, v, o)]
-    for t in (q, k, v, o):
-        last = t.strides[3] // t.itemsize if isinstance(t, np.ndarray) else t.stride(3)
-        assert last == 1, "the head dimension must be contiguous"
+    sq, sk, sv, so = (_strides(t) for t in (q, k, v, o))
+    for name, st in (("q", sq), ("k", sk), ("o", so)):
+        assert st[3] == 1, f"{name}: the head dimension must be contiguous"
+    assert sv[3] == 1 or sv[2] == 1, "v: the head dimension or the keys must be contiguous"
+    # Programs walk the Z * H heads as one axis.
+    for name, st in (("q", sq), ("k", sk), ("v", sv), ("o", so)):
+        assert st[0] == H * st[1], f"{name}: the batch stride must be H times the head stride"
     grid = (triton.cdiv(n_ctx, block_m), Z * H)
-    attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx,
-                               n_ctx * s[0], s[0], n_ctx * s[1], s[1], n_ctx * s[2], s[2],
-                               n_ctx * s[3], s[3], HEAD_DIM=head_dim, BLOCK_M=block_m,
-                               BLOCK_N=block_n, CAUSAL=causal, num_warps=num_warps,
-                               num_stages=num_stages)
+    attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx, sq[1], sq[2], sk[1], sk[2],
+                               sv[1], sv[2], sv[3], so[1], so[2], HEAD_DIM=head_dim,
+                               BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
+                               num_warps=num_warps, num_stages=num_stages)
     return o, lse
 
 

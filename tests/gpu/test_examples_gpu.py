@@ -204,6 +204,36 @@ def test_attention_forward(gen, dtype, causal, head_dim, n_ctx, config):
     assert rel_err(lse, torch.logsumexp(s, -1) / math.log(2)) < 1e-3
 
 
+@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("n_ctx", [128, 1000, 2048])
+@pytest.mark.parametrize("v_keys_contiguous", [True, False])
+@pytest.mark.parametrize("config", [(64, 64, 4, 2), (128, 64, 4, 3), (128, 128, 8, 2)])
+def test_attention_forward_fp8(gen, dtype, causal, head_dim, n_ctx, v_keys_contiguous, config):
+    """fp8 Q, K and V into fp16 O, V stored keys-contiguous (the layout
+    Triton's tutorial uses, both products on wgmma) or head-dim contiguous;
+    P is rounded to fp8 before P V, as the tutorial does."""
+    bm, bn, warps, stages = config
+    Z, H = 2, 3
+    q, k, v = (torch.randn(Z, H, n_ctx, head_dim, device="cuda", generator=gen).to(dtype)
+               for _ in range(3))
+    if v_keys_contiguous:
+        v = v.transpose(-1, -2).contiguous().transpose(-1, -2)
+    o = poisoned(q.shape, torch.float16)
+    lse = poisoned((Z, H, n_ctx))
+    ex_attention.attention(q, k, v, causal=causal, block_m=bm, block_n=bn, num_warps=warps,
+                           num_stages=stages, o=o, lse=lse)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                                           is_causal=causal)
+    assert rel_err(o, ref) < (4e-2 if dtype == torch.float8_e4m3fn else 8e-2)
+    s = q.double() @ k.double().transpose(-1, -2) / math.sqrt(head_dim)
+    if causal:
+        s = s.masked_fill(torch.ones(n_ctx, n_ctx, dtype=torch.bool, device="cuda").triu(1),
+                          float("-inf"))
+    assert rel_err(lse, torch.logsumexp(s, -1) / math.log(2)) < 1e-3
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim", [64, 128])

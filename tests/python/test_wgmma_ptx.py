@@ -157,8 +157,10 @@ ATTENTION = [(64, 128, 64, 8, 3), (128, 128, 64, 8, 3), (64, 128, 128, 8, 2),
 @pytest.mark.parametrize("cfg", ATTENTION, ids=lambda c: "d{}-{}x{}-w{}-s{}".format(*c))
 def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
     head_dim, bm, bn, warps, stages = cfg
+    # Strides: Q's, K's and V's head and row, V's head dim (1), O's head and row.
     sig = (f"*{dtype}:16, *{dtype}:16, *{dtype}:16, *{dtype}:16, *fp32:16, fp32, i32, "
-           + ", ".join(["i32:16"] * 8) + f", {head_dim}, {bm}, {bn}, {causal}")
+           + ", ".join(["i32:16"] * 6 + ["1"] + ["i32:16"] * 2)
+           + f", {head_dim}, {bm}, {bn}, {causal}")
 
     def compile_to(emit):
         r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"),
@@ -197,6 +199,34 @@ def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
             assert "convert_layout" not in line, line
             if depth <= 0 and "}" in line:
                 in_loop = False
+
+
+# The example attention in fp8 (V stored keys-contiguous, the tutorial's
+# layout, so P V's B operand is K-major): both products on wgmma with the
+# inputs' fp8 type, P converted to it in registers. With V head-dim
+# contiguous, P V cannot read V K-major and runs on mma.sync instead.
+@pytest.mark.skipif(not TESSERAC.exists(), reason="needs the tesserac binary of a build")
+@pytest.mark.parametrize("dtype,name", [("fp8e5", "e5m2"), ("fp8e4nv", "e4m3")])
+@pytest.mark.parametrize("v_keys_contiguous", [True, False])
+def test_attention_fp8(dtype, name, v_keys_contiguous):
+    v_strides = "1, i32:16" if v_keys_contiguous else "i32:16, 1"
+    sig = (f"*{dtype}:16, *{dtype}:16, *{dtype}:16, *fp16:16, *fp32:16, fp32, i32, "
+           + ", ".join(["i32:16"] * 5) + f", {v_strides}, i32:16, i32:16, 128, 64, 128, 1")
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"), "--kernel",
+                        "attention_fwd_kernel", "--signature", sig, "--emit", "ptx", "--target",
+                        "sm_90a", "--num-warps", "4", "--num-stages", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = r.stdout
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+    products = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k32\.f32\.(\w+)\.(\w+)",
+                              ptx))
+    assert products == {("128", name, name)}, products
+    # Q K^T always reads descriptors; P V reads P from registers when V is K-major.
+    assert any(re.match(r"wgmma.*}, {%r", line.strip()) for line in ptx.splitlines()) == \
+        v_keys_contiguous
+    assert ("mma.sync" in ptx) != v_keys_contiguous
 
 
 def assert_buffers_aligned(ptx):

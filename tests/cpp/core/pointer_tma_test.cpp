@@ -203,10 +203,11 @@ TEST(PointerTma, OneLoadReadBothWays) {
 // log-sum-exp keep their bits. 200 keys: the last block is ragged.
 TEST(PointerTma, ExampleAttentionKeepsItsBits) {
   const int n = 200, heads = 2, d = 64, block = 64;
-  Modules m = compileBoth("attention_fwd_kernel",
-                          "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, "
-                          "i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1",
-                          "examples/attention.py");
+  Modules m =
+      compileBoth("attention_fwd_kernel",
+                  "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, "
+                  "i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 64, 64, 64, 1",
+                  "examples/attention.py");
   tessera::Function &before = *m.before->functions.at(0), &after = *m.after->functions.at(0);
   EXPECT_EQ(countOps(after, tessera::OpCode::DescriptorLoad), 4) << tessera::printModule(*m.after);
   std::mt19937 rng(11);
@@ -226,7 +227,9 @@ TEST(PointerTma, ExampleAttentionKeepsItsBits) {
                                ArgValue::pointer(lse[run].data()),
                                ArgValue::floating(0.125),
                                ArgValue::integer(n)};
-    for (int s = 0; s < 4; ++s) {  // head and row strides of Q, K, V, O
+    // Head and row strides of Q, K, V, O (V's head-dim stride is the
+    // signature's constant 1).
+    for (int s = 0; s < 4; ++s) {
       args.push_back(ArgValue::integer(int64_t(n) * d));
       args.push_back(ArgValue::integer(d));
     }
