@@ -14,7 +14,8 @@ broadcasting of rows, columns and scalars against 2-D tiles, reductions
 (sum, max, min) and scans (cumsum) along either axis, `tl.where`, masks,
 loads and stores at random offsets, `if` on runtime scalars, `for` loops
 with loop-carried accumulators (runtime and static trip counts), and small
-`tl.dot`s.
+`tl.dot`s, some batched (two tiles of each operand joined into a 2 x BM x BN
+batch, the products summed back).
 
 Every value the generator builds knows its dtype, its shape class and the
 facts a comparison with the GPU needs: `transc` (it went through
@@ -642,7 +643,18 @@ class _Gen:
             bv = V(f"tl.trans({bv.expr})", kind, "2d", **_flags(bv))
         out = "int32" if kind == "int8" else "float32"
         extra = ', input_precision="ieee"' if kind == "float32" and self.r.random() < 0.5 else ""
-        v = V(f"tl.dot({av.expr}, {bv.expr}{extra})", out, "2d", **_flags(av, bv))
+        if self.r.random() < 0.3:
+            # A batched dot: two BM x BN tiles of each operand joined along a
+            # new leading batch dim (2 x BM x BN), multiplied entry by entry,
+            # the two products summed back into one tile.
+            self.features.add("dot3d")
+            a2 = self.bind(self.cast(self.expr(kind, "2d", 1), kind))
+            b2 = self.bind(self.cast(self.expr(kind, "2d", 1), kind))
+            pa = f"tl.permute(tl.join({av.expr}, {a2.expr}), (2, 0, 1))"
+            pb = f"tl.permute(tl.join({bv.expr}, {b2.expr}), (2, 0, 1))"
+            v = V(f"tl.sum(tl.dot({pa}, {pb}{extra}), 0)", out, "2d", **_flags(av, bv, a2, b2))
+        else:
+            v = V(f"tl.dot({av.expr}, {bv.expr}{extra})", out, "2d", **_flags(av, bv))
         v.inexact = v.inexact or out == "float32"
         self.bind(v)
 

@@ -39,7 +39,8 @@ def test_generator_is_deterministic_and_varied():
     assert [x.tobytes() for x in runner.random_inputs(a)] == \
         [x.tobytes() for x in runner.random_inputs(b)]
     covered = set().union(*(generator.generate(s).features for s in range(1, 300)))
-    for f in ("atomic", "broadcast", "cast", "const_range", "constant", "dot", "for", "identity",
+    for f in ("atomic", "broadcast", "cast", "const_range", "constant", "dot", "dot3d", "for",
+              "identity",
               "if", "intdiv", "load", "mask", "math", "memory", "reduce", "scan", "shift",
               "static_range", "store", "unroll", "where", "while"):
         assert f in covered, f
