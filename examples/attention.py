@@ -108,14 +108,27 @@ def _empty(like, shape, float32=False):
     """An uninitialised array on like's device (NumPy array or torch tensor),
     of like's dtype (fp16 for fp8), or float32."""
     if isinstance(like, np.ndarray):
-        return np.empty(shape, dtype=np.float32 if float32 else like.dtype)
+        dtype = np.float32 if float32 else np.float16 if _is_fp8(like) else like.dtype
+        return np.empty(shape, dtype=dtype)
     import torch
     dtype = torch.float32 if float32 else torch.float16 if _is_fp8(like) else like.dtype
     return torch.empty(shape, dtype=dtype, device=like.device)
 
 
 def _is_fp8(t):
-    return str(t.dtype) in ("torch.float8_e4m3fn", "torch.float8_e5m2")
+    """fp8 as torch or ml_dtypes names it."""
+    return str(t.dtype).removeprefix("torch.") in ("float8_e4m3fn", "float8_e5m2")
+
+
+def _head_stride(name, st, Z, H):
+    """The stride between heads when the Z * H heads are walked as one axis:
+    a size-1 dim's stride is arbitrary (torch gives such dims any stride),
+    so with H = 1 the batch stride is it, and with Z = 1 the head stride."""
+    if H == 1:
+        return st[0]
+    assert Z == 1 or st[0] == H * st[1], \
+        f"{name}: the batch stride must be H times the head stride"
+    return st[1]
 
 
 def _strides(t):
@@ -143,12 +156,11 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
     for name, st in (("q", sq), ("k", sk), ("o", so)):
         assert st[3] == 1, f"{name}: the head dimension must be contiguous"
     assert sv[3] == 1 or sv[2] == 1, "v: the head dimension or the keys must be contiguous"
-    # Programs walk the Z * H heads as one axis.
-    for name, st in (("q", sq), ("k", sk), ("v", sv), ("o", so)):
-        assert st[0] == H * st[1], f"{name}: the batch stride must be H times the head stride"
+    hq, hk, hv, ho = (_head_stride(name, st, Z, H)
+                      for name, st in (("q", sq), ("k", sk), ("v", sv), ("o", so)))
     grid = (triton.cdiv(n_ctx, block_m), Z * H)
-    attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx, sq[1], sq[2], sk[1], sk[2],
-                               sv[1], sv[2], sv[3], so[1], so[2], HEAD_DIM=head_dim,
+    attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx, hq, sq[2], hk, sk[2],
+                               hv, sv[2], sv[3], ho, so[2], HEAD_DIM=head_dim,
                                BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
                                num_warps=num_warps, num_stages=num_stages)
     return o, lse

@@ -81,6 +81,37 @@ def test_attention(rng, causal, shape, blocks):
     np.testing.assert_allclose(lse, ref_lse, rtol=0, atol=1e-4)
 
 
+@pytest.mark.parametrize("layout", ["bhsd", "bshd-one-head", "bshd-one-batch"])
+def test_attention_head_strides(rng, layout):
+    """Heads walked as one Z * H axis: views whose size-1 dims carry any
+    stride (torch's BSHD transposes) work; strides that do not fold into
+    one axis are refused."""
+    torch = pytest.importorskip("torch")
+    import attention
+    shape = {"bhsd": (2, 3, 64, 32), "bshd-one-head": (2, 64, 1, 32),
+             "bshd-one-batch": (1, 64, 3, 32)}[layout]
+    q, k, v = (torch.from_numpy(rng.standard_normal(shape).astype(np.float16)) for _ in range(3))
+    if layout != "bhsd":
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    o, _ = attention.attention(q, k, v, block_m=32, block_n=16, num_warps=4)
+    ref = attention.reference(q.numpy(), k.numpy(), v.numpy())
+    assert np.abs(o.double().numpy() - ref).max() < 2e-3
+    folded = torch.zeros(3, 2, 64, 32, dtype=torch.float16).transpose(0, 1)
+    with pytest.raises(AssertionError, match="batch stride must be H times the head stride"):
+        attention.attention(folded, folded, folded)
+
+
+def test_attention_fp8_numpy_gives_fp16(rng):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import attention
+    q, k, v = (rng.standard_normal((1, 2, 64, 32)).astype(ml_dtypes.float8_e4m3fn)
+               for _ in range(3))
+    o, _ = attention.attention(q, k, v, block_m=32, block_n=16, num_warps=4)
+    assert o.dtype == np.float16
+    ref = attention.reference(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64))
+    assert np.linalg.norm(o.astype(np.float64) - ref) / np.linalg.norm(ref) < 4e-2
+
+
 @pytest.mark.parametrize("dtype", ["float8_e5m2", "float8_e4m3fn"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("v_keys_contiguous", [False, True])
