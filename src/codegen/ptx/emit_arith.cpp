@@ -30,6 +30,124 @@ std::string ity(DType d) {
 std::string bty(DType d) {
   return is64(d) ? "b64" : "b32";
 }
+
+// The elementwise ops that are one PTX instruction on their operands, per
+// class of the result type (floats are computed in f32, or f64). In a
+// template, %t is the type (f32, f64; s32, u32, s64, u64), %b its untyped
+// form (b32, b64), %u and %s the unsigned and signed integer types of its
+// width, %d the result and %0 %1 %2 the operands. Where attributes change
+// the instruction an op has several rows: the first whose condition holds
+// is taken (F64 for float64, Precise under {precise = 1}, Nan under
+// {propagate_nan}); ops not here take several instructions (scalarOp).
+enum class OperandClass { Float, Int, Bool };
+enum class When { Always, F64, Precise, Nan };
+struct InstrRow {
+  OpCode code;
+  OperandClass cls;
+  When when;
+  const char *text;
+};
+constexpr InstrRow kInstrRows[] = {
+    // precise = 1 (the libdevice compositions): .rn, which ptxas never
+    // contracts into an fma, so error-free transformations stay exact.
+    {OpCode::Add, OperandClass::Float, When::Precise, "add.rn.%t %d, %0, %1"},
+    {OpCode::Add, OperandClass::Float, When::Always, "add.%t %d, %0, %1"},
+    {OpCode::Sub, OperandClass::Float, When::Precise, "sub.rn.%t %d, %0, %1"},
+    {OpCode::Sub, OperandClass::Float, When::Always, "sub.%t %d, %0, %1"},
+    {OpCode::Mul, OperandClass::Float, When::Precise, "mul.rn.%t %d, %0, %1"},
+    {OpCode::Mul, OperandClass::Float, When::Always, "mul.%t %d, %0, %1"},
+    {OpCode::Div, OperandClass::Float, When::F64, "div.rn.%t %d, %0, %1"},
+    {OpCode::Div, OperandClass::Float, When::Precise, "div.rn.%t %d, %0, %1"},
+    {OpCode::Div, OperandClass::Float, When::Always, "div.full.%t %d, %0, %1"},
+    {OpCode::Neg, OperandClass::Float, When::Always, "neg.%t %d, %0"},
+    {OpCode::Abs, OperandClass::Float, When::Always, "abs.%t %d, %0"},
+    {OpCode::Max, OperandClass::Float, When::Nan, "max.NaN.%t %d, %0, %1"},
+    {OpCode::Max, OperandClass::Float, When::Always, "max.%t %d, %0, %1"},
+    {OpCode::Min, OperandClass::Float, When::Nan, "min.NaN.%t %d, %0, %1"},
+    {OpCode::Min, OperandClass::Float, When::Always, "min.%t %d, %0, %1"},
+    {OpCode::Fma, OperandClass::Float, When::Always, "fma.rn.%t %d, %0, %1, %2"},
+    {OpCode::Sqrt, OperandClass::Float, When::F64, "sqrt.rn.%t %d, %0"},
+    {OpCode::Sqrt, OperandClass::Float, When::Precise, "sqrt.rn.%t %d, %0"},
+    {OpCode::Sqrt, OperandClass::Float, When::Always, "sqrt.approx.%t %d, %0"},
+    {OpCode::Rsqrt, OperandClass::Float, When::Always, "rsqrt.approx.%t %d, %0"},
+    {OpCode::Floor, OperandClass::Float, When::Always, "cvt.rmi.%t.%t %d, %0"},
+    {OpCode::Ceil, OperandClass::Float, When::Always, "cvt.rpi.%t.%t %d, %0"},
+    {OpCode::Add, OperandClass::Int, When::Always, "add.%t %d, %0, %1"},
+    {OpCode::Sub, OperandClass::Int, When::Always, "sub.%t %d, %0, %1"},
+    {OpCode::Mul, OperandClass::Int, When::Always, "mul.lo.%t %d, %0, %1"},
+    {OpCode::Neg, OperandClass::Int, When::Always, "neg.%s %d, %0"},
+    {OpCode::Not, OperandClass::Int, When::Always, "not.%b %d, %0"},
+    {OpCode::And, OperandClass::Int, When::Always, "and.%b %d, %0, %1"},
+    {OpCode::Or, OperandClass::Int, When::Always, "or.%b %d, %0, %1"},
+    {OpCode::Xor, OperandClass::Int, When::Always, "xor.%b %d, %0, %1"},
+    {OpCode::Max, OperandClass::Int, When::Always, "max.%t %d, %0, %1"},
+    {OpCode::Min, OperandClass::Int, When::Always, "min.%t %d, %0, %1"},
+    {OpCode::Umulhi, OperandClass::Int, When::Always, "mul.hi.%u %d, %0, %1"},
+    {OpCode::Fma, OperandClass::Int, When::Always, "mad.lo.%t %d, %0, %1, %2"},
+    // int1: and is min and product, or is max, xor is sum and difference.
+    {OpCode::And, OperandClass::Bool, When::Always, "and.pred %d, %0, %1"},
+    {OpCode::Min, OperandClass::Bool, When::Always, "and.pred %d, %0, %1"},
+    {OpCode::Mul, OperandClass::Bool, When::Always, "and.pred %d, %0, %1"},
+    {OpCode::Or, OperandClass::Bool, When::Always, "or.pred %d, %0, %1"},
+    {OpCode::Max, OperandClass::Bool, When::Always, "or.pred %d, %0, %1"},
+    {OpCode::Xor, OperandClass::Bool, When::Always, "xor.pred %d, %0, %1"},
+    {OpCode::Add, OperandClass::Bool, When::Always, "xor.pred %d, %0, %1"},
+    {OpCode::Sub, OperandClass::Bool, When::Always, "xor.pred %d, %0, %1"},
+    {OpCode::Not, OperandClass::Bool, When::Always, "not.pred %d, %0"},
+};
+
+// The row for `op` on operands of class `cls` (`dtype` the type they are
+// computed in), or null when the op takes more than one instruction there.
+const InstrRow *instrRow(const Operation &op, OperandClass cls, DType dtype) {
+  auto holds = [&](When w) {
+    switch (w) {
+      case When::Always:
+        return true;
+      case When::F64:
+        return dtype == DType::F64;
+      case When::Precise:
+        return op.intAttr("precise") != 0;
+      case When::Nan:
+        return op.intAttr("propagate_nan") != 0;
+    }
+    return false;
+  };
+  for (const InstrRow &row : kInstrRows)
+    if (row.code == op.code && row.cls == cls && holds(row.when)) return &row;
+  return nullptr;
+}
+
+// `row`'s instruction with its placeholders filled in.
+std::string instrText(const InstrRow &row, DType dtype, const std::string &result,
+                      const std::vector<std::string> &operands) {
+  std::string out;
+  for (const char *c = row.text; *c; ++c) {
+    if (*c != '%') {
+      out += *c;
+      continue;
+    }
+    switch (*++c) {
+      case 't':
+        out += isFloat(dtype) ? (dtype == DType::F64 ? "f64" : "f32") : ity(dtype);
+        break;
+      case 'b':
+        out += bty(dtype);
+        break;
+      case 'u':
+        out += is64(dtype) ? "u64" : "u32";
+        break;
+      case 's':
+        out += is64(dtype) ? "s64" : "s32";
+        break;
+      case 'd':
+        out += result;
+        break;
+      default:
+        out += operands.at(static_cast<size_t>(*c - '0'));
+    }
+  }
+  return out;
+}
 }  // namespace
 
 std::string f32Imm(float f) {
@@ -377,46 +495,17 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     std::vector<std::string> a;
     for (size_t i = 0; i < in.size(); ++i) a.push_back(dbl ? in[i] : toF32(in[i], operandDType(i)));
     std::string d = !dbl && !inPlaceResult_.empty() ? inPlaceResult_ : out(wc);
-    auto bin = [&](const std::string &opn) {
-      ins(opn + "." + ft + " " + d + ", " + a[0] + ", " + a[1]);
-    };
-    auto un = [&](const std::string &opn) { ins(opn + "." + ft + " " + d + ", " + a[0]); };
     bool nan = op.intAttr("propagate_nan") != 0;
-    // precise=1 (the libdevice compositions): .rn, which ptxas never
-    // contracts into an fma, so error-free transformations stay exact.
-    std::string rn = op.intAttr("precise") ? ".rn" : "";
+    if ((op.code == OpCode::Max || op.code == OpCode::Min) && dbl && nan)
+      unsupported(op, std::string("tl.") + (op.code == OpCode::Max ? "maximum" : "minimum") +
+                          "(propagate_nan=ALL) on float64");
+    if (const InstrRow *row = instrRow(op, OperandClass::Float, dbl ? DType::F64 : DType::F32)) {
+      ins(instrText(*row, dbl ? DType::F64 : DType::F32, d, a));
+      return dbl ? d : fromF32(d, rd);
+    }
     switch (op.code) {
-      case OpCode::Add:
-        bin("add" + rn);
-        break;
-      case OpCode::Sub:
-        bin("sub" + rn);
-        break;
-      case OpCode::Mul:
-        bin("mul" + rn);
-        break;
-      case OpCode::Div:
-        if (dbl || op.intAttr("precise"))
-          bin("div.rn");
-        else
-          bin("div.full");
-        break;
       case OpCode::Rem:
         ins("mov." + ft + " " + d + ", " + exactFmod(a[0], a[1], dbl));
-        break;
-      case OpCode::Neg:
-        un("neg");
-        break;
-      case OpCode::Abs:
-        un("abs");
-        break;
-      case OpCode::Max:
-        bin(nan ? "max.NaN" : "max");
-        if (dbl && nan) unsupported(op, "tl.maximum(propagate_nan=ALL) on float64");
-        break;
-      case OpCode::Min:
-        bin(nan ? "min.NaN" : "min");
-        if (dbl && nan) unsupported(op, "tl.minimum(propagate_nan=ALL) on float64");
         break;
       case OpCode::Clamp: {
         std::string t = out(wc);
@@ -426,9 +515,6 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         ins(mn + ft + " " + d + ", " + t + ", " + a[2]);
         break;
       }
-      case OpCode::Fma:
-        ins("fma.rn." + ft + " " + d + ", " + a[0] + ", " + a[1] + ", " + a[2]);
-        break;
       case OpCode::Exp: {
         if (dbl) return exp64(a[0], false);
         std::string t = out(wc);
@@ -454,18 +540,6 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
       case OpCode::Log2:
         if (dbl) return log64(a[0], true);
         ins("lg2.approx.f32 " + d + ", " + a[0]);
-        break;
-      case OpCode::Sqrt:
-        if (dbl || op.intAttr("precise"))
-          un("sqrt.rn");
-        else
-          un("sqrt.approx");
-        break;
-      case OpCode::Rsqrt:
-        if (dbl)
-          ins("rsqrt.approx.f64 " + d + ", " + a[0]);
-        else
-          un("rsqrt.approx");
         break;
       case OpCode::Sin:
       case OpCode::Cos: {
@@ -514,12 +588,6 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
         ins("selp.f32 " + d + ", " + small + ", " + big + ", " + p);
         break;
       }
-      case OpCode::Floor:
-        ins("cvt.rmi." + ft + "." + ft + " " + d + ", " + a[0]);
-        break;
-      case OpCode::Ceil:
-        ins("cvt.rpi." + ft + "." + ft + " " + d + ", " + a[0]);
-        break;
       default:
         unsupported(op, std::string("'") + op.info().mnemonic + "' on floats");
     }
@@ -529,24 +597,11 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
   // Booleans.
   if (rd == DType::I1) {
     std::string d = out(RegClass::Pred);
+    if (const InstrRow *row = instrRow(op, OperandClass::Bool, rd)) {
+      ins(instrText(*row, rd, d, in));
+      return d;
+    }
     switch (op.code) {
-      case OpCode::And:
-      case OpCode::Min:
-      case OpCode::Mul:
-        ins("and.pred " + d + ", " + in[0] + ", " + in[1]);
-        return d;
-      case OpCode::Or:
-      case OpCode::Max:
-        ins("or.pred " + d + ", " + in[0] + ", " + in[1]);
-        return d;
-      case OpCode::Xor:
-      case OpCode::Add:
-      case OpCode::Sub:
-        ins("xor.pred " + d + ", " + in[0] + ", " + in[1]);
-        return d;
-      case OpCode::Not:
-        ins("not.pred " + d + ", " + in[0]);
-        return d;
       case OpCode::Neg:
       case OpCode::Abs:
         return in[0];
@@ -559,9 +614,10 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
   std::string it = ity(rd), bt = bty(rd);
   RegClass c = is64(rd) ? RegClass::B64 : RegClass::B32;
   std::string d = out(c);
-  auto bin = [&](const std::string &opn, const std::string &t) {
-    ins(opn + "." + t + " " + d + ", " + in[0] + ", " + in[1]);
-  };
+  if (const InstrRow *row = instrRow(op, OperandClass::Int, rd)) {
+    ins(instrText(*row, rd, d, in));
+    return normalizeInt(*this, d, rd);
+  }
   auto shiftAmount = [&]() {
     if (!is64(operandDType(1))) return in[1];
     std::string s = out(RegClass::B32);
@@ -569,38 +625,15 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     return s;
   };
   switch (op.code) {
-    case OpCode::Add:
-      bin("add", it);
-      break;
-    case OpCode::Sub:
-      bin("sub", it);
-      break;
-    case OpCode::Mul:
-      bin("mul.lo", it);
-      break;
     case OpCode::Div:
     case OpCode::Rem:
       if (auto q = divideByInvariant(op, in, rd)) return *q;
-      bin(op.code == OpCode::Div ? "div" : "rem", it);
-      break;
-    case OpCode::Neg:
-      ins("neg." + (is64(rd) ? std::string("s64") : std::string("s32")) + " " + d + ", " + in[0]);
+      ins(std::string(op.code == OpCode::Div ? "div." : "rem.") + it + " " + d + ", " + in[0] +
+          ", " + in[1]);
       break;
     case OpCode::Abs:
       if (isUnsigned(rd)) return in[0];
       ins("abs." + it + " " + d + ", " + in[0]);
-      break;
-    case OpCode::Not:
-      ins("not." + bt + " " + d + ", " + in[0]);
-      break;
-    case OpCode::And:
-      bin("and", bt);
-      break;
-    case OpCode::Or:
-      bin("or", bt);
-      break;
-    case OpCode::Xor:
-      bin("xor", bt);
       break;
     case OpCode::Shl:
       ins("shl." + bt + " " + d + ", " + in[0] + ", " + shiftAmount());
@@ -608,24 +641,12 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
     case OpCode::Shr:
       ins("shr." + it + " " + d + ", " + in[0] + ", " + shiftAmount());
       break;
-    case OpCode::Max:
-      bin("max", it);
-      break;
-    case OpCode::Min:
-      bin("min", it);
-      break;
     case OpCode::Clamp: {
       std::string t = out(c);
       ins("max." + it + " " + t + ", " + in[0] + ", " + in[1]);
       ins("min." + it + " " + d + ", " + t + ", " + in[2]);
       break;
     }
-    case OpCode::Umulhi:
-      bin("mul.hi", is64(rd) ? "u64" : "u32");
-      break;
-    case OpCode::Fma:
-      ins("mad.lo." + it + " " + d + ", " + in[0] + ", " + in[1] + ", " + in[2]);
-      break;
     default:
       unsupported(op, std::string("'") + op.info().mnemonic + "' on integers");
   }
