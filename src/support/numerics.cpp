@@ -54,15 +54,23 @@ int64_t roundMagnitude(double ax, int manBits, int bias) {
 
 // Decodes a sign/exponent/fraction pattern with no special encodings (the
 // callers handle inf/NaN first).
+// 2^k as a double, for k a normal double's exponent (-1022..1023): the
+// formats here need -150..128. Multiplying by it is exact, as ldexp is, and
+// several times faster (the interpreter decodes every fp16 element it loads
+// this way).
+double pow2(int k) {
+  return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52);
+}
+
 double decodeFinite(uint32_t bits, int expBits, int manBits, int bias) {
   const bool neg = (bits >> (expBits + manBits)) & 1;
   const int e = static_cast<int>((bits >> manBits) & ((1u << expBits) - 1));
   const uint32_t frac = bits & ((1u << manBits) - 1);
   double mag;
   if (e == 0) {
-    mag = std::ldexp(static_cast<double>(frac), 1 - bias - manBits);
+    mag = static_cast<double>(frac) * pow2(1 - bias - manBits);
   } else {
-    mag = std::ldexp(static_cast<double>(frac | (1u << manBits)), e - bias - manBits);
+    mag = static_cast<double>(frac | (1u << manBits)) * pow2(e - bias - manBits);
   }
   return neg ? -mag : mag;
 }
@@ -99,14 +107,6 @@ uint16_t toF16(double x) {
   return sign | static_cast<uint16_t>(m >= 0x7C00 ? 0x7C00 : m);
 }
 
-double fromF16(uint16_t bits) {
-  if ((bits & 0x7C00) == 0x7C00) {
-    if (bits & 0x03FF) return std::nan("");
-    return (bits & 0x8000) ? -INFINITY : INFINITY;
-  }
-  return decodeFinite(bits, 5, 10, 15);
-}
-
 uint16_t toBF16(double x) {
   if (std::isnan(x)) return 0x7FFF;
   const auto [neg, mag] = split(x);
@@ -115,14 +115,6 @@ uint16_t toBF16(double x) {
   if (std::isinf(mag)) return sign | 0x7F80;
   const int64_t m = roundMagnitude(mag, 7, 127);
   return sign | static_cast<uint16_t>(m >= 0x7F80 ? 0x7F80 : m);
-}
-
-double fromBF16(uint16_t bits) {
-  if ((bits & 0x7F80) == 0x7F80) {
-    if (bits & 0x007F) return std::nan("");
-    return (bits & 0x8000) ? -INFINITY : INFINITY;
-  }
-  return decodeFinite(bits, 8, 7, 127);
 }
 
 namespace {

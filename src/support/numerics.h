@@ -4,8 +4,10 @@
 // defines tl.randint / tl.rand / tl.randn.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace tessera::num {
 
@@ -14,10 +16,10 @@ namespace tessera::num {
 // f16/bf16, 0x7F for the fp8 formats but the fnuz ones (whose NaN is 0x80).
 // IEEE binary16. Overflow rounds to inf; NaN stays NaN.
 uint16_t toF16(double x);
-double fromF16(uint16_t bits);
+inline double fromF16(uint16_t bits);
 // bfloat16 (8-bit exponent, 7-bit mantissa).
 uint16_t toBF16(double x);
-double fromBF16(uint16_t bits);
+inline double fromBF16(uint16_t bits);
 // float8e4nv (OCP E4M3FN: bias 7, no infinities, 0x7f/0xff are NaN, max 448).
 // Out-of-range finite values saturate to +-448 (the GPU's cvt.rn.satfinite);
 // inf saturates too; NaN -> NaN.
@@ -166,5 +168,38 @@ void tritonPhilox64(uint64_t seed64, uint64_t c[4], int rounds = kPhiloxDefaultR
 // Triton's pair_uniform_to_normal (Box-Muller in fp32, u1 clamped to 1e-7f).
 // Uses the host's logf/sinf/cosf: not bit-identical to the GPU's.
 void pairUniformToNormal(float u1, float u2, float *n1, float *n2);
+
+// The 16-bit decoders are inline (exact, no libm call): the interpreter
+// decodes every element of an fp16 or bf16 tile it loads or multiplies.
+// Any NaN decodes to the positive quiet NaN, as the narrower formats' do.
+inline double fromF16(uint16_t bits) {
+  const uint32_t e = (bits >> 10) & 0x1F, m = bits & 0x3FF;
+  double mag;
+  if (e == 0x1F) {
+    if (m) return std::numeric_limits<double>::quiet_NaN();
+    mag = std::numeric_limits<double>::infinity();
+  } else if (e == 0) {
+    mag = m * 0x1p-24;
+  } else {  // exponent e - 15, rebiased for a double
+    mag = std::bit_cast<double>((static_cast<uint64_t>(e + 1008) << 52) |
+                                (static_cast<uint64_t>(m) << 42));
+  }
+  return (bits & 0x8000) ? -mag : mag;
+}
+
+inline double fromBF16(uint16_t bits) {
+  const uint32_t e = (bits >> 7) & 0xFF, m = bits & 0x7F;
+  double mag;
+  if (e == 0xFF) {
+    if (m) return std::numeric_limits<double>::quiet_NaN();
+    mag = std::numeric_limits<double>::infinity();
+  } else if (e == 0) {
+    mag = m * 0x1p-133;
+  } else {  // exponent e - 127, rebiased for a double
+    mag = std::bit_cast<double>((static_cast<uint64_t>(e + 896) << 52) |
+                                (static_cast<uint64_t>(m) << 45));
+  }
+  return (bits & 0x8000) ? -mag : mag;
+}
 
 }  // namespace tessera::num
