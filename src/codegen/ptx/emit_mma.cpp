@@ -236,8 +236,8 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     return r;
   };
   // Operand fragments of K step kk: A's per 16-row tile, B's per 8-column
-  // tile (ldmatrix.x4 takes two of those at once). A warp's batch entry e
-  // (0 unless batched) is entry split.b * e of its own.
+  // tile (ldmatrix.x4 takes two of those at once). A warp's e-th batch
+  // entry (e = 0 unless batched) lies split.b * e matrices past its first.
   auto offA = [&](int64_t kk, int64_t m, int64_t e = 0) {
     return e * split.b * sa.matrixBytes +
            (sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * mi.k * eb);
