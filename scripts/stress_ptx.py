@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Random tensor-core kernels through the GPU back end, no GPU needed.
+
+    scripts/stress_ptx.py [-n N] [--seed S] [--kind dot|descriptor|both] [--show]
+
+Writes N random kernels of each kind, seeds S, S+1, ..., compiles each for
+sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
+
+  dot         a tl.dot over loaded tiles, 2-D or batched (3-D), of every
+              input type (fp16, bf16, fp32 in each input_precision, int8,
+              fp8 e4m3/e5m2, fp16 accumulators), operands read transposed,
+              masked K, a K loop or one product, an accumulator started from
+              zeros, nothing or a load, and an epilogue (scale, relu, cast,
+              a row or column reduction); 1 to 8 warps, 1 to 4 stages;
+  descriptor  a persistent matmul over tensor descriptors (tutorial 09's
+              shape): its tile loop flattened or not, B read K-major or
+              N-major, fp16, bf16 or fp8, the epilogue whole, subtiled,
+              scaled, biased or reduced.
+
+A kernel fails when the compiler reports an internal error or crashes, or
+when ptxas rejects its PTX; a diagnostic for the kernel itself (exit 1 with
+a located message) is not a failure. Each failure is printed with its seed,
+target and options, and with --show its source. Exit status: 0 when nothing
+failed, 1 otherwise. The build is found in $TESSERA_BUILD_DIR (default:
+build/ of this checkout); ptxas must be on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+TESSERAC = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build")) / "tesserac"
+TARGETS = ("sm_80", "sm_90a")
+
+# input type -> (signature type of the inputs, of the accumulator)
+DOT_TYPES = {"fp16": ("fp16", "fp32"), "bf16": ("bf16", "fp32"), "fp32": ("fp32", "fp32"),
+             "i8": ("i8", "i32"), "fp8e4nv": ("fp8e4nv", "fp32"), "fp8e5": ("fp8e5", "fp32"),
+             "fp16acc": ("fp16", "fp16")}
+ACC_TYPES = {"fp16": "tl.float16", "fp32": "tl.float32", "i32": "tl.int32"}
+
+
+def dot_kernel(rng: random.Random):
+    """(source, signature, warps, stages) of a random dot kernel."""
+    ind, accd = DOT_TYPES[rng.choice(list(DOT_TYPES))]
+    batch = rng.choice([0, 0, 0, 1, 2, 4, 8])
+    bm, bn = rng.choice([16, 32, 64, 128, 256]), rng.choice([16, 32, 64, 128, 256])
+    bk = rng.choice([16, 32, 64, 128])
+    while batch and batch * bm * bn > 32768:
+        bm, bn = max(16, bm // 2), max(16, bn // 2)
+    loop, masked = rng.random() < 0.6, rng.random() < 0.4
+    a_t, b_t = rng.random() < 0.3, rng.random() < 0.3
+    prec = rng.choice(["tf32", "ieee", "tf32x3"]) if ind == "fp32" else None
+    epilogue = rng.choice(["none", "scale", "relu", "cast", "sum0", "sum1", "max1"])
+    start = rng.choice(["zeros", "none", "load"])
+    acc_t = ACC_TYPES[accd]
+
+    def nd(expr):  # a 2-D index expression lifted to the batched rank
+        if not batch:
+            return expr
+        return expr.replace("[:, None]", "[None, :, None]").replace("[None, :]", "[None, None, :]")
+
+    def at(size):  # this program's batch entries' offset into a buffer
+        return f"rb * ({size}) + " if batch else ""
+
+    kk = "(k * BK + rk)" if loop else "rk"
+
+    def load(base, size, rows, cols, stride, k_rows, transposed):
+        # A tile [rows x cols] stored row-major (`stride` elements a row), K
+        # along its rows (`k_rows`) or columns; read transposed with .T.
+        offs = nd(f"{rows}[:, None] * {stride} + {cols}[None, :]")
+        mask = nd(f"{kk}[:, None] < K" if k_rows else f"{kk}[None, :] < K") if masked else None
+        text = f"tl.load({base} + {at(size)}{offs}" + (f", mask={mask}, other=0" if mask else "")
+        text += ")"
+        if transposed:
+            text += ".permute(0, 2, 1)" if batch else ".T"
+        return text
+
+    # A is [BM, BK] (stored [BK, BM] when read transposed), B is [BK, BN]
+    # (stored [BN, BK] when read transposed).
+    if a_t:
+        a = load("a_ptr", "BM * BK", kk, "(rm % BM)", "BM", True, True)
+    else:
+        a = load("a_ptr", "BM * BK", "(rm % BM)", kk, "BK", False, False)
+    if b_t:
+        b = load("b_ptr", "BK * BN", "(rn % BN)", kk, "BK", False, True)
+    else:
+        b = load("b_ptr", "BK * BN", kk, "(rn % BN)", "BN", True, False)
+    lines = ["@triton.jit",
+             "def k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, "
+             "BK: tl.constexpr):",
+             "    rm = tl.program_id(0) * BM + tl.arange(0, BM)",
+             "    rn = tl.program_id(1) * BN + tl.arange(0, BN)",
+             "    rk = tl.arange(0, BK)"]
+    if batch:
+        lines.append(f"    rb = tl.arange(0, {batch})[:, None, None]")
+    shape = f"({batch}, BM, BN)" if batch else "(BM, BN)"
+    if start == "zeros" or (loop and start == "none"):
+        lines.append(f"    acc = tl.zeros({shape}, dtype={acc_t})")
+    elif start == "load":
+        lines.append(f"    acc = tl.load(c_ptr + {at('BM * BN')}"
+                     + nd("rm[:, None] * BN + (rn % BN)[None, :]") + f").to({acc_t})")
+    body = "        " if loop else "    "
+    if loop:
+        lines.append("    for k in range(0, tl.cdiv(K, BK)):")
+    lines += [f"{body}a = {a}", f"{body}b = {b}"]
+    extra = (f", input_precision='{prec}'" if prec else "") + \
+        (f", out_dtype={acc_t}" if accd == "fp16" else "")
+    chained = "" if start == "none" and not loop else ", acc"
+    lines.append(f"{body}acc = tl.dot(a, b{chained}{extra})")
+    out_t = {"fp16": "fp16", "fp32": "fp32", "i32": "i32"}[accd]
+    if epilogue == "scale":
+        lines.append("    acc = acc * 2")
+    elif epilogue == "relu":
+        lines.append("    acc = tl.maximum(acc, 0)")
+    elif epilogue == "cast":
+        lines.append("    acc = acc.to(tl.int16)" if accd == "i32" else "    acc = acc.to(tl.float16)")
+        out_t = "i16" if accd == "i32" else "fp16"
+    if epilogue in ("sum0", "sum1", "max1"):
+        axis = (0 if epilogue == "sum0" else 1) + (1 if batch else 0)
+        reduce = "tl.sum" if epilogue.startswith("sum") else "tl.max"
+        lines.append(f"    r = {reduce}(acc, {axis})")
+        kept = "rn" if epilogue == "sum0" else "rm"
+        width = "BN" if epilogue == "sum0" else "BM"
+        idx = f"tl.arange(0, {batch})[:, None] * {width} + {kept}[None, :]" if batch else kept
+        lines.append(f"    tl.store(c_ptr + {idx}, r)")
+    else:
+        mask = (", mask=" + nd("(rm[:, None] < M) & (rn[None, :] < N)")) if masked else ""
+        lines.append(f"    tl.store(c_ptr + {at('BM * BN')}" + nd("rm[:, None] * BN + rn[None, :]")
+                     + f", acc{mask})")
+    sig = f"*{ind}:16, *{ind}:16, *{out_t}:16, i32, i32, i32:16, {bm}, {bn}, {bk}"
+    return "\n".join(lines), sig, rng.choice([1, 2, 4, 4, 8, 8]), rng.choice([1, 2, 3, 4])
+
+
+def descriptor_kernel(rng: random.Random):
+    """(source, signature, warps, stages) of a random persistent descriptor matmul."""
+    dt = rng.choice(["fp16", "bf16", "fp8e4nv"])
+    bm, bn, bk = rng.choice([64, 128]), rng.choice([64, 128, 256]), rng.choice([32, 64, 128])
+    k_major = dt == "fp8e4nv" or rng.random() < 0.5  # B stored N x K, read with .T
+    epilogue = rng.choice(["plain", "subtiled", "scale", "bias", "sum"])
+    acc = "tl.zeros((BM, BN), dtype=tl.float32)" if rng.random() < 0.7 else \
+        "tl.full((BM, BN), 1.0, dtype=tl.float32)"
+    rm, rn = "(pm * BM + tl.arange(0, BM))", "(pn * BN + tl.arange(0, BN))"
+    lines = ["@triton.jit",
+             "def k(a_desc, b_desc, c_ptr, bias_ptr, M, N, K, BM: tl.constexpr, "
+             "BN: tl.constexpr, BK: tl.constexpr, P: tl.constexpr):",
+             "    tm = tl.cdiv(M, BM)",
+             "    tn = tl.cdiv(N, BN)",
+             f"    for t in tl.range(tl.program_id(0), tm * tn, P, flatten={rng.random() < 0.5}):",
+             "        pm = t // tn",
+             "        pn = t % tn",
+             f"        acc = {acc}",
+             "        for kk in range(tl.cdiv(K, BK)):",
+             "            a = a_desc.load([pm * BM, kk * BK])",
+             "            b = b_desc.load([pn * BN, kk * BK]).T" if k_major else
+             "            b = b_desc.load([kk * BK, pn * BN])",
+             "            acc = tl.dot(a, b, acc)"]
+    inside = f"({rm}[:, None] < M) & ({rn}[None, :] < N)"
+    if epilogue == "scale":
+        lines.append("        acc = acc * 0.5")
+    elif epilogue == "bias":
+        lines.append(f"        acc = acc + tl.load(bias_ptr + {rn}, mask={rn} < N, other=0)[None, :]")
+    if epilogue == "sum":
+        lines.append(f"        tl.store(bias_ptr + {rm}, tl.sum(acc, 1), mask={rm} < M)")
+    elif epilogue == "subtiled":  # tutorial 09's: two halves of the columns
+        lines += ["        halves = tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1))",
+                  "        c0, c1 = tl.split(halves)",
+                  f"        r = {rm}[:, None]",
+                  "        n0 = pn * BN + tl.arange(0, BN // 2)[None, :]",
+                  "        tl.store(c_ptr + r * N + n0, c0.to(tl.float16), mask=(r < M) & (n0 < N))",
+                  "        tl.store(c_ptr + r * N + n0 + BN // 2, c1.to(tl.float16), "
+                  "mask=(r < M) & (n0 + BN // 2 < N))"]
+    else:
+        lines.append(f"        tl.store(c_ptr + {rm}[:, None] * N + {rn}[None, :], "
+                     f"acc.to(tl.float16), mask={inside})")
+    b_block = f"[{bn}, {bk}]" if k_major else f"[{bk}, {bn}]"
+    dims = ", ".join(f"i32{rng.choice([':16', ''])}" for _ in range(3))
+    sig = (f"tensordesc<{dt}[{bm}, {bk}]>:16, tensordesc<{dt}{b_block}>:16, *fp16:16, *fp32:16, "
+           f"{dims}, {bm}, {bn}, {bk}, {rng.choice([132, 8, 1])}")
+    return "\n".join(lines), sig, rng.choice([4, 8]), rng.choice([2, 3, 4])
+
+
+KINDS = {"dot": dot_kernel, "descriptor": descriptor_kernel}
+
+
+def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
+    """Compiles and assembles one kernel for every target; returns its failures."""
+    body, sig, warps, stages = KINDS[kind](random.Random(seed))
+    source = workdir / f"{kind}_{seed}.py"
+    source.write_text("import triton\nimport triton.language as tl\n\n\n" + body + "\n")
+    failures = 0
+    for target in TARGETS:
+        ptx = workdir / f"{kind}_{seed}_{target}.ptx"
+        options = ["--target", target, "--num-warps", str(warps), "--num-stages", str(stages)]
+        r = subprocess.run([str(TESSERAC), "compile", str(source), "--kernel", "k", "--signature",
+                            sig, "--emit", "ptx", "-o", str(ptx)] + options,
+                           capture_output=True, text=True, timeout=120)
+        what = None
+        if r.returncode != 0:
+            # Exit 1 with a located message is the kernel's own error; a signal,
+            # another status or an internal error is the compiler's.
+            if r.returncode != 1 or "internal" in r.stderr.lower():
+                what = f"tesserac exit {r.returncode}: {r.stderr.strip()[:800]}"
+        else:
+            p = subprocess.run(["ptxas", f"-arch={target}", str(ptx), "-o", str(ptx) + ".cubin"],
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                what = f"ptxas: {p.stderr.strip()[:800]}"
+        if what:
+            failures += 1
+            print(f"FAIL {kind} seed {seed} {target} --num-warps {warps} --num-stages {stages} "
+                  f"--signature \"{sig}\"\n  {what}")
+            if show:
+                print(source.read_text())
+    return failures
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=50, help="kernels of each kind (default 50)")
+    ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--kind", choices=["dot", "descriptor", "both"], default="both")
+    ap.add_argument("--show", action="store_true", help="print each failing kernel's source")
+    args = ap.parse_args()
+    if not TESSERAC.exists():
+        print(f"stress_ptx: no tesserac at {TESSERAC}; build first (scripts/test.sh)")
+        return 1
+    if shutil.which("ptxas") is None:
+        print("stress_ptx: ptxas is not on PATH (it comes with the CUDA toolkit)")
+        return 1
+    kinds = ["dot", "descriptor"] if args.kind == "both" else [args.kind]
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in kinds:
+            for seed in range(args.seed, args.seed + args.n):
+                failures += check(kind, seed, pathlib.Path(tmp), args.show)
+    total = len(kinds) * args.n * len(TARGETS)
+    print(f"stress_ptx: {total} compiles ({', '.join(kinds)}; seeds {args.seed}.."
+          f"{args.seed + args.n - 1}; {', '.join(TARGETS)}), {failures} failing")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
