@@ -13,7 +13,6 @@
 #pragma GCC optimize("O3")
 #endif
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -28,27 +27,6 @@ struct DotShape {
   int64_t batch = 1, M = 1, K = 1, N = 1;
 };
 
-// An fp16 value as a float, exactly as static_cast<float>(num::fromF16(h))
-// (any NaN to the positive quiet NaN), written with selects instead of
-// branches so that decode's loop over a tile vectorises: fp16 operands are
-// decoded at every dot.
-inline float f16ToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16, mag = h & 0x7FFF;
-  const uint32_t normal = (mag << 13) + 0x38000000u;  // exponent rebiased by 127 - 15
-  const uint32_t subnormal = std::bit_cast<uint32_t>(static_cast<float>(mag) * 0x1p-24f);
-  uint32_t bits = sign | (mag < 0x400 ? subnormal : normal);
-  bits = mag == 0x7C00 ? (sign | 0x7F800000u) : bits;
-  bits = mag > 0x7C00 ? 0x7FC00000u : bits;
-  return std::bit_cast<float>(bits);
-}
-
-// A bfloat16 value as a float: its bits are a float's top half (any NaN to
-// the positive quiet NaN, as num::fromBF16).
-inline float bf16ToFloat(uint16_t h) {
-  const uint32_t bits = (h & 0x7FFF) > 0x7F80 ? 0x7FC00000u : static_cast<uint32_t>(h) << 16;
-  return std::bit_cast<float>(bits);
-}
-
 // Decodes `n` elements of `slot` into T (a float type or an unsigned
 // accumulator type for integer dots).
 template <class T>
@@ -56,12 +34,13 @@ void decode(const Frame &f, uint32_t slot, T *dst, int64_t n) {
   withCodec(f.info(slot).dtype, [&](auto k) {
     using K = decltype(k);
     const typename K::S *src = f.at<typename K::S>(slot);
+    // fp16 and bf16 straight to float, not through double.
     if constexpr (std::is_same_v<T, float> && std::is_same_v<K, F16K>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = f16ToFloat(src[i]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = num::f16ToFloat(src[i]);
       return;
     }
     if constexpr (std::is_same_v<T, float> && std::is_same_v<K, BF16K>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = bf16ToFloat(src[i]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = num::bf16ToFloat(src[i]);
       return;
     }
     for (int64_t i = 0; i < n; ++i) {

@@ -17,9 +17,11 @@ namespace tessera::num {
 // IEEE binary16. Overflow rounds to inf; NaN stays NaN.
 uint16_t toF16(double x);
 inline double fromF16(uint16_t bits);
+inline float f16ToFloat(uint16_t bits);  // the same value as a float
 // bfloat16 (8-bit exponent, 7-bit mantissa).
 uint16_t toBF16(double x);
 inline double fromBF16(uint16_t bits);
+inline float bf16ToFloat(uint16_t bits);  // the same value as a float
 // float8e4nv (OCP E4M3FN: bias 7, no infinities, 0x7f/0xff are NaN, max 448).
 // Out-of-range finite values saturate to +-448 (the GPU's cvt.rn.satfinite);
 // inf saturates too; NaN -> NaN.
@@ -169,37 +171,34 @@ void tritonPhilox64(uint64_t seed64, uint64_t c[4], int rounds = kPhiloxDefaultR
 // Uses the host's logf/sinf/cosf: not bit-identical to the GPU's.
 void pairUniformToNormal(float u1, float u2, float *n1, float *n2);
 
-// The 16-bit decoders are inline (exact, no libm call): the interpreter
-// decodes every element of an fp16 or bf16 tile it loads or multiplies.
-// Any NaN decodes to the positive quiet NaN, as the narrower formats' do.
+// The 16-bit decoders are inline and call no libm function: the
+// interpreter decodes every element of an fp16 or bf16 tile it loads or
+// multiplies. Every value of either format is a float, so they decode to
+// float exactly (the dot's operands are decoded to float) and widen to
+// double. Any NaN decodes to the positive quiet NaN, as the narrower
+// formats' do.
+inline float f16ToFloat(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16, mag = bits & 0x7FFF;
+  const uint32_t normal = (mag << 13) + 0x38000000u;  // exponent rebiased by 127 - 15
+  const uint32_t subnormal = std::bit_cast<uint32_t>(static_cast<float>(mag) * 0x1p-24f);
+  uint32_t out = sign | (mag < 0x400 ? subnormal : normal);
+  out = mag == 0x7C00 ? (sign | 0x7F800000u) : out;
+  out = mag > 0x7C00 ? 0x7FC00000u : out;
+  return std::bit_cast<float>(out);
+}
+
+// A bfloat16's bits are a float's top half.
+inline float bf16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>((bits & 0x7FFF) > 0x7F80 ? 0x7FC00000u
+                                                       : static_cast<uint32_t>(bits) << 16);
+}
+
 inline double fromF16(uint16_t bits) {
-  const uint32_t e = (bits >> 10) & 0x1F, m = bits & 0x3FF;
-  double mag;
-  if (e == 0x1F) {
-    if (m) return std::numeric_limits<double>::quiet_NaN();
-    mag = std::numeric_limits<double>::infinity();
-  } else if (e == 0) {
-    mag = m * 0x1p-24;
-  } else {  // exponent e - 15, rebiased for a double
-    mag = std::bit_cast<double>((static_cast<uint64_t>(e + 1008) << 52) |
-                                (static_cast<uint64_t>(m) << 42));
-  }
-  return (bits & 0x8000) ? -mag : mag;
+  return f16ToFloat(bits);
 }
 
 inline double fromBF16(uint16_t bits) {
-  const uint32_t e = (bits >> 7) & 0xFF, m = bits & 0x7F;
-  double mag;
-  if (e == 0xFF) {
-    if (m) return std::numeric_limits<double>::quiet_NaN();
-    mag = std::numeric_limits<double>::infinity();
-  } else if (e == 0) {
-    mag = m * 0x1p-133;
-  } else {  // exponent e - 127, rebiased for a double
-    mag = std::bit_cast<double>((static_cast<uint64_t>(e + 896) << 52) |
-                                (static_cast<uint64_t>(m) << 45));
-  }
-  return (bits & 0x8000) ? -mag : mag;
+  return bf16ToFloat(bits);
 }
 
 }  // namespace tessera::num
