@@ -591,10 +591,11 @@ void lowerLoopBody(Lowerer &l, const ast::Stmt &s, Block &region, Env &env, cons
 
 struct RangeArgs {
   SVal lo = SVal::integer(0), hi, step = SVal::integer(1);
-  std::string kind;       // builtins.range, tl.range, tl.static_range
-  int64_t numStages = 0;  // tl.range(..., num_stages=N); 0: the kernel's
-  int64_t unroll = 0;     // tl.range(..., loop_unroll_factor=F); 0: none
-  bool flatten = false;   // tl.range(..., flatten=True): fuse with its inner loop (GPU)
+  std::string kind;             // builtins.range, tl.range, tl.static_range
+  int64_t numStages = 0;        // tl.range(..., num_stages=N); 0: the kernel's
+  int64_t unroll = 0;           // tl.range(..., loop_unroll_factor=F); 0: none
+  bool flatten = false;         // tl.range(..., flatten=True): fuse with its inner loop (GPU)
+  bool warpSpecialize = false;  // tl.range(..., warp_specialize=True): a producer warp copies (GPU)
 };
 
 RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
@@ -632,6 +633,8 @@ RangeArgs rangeArgs(Lowerer &l, const ast::Expr &iter) {
                 "loop_unroll_factor must be at least 1, got " + std::to_string(r.unroll));
     } else if (k.name == "flatten" && !v.isNone()) {
       r.flatten = l.constBool(v, k.value->loc, "flatten");
+    } else if (k.name == "warp_specialize" && !v.isNone()) {
+      r.warpSpecialize = l.constBool(v, k.value->loc, "warp_specialize");
     } else if (k.name != "loop_unroll_factor" && k.name != "warp_specialize" &&
                k.name != "disallow_acc_multi_buffer" && k.name != "flatten" &&
                k.name != "num_warps" && k.name != "disable_licm")
@@ -781,6 +784,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   if (r.numStages > 0) forOp->setAttr("num_stages", r.numStages);
   if (r.unroll > 1) forOp->setAttr("loop_unroll_factor", r.unroll);
   if (r.flatten) forOp->setAttr("flatten", int64_t{1});
+  if (r.warpSpecialize) forOp->setAttr("warp_specialize", int64_t{1});
   Block *saveBlock = b.block();
   Block &region = *forOp->regions[0];
   Env env = *outer;

@@ -356,6 +356,7 @@ Flow execBlock(Frame &f, const CBlock &b) {
       case OpCode::BarrierWait:
       case OpCode::BarrierArrive:
       case OpCode::TensormapCreate:
+      case OpCode::WarpSpecialize:
         break;  // refused when the program was compiled (interp_compile.cpp)
       case OpCode::For:
         if (execFor(f, in) == Flow::Return) return Flow::Return;

@@ -648,6 +648,7 @@ class Compiler {
       case OpCode::BarrierWait:
       case OpCode::BarrierArrive:
       case OpCode::TensormapCreate:
+      case OpCode::WarpSpecialize:
         bad(&op,
             "it is a GPU code generator op (shared memory, asynchronous copies); the "
             "interpreter runs Tile IR from before the GPU passes");

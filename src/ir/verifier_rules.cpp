@@ -181,6 +181,7 @@ class Rules {
   void forOp();
   void ifOp();
   void whileOp();
+  void warpSpecialize();
   void call();
   bool yieldMatches(const Block &region, const std::vector<Type> &want, const std::string &where);
 
@@ -342,6 +343,8 @@ void Rules::check() {
       return ifOp();
     case OpCode::While:
       return whileOp();
+    case OpCode::WarpSpecialize:
+      return warpSpecialize();
     case OpCode::Yield:
     case OpCode::Return:
       return;  // checked against the enclosing op / function
@@ -855,6 +858,19 @@ void Rules::ifOp() {
     if (!op_.regions[i]->args.empty())
       return (void)fail(std::string(names[i]) + " takes no arguments");
     if (!yieldMatches(*op_.regions[i], types, names[i])) return;
+  }
+}
+
+void Rules::warpSpecialize() {
+  int64_t warps = 0;
+  if (!requireIntAttr("producer_warps", warps)) return;
+  if (warps < 1 || warps > 4)
+    return (void)fail("producer_warps must be from 1 to 4, got " + std::to_string(warps));
+  const char *names[] = {"the consumer region", "the producer region"};
+  for (size_t i = 0; i < 2; ++i) {
+    if (!op_.regions[i]->args.empty())
+      return (void)fail(std::string(names[i]) + " takes no arguments");
+    if (!yieldMatches(*op_.regions[i], {}, names[i])) return;
   }
 }
 

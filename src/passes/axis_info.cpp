@@ -757,6 +757,9 @@ void Analysis::analyzeOp(Operation *op) {
       return analyzeIf(op);
     case OpCode::While:
       return analyzeWhile(op);
+    case OpCode::WarpSpecialize:
+      for (auto &r : op->regions) analyzeBlock(*r);
+      return;
     case OpCode::Reduce:
     case OpCode::Scan:
     case OpCode::MapElementwise:

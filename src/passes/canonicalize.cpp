@@ -308,6 +308,7 @@ class Canonicalizer {
       case OpCode::For:
       case OpCode::If:
       case OpCode::While:
+      case OpCode::WarpSpecialize:
       case OpCode::Yield:
       case OpCode::Condition:
       case OpCode::Return:

@@ -366,6 +366,7 @@ std::optional<Scalar> foldOp(const Operation &op, const std::vector<Scalar> &arg
     case OpCode::For:
     case OpCode::If:
     case OpCode::While:
+    case OpCode::WarpSpecialize:
     case OpCode::Yield:
     case OpCode::Condition:
     case OpCode::Return:

@@ -189,7 +189,7 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
   c << "static const char *const tsr_ptx[" << n << "] = {";
   for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << "tsr_ptx_" << i;
   c << "};\nstatic const unsigned int tsr_threads[" << n << "] = {";
-  for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << 32 * variants[i].kernel->numWarps();
+  for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << variants[i].kernel->launchThreads();
   c << "};\nstatic const unsigned int tsr_shared_bytes[" << n << "] = {";
   for (size_t i = 0; i < n; ++i) c << (i ? ", " : "") << variants[i].kernel->sharedBytes();
   c << "};\nstatic const unsigned int tsr_min_blocks[" << n << "] = {";

@@ -111,8 +111,9 @@ class KernelImpl : public CompiledKernel {
 
   // ---- GPU (gpu_launch.cpp) ----
   bool hasPtx() const { return !ir("ptx").empty(); }
-  int numWarps() const;     // from the PTX stage
-  int sharedBytes() const;  // dynamic shared memory per program
+  int numWarps() const;       // from the PTX stage
+  int launchThreads() const;  // 32 x (num_warps + a warp-specialised kernel's producer warp)
+  int sharedBytes() const;    // dynamic shared memory per program
   // Global scratch per program (tensor maps the kernel builds), 0 if none.
   int globalScratchBytes() const;
   // The kernel arguments that are row strides of tensor maps the kernel

@@ -31,6 +31,11 @@ int KernelImpl::numWarps() const {
   return numWarps_;
 }
 
+int KernelImpl::launchThreads() const {
+  // A warp-specialised kernel's producer warp comes after its num_warps.
+  return 32 * (numWarps() + headerValue(ir("ptx"), "// tessera.producer_warps = "));
+}
+
 int KernelImpl::sharedBytes() const {
   if (sharedBytes_ < 0) sharedBytes_ = headerValue(ir("ptx"), "// tessera.shared_bytes = ");
   return sharedBytes_;
@@ -153,7 +158,7 @@ static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::
                 "e.g. \"native\" or \"sm_90a\") to launch it on a GPU");
   std::shared_ptr<cuda::LoadedKernel> loaded =
       cuda::LoadedKernel::load(k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(),
-                               k.name(), 32 * k.numWarps());
+                               k.name(), k.launchThreads());
   owners.push_back(loaded);
   slots[device].store(loaded.get(), std::memory_order_release);
   return *loaded;
@@ -242,7 +247,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[args.size() + numMaps] = &slots[args.size()];
     ptrs[args.size() + numMaps + 1] = &slots[args.size() + 1];
   }
-  if (numMaps == 0) return lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+  if (numMaps == 0) return lk.launch(g, launchThreads(), sharedBytes(), stream, ptrs.data());
   Scratch<cuda::TensorMap, 4> encoded(numMaps);
   for (size_t k = 0; k < numMaps; ++k) {
     const TensorMapParam &t = maps[k];
@@ -257,7 +262,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     encoded[k] = tensorMapFor(t, args, fn, name_, device);
     ptrs[args.size() + k] = &encoded[k];
   }
-  lk.launch(g, 32 * numWarps(), sharedBytes(), stream, ptrs.data());
+  lk.launch(g, launchThreads(), sharedBytes(), stream, ptrs.data());
 }
 
 void KernelImpl::launch(const std::vector<Arg> &args, Grid grid, void *stream) const {

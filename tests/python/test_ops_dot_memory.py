@@ -150,6 +150,26 @@ def test_streamed_attention(rng: np.random.Generator) -> None:
     assert_close(o, acc / l_i[:, None], np.float32, rtol=5e-3, atol=5e-3)
 
 
+@pytest.mark.parametrize("ws", [1, 0])
+def test_descriptor_attention(rng: np.random.Generator, ws: int) -> None:
+    # Attention whose K and V come through descriptors made in the kernel, its
+    # loop marked warp_specialize (a GPU schedule: the interpreter runs it as
+    # any loop), two heads of n rows; against float64 softmax.
+    heads, n, bm, bn, d = 2, 64, 32, 16, 16
+    q, k, v = (rng.standard_normal((heads * n, d)).astype(np.float16) for _ in range(3))
+    o = poisoned((heads * n, d), np.float16)
+    kern = compile_kernel("dots.py", "descriptor_attention_kernel",
+                          f"*fp16, *fp16, *fp16, *fp16, i32, fp32, {bm}, {bn}, {d}, {ws}")
+    run(kern, (n // bm, heads), q, k, v, o, n, 0.3)
+    ref = []
+    for h in range(heads):
+        rows = slice(h * n, (h + 1) * n)
+        s = q[rows].astype(np.float64) @ k[rows].astype(np.float64).T * 0.3
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        ref.append(p / p.sum(axis=1, keepdims=True) @ v[rows].astype(np.float64))
+    assert_close(o, np.concatenate(ref), np.float16, rtol=1e-2, atol=1e-2)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_accumulating_sum_of_dots(rng: np.random.Generator, dtype: type) -> None:
     # acc += tl.dot(a, b) in a loop, which compiles to one chained dot.

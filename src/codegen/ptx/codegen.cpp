@@ -41,6 +41,10 @@ const std::vector<PassInfo> &gpuPasses() {
       {"contract-fp",
        "fuse a float product and the sum that uses it into an fma (enable_fp_fusion)",
        &contractFloatOps},
+      {"warp-specialize",
+       "on sm_90a, issue the tensor copies of a loop marked warp_specialize from a producer "
+       "warp of their own",
+       &warpSpecialize},
   };
   return passes;
 }

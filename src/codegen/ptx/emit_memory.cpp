@@ -46,11 +46,12 @@ std::string cacheSuffix(const Operation &op, bool load) {
 }  // namespace
 
 std::string Emitter::firstThreadPred() {
-  auto it = cached_.find("first");
+  std::string key = "first|" + std::to_string(leadWarp());
+  auto it = cached_.find(key);
   if (it != cached_.end()) return it->second;
   std::string p = reg(RegClass::Pred);
-  prologueIns("setp.eq.u32 " + p + ", " + tid_ + ", 0");
-  return cached_["first"] = p;
+  prologueIns("setp.eq.u32 " + p + ", " + tid_ + ", " + std::to_string(32 * leadWarp()));
+  return cached_[key] = p;
 }
 
 int accessVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l) {

@@ -254,7 +254,7 @@ void Emitter::emitTensormapCreate(Operation &op) {
   std::string global = reg(RegClass::B64), generic = reg(RegClass::B64);
   ins("add.u64 " + global + ", " + mapScratch_ + ", " + std::to_string(128 * slot));
   std::string warp0 = reg(RegClass::Pred), skip = newLabel();
-  ins("setp.ne.u32 " + warp0 + ", " + warp_ + ", 0");
+  ins("setp.ne.u32 " + warp0 + ", " + warp_ + ", " + std::to_string(leadWarp()));
   ins("@" + warp0 + " bra " + skip);
   std::string word = reg(RegClass::B32);
   ins("mad.lo.u32 " + word + ", " + lane_ + ", 4, " + mapStage_);

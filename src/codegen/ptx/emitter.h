@@ -55,7 +55,7 @@ class Emitter {
   // Contiguity, alignment and constancy of the values memory ops read
   // (vector widths; analyzeMemoryAxisInfo).
   AxisInfoMap axis;
-  // Predicate: thread 0 of the program (scalar atomics).
+  // Predicate: thread 0 of the program (scalar atomics), or of leadWarp().
   std::string firstThreadPred();
 
   // ---- registers and text (emit.cpp) ----
@@ -138,7 +138,16 @@ class Emitter {
   // The module's PTX ISA version is the newest any instruction needs
   // (80 = 8.0; fp8 mma.sync needs 8.4).
   void needPtxVersion(int v) { ptxVersion_ = std::max(ptxVersion_, v); }
-  void barrier() { ins("bar.sync 0"); }
+  // A barrier of every thread that runs this code: the whole program, or
+  // in a warp-specialised kernel's consumer region its consumer warps
+  // (named barrier 1; the producer warp never arrives).
+  void barrier();
+  // The warp whose thread 0 issues tensor copies and builds tensor maps:
+  // warp 0, or the producer warp in a warp-specialised kernel's producer
+  // region.
+  int leadWarp() const { return side_ == Side::Producer ? opts_.numWarps : 0; }
+  // Threads the kernel launches: the program's warps and its producer warp.
+  int launchThreads() const { return 32 * (opts_.numWarps + producerWarps_); }
 
   // ---- scalar arithmetic (emit_arith.cpp) ----
   // The result register of elementwise op `op` on one element whose operand
@@ -286,6 +295,7 @@ class Emitter {
   void emitIf(Operation &op);
   Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
+  void emitWarpSpecialize(Operation &op);
   void copyInto(const Regs &dst, const Regs &src, const Type &t);
   void setLoc(const SourceLoc &loc);
   // Whether anything reads `v` (use counts of fn_, counted on first call).
@@ -310,6 +320,10 @@ class Emitter {
   std::string prologue_, body_;
   int counts_[6] = {};
   int labels_ = 0;
+  // Which warps run the code being emitted (warp_specialize's regions).
+  enum class Side { All, Consumers, Producer };
+  Side side_ = Side::All;
+  int producerWarps_ = 0;
   int64_t sharedBytes_ = 0;
   std::string ringArea_;
   // The live buffers of the ring area (local_alloc'd or barrier_alloc'd

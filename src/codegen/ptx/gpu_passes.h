@@ -58,6 +58,8 @@ std::optional<LinearLayout> renamingLayout(const Operation &op, const LinearLayo
 void optimizeThreadLocality(Module &m);
 // contract_fp.cpp
 void contractFloatOps(Module &m);
+// warp_specialize.cpp
+void warpSpecialize(Module &m);
 
 // The GPU passes (registered with the pass manager by their users), and
 // their names in pipeline order.

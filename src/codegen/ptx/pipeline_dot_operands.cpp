@@ -686,8 +686,11 @@ class Pipeliner {
     // on 8 warps: 540 TFLOP/s against 490 with the CTA barrier, causal 483
     // against 440. With one warpgroup the barrier is the warpgroup's own, and
     // the mbarrier's round trip cost 2-4%: 128x64 tiles on 4 warps 516
-    // against 526.)
-    const bool releaseBarriers = tma_ && module_.numWarps > 4;
+    // against 526.) A loop that asks for warp specialisation has them
+    // always: its copies move to a producer warp (warp-specialize), which
+    // a CTA barrier would not let go on.
+    const bool releaseBarriers =
+        tma_ && (module_.numWarps > 4 || loop_->intAttr("warp_specialize") == 1);
     Value *freed = releaseBarriers
                        ? pre_.op1(OpCode::BarrierAlloc, {}, i32,
                                   {{"count", slots}, {"arrivals", int64_t(32) * module_.numWarps}})

@@ -1,0 +1,98 @@
+# warp-specialize on sm_90a: a loop marked tl.range(..., warp_specialize=True)
+# whose K and V rings fill by tensor copies gets a producer warp: it builds
+# the tensor maps, waits for each slot's release and issues the copies,
+# while the consumers only wait for data and arrive on the releases,
+# synchronising among themselves on named barrier 1. No setmaxnreg.
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 -o %t.ws8.ptx
+# RUN: FileCheck %s --check-prefix=WS8 < %t.ws8.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws8.ptx -o %t.ws8.cubin
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.ws4.ptx
+# RUN: FileCheck %s --check-prefix=WS4 < %t.ws4.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws4.ptx -o %t.ws4.cubin
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ttgir --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=SPLIT
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PEELED
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 -o %t.sm80.ptx
+# RUN: FileCheck %s --check-prefix=OFF < %t.sm80.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
+
+# The launch counts the producer warp.
+# WS8: // tessera.num_warps = 8
+# WS8-NEXT: // tessera.producer_warps = 1
+# WS8: .maxntid 288, 1, 1
+# WS8-NOT: maxnreg
+# Before the split every thread initialises and publishes the barriers.
+# WS8: mbarrier.init.shared::cta.b64 {{.*}}, 1;
+# WS8: mbarrier.init.shared::cta.b64 {{.*}}, 256;
+# WS8: bar.sync 0;
+# WS8: setp.ge.u32 [[PRODUCER:%p[0-9]+]], %r0, 256;
+# WS8-NEXT: @[[PRODUCER]] bra [[PRODUCE:\$L[0-9]+]];
+# The consumers: no copy, no tensor map, no CTA-wide barrier.
+# WS8-NOT: cp.async.bulk.tensor
+# WS8-NOT: tensormap.replace
+# WS8-NOT: bar.sync 0
+# WS8: mbarrier.arrive.shared::cta.b64
+# WS8: mbarrier.try_wait.parity
+# WS8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# WS8: bar.sync 1, 256;
+# WS8: [[PRODUCE]]:
+# WS8-NOT: wgmma
+# WS8: tensormap.replace.tile.global_address
+# WS8: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], 65536;
+# WS8: cp.async.bulk.tensor.2d
+# In the loop, the release wait where a copy follows, then the copies.
+# WS8: mbarrier.try_wait.parity
+# WS8: mbarrier.arrive.expect_tx
+# WS8: cp.async.bulk.tensor.2d
+# WS8-NOT: wgmma
+# WS8: ret;
+
+# One consumer warpgroup, and a loop rotated (rotate-dot-loops): its
+# peeled first iteration's copies, in a branch, move too.
+# WS4: // tessera.producer_warps = 1
+# WS4: .maxntid 160, 1, 1
+# WS4: setp.ge.u32 [[PRODUCER:%p[0-9]+]], %r0, 128;
+# WS4-NOT: cp.async.bulk.tensor
+# WS4: bar.sync 1, 128;
+# WS4: cp.async.bulk.tensor.2d
+# WS4: ret;
+
+# The Tile IR, allocations first, then the split; the producer's loop carries
+# only the slots and phase the copies need, and waits for a release
+# only where its copy runs.
+# SPLIT: local_alloc
+# SPLIT: barrier_alloc {count = 2}
+# SPLIT: barrier_alloc {arrivals = 256, count = 2}
+# SPLIT: warp_specialize {producer_warps = 1} {
+# SPLIT-NOT: tma_copy
+# SPLIT-NOT: first_thread
+# SPLIT: for {{.*}} {warp_specialize = 1}
+# SPLIT: barrier_arrive
+# SPLIT: barrier_wait
+# SPLIT-NOT: tma_copy
+# SPLIT: store
+# SPLIT-NEXT: yield
+# SPLIT-NEXT: } {
+# SPLIT: tensormap_create
+# SPLIT: tma_copy {{.*}} {expect = 65536
+# SPLIT: for {{.*}} : i32, i32, i32 {
+# SPLIT: if [[RUNS:%[0-9]+]] {
+# SPLIT-NEXT: barrier_wait {{.*}} {first_thread = 1}
+# SPLIT: tma_copy {{.*}}, [[RUNS]], {{.*}} {expect = 65536
+
+# The rotated loop in the producer: the peeled first iteration (in the
+# branch that the loop runs at all) and the loop in it.
+# PEELED: warp_specialize {producer_warps = 1} {
+# PEELED-NOT: tma_copy
+# PEELED: } {
+# PEELED: if
+# PEELED: barrier_wait {{.*}} {first_thread = 1}
+# PEELED: tma_copy
+# PEELED: for
+# PEELED: barrier_wait {{.*}} {first_thread = 1}
+# PEELED: tma_copy
+
+# Unmarked, or no tensor copies to take (sm_80's cp.async rings): no split.
+# OFF-NOT: producer_warps
+# OFF-NOT: bar.sync 1
+# OFF: ret;
