@@ -35,9 +35,9 @@ import tessera.language as tl
 @triton.jit
 def _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn, stride_vd, rm, lo,
                    hi, N_CTX, qk_scale, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
-                   MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+                   MASKED: tl.constexpr, CAUSAL: tl.constexpr, WS: tl.constexpr):
     rd = tl.arange(0, HEAD_DIM)
-    for start in range(lo, hi, BLOCK_N):
+    for start in tl.range(lo, hi, BLOCK_N, warp_specialize=WS):
         rn = start + tl.arange(0, BLOCK_N)
         # K is read transposed (HEAD_DIM x BLOCK_N), contiguous along HEAD_DIM.
         kt_ptrs = k_head + rn[None, :] * stride_kn + rd[:, None]
@@ -71,7 +71,7 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
                          stride_qh, stride_qm, stride_kh, stride_kn, stride_vh, stride_vn,
                          stride_vd, stride_oh, stride_om, HEAD_DIM: tl.constexpr,
                          BLOCK_M: tl.constexpr,
-                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     head = tl.program_id(1).to(tl.int64)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -94,10 +94,10 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, N_CTX,
         end = N_CTX
     acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn,
                                    stride_vd, rm, 0, split, N_CTX, qk_scale, HEAD_DIM, BLOCK_N,
-                                   False, CAUSAL)
+                                   False, CAUSAL, WS)
     acc, l_i, m_i = _attend_blocks(acc, l_i, m_i, q, k_head, v_head, stride_kn, stride_vn,
                                    stride_vd, rm, split, end, N_CTX, qk_scale, HEAD_DIM, BLOCK_N,
-                                   True, CAUSAL)
+                                   True, CAUSAL, WS)
     o = acc / l_i[:, None]
     tl.store(lse_ptr + head * N_CTX + rm, m_i + tl.math.log2(l_i), mask=rm < N_CTX)
     tl.store(o_ptr + head * stride_oh + rm[:, None] * stride_om + rd[None, :],
@@ -139,9 +139,11 @@ def _strides(t):
 
 
 def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num_warps=8,
-              num_stages=3, o=None, lse=None):
+              num_stages=3, o=None, lse=None, warp_specialize=False):
     """softmax(q k^T * sm_scale) v per (batch, head); returns (o, lse), lse in base 2
-    (written into o and lse when given). fp8 q, k and v give an fp16 o."""
+    (written into o and lse when given). fp8 q, k and v give an fp16 o.
+    warp_specialize=True: on sm_90a one more warp issues the key loop's tensor
+    copies (tl.range's warp_specialize); it changes no result."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == q.shape and v.shape == q.shape, "q, k and v must have one shape"
     assert k.dtype == q.dtype and v.dtype == q.dtype, "q, k and v must have one dtype"
@@ -162,7 +164,7 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
     attention_fwd_kernel[grid](q, k, v, o, lse, sm_scale, n_ctx, hq, sq[2], hk, sk[2],
                                hv, sv[2], sv[3], ho, so[2], HEAD_DIM=head_dim,
                                BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
-                               num_warps=num_warps, num_stages=num_stages)
+                               WS=warp_specialize, num_warps=num_warps, num_stages=num_stages)
     return o, lse
 
 

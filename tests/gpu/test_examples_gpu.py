@@ -197,6 +197,22 @@ def test_attention_forward(gen, dtype, causal, head_dim, n_ctx, config):
     check_attention(q, k, v, o, lse, causal, 4e-3 if dtype == torch.float16 else 2e-2)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n_ctx", [1000, 2048])
+@pytest.mark.parametrize("config", [(128, 128, 8, 2), (64, 64, 4, 3)])
+def test_attention_forward_warp_specialized(gen, causal, n_ctx, config):
+    """warp_specialize=True: a producer warp issues the key loop's tensor
+    copies (sm_90a; not causal, where the loop after it copies by cp.async);
+    the same results."""
+    bm, bn, warps, stages = config
+    q, k, v = (torch.randn(2, 3, n_ctx, 128, device="cuda", generator=gen).half() for _ in range(3))
+    o = poisoned(q.shape, torch.float16)
+    lse = poisoned((2, 3, n_ctx))
+    ex_attention.attention(q, k, v, causal=causal, block_m=bm, block_n=bn, num_warps=warps,
+                           num_stages=stages, o=o, lse=lse, warp_specialize=True)
+    check_attention(q, k, v, o, lse, causal, 4e-3)
+
+
 def check_attention(q, k, v, o, lse, causal, tolerance):
     """O against SDPA in float64 (relative error under `tolerance`) and the
     base-2 log-sum-exp of each row against float64's."""

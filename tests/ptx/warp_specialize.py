@@ -60,10 +60,15 @@
 # The Tile IR, allocations first, then the split; the producer's loop carries
 # only the slots and phase the copies need, and waits for a release
 # only where its copy runs.
-# SPLIT: local_alloc
-# SPLIT: barrier_alloc {count = 2}
-# SPLIT: barrier_alloc {arrivals = 256, count = 2}
-# SPLIT: warp_specialize {producer_warps = 1} {
+# Q's buffer, staged before the loop, stays below the rings (the ring area
+# is a stack: above them it would keep a later loop's rings from reusing
+# their bytes).
+# SPLIT: local_alloc : memdesc<1x128x128xf16
+# SPLIT-NEXT: local_alloc : memdesc<2x128x128xf16
+# SPLIT-NEXT: local_alloc : memdesc<2x128x128xf16
+# SPLIT-NEXT: barrier_alloc {count = 2}
+# SPLIT-NEXT: barrier_alloc {arrivals = 256, count = 2}
+# SPLIT-NEXT: warp_specialize {producer_warps = 1} {
 # SPLIT-NOT: tma_copy
 # SPLIT-NOT: first_thread
 # SPLIT: for {{.*}} {warp_specialize = 1}

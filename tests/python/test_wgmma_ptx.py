@@ -160,7 +160,7 @@ def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
     # Strides: Q's, K's and V's head and row, V's head dim (1), O's head and row.
     sig = (f"*{dtype}:16, *{dtype}:16, *{dtype}:16, *{dtype}:16, *fp32:16, fp32, i32, "
            + ", ".join(["i32:16"] * 6 + ["1"] + ["i32:16"] * 2)
-           + f", {head_dim}, {bm}, {bn}, {causal}")
+           + f", {head_dim}, {bm}, {bn}, {causal}, 0")
 
     def compile_to(emit):
         r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"),
@@ -211,7 +211,7 @@ def test_attention_on_wgmma_with_register_operands(dtype, causal, cfg):
 def test_attention_fp8(dtype, name, v_keys_contiguous):
     v_strides = "1, i32:16" if v_keys_contiguous else "i32:16, 1"
     sig = (f"*{dtype}:16, *{dtype}:16, *{dtype}:16, *fp16:16, *fp32:16, fp32, i32, "
-           + ", ".join(["i32:16"] * 5) + f", {v_strides}, i32:16, i32:16, 128, 64, 128, 1")
+           + ", ".join(["i32:16"] * 5) + f", {v_strides}, i32:16, i32:16, 128, 64, 128, 1, 0")
     r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"), "--kernel",
                         "attention_fwd_kernel", "--signature", sig, "--emit", "ptx", "--target",
                         "sm_90a", "--num-warps", "4", "--num-stages", "2"],
@@ -227,6 +227,31 @@ def test_attention_fp8(dtype, name, v_keys_contiguous):
     assert any(re.match(r"wgmma.*}, {%r", line.strip()) for line in ptx.splitlines()) == \
         v_keys_contiguous
     assert ("mma.sync" in ptx) != v_keys_contiguous
+
+
+@pytest.mark.parametrize("causal", [0, 1])
+@pytest.mark.parametrize("cfg", [(128, 128, 8, 2), (64, 64, 4, 3)],
+                         ids=lambda c: "{}x{}-w{}-s{}".format(*c))
+def test_attention_warp_specialized(causal, cfg):
+    # attention(..., warp_specialize=True): the key loop whose K and V come
+    # by tensor copies gets a producer warp (the masked loop after it copies
+    # by cp.async, in the consumers). Causal, both loops copy by tensor
+    # copies, and the kernel is left as it was (warp-specialize takes one
+    # such loop).
+    bm, bn, warps, stages = cfg
+    sig = ("*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, "
+           + ", ".join(["i32:16"] * 6 + ["1"] + ["i32:16"] * 2) + f", 128, {bm}, {bn}, {causal}, 1")
+    r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"), "--kernel",
+                        "attention_fwd_kernel", "--signature", sig, "--emit", "ptx", "--target",
+                        "sm_90a", "--num-warps", str(warps), "--num-stages", str(stages)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = r.stdout
+    if _ptxas() is not None:
+        assemble_ptx(ptx, "sm_90a")
+    assert ("// tessera.producer_warps = 1" in ptx) == (not causal)
+    assert f".maxntid {32 * (warps + (0 if causal else 1))}, 1, 1" in ptx
+    assert (f"bar.sync 1, {32 * warps};" in ptx) == (not causal)
 
 
 def assert_buffers_aligned(ptx):

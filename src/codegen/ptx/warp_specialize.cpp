@@ -13,7 +13,8 @@
 // which it makes for every loop marked so); layouts assigned.
 // Guarantees: when a loop of the function is marked and every tensor copy
 // of the function qualifies (below), the function body becomes
-//   - the local_allocs and barrier_allocs that the copies use, moved to the
+//   - the local_allocs and barrier_allocs that the copies use, and the
+//     allocations of the body before them, moved to the
 //     top (every thread initialises and publishes the barriers);
 //   - `warp_specialize {producer_warps = 1}`: region 0 holds the rest of
 //     the body less the tensor copies and the copying thread's release
@@ -65,15 +66,19 @@ class WarpSpecializer {
   explicit WarpSpecializer(Function &fn) : fn_(fn) {}
 
   void run() {
-    bool marked = false;
-    fn_.walk([&](Operation *op) {
-      marked = marked || (op->code == OpCode::For && op->intAttr("warp_specialize") == 1);
-    });
-    if (!marked || !collect()) return;
+    bool wanted = false;
+    fn_.walk([&](Operation *op) { wanted = wanted || (op->code == OpCode::For && wants(*op)); });
+    if (!wanted || !collect()) return;
     build();
   }
 
  private:
+  // Only where the program asks: a producer warp may cost (D=64 attention,
+  // 128x64 tiles on 4 warps: 439 -> 297 TFLOP/s), and with host descriptors
+  // it did not gain (tutorial 06's D=128 forward, 8 warps, autotuned:
+  // 585-597 against 581-599).
+  static bool wants(const Operation &loop) { return loop.intAttr("warp_specialize") == 1; }
+
   // The copies, the release waits and what they read: false when something
   // does not qualify.
   bool collect() {
@@ -91,7 +96,7 @@ class WarpSpecializer {
     Operation *loop = *copying.begin();
     bool waits = false;
     for (auto &op : loop->regions[0]->ops) waits = waits || isReleaseWait(*op);
-    if (!waits || loop->intAttr("warp_specialize") != 1) return false;
+    if (!waits || !wants(*loop)) return false;
     for (Operation *r : roots)
       if (!needOp(r)) return false;
     roots_.insert(roots.begin(), roots.end());
@@ -182,10 +187,19 @@ class WarpSpecializer {
   void build() {
     Block &body = fn_.body;
     Operation *ret = body.terminator();
-    // The allocations go first, in their order.
+    // The allocations go first, in their order, with every allocation of
+    // the body before the last of them: the ring area is a stack, and a
+    // buffer allocated before the rings (an operand staged before the loop)
+    // must stay below them, or the rings' bytes are not free again for a
+    // later loop's rings while it lives.
     std::vector<Operation *> hoist;
-    for (auto &op : body.ops)
-      if (hoisted_.count(op.get())) hoist.push_back(op.get());
+    size_t last = 0;
+    for (auto &op : body.ops) {
+      bool alloc = op->code == OpCode::LocalAlloc || op->code == OpCode::BarrierAlloc;
+      if (alloc) hoist.push_back(op.get());
+      if (hoisted_.count(op.get())) last = hoist.size();
+    }
+    hoist.resize(last);
     for (auto it = hoist.rbegin(); it != hoist.rend(); ++it)
       body.ops.splice(body.ops.begin(), body.ops, (*it)->self);
     Operation *first = std::next(body.ops.begin(), static_cast<long>(hoist.size()))->get();

@@ -101,6 +101,16 @@ def test_attention_head_strides(rng, layout):
         attention.attention(folded, folded, folded)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_warp_specialized(rng, causal):
+    # warp_specialize is a GPU schedule: on the interpreter the same results.
+    import attention
+    q, k, v = (rng.standard_normal((1, 2, 80, 32)).astype(np.float16) for _ in range(3))
+    o, lse = attention.attention(q, k, v, causal=causal, block_m=32, block_n=16, num_warps=4,
+                                 warp_specialize=True)
+    assert np.abs(o.astype(np.float64) - attention.reference(q, k, v, causal=causal)).max() < 2e-3
+
+
 def test_attention_fp8_numpy_gives_fp16(rng):
     ml_dtypes = pytest.importorskip("ml_dtypes")
     import attention
