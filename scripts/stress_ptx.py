@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random tensor-core kernels through the GPU back end, no GPU needed.
 
-    scripts/stress_ptx.py [-n N] [--seed S] [--kind dot|descriptor|both] [--show]
+    scripts/stress_ptx.py [-n N] [--seed S] [--kind dot|descriptor|attention|all] [--show]
 
 Writes N random kernels of each kind, seeds S, S+1, ..., compiles each for
 sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
@@ -15,7 +15,13 @@ sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
   descriptor  a persistent matmul over tensor descriptors (tutorial 09's
               shape): its tile loop flattened or not, B read K-major or
               N-major, fp16, bf16 or fp8, the epilogue whole, subtiled,
-              scaled, biased or reduced.
+              scaled, biased or reduced; its K loop marked warp_specialize
+              or not;
+  attention   an online-softmax loop over key blocks (tutorial 06's shape),
+              K and V through descriptors made in the kernel, host
+              descriptors or pointers, the loop marked warp_specialize or
+              not, a second masked loop for a ragged tail or not, D 64 or
+              128, fp16 or bf16, 4 or 8 warps.
 
 A kernel fails when the compiler reports an internal error or crashes, or
 when ptxas rejects its PTX; a diagnostic for the kernel itself (exit 1 with
@@ -157,7 +163,7 @@ def descriptor_kernel(rng: random.Random):
              "        pm = t // tn",
              "        pn = t % tn",
              f"        acc = {acc}",
-             "        for kk in range(tl.cdiv(K, BK)):",
+             f"        for kk in tl.range(tl.cdiv(K, BK), warp_specialize={rng.random() < 0.5}):",
              "            a = a_desc.load([pm * BM, kk * BK])",
              "            b = b_desc.load([pn * BN, kk * BK]).T" if k_major else
              "            b = b_desc.load([kk * BK, pn * BN])",
@@ -187,7 +193,61 @@ def descriptor_kernel(rng: random.Random):
     return "\n".join(lines), sig, rng.choice([4, 8]), rng.choice([2, 3, 4])
 
 
-KINDS = {"dot": dot_kernel, "descriptor": descriptor_kernel}
+def attention_kernel(rng: random.Random):
+    dt = rng.choice(["fp16", "bf16"])
+    d = rng.choice([64, 128])
+    bm, bn = rng.choice([(64, 64), (128, 64), (128, 128), (64, 32), (128, 32)])
+    warps = rng.choice([4, 8]) if bm == 128 else 4
+    source = rng.choice(["device", "host", "pointer"])
+    tail = rng.random() < 0.5  # a second, masked loop over the ragged last keys
+    lines = ["@triton.jit",
+             "def k(q_ptr, k_src, v_src, o_ptr, n, scale, BM: tl.constexpr, BN: tl.constexpr, "
+             "D: tl.constexpr):",
+             "    first = tl.program_id(1) * n",
+             "    rm = tl.program_id(0) * BM + tl.arange(0, BM)",
+             "    rd = tl.arange(0, D)",
+             "    q = tl.load(q_ptr + (first + rm)[:, None] * D + rd[None, :], mask=rm[:, None] < n,"
+             " other=0)"]
+    if source == "device":
+        lines += ["    rows = tl.num_programs(1) * n",
+                  "    kd = tl.make_tensor_descriptor(k_src, shape=[rows, D], strides=[D, 1], "
+                  "block_shape=[BN, D])",
+                  "    vd = tl.make_tensor_descriptor(v_src, shape=[rows, D], strides=[D, 1], "
+                  "block_shape=[BN, D])"]
+    lines += ["    m_i = tl.full([BM], float('-inf'), tl.float32)",
+              "    l_i = tl.zeros([BM], tl.float32)",
+              "    acc = tl.zeros([BM, D], tl.float32)",
+              "    full = n // BN * BN" if tail else "    full = n"]
+    loops = [("0", "full", False)] + ([("full", "n", True)] if tail else [])
+    for lo, hi, masked in loops:
+        ws = rng.random() < 0.6
+        lines.append(f"    for s in tl.range({lo}, {hi}, BN, warp_specialize={ws}):")
+        rn = "(s + tl.arange(0, BN))"
+        if source == "pointer" or masked:
+            mask = f", mask={rn}[:, None] < n, other=0" if masked else ""
+            lines += [f"        kt = tl.load(k_src + (first + {rn})[:, None] * D + rd[None, :]{mask})",
+                      f"        vt = tl.load(v_src + (first + {rn})[:, None] * D + rd[None, :]{mask})"]
+        else:
+            lines += ["        kt = kd.load([first + s, 0])", "        vt = vd.load([first + s, 0])"]
+        lines.append("        qk = tl.dot(q, kt.T) * scale")
+        if masked:
+            lines.append(f"        qk = tl.where({rn}[None, :] < n, qk, float('-inf'))")
+        lines += ["        m_new = tl.maximum(m_i, tl.max(qk, 1))",
+                  "        p = tl.math.exp2(qk - m_new[:, None])",
+                  "        alpha = tl.math.exp2(m_i - m_new)",
+                  "        l_i = l_i * alpha + tl.sum(p, 1)",
+                  "        acc = tl.dot(p.to(vt.dtype), vt, acc * alpha[:, None])",
+                  "        m_i = m_new"]
+    lines.append("    tl.store(o_ptr + (first + rm)[:, None] * D + rd[None, :], "
+                 "(acc / l_i[:, None]).to(o_ptr.dtype.element_ty), mask=rm[:, None] < n)")
+    kv = f"tensordesc<{dt}[{bn}, {d}]>:16" if source == "host" else f"*{dt}:16"
+    n = rng.choice(["i32:16", "i32"])
+    sig = f"*{dt}:16, {kv}, {kv}, *{dt}:16, {n}, fp32, {bm}, {bn}, {d}"
+    return "\n".join(lines), sig, warps, rng.choice([2, 3, 4])
+
+
+KINDS = {"dot": dot_kernel, "descriptor": descriptor_kernel, "attention": attention_kernel}
+SPECIALIZED = [0]  # kernels whose PTX has a producer warp (warp-specialize)
 
 
 def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
@@ -209,6 +269,7 @@ def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
             if r.returncode != 1 or "internal" in r.stderr.lower():
                 what = f"tesserac exit {r.returncode}: {r.stderr.strip()[:800]}"
         else:
+            SPECIALIZED[0] += "tessera.producer_warps" in ptx.read_text()
             p = subprocess.run(["ptxas", f"-arch={target}", str(ptx), "-o", str(ptx) + ".cubin"],
                                capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
@@ -226,7 +287,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=50, help="kernels of each kind (default 50)")
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    ap.add_argument("--kind", choices=["dot", "descriptor", "both"], default="both")
+    ap.add_argument("--kind", choices=list(KINDS) + ["all"], default="all")
     ap.add_argument("--show", action="store_true", help="print each failing kernel's source")
     args = ap.parse_args()
     if not TESSERAC.exists():
@@ -235,7 +296,7 @@ def main() -> int:
     if shutil.which("ptxas") is None:
         print("stress_ptx: ptxas is not on PATH (it comes with the CUDA toolkit)")
         return 1
-    kinds = ["dot", "descriptor"] if args.kind == "both" else [args.kind]
+    kinds = list(KINDS) if args.kind == "all" else [args.kind]
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
@@ -243,7 +304,8 @@ def main() -> int:
                 failures += check(kind, seed, pathlib.Path(tmp), args.show)
     total = len(kinds) * args.n * len(TARGETS)
     print(f"stress_ptx: {total} compiles ({', '.join(kinds)}; seeds {args.seed}.."
-          f"{args.seed + args.n - 1}; {', '.join(TARGETS)}), {failures} failing")
+          f"{args.seed + args.n - 1}; {', '.join(TARGETS)}), {failures} failing; "
+          f"{SPECIALIZED[0]} with a producer warp")
     return 1 if failures else 0
 
 

@@ -23,11 +23,11 @@ from tessera.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 # B_KN: B is [K, N] (N contiguous), else [N, K] read transposed.
 @triton.jit
 def desc_matmul(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                BK: tl.constexpr, B_KN: tl.constexpr):
+                BK: tl.constexpr, B_KN: tl.constexpr, WS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(tl.cdiv(K, BK)):
+    for k in tl.range(tl.cdiv(K, BK), warp_specialize=WS):
         a = a_desc.load([pid_m * BM, k * BK])
         if B_KN:
             b = b_desc.load([k * BK, pid_n * BN])
@@ -104,16 +104,18 @@ def check(out, ref, K):
 BLOCKS = {4: (64, 128, 64), 8: (128, 128, 64)}
 
 
-def matmul(a, b, c, blocks, b_kn=False, warps=4, stages=3):
+def matmul(a, b, c, blocks, b_kn=False, warps=4, stages=3, ws=False):
     """desc_matmul of a and b (B as [K, N] where b_kn, else [N, K]) into c,
-    checked against float64."""
+    checked against float64; returns the compiled kernel."""
     BM, BN, BK = blocks
     (M, K), N = a.shape, c.shape[1]
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
-    desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
-                      TensorDescriptor.from_tensor(b, [BK, BN] if b_kn else [BN, BK]), c, M, N, K,
-                      BM, BN, BK, b_kn, num_warps=warps, num_stages=stages)
+    kern = desc_matmul[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                             TensorDescriptor.from_tensor(b, [BK, BN] if b_kn else [BN, BK]), c,
+                             M, N, K, BM, BN, BK, b_kn, WS=ws, num_warps=warps,
+                             num_stages=stages)
     check(c, a.double() @ (b.double() if b_kn else b.double().T), K)
+    return kern
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -126,6 +128,23 @@ def test_matmul_b_transposed(gen, dtype, warps, stages, k_tiles):
     a, b = randn((M, K), dtype, gen), randn((N, K), dtype, gen)
     c = poisoned((M, N), torch.float16)
     matmul(a, b, c, (BM, BN, BK), warps=warps, stages=stages)
+
+
+@pytest.mark.parametrize("b_kn", [False, True])
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("stages", [2, 4])
+@pytest.mark.parametrize("k_tiles", [1, 2, 11])
+def test_matmul_warp_specialized(gen, b_kn, warps, stages, k_tiles):
+    """warp_specialize=True on the K loop: a producer warp issues the tensor
+    copies (sm_90a); one K step to many, M, N and K ragged."""
+    BM, BN, BK = BLOCKS[warps]
+    M, N, K = 200, 136, BK * (k_tiles - 1) + 24
+    a = randn((M, K), torch.float16, gen)
+    b = randn((K, N) if b_kn else (N, K), torch.float16, gen)
+    c = poisoned((M, N), torch.float16)
+    kern = matmul(a, b, c, (BM, BN, BK), b_kn=b_kn, warps=warps, stages=stages, ws=True)
+    ptx = kern.asm["ptx"]
+    assert ("tessera.producer_warps = 1" in ptx) == (".target sm_90a" in ptx)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -10,6 +10,9 @@
 # RUN: FileCheck %s --check-prefix=WS4 < %t.ws4.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws4.ptx -o %t.ws4.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ttgir --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=SPLIT
+# RUN: tesserac compile %S/../gpu/test_tma_gpu.py --kernel desc_matmul --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, i32, i32, i32, 128, 128, 64, 0, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 4 -o %t.matmul.ptx
+# RUN: FileCheck %s --check-prefix=MATMUL < %t.matmul.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.matmul.ptx -o %t.matmul.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PEELED
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 -o %t.sm80.ptx
@@ -96,6 +99,16 @@
 # PEELED: for
 # PEELED: barrier_wait {{.*}} {first_thread = 1}
 # PEELED: tma_copy
+
+# A matmul's K loop with host descriptors: the maps are kernel parameters,
+# and the producer warp copies from them.
+# MATMUL: // tessera.producer_warps = 1
+# MATMUL: .maxntid 288, 1, 1
+# MATMUL-NOT: cp.async.bulk.tensor
+# MATMUL: wgmma.mma_async
+# MATMUL: cp.async.bulk.tensor.2d
+# MATMUL-NOT: wgmma
+# MATMUL: ret;
 
 # Unmarked, or no tensor copies to take (sm_80's cp.async rings): no split.
 # OFF-NOT: producer_warps
