@@ -1,6 +1,8 @@
 // See loop_carried.h.
 #include "codegen/ptx/loop_carried.h"
 
+#include <memory>
+
 #include "passes/pass_utils.h"
 
 namespace tessera::ptx {
@@ -105,6 +107,17 @@ std::optional<Shadowed> LoopSlices::shadow(const std::unordered_set<Value *> &se
     }
   out.update = inProgramOrder(ops);
   return out;
+}
+
+Value *appendCarried(Operation *loop, Value *init) {
+  loop->operands.push_back(init);
+  Value *arg = loop->regions[0]->addArg(init->type);
+  auto r = std::make_unique<Value>();
+  r->type = init->type;
+  r->def = loop;
+  r->index = static_cast<unsigned>(loop->results.size());
+  loop->results.push_back(std::move(r));
+  return arg;
 }
 
 }  // namespace tessera::ptx

@@ -32,6 +32,11 @@ struct Shadowed {
   std::vector<Operation *> update;  // body ops from args to their yields, in program order
 };
 
+// Appends a carried value to `loop` (an operand, a body argument, a
+// result), starting at `init`; returns the body argument. The caller adds
+// its operand to the body's yield.
+Value *appendCarried(Operation *loop, Value *init);
+
 class LoopSlices {
  public:
   explicit LoopSlices(Operation *loop) : loop_(loop), body_(*loop->regions[0]) {}

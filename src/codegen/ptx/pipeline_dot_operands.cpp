@@ -491,52 +491,6 @@ class Pipeliner {
     return true;
   }
 
-  // The tensor map of candidate `c` when its descriptor was made in the
-  // kernel (else null): a tensormap_create before the loop, moved out of
-  // the loops around it (for, while; not out of an `if`, whose maps might
-  // never be used) as far as its operands allow (a persistent kernel builds
-  // it once per program, not once per tile), and shared with an identical
-  // one already there (the loops of causal attention).
-  Value *tensorMapOf(const Candidate &c) {
-    const Operation &ld = *c.load;
-    if (!madeInKernel(ld, fn_)) return nullptr;
-    DescriptorLoadParts p = descriptorLoadParts(ld);
-    const Type &t = ld.result()->type;
-    std::vector<Value *> ops = p.descriptor();
-    std::vector<NamedAttr> attrs{
-        {"box", std::vector<int64_t>{t.shape[0], c.shared.swizzle / byteSize(t.dtype)}},
-        {"padding", std::string(p.nanPadding ? "nan" : "zero")},
-        {"swizzle", int64_t{c.shared.swizzle}}};
-    // A block pointer's dims outside its boundary_check are not bounded by
-    // its shape.
-    std::vector<int64_t> checks;
-    for (int64_t d = 0; d < 2; ++d)
-      if (p.checked[d]) checks.push_back(d);
-    if (checks.size() != 2) attrs.push_back({"checks", checks});
-    Operation *at = loop_;
-    for (Operation *outer = at->parent->parentOp; outer && isLoop(*outer);
-         outer = at->parent->parentOp) {
-      bool inside = false;
-      for (Value *v : ops) inside = inside || passes::isDefinedInside(v, outer);
-      if (inside) break;
-      at = outer;
-    }
-    Builder b;
-    b.setInsertionPointBefore(at);
-    b.setLoc(ld.loc);
-    Operation *made =
-        b.create(OpCode::TensormapCreate, ops, {Type::scalar(DType::I64)}, std::move(attrs));
-    for (auto &o : at->parent->ops) {
-      if (o.get() == made) break;
-      if (o->code == OpCode::TensormapCreate && o->operands == made->operands &&
-          passes::sameAttrs(*o, *made)) {
-        eraseOp(made);
-        return o->result();
-      }
-    }
-    return made->result();
-  }
-
   // The limits of the prefix-masked loads, computed next to each load from
   // the operands of its comparison; the copies clone them with the slice.
   void buildLimits(std::vector<Candidate> &cands) {
@@ -565,18 +519,6 @@ class Pipeliner {
   bool accumulatesInPlace(const Operation &dot) {
     const Value *c = dot.operand(2), *r = dot.result();
     return c->owner == &body_ && uses_[c] == 1 && uses_[r] == 1 && passes::yieldsBackInto(r, c);
-  }
-
-  // Appends a carried value to the loop; returns its block argument.
-  Value *addCarried(Value *init) {
-    loop_->operands.push_back(init);
-    Value *arg = body_.addArg(init->type);
-    auto r = std::make_unique<Value>();
-    r->type = init->type;
-    r->def = loop_;
-    r->index = static_cast<unsigned>(loop_->results.size());
-    loop_->results.push_back(std::move(r));
-    return arg;
   }
 
   // The shadowed values one iteration on, from the state `map` gives them
@@ -696,7 +638,9 @@ class Pipeliner {
                                   {{"count", slots}, {"arrivals", int64_t(32) * module_.numWarps}})
                        : nullptr;
     std::vector<Value *> tensorMaps;
-    for (const Candidate *c : fills) tensorMaps.push_back(tma_ ? tensorMapOf(*c) : nullptr);
+    for (const Candidate *c : fills)
+      tensorMaps.push_back(tma_ ? tensorMapBefore(loop_, *c->load, c->shared.swizzle, fn_)
+                                : nullptr);
     int64_t stageBytes = 0;
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
@@ -735,11 +679,11 @@ class Pipeliner {
     }
     for (size_t k = 0; k < advancing_.size(); ++k)
       loop_->operands[3 + advancing_[k].index] = current[k];
-    Value *readSlot = addCarried(pre_.constInt(0, i32));
-    Value *writeSlot = addCarried(pre_.constInt(lookAhead, i32));
-    Value *phase = tma_ ? addCarried(pre_.constInt(0, i32)) : nullptr;
+    Value *readSlot = appendCarried(loop_, pre_.constInt(0, i32));
+    Value *writeSlot = appendCarried(loop_, pre_.constInt(lookAhead, i32));
+    Value *phase = tma_ ? appendCarried(loop_, pre_.constInt(0, i32)) : nullptr;
     std::vector<Value *> shadowArgs;
-    for (Value *init : shadowState) shadowArgs.push_back(addCarried(init));
+    for (Value *init : shadowState) shadowArgs.push_back(appendCarried(loop_, init));
 
     // The top of the body: wait for this iteration's slot, then copy for
     // iteration i+S-1 into the slot iteration i-1 read (after the dots

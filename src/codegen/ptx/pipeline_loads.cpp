@@ -34,6 +34,7 @@
 #include <unordered_set>
 
 #include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/loop_carried.h"
 #include "passes/pass_utils.h"
 
 namespace tessera::ptx {
@@ -264,16 +265,7 @@ class Pipeliner {
     Operation *yield = body_.terminator();
     std::vector<std::vector<Value *>> carried(cands.size());
     for (size_t c = 0; c < cands.size(); ++c)
-      for (int j = 0; j < k; ++j) {
-        const Type &t = cands[c].load->result()->type;
-        loop_->operands.push_back(initial[c][j]);
-        carried[c].push_back(body_.addArg(t));
-        auto r = std::make_unique<Value>();
-        r->type = t;
-        r->def = loop_;
-        r->index = static_cast<unsigned>(loop_->results.size());
-        loop_->results.push_back(std::move(r));
-      }
+      for (int j = 0; j < k; ++j) carried[c].push_back(appendCarried(loop_, initial[c][j]));
     // In the body: the load of iteration iv+k*step replaces the original
     // load, whose value is now the first carried one.
     Builder head;

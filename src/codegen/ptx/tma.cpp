@@ -123,4 +123,43 @@ bool feedsDotsOnly(const Value *v, const Block &body) {
   return ok && uses > 0 && usesIn(body, v) == uses;
 }
 
+Value *tensorMapBefore(Operation *loop, const Operation &load, int swizzle, const Function &fn) {
+  if (!madeInKernel(load, fn)) return nullptr;
+  DescriptorLoadParts p = descriptorLoadParts(load);
+  const Type &t = load.result()->type;
+  std::vector<Value *> ops = p.descriptor();
+  std::vector<NamedAttr> attrs{
+      {"box", std::vector<int64_t>{t.shape[0], swizzle / byteSize(t.dtype)}},
+      {"padding", std::string(p.nanPadding ? "nan" : "zero")},
+      {"swizzle", int64_t{swizzle}}};
+  // A block pointer's dims outside its boundary_check are not bounded by
+  // its shape.
+  std::vector<int64_t> checks;
+  for (int64_t d = 0; d < 2; ++d)
+    if (p.checked[d]) checks.push_back(d);
+  if (checks.size() != 2) attrs.push_back({"checks", checks});
+  Operation *at = loop;
+  for (Operation *outer = at->parent->parentOp; outer && isLoop(*outer);
+       outer = at->parent->parentOp) {
+    bool inside = false;
+    for (Value *v : ops) inside = inside || passes::isDefinedInside(v, outer);
+    if (inside) break;
+    at = outer;
+  }
+  Builder b;
+  b.setInsertionPointBefore(at);
+  b.setLoc(load.loc);
+  Operation *made =
+      b.create(OpCode::TensormapCreate, ops, {Type::scalar(DType::I64)}, std::move(attrs));
+  for (auto &o : at->parent->ops) {
+    if (o.get() == made) break;
+    if (o->code == OpCode::TensormapCreate && o->operands == made->operands &&
+        passes::sameAttrs(*o, *made)) {
+      eraseOp(made);
+      return o->result();
+    }
+  }
+  return made->result();
+}
+
 }  // namespace tessera::ptx

@@ -39,4 +39,13 @@ bool tmaMayServe(const Operation &load, const Function &fn, const Module &m);
 // through `.T` (a permute (1, 0)), and nothing nested in `body` reads it.
 bool feedsDotsOnly(const Value *v, const Block &body);
 
+// The tensor map of descriptor_load `load`, whose tile a ring of
+// `swizzle`-byte rows holds, when its descriptor was made in the kernel
+// (else null): a tensormap_create before `loop`, moved out of the loops
+// around it (for, while; not out of an `if`, whose maps might never be
+// used) as far as its operands allow (a persistent kernel builds it once
+// per program, not once per tile), and shared with an identical one already
+// there (the loops of causal attention).
+Value *tensorMapBefore(Operation *loop, const Operation &load, int swizzle, const Function &fn);
+
 }  // namespace tessera::ptx
