@@ -80,10 +80,6 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK) {
   return std::max<int64_t>(1, q / instrK);
 }
 
-WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps) {
-  return mmaWarpSplit(1, M, N, numWarps);
-}
-
 WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps) {
   WarpSplit s;
   s.b = std::min<int64_t>(B, numWarps);
@@ -99,10 +95,6 @@ WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps) {
       break;
   }
   return s;
-}
-
-LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps) {
-  return mmaAccumulatorLayout(std::vector<int64_t>{M, N}, numWarps);
 }
 
 LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps) {

@@ -50,10 +50,9 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK);
 struct WarpSplit {
   int64_t b = 1, m = 1, n = 1;
 };
-WarpSplit mmaWarpSplit(int64_t M, int64_t N, int numWarps);
 WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps);
 
-// The accumulator layout of an M x N dot on mma.sync: per warp a
+// The accumulator layout of a dot of `shape` M x N on mma.sync: per warp a
 // (M / split.m) x (N / split.n) tile of 16 x 8 instruction tiles.
 // Register r of a thread is element (r & 3) of instruction tile
 // (r >> 2) = ni + nTiles * mi, so the emitter walks tiles by register index.
@@ -62,7 +61,6 @@ WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps);
 // entries are the registers above one entry's: register r holds entry
 // split.b * (r / perEntry) + (the warp's own entry), perEntry being the
 // registers of one entry's tile.
-LinearLayout mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps);
 LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps);
 
 // The fragment layouts of one instruction, for one warp (the ISA's tables):

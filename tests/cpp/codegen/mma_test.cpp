@@ -128,10 +128,10 @@ TEST(MmaLayouts, AccumulatorTilesTheProgram) {
   };
   for (Case c : {Case{128, 256, 8, 2, 4}, Case{128, 128, 4, 2, 2}, Case{64, 64, 4, 2, 2},
                  Case{16, 8, 4, 1, 1}, Case{16, 64, 4, 1, 4}, Case{256, 16, 8, 8, 1}}) {
-    WarpSplit s = mmaWarpSplit(c.M, c.N, c.warps);
+    WarpSplit s = mmaWarpSplit(1, c.M, c.N, c.warps);
     EXPECT_EQ(s.m, c.wm) << c.M << "x" << c.N;
     EXPECT_EQ(s.n, c.wn) << c.M << "x" << c.N;
-    LinearLayout l = mmaAccumulatorLayout(c.M, c.N, c.warps);
+    LinearLayout l = mmaAccumulatorLayout({c.M, c.N}, c.warps);
     int64_t Mw = c.M / s.m, Nw = c.N / s.n, tilesN = Nw / 8;
     std::set<std::vector<int64_t>> seen;
     for (int w = 0; w < c.warps; ++w)
@@ -347,8 +347,8 @@ TEST(ConversionHalves, EpilogueTilesSplitInRowBands) {
     LinearLayout from, to;
   };
   for (const Case &c : {Case{wgmmaAccumulatorLayout(128, 256, *wg, 8), store8},
-                        Case{mmaAccumulatorLayout(128, 256, 8), store8},
-                        Case{mmaAccumulatorLayout(128, 256, 4), store4}}) {
+                        Case{mmaAccumulatorLayout({128, 256}, 8), store8},
+                        Case{mmaAccumulatorLayout({128, 256}, 4), store4}}) {
     auto h = halveConversion(c.from, c.to);
     ASSERT_TRUE(h.has_value()) << c.from.str();
     EXPECT_EQ(h->from.shape, (std::vector<int64_t>{64, 256}));
@@ -358,7 +358,7 @@ TEST(ConversionHalves, EpilogueTilesSplitInRowBands) {
     EXPECT_EQ(conversionBands(c.from, c.to, 64 * 256 * 4), 0);
   }
   // Halving again splits on the next shared bit, or runs out.
-  auto mma = mmaAccumulatorLayout(256, 256, 4);
+  auto mma = mmaAccumulatorLayout({256, 256}, 4);
   LinearLayout store = LinearLayout::coalesced({256, 256}, 4, 4, {1, 0});
   auto h = halveConversion(mma, store);
   ASSERT_TRUE(h.has_value());
