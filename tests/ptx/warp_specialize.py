@@ -15,6 +15,7 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.matmul.ptx -o %t.matmul.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PEELED
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 32 --num-stages 2 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 -o %t.sm80.ptx
 # RUN: FileCheck %s --check-prefix=OFF < %t.sm80.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
@@ -110,7 +111,8 @@
 # MATMUL-NOT: wgmma
 # MATMUL: ret;
 
-# Unmarked, or no tensor copies to take (sm_80's cp.async rings): no split.
+# Unmarked, 32 warps (no room for a 33rd in a block), or no tensor copies
+# to take (sm_80's cp.async rings): no split.
 # OFF-NOT: producer_warps
 # OFF-NOT: bar.sync 1
 # OFF: ret;

@@ -33,7 +33,8 @@
 // loops are those of one marked loop (a rotated loop's peeled first
 // iteration copies in a branch), which waits for its releases on barriers.
 // A causal attention's two loops do not qualify: the rings move to the
-// top, where two loops' rings would take their memory twice. Otherwise
+// top, where two loops' rings would take their memory twice. Nor does a
+// program of 32 warps (a block has at most 1024 threads). Otherwise
 // nothing changes and the marked loop runs as an unmarked one would.
 // Preserves: what the program computes.
 #include <algorithm>
@@ -353,6 +354,8 @@ class WarpSpecializer {
 }  // namespace
 
 void warpSpecialize(Module &m) {
+  // A program of 32 warps has no room for another (1024 threads a block).
+  if (m.numWarps >= 32) return;
   for (auto &fn : m.functions) WarpSpecializer(*fn).run();
 }
 
