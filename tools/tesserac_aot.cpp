@@ -123,7 +123,7 @@ void assembleForOccupancy(const std::string &ptxas, tessera::AotVariant &variant
   tessera::ptx::parseTarget(target, t);
   namespace cu = tessera::cuda;
   int blocks =
-      cu::occupancyBlockTarget(cu::archLimits(t.sm), plain.regs, 32 * variant.kernel->numWarps(),
+      cu::occupancyBlockTarget(cu::archLimits(t.sm), plain.regs, variant.kernel->launchThreads(),
                                plain.staticShared + variant.kernel->sharedBytes());
   std::string hinted = blocks > 0 ? cu::withMinBlocksPerSm(ptx, blocks) : "";
   if (hinted.empty()) return;

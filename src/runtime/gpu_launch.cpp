@@ -33,7 +33,9 @@ int KernelImpl::numWarps() const {
 
 int KernelImpl::launchThreads() const {
   // A warp-specialised kernel's producer warp comes after its num_warps.
-  return 32 * (numWarps() + headerValue(ir("ptx"), "// tessera.producer_warps = "));
+  if (launchThreads_ < 0)
+    launchThreads_ = 32 * (numWarps() + headerValue(ir("ptx"), "// tessera.producer_warps = "));
+  return launchThreads_;
 }
 
 int KernelImpl::sharedBytes() const {

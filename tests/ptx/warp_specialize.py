@@ -15,6 +15,7 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.matmul.ptx -o %t.matmul.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PEELED
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
+# RUN: tesserac compile %s --kernel pipelined_then_marked --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 128, 128, 64" --emit ptx --target sm_90a --num-warps 8 --num-stages 4 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 32 --num-stages 2 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 -o %t.sm80.ptx
 # RUN: FileCheck %s --check-prefix=OFF < %t.sm80.ptx
@@ -111,8 +112,33 @@
 # MATMUL-NOT: wgmma
 # MATMUL: ret;
 
-# Unmarked, 32 warps (no room for a 33rd in a block), or no tensor copies
-# to take (sm_80's cp.async rings): no split.
+# Unmarked, 32 warps (no room for a 33rd in a block), an earlier loop's
+# rings freed before the marked loop's (hoisted, they would live on beneath
+# them: 256 KiB of shared memory where 128 do), or no tensor copies to take
+# (sm_80's cp.async rings): no split.
 # OFF-NOT: producer_warps
 # OFF-NOT: bar.sync 1
 # OFF: ret;
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+
+@triton.jit
+def pipelined_then_marked(a_desc, b_desc, x_ptr, y_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                          BN: tl.constexpr, BK: tl.constexpr):
+    # A cp.async-pipelined loop, then a marked loop of tensor copies whose
+    # rings reuse the first loop's bytes.
+    rk, rm, rn = tl.arange(0, BK), tl.arange(0, BM), tl.arange(0, BN)
+    first = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        x = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+        y = tl.load(y_ptr + (k + rk)[:, None] * N + rn[None, :])
+        first = tl.dot(x, y, first)
+    second = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(tl.cdiv(K, BK), warp_specialize=True):
+        a = a_desc.load([tl.program_id(0) * BM, k * BK])
+        b = b_desc.load([tl.program_id(1) * BN, k * BK]).T
+        second = tl.dot(a, b, second)
+    rows = tl.program_id(0) * BM + rm
+    tl.store(c_ptr + rows, tl.sum(first + second, 1), mask=rows < M)

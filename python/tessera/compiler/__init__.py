@@ -88,7 +88,9 @@ class CompiledKernel:
             raise OutOfResources(int(m.group(1)), int(m.group(2)), "shared memory") from e
         self.n_regs = regs
         self.n_spills = local // 4
-        self.n_max_threads = 32 * warps
+        # A warp-specialised kernel launches a producer warp beside its num_warps.
+        producer = re.search(r"// tessera\.producer_warps = (\d+)", self._kernel.ir("ptx"))
+        self.n_max_threads = 32 * (warps + (int(producer.group(1)) if producer else 0))
         self.metadata.shared = shared
 
     def launch_metadata(self, grid, stream, *args):

@@ -33,11 +33,16 @@
 // loops are those of one marked loop (a rotated loop's peeled first
 // iteration copies in a branch), which waits for its releases on barriers.
 // A causal attention's two loops do not qualify: the rings move to the
-// top, where two loops' rings would take their memory twice. Nor does a
+// top, where two loops' rings would take their memory twice; nor does a
+// kernel whose body frees shared memory (an earlier loop's rings) before
+// the copies' rings are allocated, for the same reason. Nor does a
 // program of 32 warps (a block has at most 1024 threads). Otherwise
-// nothing changes and the marked loop runs as an unmarked one would.
+// nothing changes, and the marked loop runs as an unmarked one would but
+// for its slots' release: by mbarriers even with one warpgroup
+// (pipeline-dot-operands cannot know this pass's answer).
 // Preserves: what the program computes.
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -101,6 +106,7 @@ class WarpSpecializer {
     for (Operation *r : roots)
       if (!needOp(r)) return false;
     roots_.insert(roots.begin(), roots.end());
+    if (!allocationsMayMove()) return false;
     // A map that the consumers read too stays theirs; two warps building
     // maps at once would share the staging buffer.
     std::unordered_map<const Value *, std::vector<Operation *>> users;
@@ -111,6 +117,27 @@ class WarpSpecializer {
       if (op->code == OpCode::TensormapCreate)
         for (Operation *user : users[op->result()])
           if (!needed_.count(user)) return false;
+    return true;
+  }
+
+  // Whether the allocations build() hoists (those the copies use, and those
+  // of the body before them) were all live there anyway: a buffer freed
+  // before the copies' rings are allocated (an earlier loop's rings) would
+  // live on beneath them, and the kernel would need both at once.
+  bool allocationsMayMove() const {
+    std::unordered_map<const Operation *, size_t> at;
+    size_t i = 0, firstUsed = SIZE_MAX;
+    for (auto &op : fn_.body.ops) {
+      at[op.get()] = i;
+      if (hoisted_.count(op.get())) firstUsed = std::min(firstUsed, i);
+      ++i;
+    }
+    for (auto &op : fn_.body.ops) {
+      bool frees = op->code == OpCode::LocalDealloc || op->code == OpCode::BarrierDealloc;
+      const Operation *freed = frees ? op->operand(0)->def : nullptr;
+      if (freed && at.count(freed) && at.at(freed) < firstUsed && at.at(op.get()) < firstUsed)
+        return false;
+    }
     return true;
   }
 
