@@ -698,3 +698,4 @@ def test_warp_specialized_attention(gen, d, bm, bn, warps, stages, ws):
     assert rel_err(out, ref) <= 5e-3
     specialized = "tessera.producer_warps" in kern.asm["ptx"]
     assert specialized == (ws and ".target sm_90a" in kern.asm["ptx"])
+    assert kern.n_max_threads == 32 * (warps + specialized)
