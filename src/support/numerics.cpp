@@ -97,7 +97,7 @@ uint64_t mulHi64(uint64_t a, uint64_t b) {
 
 // NaN results use NVIDIA's canonical NaN patterns (what cvt produces), so
 // folded constants match what the GPU would store.
-uint16_t toF16(double x) {
+uint16_t wideToF16(double x) {
   if (std::isnan(x)) return 0x7FFF;
   const auto [neg, mag] = split(x);
   const uint16_t sign = neg ? 0x8000 : 0;

@@ -15,7 +15,11 @@ namespace tessera::num {
 // float) and return NVIDIA's canonical NaN for any NaN input: 0x7FFF for
 // f16/bf16, 0x7F for the fp8 formats but the fnuz ones (whose NaN is 0x80).
 // IEEE binary16. Overflow rounds to inf; NaN stays NaN.
-uint16_t toF16(double x);
+inline uint16_t toF16(double x);
+// The same for a float, by bit operations (the interpreter's f32 -> f16
+// casts), and for a double that no float holds exactly.
+inline uint16_t floatToF16(float f);
+uint16_t wideToF16(double x);
 inline double fromF16(uint16_t bits);
 inline float f16ToFloat(uint16_t bits);  // the same value as a float
 // bfloat16 (8-bit exponent, 7-bit mantissa).
@@ -185,6 +189,31 @@ inline float f16ToFloat(uint16_t bits) {
   out = mag == 0x7C00 ? (sign | 0x7F800000u) : out;
   out = mag > 0x7C00 ? 0x7FC00000u : out;
   return std::bit_cast<float>(out);
+}
+
+inline uint16_t floatToF16(float f) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f), a = bits & 0x7FFFFFFFu;
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if (a > 0x7F800000u) return 0x7FFF;          // NaN
+  if (a >= 0x477FF000u) return sign | 0x7C00;  // 65520 and up (inf too) round to inf
+  if (a <= 0x33000000u) return sign;           // 2^-25 and below round to zero
+  auto roundOff = [](uint32_t n, uint32_t rem, uint32_t half) {  // to nearest, ties to even
+    return n + (rem > half || (rem == half && (n & 1)) ? 1 : 0);
+  };
+  if (a < 0x38800000u) {  // below 2^-14: a subnormal half, in units of 2^-24
+    const uint32_t e = a >> 23, m = (a & 0x7FFFFFu) | 0x800000u, shift = 126 - e;
+    return sign |
+           static_cast<uint16_t>(roundOff(m >> shift, m & ((1u << shift) - 1), 1u << (shift - 1)));
+  }
+  // Rebias the exponent (127 -> 15) and keep 10 of the 23 fraction bits; a
+  // fraction that rounds up carries into the exponent, as it should.
+  return sign | static_cast<uint16_t>(roundOff((a - (112u << 23)) >> 13, a & 0x1FFFu, 0x1000u));
+}
+
+inline uint16_t toF16(double x) {
+  // Every value a float holds exactly (a kernel's f32) takes the float path.
+  const float f = static_cast<float>(x);
+  return static_cast<double>(f) == x ? floatToF16(f) : wideToF16(x);
 }
 
 // A bfloat16's bits are a float's top half.

@@ -441,6 +441,20 @@ TEST(NumericsFloatPath, StridedFloatsNearFp8Range) {
   }
 }
 
+TEST(NumericsFloatPath, FloatAndWideF16PathsAgree) {
+  // toF16 takes floatToF16's bit operations for values a float holds and
+  // wideToF16's general rounding for the rest: every 251st float pattern
+  // (NaNs, infinities, subnormals, ties and the overflow boundary among
+  // them; all 2^32 agreed when the float path was written).
+  for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 251) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(u));
+    ASSERT_EQ(floatToF16(x), wideToF16(static_cast<double>(x))) << std::hex << u;
+  }
+  for (float x : {65504.0f, 65519.99f, 65520.0f, 0x1p-25f, 0x1.000002p-25f, 0x1p-24f, 0x1.8p-24f,
+                  0x1p-14f, 0x1.ffcp-15f, INFINITY, -0.0f})
+    ASSERT_EQ(floatToF16(x), wideToF16(static_cast<double>(x))) << x;
+}
+
 // ---------------------------------------------------------------------------
 // TF32.
 
