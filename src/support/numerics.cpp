@@ -107,7 +107,7 @@ uint16_t wideToF16(double x) {
   return sign | static_cast<uint16_t>(m >= 0x7C00 ? 0x7C00 : m);
 }
 
-uint16_t toBF16(double x) {
+uint16_t wideToBF16(double x) {
   if (std::isnan(x)) return 0x7FFF;
   const auto [neg, mag] = split(x);
   const uint16_t sign = neg ? 0x8000 : 0;

@@ -22,8 +22,11 @@ inline uint16_t floatToF16(float f);
 uint16_t wideToF16(double x);
 inline double fromF16(uint16_t bits);
 inline float f16ToFloat(uint16_t bits);  // the same value as a float
-// bfloat16 (8-bit exponent, 7-bit mantissa).
-uint16_t toBF16(double x);
+// bfloat16 (8-bit exponent, 7-bit mantissa); the float and wide paths as
+// for binary16.
+inline uint16_t toBF16(double x);
+inline uint16_t floatToBF16(float f);
+uint16_t wideToBF16(double x);
 inline double fromBF16(uint16_t bits);
 inline float bf16ToFloat(uint16_t bits);  // the same value as a float
 // float8e4nv (OCP E4M3FN: bias 7, no infinities, 0x7f/0xff are NaN, max 448).
@@ -191,29 +194,46 @@ inline float f16ToFloat(uint16_t bits) {
   return std::bit_cast<float>(out);
 }
 
+// n + 1 where the dropped bits `rem` are above `half` or equal to it with
+// n odd: round to nearest, ties to even.
+inline uint32_t roundToNearestEven(uint32_t n, uint32_t rem, uint32_t half) {
+  return n + (rem > half || (rem == half && (n & 1)) ? 1 : 0);
+}
+
 inline uint16_t floatToF16(float f) {
   const uint32_t bits = std::bit_cast<uint32_t>(f), a = bits & 0x7FFFFFFFu;
   const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
   if (a > 0x7F800000u) return 0x7FFF;          // NaN
   if (a >= 0x477FF000u) return sign | 0x7C00;  // 65520 and up (inf too) round to inf
   if (a <= 0x33000000u) return sign;           // 2^-25 and below round to zero
-  auto roundOff = [](uint32_t n, uint32_t rem, uint32_t half) {  // to nearest, ties to even
-    return n + (rem > half || (rem == half && (n & 1)) ? 1 : 0);
-  };
-  if (a < 0x38800000u) {  // below 2^-14: a subnormal half, in units of 2^-24
+  if (a < 0x38800000u) {                       // below 2^-14: a subnormal half, in units of 2^-24
     const uint32_t e = a >> 23, m = (a & 0x7FFFFFu) | 0x800000u, shift = 126 - e;
-    return sign |
-           static_cast<uint16_t>(roundOff(m >> shift, m & ((1u << shift) - 1), 1u << (shift - 1)));
+    return sign | static_cast<uint16_t>(
+                      roundToNearestEven(m >> shift, m & ((1u << shift) - 1), 1u << (shift - 1)));
   }
   // Rebias the exponent (127 -> 15) and keep 10 of the 23 fraction bits; a
   // fraction that rounds up carries into the exponent, as it should.
-  return sign | static_cast<uint16_t>(roundOff((a - (112u << 23)) >> 13, a & 0x1FFFu, 0x1000u));
+  return sign |
+         static_cast<uint16_t>(roundToNearestEven((a - (112u << 23)) >> 13, a & 0x1FFFu, 0x1000u));
 }
 
+// bfloat16 keeps a float's exponent: the low 16 fraction bits are rounded
+// off, a carry moving into the exponent (past the largest finite, to inf).
+inline uint16_t floatToBF16(float f) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f), a = bits & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return 0x7FFF;  // NaN
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  return sign | static_cast<uint16_t>(roundToNearestEven(a >> 16, a & 0xFFFFu, 0x8000u));
+}
+
+// Every value a float holds exactly (a kernel's f32) takes the float path.
 inline uint16_t toF16(double x) {
-  // Every value a float holds exactly (a kernel's f32) takes the float path.
   const float f = static_cast<float>(x);
   return static_cast<double>(f) == x ? floatToF16(f) : wideToF16(x);
+}
+inline uint16_t toBF16(double x) {
+  const float f = static_cast<float>(x);
+  return static_cast<double>(f) == x ? floatToBF16(f) : wideToBF16(x);
 }
 
 // A bfloat16's bits are a float's top half.

@@ -441,18 +441,23 @@ TEST(NumericsFloatPath, StridedFloatsNearFp8Range) {
   }
 }
 
-TEST(NumericsFloatPath, FloatAndWideF16PathsAgree) {
-  // toF16 takes floatToF16's bit operations for values a float holds and
-  // wideToF16's general rounding for the rest: every 251st float pattern
+TEST(NumericsFloatPath, FloatAndWidePathsAgree) {
+  // toF16 (toBF16) takes floatToF16's (floatToBF16's) bit operations for
+  // values a float holds and wideToF16's (wideToBF16's) general rounding for
+  // the rest: every 251st float pattern
   // (NaNs, infinities, subnormals, ties and the overflow boundary among
-  // them; all 2^32 agreed when the float path was written).
+  // them; all 2^32 agreed, for both formats, when the float paths were
+  // written).
   for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 251) {
     const float x = std::bit_cast<float>(static_cast<uint32_t>(u));
     ASSERT_EQ(floatToF16(x), wideToF16(static_cast<double>(x))) << std::hex << u;
+    ASSERT_EQ(floatToBF16(x), wideToBF16(static_cast<double>(x))) << std::hex << u;
   }
   for (float x : {65504.0f, 65519.99f, 65520.0f, 0x1p-25f, 0x1.000002p-25f, 0x1p-24f, 0x1.8p-24f,
-                  0x1p-14f, 0x1.ffcp-15f, INFINITY, -0.0f})
+                  0x1p-14f, 0x1.ffcp-15f, INFINITY, -0.0f, 0x1.fffffep127f, 0x1p-149f})
     ASSERT_EQ(floatToF16(x), wideToF16(static_cast<double>(x))) << x;
+  for (float x : {0x1.fffffep127f, 0x1.ff8p127f, 0x1.ff7fffep127f, 0x1p-149f, 0x1.008p0f})
+    ASSERT_EQ(floatToBF16(x), wideToBF16(static_cast<double>(x))) << x;
 }
 
 // ---------------------------------------------------------------------------
