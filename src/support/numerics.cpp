@@ -52,16 +52,16 @@ int64_t roundMagnitude(double ax, int manBits, int bias) {
   return (static_cast<int64_t>(log2Floor + bias - 1) << manBits) + static_cast<int64_t>(n);
 }
 
-// Decodes a sign/exponent/fraction pattern with no special encodings (the
-// callers handle inf/NaN first).
 // 2^k as a double, for k a normal double's exponent (-1022..1023): the
 // formats here need -150..128. Multiplying by it is exact, as ldexp is, and
-// several times faster (the interpreter decodes every fp16 element it loads
-// this way).
+// several times faster (the interpreter decodes every fp8 element it loads
+// through decodeFinite).
 double pow2(int k) {
   return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52);
 }
 
+// Decodes a sign/exponent/fraction pattern with no special encodings (the
+// callers handle inf/NaN first).
 double decodeFinite(uint32_t bits, int expBits, int manBits, int bias) {
   const bool neg = (bits >> (expBits + manBits)) & 1;
   const int e = static_cast<int>((bits >> manBits) & ((1u << expBits) - 1));
