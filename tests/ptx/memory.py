@@ -171,3 +171,28 @@ def transpose(x_ptr, z_ptr, m, n):
 # TRANSPOSE: bar.sync
 # TRANSPOSE: st.global.v4.b32
 # TRANSPOSE-NOT: st.global.b32
+
+
+# A bound known only at run time (n, no divisibility) ends runs of a row
+# anywhere: each 16-byte vector is stored whole when its last element is in
+# bounds (the mask is a prefix mask over the run), else element by element
+# under the masks of the elements less that of the whole vector.
+# RUN: tesserac compile %s --kernel ragged_store --signature "*fp16:16, i32, i32:16" --emit ptx | FileCheck %s --check-prefix=RAGGED
+# RUN: tesserac compile %s --kernel ragged_store --signature "*fp16:16, i32:16, i32:16" --emit ptx | FileCheck %s --check-prefix=ALIGNED-BOUND
+@triton.jit
+def ragged_store(y_ptr, n, ld):
+    rows = tl.arange(0, 16)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    tl.store(y_ptr + rows * ld + cols, (rows * 64 + cols).to(tl.float16), mask=cols < n)
+
+# RAGGED: .visible .entry ragged_store(
+# RAGGED: and.pred [[PART:%p[0-9]+]], [[FIRST:%p[0-9]+]], ![[LAST:%p[0-9]+]]
+# RAGGED: @[[LAST]] st.global.v4.b32
+# RAGGED: @[[PART]] st.global.b16
+# RAGGED: ret
+
+# ALIGNED-BOUND: .visible .entry ragged_store(
+# ALIGNED-BOUND-NOT: st.global.b16
+# ALIGNED-BOUND: st.global.v4.b32
+# ALIGNED-BOUND-NOT: st.global.b16
+# ALIGNED-BOUND: ret

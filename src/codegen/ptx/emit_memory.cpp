@@ -12,6 +12,7 @@
 #include <bit>
 
 #include "codegen/ptx/emitter.h"
+#include "codegen/ptx/mask_prefix.h"
 #include "support/diagnostics.h"
 
 namespace tessera::ptx {
@@ -238,68 +239,105 @@ void Emitter::emitStore(Operation &op) {
   std::string own = tile ? ownerPred(layoutOf(ptr)) : firstThreadPred();
   int vec = tile ? accessVectorWidth(*this, ptr, mask, layoutOf(ptr)) : 1;
   int bytes = memBytes(d);
-  for (size_t i = 0; i < n; i += vec) {
-    std::string p;
-    if (!masks[i].empty() && !own.empty()) {
-      p = reg(RegClass::Pred);
-      ins("and.pred " + p + ", " + masks[i] + ", " + own);
-    } else {
-      p = !masks[i].empty() ? masks[i] : own;
-    }
-    std::string pred = p.empty() ? "" : "@" + p + " ";
-    int total = vec * bytes;
-    if (total >= 4 && bytes >= 4) {
-      std::string t = bytes == 8 ? "b64" : "b32";
-      std::string list;
-      for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + vals[i + j];
-      if (vec == 1)
-        ins(pred + "st.global" + suffix + "." + t + " [" + ptrs[i] + "], " + vals[i]);
-      else
-        ins(pred + "st.global" + suffix + ".v" + std::to_string(vec) + "." + t + " [" + ptrs[i] +
-            "], {" + list + "}");
-    } else if (total >= 4) {
-      int words = total / 4, per = vec / words;
-      Regs w;
-      for (int k = 0; k < words; ++k)
-        w.push_back(
-            packWord(*this, Regs(vals.begin() + i + k * per, vals.begin() + i + (k + 1) * per), d));
-      std::string list;
-      for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
-      if (words == 1)
-        ins(pred + "st.global" + suffix + ".b32 [" + ptrs[i] + "], " + w[0]);
-      else
-        ins(pred + "st.global" + suffix + ".v" + std::to_string(words) + ".b32 [" + ptrs[i] +
-            "], {" + list + "}");
-    } else {
-      for (int j = 0; j < vec; ++j) {
-        std::string v = vals[i + j];
-        std::string mt = scalarMemType(d);
-        std::string pj = p;
-        if (j > 0 && !masks[i + j].empty()) {
-          pj = reg(RegClass::Pred);
-          if (own.empty())
-            pj = masks[i + j];
-          else
-            ins("and.pred " + pj + ", " + masks[i + j] + ", " + own);
+  auto storeRuns = [&](size_t first, int width, const Regs &runMasks, size_t count) {
+    for (size_t i = first; i < first + count; i += width) {
+      std::string p;
+      if (!runMasks[i].empty() && !own.empty()) {
+        p = reg(RegClass::Pred);
+        ins("and.pred " + p + ", " + runMasks[i] + ", " + own);
+      } else {
+        p = !runMasks[i].empty() ? runMasks[i] : own;
+      }
+      std::string pred = p.empty() ? "" : "@" + p + " ";
+      int total = width * bytes;
+      if (total >= 4 && bytes >= 4) {
+        std::string t = bytes == 8 ? "b64" : "b32";
+        std::string list;
+        for (int j = 0; j < width; ++j) list += (j ? ", " : "") + vals[i + j];
+        if (width == 1)
+          ins(pred + "st.global" + suffix + "." + t + " [" + ptrs[i] + "], " + vals[i]);
+        else
+          ins(pred + "st.global" + suffix + ".v" + std::to_string(width) + "." + t + " [" +
+              ptrs[i] + "], {" + list + "}");
+      } else if (total >= 4) {
+        int words = total / 4, per = width / words;
+        Regs w;
+        for (int k = 0; k < words; ++k)
+          w.push_back(packWord(
+              *this, Regs(vals.begin() + i + k * per, vals.begin() + i + (k + 1) * per), d));
+        std::string list;
+        for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
+        if (words == 1)
+          ins(pred + "st.global" + suffix + ".b32 [" + ptrs[i] + "], " + w[0]);
+        else
+          ins(pred + "st.global" + suffix + ".v" + std::to_string(words) + ".b32 [" + ptrs[i] +
+              "], {" + list + "}");
+      } else {
+        for (int j = 0; j < width; ++j) {
+          std::string v = vals[i + j];
+          std::string mt = scalarMemType(d);
+          std::string pj = p;
+          if (j > 0 && !runMasks[i + j].empty()) {
+            pj = reg(RegClass::Pred);
+            if (own.empty())
+              pj = runMasks[i + j];
+            else
+              ins("and.pred " + pj + ", " + runMasks[i + j] + ", " + own);
+          }
+          std::string pr = pj.empty() ? "" : "@" + pj + " ";
+          if (rc == RegClass::Pred) {
+            std::string t = reg(RegClass::B16);
+            ins("selp.u16 " + t + ", 1, 0, " + v);
+            v = t;
+            mt = "u8";
+          } else if (rc == RegClass::B16 && bytes == 1) {
+            mt = "b8";
+            std::string t = reg(RegClass::B32);
+            ins("cvt.u32.u16 " + t + ", " + v);
+            v = t;
+            mt = "u8";
+          } else if (rc == RegClass::B32 && bytes < 4) {
+            mt = bytes == 1 ? "u8" : "u16";
+          }
+          ins(pr + "st.global" + suffix + "." + mt + " [" + ptrs[i + j] + "], " + v);
         }
-        std::string pr = pj.empty() ? "" : "@" + pj + " ";
-        if (rc == RegClass::Pred) {
-          std::string t = reg(RegClass::B16);
-          ins("selp.u16 " + t + ", 1, 0, " + v);
-          v = t;
-          mt = "u8";
-        } else if (rc == RegClass::B16 && bytes == 1) {
-          mt = "b8";
-          std::string t = reg(RegClass::B32);
-          ins("cvt.u32.u16 " + t + ", " + v);
-          v = t;
-          mt = "u8";
-        } else if (rc == RegClass::B32 && bytes < 4) {
-          mt = bytes == 1 ? "u8" : "u16";
-        }
-        ins(pr + "st.global" + suffix + "." + mt + " [" + ptrs[i + j] + "], " + v);
       }
     }
+  };
+  // A mask that ends each run of the contiguous dim early (a bound read at
+  // run time: a descriptor's shape made in the kernel, an N without
+  // divisibility) cuts the stores to single elements. Where it is a prefix
+  // mask over runs at least as long as the unmasked vector, a vector's
+  // last element being in bounds means all of it is, and then it is stored
+  // whole. (Tutorial 08's tensor-descriptor grouped GEMM: 2-byte stores
+  // wrote each 32-byte sector of C eight times, ~10% of its time on an
+  // H200.)
+  int whole = tile && mask && mask->type.isTile()
+                  ? accessVectorWidth(*this, ptr, nullptr, layoutOf(ptr))
+                  : vec;
+  if (whole > vec) {
+    int dim = layoutOf(ptr).reg[0].dim;
+    auto prefix = prefixMask(axis, const_cast<Value *>(mask), dim);
+    if (!prefix || prefix->run < whole) whole = vec;
+  }
+  if (whole <= vec) {
+    storeRuns(0, vec, masks, n);
+    return;
+  }
+  // Per vector: whole, or its elements one by one under their masks less
+  // the whole one's (straight-line code, so that ptxas still computes each
+  // address just before its store).
+  for (size_t i = 0; i < n; i += whole) {
+    const std::string &last = masks[i + whole - 1];
+    Regs one(n, ""), each(n, "");
+    one[i] = last;
+    // (The last `vec` elements share the whole vector's mask: never alone.)
+    for (int j = 0; j < whole - vec; ++j) {
+      each[i + j] = reg(RegClass::Pred);
+      ins("and.pred " + each[i + j] + ", " + masks[i + j] + ", !" + last);
+    }
+    storeRuns(i, whole, one, whole);
+    storeRuns(i, vec, each, whole - vec);
   }
 }
 
