@@ -670,8 +670,8 @@ def test_single_dot(gen, dt, mnk, warps, x_t, y_t, chain):
     assert err <= (2e-2 if dt.itemsize == 1 else 1e-2), f"relative error {err:.3g}"
 
 
-# (BM, BN, warps, stages): 8 warps get a producer warpgroup that hands its
-# registers over; 4 warps one producer warp; 64x64 on 4 warps is rotated.
+# (BM, BN, warps, stages): one producer warp beside 8 or 4; 64x64 on 4 warps
+# is rotated.
 WS_CONFIGS = [(128, 128, 8, 2), (128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3), (64, 32, 4, 4)]
 
 

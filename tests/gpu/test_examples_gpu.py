@@ -201,9 +201,9 @@ def test_attention_forward(gen, dtype, causal, head_dim, n_ctx, config):
 @pytest.mark.parametrize("n_ctx", [1000, 2048])
 @pytest.mark.parametrize("config", [(128, 128, 8, 2), (64, 64, 4, 3)])
 def test_attention_forward_warp_specialized(gen, causal, n_ctx, config):
-    """warp_specialize=True: a producer warp issues the key loop's tensor
-    copies (sm_90a; not causal, where the loop after it copies by cp.async);
-    the same results."""
+    """warp_specialize=True: a producer warp issues the key loops' tensor
+    copies (sm_90a; causal, the two loops copy into one set of rings, the
+    second after the consumers hand the rings over); the same results."""
     bm, bn, warps, stages = config
     q, k, v = (torch.randn(2, 3, n_ctx, 128, device="cuda", generator=gen).half() for _ in range(3))
     o = poisoned(q.shape, torch.float16)

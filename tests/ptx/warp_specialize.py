@@ -14,6 +14,9 @@
 # RUN: FileCheck %s --check-prefix=MATMUL < %t.matmul.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.matmul.ptx -o %t.matmul.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PEELED
+# RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 -o %t.causal.ptx
+# RUN: FileCheck %s --check-prefix=CAUSAL < %t.causal.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.causal.ptx -o %t.causal.cubin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %s --kernel pipelined_then_marked --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 128, 128, 64" --emit ptx --target sm_90a --num-warps 8 --num-stages 4 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 32 --num-stages 2 | FileCheck %s --check-prefix=OFF
@@ -142,3 +145,26 @@ def pipelined_then_marked(a_desc, b_desc, x_ptr, y_ptr, c_ptr, M, N, K, BM: tl.c
         second = tl.dot(a, b, second)
     rows = tl.program_id(0) * BM + rm
     tl.store(c_ptr + rows, tl.sum(first + second, 1), mask=rows < M)
+
+
+# The example's causal attention: its two marked loops, one after the other,
+# copy into one set of rings (the shared memory of the kernel without a
+# producer warp, where each loop had rings of its own in the same bytes).
+# Where the second loop's rings were allocated, the consumers arrive on a
+# barrier of 256 arrivals; the producer waits on it before the second
+# loop's first copy.
+# CAUSAL: // tessera.producer_warps = 1
+# CAUSAL: // tessera.shared_bytes = 164096
+# CAUSAL: .maxntid 288, 1, 1
+# CAUSAL: mbarrier.init.shared::cta.b64 [{{%r[0-9]+}}+8], 256;
+# CAUSAL-NEXT: fence.mbarrier_init
+# CAUSAL: mbarrier.init.shared::cta.b64 [[[READY:%r[0-9]+]]+0], 256;
+# CAUSAL-NEXT: fence.mbarrier_init
+# CAUSAL: setp.ge.u32 [[PRODUCER:%p[0-9]+]], %r0, 256;
+# CAUSAL-NEXT: @[[PRODUCER]] bra
+# CAUSAL: mad.lo.u32 [[ARRIVE:%r[0-9]+]], {{%r[0-9]+}}, 8, [[READY]];
+# CAUSAL-NEXT: mbarrier.arrive.shared::cta.b64 _, [[[ARRIVE]]];
+# CAUSAL: mad.lo.u32 [[WAIT:%r[0-9]+]], {{%r[0-9]+}}, 8, [[READY]];
+# CAUSAL: mbarrier.try_wait.parity.shared::cta.b64 {{%p[0-9]+}}, [[[WAIT]]]
+# CAUSAL: cp.async.bulk.tensor
+# CAUSAL: ret;

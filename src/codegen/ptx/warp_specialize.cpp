@@ -14,32 +14,40 @@
 // Guarantees: when a loop of the function is marked and every tensor copy
 // of the function qualifies (below), the function body becomes
 //   - the local_allocs and barrier_allocs that the copies use, and the
-//     allocations of the body before them, moved to the
-//     top (every thread initialises and publishes the barriers);
-//   - `warp_specialize {producer_warps = 1}`: region 0 holds the rest of
-//     the body less the tensor copies and the copying thread's release
-//     waits (and the ops only those read); region 1, run by the producer
-//     warp, holds the copies, the release waits, clones
-//     of the scalar ops they read, and clones of the loops and branches
-//     around them that carry only the values the copies need. There a release wait runs only where
-//     a copy follows it
-//     (`if` on that copy's `runs`), so that the producer never waits on a
-//     barrier the consumers have invalidated after their last iteration;
+//     allocations of the body before them, moved to the top (every thread
+//     initialises and publishes the barriers);
+//   - `warp_specialize {producer_warps = 1}`: region 0 holds the rest of the
+//     body less the tensor copies and the copying thread's release waits
+//     (and the ops only those read); region 1, run by the producer warp,
+//     holds the copies, the release waits, clones of the scalar ops they
+//     read, and clones of the loops and branches around them that carry
+//     only the values the copies need. There a release wait runs only where
+//     a copy follows it (`if` on that copy's `runs`), so that the producer
+//     never waits on a barrier the consumers have invalidated after their
+//     last iteration;
 //   - `return`.
+// Loops one after the other (a causal attention's two) copy into the first
+// loop's rings (each loop's own, hoisted, would take their memory once
+// more). Where a later loop's rings were allocated, the consumers arrive on
+// a barrier of that loop (`arrivals` = the consumers' threads, one phase),
+// which the producer waits for before the loop's first copy, under that
+// copy's `runs`; the consumers free it with the loop's own barriers. Each
+// loop keeps its own full and release barriers.
 // Qualifies: every op that a copy or release wait reads, directly or
 // through the results of loops and branches, is a scalar pure op, a
 // memdesc_index, a tensormap_create that nothing else reads, or a
-// local_alloc or barrier_alloc of the function body; and the copies in
-// loops are those of one marked loop (a rotated loop's peeled first
-// iteration copies in a branch), which waits for its releases on barriers.
-// A causal attention's two loops do not qualify: the rings move to the
-// top, where two loops' rings would take their memory twice; nor does a
-// kernel whose body frees shared memory (an earlier loop's rings) before
-// the copies' rings are allocated, for the same reason. Nor does a
-// program of 32 warps (a block has at most 1024 threads). Otherwise
-// nothing changes, and the marked loop runs as an unmarked one would but
-// for its slots' release: by mbarriers even with one warpgroup
-// (pipeline-dot-operands cannot know this pass's answer).
+// local_alloc or barrier_alloc of the function body; the copies in loops
+// are those of marked loops (a rotated loop's peeled first iteration copies
+// in a branch), each waiting for its releases on barriers; several such
+// loops each have rings of their own, allocated in the function body after
+// the previous loop's are freed, of the same types in the same order, and
+// a first copy in the body before any loop or branch. Not a kernel whose
+// body frees shared memory (an earlier unmarked loop's rings) before the
+// copies' rings are allocated: hoisted, the rings would take their memory
+// on top of it. Nor a program of 32 warps (a block has at most 1024
+// threads). Otherwise nothing changes, and the marked loop runs as an
+// unmarked one would but for its slots' release: by mbarriers even with one
+// warpgroup (pipeline-dot-operands cannot know this pass's answer).
 // Preserves: what the program computes.
 #include <algorithm>
 #include <cstdint>
@@ -69,7 +77,7 @@ Value *copyRuns(const Operation &copy) {
 
 class WarpSpecializer {
  public:
-  explicit WarpSpecializer(Function &fn) : fn_(fn) {}
+  WarpSpecializer(Function &fn, int64_t numWarps) : fn_(fn), numWarps_(numWarps) {}
 
   void run() {
     bool wanted = false;
@@ -98,11 +106,14 @@ class WarpSpecializer {
     std::set<Operation *> copying;
     for (Operation *r : roots)
       if (Operation *p = r->parent->parentOp; p && p->code == OpCode::For) copying.insert(p);
-    if (copying.size() != 1) return false;
-    Operation *loop = *copying.begin();
-    bool waits = false;
-    for (auto &op : loop->regions[0]->ops) waits = waits || isReleaseWait(*op);
-    if (!waits || !wants(*loop)) return false;
+    if (copying.empty()) return false;
+    for (Operation *loop : copying) {
+      bool waits = false;
+      for (auto &op : loop->regions[0]->ops) waits = waits || isReleaseWait(*op);
+      if (!waits || !wants(*loop)) return false;
+    }
+    // Loops one after the other share one set of rings (below).
+    if (copying.size() > 1 && !shareRings(roots, copying.size())) return false;
     for (Operation *r : roots)
       if (!needOp(r)) return false;
     roots_.insert(roots.begin(), roots.end());
@@ -141,10 +152,58 @@ class WarpSpecializer {
     return true;
   }
 
+  // Sequential copying loops (a causal attention's two): each loop's rings
+  // are allocated after the previous loop's are freed, in the same bytes.
+  // Hoisted, they would take their memory once for each loop; instead the
+  // later loops copy into the first loop's rings (build() rewrites them),
+  // which needs as many rings of the same types, in order, for every loop.
+  // Each loop keeps its own barriers (phases start afresh).
+  bool shareRings(const std::vector<Operation *> &roots, size_t loops) {
+    std::unordered_set<Operation *> rings;
+    for (Operation *r : roots) {
+      if (r->code != OpCode::TmaCopy) continue;
+      Operation *slot = r->operand(0)->def;
+      if (!slot || slot->code != OpCode::MemDescIndex || !slot->operand(0)->def) return false;
+      rings.insert(slot->operand(0)->def);
+    }
+    // Generations: the rings allocated between frees of rings, in order.
+    std::vector<std::vector<Operation *>> generations(1);
+    for (auto &o : fn_.body.ops) {
+      Operation *op = o.get();
+      if (rings.count(op)) {
+        generations.back().push_back(op);
+      } else if (op->code == OpCode::LocalDealloc && rings.count(op->operand(0)->def) &&
+                 !generations.back().empty()) {
+        generations.emplace_back();
+      }
+    }
+    if (generations.back().empty()) generations.pop_back();
+    if (generations.size() != loops) return false;
+    const std::vector<Operation *> &first = generations[0];
+    for (size_t g = 1; g < generations.size(); ++g) {
+      if (generations[g].size() != first.size()) return false;
+      for (size_t i = 0; i < first.size(); ++i) {
+        if (generations[g][i]->result()->type != first[i]->result()->type) return false;
+        sharedRing_[generations[g][i]] = first[i];
+      }
+      // The producer's wait for the rings runs under the loop's first
+      // copy's `runs` (zero trips: no copy, no wait): a copy of the body.
+      Operation *copy = nullptr;
+      for (auto it = generations[g][0]->self; it != fn_.body.ops.end() && !copy; ++it) {
+        if ((*it)->code == OpCode::TmaCopy) copy = it->get();
+        if (!(*it)->regions.empty()) return false;
+      }
+      if (!copy) return false;
+      laterGenerations_.push_back(generations[g][0]);
+    }
+    return true;
+  }
+
   bool needOp(Operation *op) {
     if (needed_.count(op) || hoisted_.count(op)) return true;
     if (op->code == OpCode::LocalAlloc || op->code == OpCode::BarrierAlloc) {
       if (op->parent != &fn_.body) return false;
+      if (auto it = sharedRing_.find(op); it != sharedRing_.end()) return needOp(it->second);
       hoisted_.insert(op);
       return true;
     }
@@ -215,6 +274,7 @@ class WarpSpecializer {
   void build() {
     Block &body = fn_.body;
     Operation *ret = body.terminator();
+    if (!sharedRing_.empty()) shareRingsAcrossLoops();
     // The allocations go first, in their order, with every allocation of
     // the body before the last of them: the ring area is a stack, and a
     // buffer allocated before the rings (an operand staged before the loop)
@@ -253,6 +313,53 @@ class WarpSpecializer {
     eraseUnused(consumers);
   }
 
+  // The later loops' rings become the first loop's: their allocations go,
+  // and only the last frees of the first loop's rings stay. In place of a
+  // later loop's allocations, the consumers arrive on a barrier of its own
+  // (they have read the rings for the last time: the previous loop's
+  // wgmma groups end at its exit), on which the producer waits before that
+  // loop's first copy (cloneBlock).
+  void shareRingsAcrossLoops() {
+    Block &body = fn_.body;
+    for (auto [later, first] : sharedRing_)
+      replaceAllUsesWith(body, later->result(), first->result());
+    std::unordered_map<Operation *, Operation *> lastFree;
+    for (auto &o : body.ops)
+      if (o->code == OpCode::LocalDealloc && o->operand(0)->def &&
+          hoisted_.count(o->operand(0)->def))
+        lastFree[o->operand(0)->def] = o.get();
+    std::vector<Operation *> dead;
+    for (auto &o : body.ops)
+      if (o->code == OpCode::LocalDealloc && lastFree.count(o->operand(0)->def) &&
+          lastFree[o->operand(0)->def] != o.get())
+        dead.push_back(o.get());
+    // Freed (invalidated) with the loop's own barriers: by then the
+    // producer has waited, or it never will (its wait runs under the loop's
+    // first copy, which the consumers waited for).
+    Type i32 = Type::scalar(DType::I32);
+    for (Operation *at : laterGenerations_) {
+      Builder here;
+      here.setInsertionPointBefore(at);
+      here.setLoc(at->loc);
+      Value *ready = here.op1(OpCode::BarrierAlloc, {}, i32,
+                              {{"count", int64_t{1}}, {"arrivals", int64_t{32} * numWarps_}});
+      hoisted_.insert(ready->def);
+      Operation *arrive = here.create(OpCode::BarrierArrive, {ready, here.constInt(0, i32)}, {});
+      handoffs_.insert(arrive);
+      Value *bars = nextCopy(*arrive, body)->operand(1);
+      for (auto &o : body.ops)
+        if (o->code == OpCode::BarrierDealloc && o->operand(0) == bars) {
+          Builder free;
+          free.setInsertionPointBefore(o.get());
+          free.setLoc(o->loc);
+          free.create(OpCode::BarrierDealloc, {ready}, {});
+          break;
+        }
+    }
+    for (auto [later, first] : sharedRing_) dead.push_back(later);
+    for (Operation *op : dead) eraseOp(op);
+  }
+
   // The needed ops of `from` (not its terminator) into `b`'s block.
   void cloneBlock(Block &from, Builder &b, Map &map) {
     for (auto &o : from.ops) {
@@ -265,6 +372,8 @@ class WarpSpecializer {
         cloneBranch(*op, b, map);
       else if (isReleaseWait(*op))
         guardedWait(*op, from, b, map);
+      else if (handoffs_.count(op))
+        handoffWait(*op, from, b, map);
       else if (needed_.count(op))
         cloneOnce(*op, from, b, map);
     }
@@ -326,22 +435,44 @@ class WarpSpecializer {
     for (unsigned k : keep) map[branch.result(k)] = copy->result(i++);
   }
 
-  // The release wait, run only when the copy after it does.
-  void guardedWait(Operation &wait, Block &from, Builder &b, Map &map) {
-    cloned_.insert(&wait);
-    Operation *copy = nullptr;
-    for (auto it = std::next(wait.self); it != from.ops.end() && !copy; ++it)
-      if ((*it)->code == OpCode::TmaCopy) copy = it->get();
-    if (!copy) return;  // nothing to refill: no wait
-    Value *runs = copyRuns(*copy);
+  // The first tensor copy after `op` in its block, or null.
+  static Operation *nextCopy(Operation &op, Block &from) {
+    for (auto it = std::next(op.self); it != from.ops.end(); ++it)
+      if ((*it)->code == OpCode::TmaCopy) return it->get();
+    return nullptr;
+  }
+
+  // `wait` (cloned by `make`) in an `if` on `copy`'s runs.
+  void underRuns(Operation &copy, Operation &wait, Block &from, Builder &b, Map &map,
+                 const std::function<void(Builder &)> &make) {
+    Value *runs = copyRuns(copy);
     materialize(runs, from, b, map);
     for (Value *v : wait.operands) materialize(v, from, b, map);
     Operation *guard = b.create(OpCode::If, {mapped(map, runs)}, {}, {}, 2);
     Builder then(guard->regions[0].get());
     then.setLoc(wait.loc);
-    cloneOp(wait, then, map);
+    make(then);
     then.create(OpCode::Yield, {}, {});
     Builder(guard->regions[1].get()).create(OpCode::Yield, {}, {});
+  }
+
+  // The producer's side of the consumers' arrival on a later loop's
+  // barrier: it waits for the barrier's first phase before the loop's
+  // first copy, and only where that copy runs.
+  void handoffWait(Operation &arrive, Block &from, Builder &b, Map &map) {
+    underRuns(*nextCopy(arrive, from), arrive, from, b, map, [&](Builder &then) {
+      Value *zero = then.constInt(0, Type::scalar(DType::I32));
+      then.create(OpCode::BarrierWait, {arrive.operand(0), zero, zero}, {},
+                  {{"first_thread", int64_t{1}}});
+    });
+  }
+
+  // The release wait, run only when the copy after it does.
+  void guardedWait(Operation &wait, Block &from, Builder &b, Map &map) {
+    cloned_.insert(&wait);
+    Operation *copy = nextCopy(wait, from);
+    if (!copy) return;  // nothing to refill: no wait
+    underRuns(*copy, wait, from, b, map, [&](Builder &then) { cloneOp(wait, then, map); });
   }
 
   // Ops of the consumers that only the copies read.
@@ -368,7 +499,14 @@ class WarpSpecializer {
   }
 
   Function &fn_;
-  std::unordered_set<Operation *> roots_;     // the copies and release waits
+  int64_t numWarps_;
+  std::unordered_set<Operation *> roots_;  // the copies and release waits
+  // A later loop's ring -> the first loop's that it becomes; the first ring
+  // of each later loop; the consumers' arrivals on each later loop's
+  // "rings are free" barrier.
+  std::unordered_map<Operation *, Operation *> sharedRing_;
+  std::vector<Operation *> laterGenerations_;
+  std::unordered_set<Operation *> handoffs_;
   std::unordered_set<Operation *> needed_;    // ops the producer clones
   std::unordered_set<Operation *> hoisted_;   // allocations both sides use
   std::unordered_set<Operation *> loops_;     // loops the producer clones
@@ -383,7 +521,7 @@ class WarpSpecializer {
 void warpSpecialize(Module &m) {
   // A program of 32 warps has no room for another (1024 threads a block).
   if (m.numWarps >= 32) return;
-  for (auto &fn : m.functions) WarpSpecializer(*fn).run();
+  for (auto &fn : m.functions) WarpSpecializer(*fn, m.numWarps).run();
 }
 
 }  // namespace tessera::ptx
