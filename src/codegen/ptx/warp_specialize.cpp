@@ -42,13 +42,12 @@
 // loops each have rings of their own, allocated in the function body after
 // the previous loop's are freed, of the same types in the same order, and
 // a first copy in the body before any loop or branch. Not a kernel whose
-// body frees shared memory (an earlier unmarked loop's rings) before the
-// copies' rings are allocated: hoisted, the rings would take their memory
-// on top of it. Nor a program of 32 warps (a block has at most 1024
-// threads). Otherwise nothing changes, and the marked loop runs as an
-// unmarked one would but for its slots' release: by mbarriers even with one
-// warpgroup (pipeline-dot-operands cannot know this pass's answer).
-// Preserves: what the program computes.
+// body frees shared memory before the last of the hoisted allocations (an
+// earlier unmarked loop's rings, or an unmarked loop's between two marked
+// ones): hoisted too, it would take its memory beside the rings. Nor a program of 32 warps (a block
+// has at most 1024 threads). Otherwise nothing changes, and the marked loop runs as an unmarked one
+// would but for its slots' release: by mbarriers even with one warpgroup (pipeline-dot-operands
+// cannot know this pass's answer). Preserves: what the program computes.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -59,6 +58,7 @@
 
 #include "codegen/ptx/gpu_passes.h"
 #include "passes/pass_utils.h"
+#include "support/diagnostics.h"
 
 namespace tessera::ptx {
 namespace {
@@ -131,23 +131,26 @@ class WarpSpecializer {
     return true;
   }
 
-  // Whether the allocations build() hoists (those the copies use, and those
-  // of the body before them) were all live there anyway: a buffer freed
-  // before the copies' rings are allocated (an earlier loop's rings) would
-  // live on beneath them, and the kernel would need both at once.
+  // Whether the allocations build() hoists (those the copies use, and every
+  // allocation of the body before the last of them) were all live there
+  // anyway: a buffer freed before the last of them (an earlier loop's
+  // rings, a buffer between two loops that share rings) would live on
+  // beneath or between the hoisted ones, and the kernel would need both at
+  // once. The frees of hoisted allocations and of the later loops' rings
+  // (which become the first loop's) do not count.
   bool allocationsMayMove() const {
     std::unordered_map<const Operation *, size_t> at;
-    size_t i = 0, firstUsed = SIZE_MAX;
+    size_t i = 0, lastUsed = 0;
     for (auto &op : fn_.body.ops) {
       at[op.get()] = i;
-      if (hoisted_.count(op.get())) firstUsed = std::min(firstUsed, i);
+      if (hoisted_.count(op.get())) lastUsed = i;
       ++i;
     }
     for (auto &op : fn_.body.ops) {
       bool frees = op->code == OpCode::LocalDealloc || op->code == OpCode::BarrierDealloc;
-      const Operation *freed = frees ? op->operand(0)->def : nullptr;
-      if (freed && at.count(freed) && at.at(freed) < firstUsed && at.at(op.get()) < firstUsed)
-        return false;
+      Operation *freed = frees ? op->operand(0)->def : nullptr;
+      if (!freed || !at.count(freed) || hoisted_.count(freed) || sharedRing_.count(freed)) continue;
+      if (at.at(freed) < lastUsed && at.at(op.get()) < lastUsed) return false;
     }
     return true;
   }
@@ -347,14 +350,15 @@ class WarpSpecializer {
       Operation *arrive = here.create(OpCode::BarrierArrive, {ready, here.constInt(0, i32)}, {});
       handoffs_.insert(arrive);
       Value *bars = nextCopy(*arrive, body)->operand(1);
+      Operation *freeBars = nullptr;
       for (auto &o : body.ops)
-        if (o->code == OpCode::BarrierDealloc && o->operand(0) == bars) {
-          Builder free;
-          free.setInsertionPointBefore(o.get());
-          free.setLoc(o->loc);
-          free.create(OpCode::BarrierDealloc, {ready}, {});
-          break;
-        }
+        if (o->code == OpCode::BarrierDealloc && o->operand(0) == bars) freeBars = o.get();
+      if (!freeBars)
+        internalError("warp-specialize", "a later loop's barriers are not freed in the body");
+      Builder free;
+      free.setInsertionPointBefore(freeBars);
+      free.setLoc(freeBars->loc);
+      free.create(OpCode::BarrierDealloc, {ready}, {});
     }
     for (auto [later, first] : sharedRing_) dead.push_back(later);
     for (Operation *op : dead) eraseOp(op);
