@@ -3,8 +3,10 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|check|bench|launch|all|py] [pytest args...]
+# Usage: scripts/gpu.sh [tests|check|sanitize|bench|launch|all|py] [pytest args...]
 #   check: tests and compute-sanitizer, no benchmark.
+#   sanitize: compute-sanitizer only (memcheck, racecheck, synccheck), for a
+#   machine whose time per command would not hold the tests too.
 #   py SCRIPT [args]: runs one Python script with the GPU build (e.g.
 #   bench/num_stages.py).
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
@@ -26,7 +28,8 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = check ]; then
     tee "$out/gpu_tests.log" | tail -40
   status=${PIPESTATUS[0]}
 fi
-if { [ "$what" = all ] || [ "$what" = check ]; } && command -v compute-sanitizer >/dev/null; then
+if { [ "$what" = all ] || [ "$what" = check ] || [ "$what" = sanitize ]; } &&
+  command -v compute-sanitizer >/dev/null; then
   # The examples under memcheck, and a few under racecheck (shared memory).
   compute-sanitizer --tool memcheck --error-exitcode 3 python3 -m pytest -q -p no:cacheprovider \
     tests/gpu/test_examples_gpu.py 2>&1 | tee "$out/memcheck.log" | tail -3
