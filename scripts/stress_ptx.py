@@ -20,8 +20,10 @@ sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
   attention   an online-softmax loop over key blocks (tutorial 06's shape),
               K and V through descriptors made in the kernel, host
               descriptors or pointers, the loop marked warp_specialize or
-              not, a second masked loop for a ragged tail or not, D 64 or
-              128, fp16 or bf16, 4 or 8 warps.
+              not, a second masked loop for a ragged tail or not, or
+              causal (a second loop over the diagonal block, by tensor
+              copies too, each loop marked or not), D 64 or 128, fp16 or
+              bf16, 4 or 8 warps.
 
 A kernel fails when the compiler reports an internal error or crashes, or
 when ptxas rejects its PTX; a diagnostic for the kernel itself (exit 1 with
@@ -200,6 +202,10 @@ def attention_kernel(rng: random.Random):
     warps = rng.choice([4, 8]) if bm == 128 else 4
     source = rng.choice(["device", "host", "pointer"])
     tail = rng.random() < 0.5  # a second, masked loop over the ragged last keys
+    # Or, through descriptors, causal: the keys before the program's rows,
+    # then the diagonal block under the causal mask, both loops copying by
+    # tensor copies (warp-specialize then shares one set of rings).
+    causal = not tail and source != "pointer" and rng.random() < 0.5
     lines = ["@triton.jit",
              "def k(q_ptr, k_src, v_src, o_ptr, n, scale, BM: tl.constexpr, BN: tl.constexpr, "
              "D: tl.constexpr):",
@@ -214,22 +220,28 @@ def attention_kernel(rng: random.Random):
                   "block_shape=[BN, D])",
                   "    vd = tl.make_tensor_descriptor(v_src, shape=[rows, D], strides=[D, 1], "
                   "block_shape=[BN, D])"]
+    elif source == "host":
+        lines += ["    kd = k_src", "    vd = v_src"]
     lines += ["    m_i = tl.full([BM], float('-inf'), tl.float32)",
               "    l_i = tl.zeros([BM], tl.float32)",
               "    acc = tl.zeros([BM, D], tl.float32)",
-              "    full = n // BN * BN" if tail else "    full = n"]
-    loops = [("0", "full", False)] + ([("full", "n", True)] if tail else [])
+              "    full = n // BN * BN" if tail else
+              "    full = tl.program_id(0) * BM" if causal else "    full = n"]
+    loops = [("0", "full", False)] + ([("full", "n", True)] if tail else []) + \
+        ([("full", "full + BM", False)] if causal else [])
     for lo, hi, masked in loops:
         ws = rng.random() < 0.6
         lines.append(f"    for s in tl.range({lo}, {hi}, BN, warp_specialize={ws}):")
         rn = "(s + tl.arange(0, BN))"
-        if source == "pointer" or masked:
+        if source == "pointer" or (masked and source == "device"):
             mask = f", mask={rn}[:, None] < n, other=0" if masked else ""
             lines += [f"        kt = tl.load(k_src + (first + {rn})[:, None] * D + rd[None, :]{mask})",
                       f"        vt = tl.load(v_src + (first + {rn})[:, None] * D + rd[None, :]{mask})"]
         else:
             lines += ["        kt = kd.load([first + s, 0])", "        vt = vd.load([first + s, 0])"]
         lines.append("        qk = tl.dot(q, kt.T) * scale")
+        if causal and lo != "0":
+            lines.append(f"        qk = tl.where(rm[:, None] >= {rn}[None, :], qk, float('-inf'))")
         if masked:
             lines.append(f"        qk = tl.where({rn}[None, :] < n, qk, float('-inf'))")
         lines += ["        m_new = tl.maximum(m_i, tl.max(qk, 1))",
