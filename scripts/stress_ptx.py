@@ -27,7 +27,9 @@ sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
 
 A kernel fails when the compiler reports an internal error or crashes, or
 when ptxas rejects its PTX; a diagnostic for the kernel itself (exit 1 with
-a located message) is not a failure. Each failure is printed with its seed,
+a located message) is not a failure, but the summary counts them (the
+generators mean to write valid kernels: a count above 0 is theirs to fix;
+--show prints each). Each failure is printed with its seed,
 target and options, and with --show its source. Exit status: 0 when nothing
 failed, 1 otherwise. The build is found in $TESSERA_BUILD_DIR (default:
 build/ of this checkout); ptxas must be on PATH.
@@ -260,6 +262,10 @@ def attention_kernel(rng: random.Random):
 
 KINDS = {"dot": dot_kernel, "descriptor": descriptor_kernel, "attention": attention_kernel}
 SPECIALIZED = [0]  # kernels whose PTX has a producer warp (warp-specialize)
+# Compiles that ended with the kernel's own diagnostic: not failures, but a
+# generator writing kernels the language rejects tests nothing, so the
+# summary says how many (with --show, which).
+DIAGNOSED = [0]
 
 
 def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
@@ -280,6 +286,10 @@ def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
             # another status or an internal error is the compiler's.
             if r.returncode != 1 or "internal" in r.stderr.lower():
                 what = f"tesserac exit {r.returncode}: {r.stderr.strip()[:800]}"
+            else:
+                DIAGNOSED[0] += 1
+                if show:
+                    print(f"DIAGNOSED {kind} seed {seed} {target}: {r.stderr.strip()[:400]}")
         else:
             SPECIALIZED[0] += "tessera.producer_warps" in ptx.read_text()
             p = subprocess.run(["ptxas", f"-arch={target}", str(ptx), "-o", str(ptx) + ".cubin"],
@@ -317,7 +327,8 @@ def main() -> int:
     total = len(kinds) * args.n * len(TARGETS)
     print(f"stress_ptx: {total} compiles ({', '.join(kinds)}; seeds {args.seed}.."
           f"{args.seed + args.n - 1}; {', '.join(TARGETS)}), {failures} failing; "
-          f"{SPECIALIZED[0]} with a producer warp")
+          f"{SPECIALIZED[0]} with a producer warp, {DIAGNOSED[0]} rejected by the compiler's "
+          f"diagnostics")
     return 1 if failures else 0
 
 
