@@ -327,9 +327,9 @@ void Emitter::emitStore(Operation &op) {
   // Per vector: whole, or its elements one by one under their masks less
   // the whole one's (straight-line code, so that ptxas still computes each
   // address just before its store).
+  Regs one(n), each(n);  // each vector fills only its own slots
   for (size_t i = 0; i < n; i += whole) {
     const std::string &last = masks[i + whole - 1];
-    Regs one(n, ""), each(n, "");
     one[i] = last;
     // (The last `vec` elements share the whole vector's mask: never alone.)
     for (int j = 0; j < whole - vec; ++j) {

@@ -44,10 +44,12 @@
 // a first copy in the body before any loop or branch. Not a kernel whose
 // body frees shared memory before the last of the hoisted allocations (an
 // earlier unmarked loop's rings, or an unmarked loop's between two marked
-// ones): hoisted too, it would take its memory beside the rings. Nor a program of 32 warps (a block
-// has at most 1024 threads). Otherwise nothing changes, and the marked loop runs as an unmarked one
-// would but for its slots' release: by mbarriers even with one warpgroup (pipeline-dot-operands
-// cannot know this pass's answer). Preserves: what the program computes.
+// ones): hoisted too, it would take its memory beside the rings. Nor a
+// program of 32 warps (a block has at most 1024 threads). Otherwise nothing
+// changes, and the marked loop runs as an unmarked one would but for its
+// slots' release: by mbarriers even with one warpgroup
+// (pipeline-dot-operands cannot know this pass's answer).
+// Preserves: what the program computes.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
