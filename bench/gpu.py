@@ -167,6 +167,23 @@ def memory_bound(quick):
         "torch": bench(lambda: torch.add(x, y, out=out)),
         "compile": bench(lambda: add_c(x, y)) if add_c else None}, copy_tbs)
 
+    # A length with no divisibility (odd): the mask ends a vector anywhere, so
+    # a compiler that cannot see it is a prefix mask loads element by element.
+    for dtype in (torch.float32, torch.float16):
+        m = n - 1
+        xr, yr = x[:m].to(dtype), y[:m].to(dtype)
+        outr = torch.empty_like(xr)
+        gr = (triton_cdiv(m, 1024),)
+        outr.fill_(float("nan"))
+        t_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)
+        assert torch.equal(outr, xr + yr), "tessera ragged vector add is wrong"
+        row(f"vector add {'fp32' if dtype == torch.float32 else 'fp16'} 2^{n.bit_length() - 1}-1", 3 * xr.element_size() * m, {
+            "tessera": bench(lambda: t_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)),
+            "triton": bench(lambda: tr_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)),
+            "torch": bench(lambda: torch.add(xr, yr, out=outr)),
+            "compile": None}, copy_tbs)
+        del xr, yr, outr
+
     gelu_ref = lambda a: torch.nn.functional.gelu(a, approximate="tanh")  # noqa: E731
     gelu_c = try_compile(gelu_ref)
     t_gelu.gelu_kernel[grid](x, out, n, BLOCK_SIZE=1024)

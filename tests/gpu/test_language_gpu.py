@@ -1108,3 +1108,28 @@ def test_unrolled_matmul_loop(gen, factor, k):
     unrolled_matmul_kernel[(triton.cdiv(m, 128), triton.cdiv(n, 64))](a, b, c, m, n, k, BM=128,
                                                                       BN=64, BK=32, F=factor)
     assert rel_err(c, a.double() @ b.double()) <= 1e-3
+
+
+@triton.jit
+def ragged_load_kernel(x_ptr, out_ptr, n, ld, OTHER: tl.constexpr, ROWS: tl.constexpr,
+                       COLS: tl.constexpr):
+    # A bound with no divisibility: each 16-byte vector of a row loads whole
+    # when its last element is in bounds, else element by element; the
+    # elements past n keep OTHER.
+    rows = tl.arange(0, ROWS)[:, None]
+    cols = tl.program_id(0) * COLS + tl.arange(0, COLS)[None, :]
+    x = tl.load(x_ptr + rows * ld + cols, mask=cols < n, other=OTHER)
+    tl.store(out_ptr + rows * (COLS * tl.num_programs(0)) + cols, x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8, torch.float64])
+@pytest.mark.parametrize("n", [1, 7, 61, 129, 250, 256])
+def test_ragged_masked_load(gen, dtype, n):
+    rows, cols, grid = 4, 128, 2
+    ld = 256  # rows start 16-byte aligned; only the bound is unknown
+    x = (torch.randn((rows, ld), device="cuda", generator=gen) * 50).to(dtype)
+    out = poisoned((rows, cols * grid), dtype)
+    ragged_load_kernel[(grid,)](x, out, n, ld, OTHER=-3, ROWS=rows, COLS=cols)
+    ref = torch.full((rows, cols * grid), -3, dtype=dtype, device="cuda")
+    ref[:, :n] = x[:, :n]
+    assert torch.equal(out, ref)

@@ -196,3 +196,23 @@ def ragged_store(y_ptr, n, ld):
 # ALIGNED-BOUND: st.global.v4.b32
 # ALIGNED-BOUND-NOT: st.global.b16
 # ALIGNED-BOUND: ret
+
+
+# Loads the same way: a vector whose last element is in bounds loads whole
+# (16 bytes), the others element by element into the same registers, each
+# under its own mask less the whole vector's; masked-off elements keep
+# `other`.
+# RUN: tesserac compile %s --kernel ragged_load --signature "*fp16:16, *fp32:16, i32" --emit ptx | FileCheck %s --check-prefix=RAGGED-LOAD
+# RUN: tesserac compile %s --kernel ragged_load --signature "*fp16:16, *fp32:16, i32" --emit ptx --target sm_80 | FileCheck %s --check-prefix=RAGGED-LOAD
+@triton.jit
+def ragged_load(x_ptr, y_ptr, n):
+    offs = tl.program_id(0) * 1024 + tl.arange(0, 1024)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1.0)
+    tl.store(y_ptr + tl.program_id(0), tl.sum(x.to(tl.float32)))
+
+# RAGGED-LOAD: .visible .entry ragged_load(
+# RAGGED-LOAD: and.pred [[PART:%p[0-9]+]], {{%p[0-9]+}}, ![[LAST:%p[0-9]+]]
+# RAGGED-LOAD: @[[LAST]] ld.global.v4.b32 {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}}
+# RAGGED-LOAD: @[[PART]] ld.global.b16 [[H:%h[0-9]+]]
+# RAGGED-LOAD-NOT: ld.global.v4
+# RAGGED-LOAD: ret

@@ -10,6 +10,7 @@
 // its result shared with the program through shared memory.
 #include <algorithm>
 #include <bit>
+#include <functional>
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mask_prefix.h"
@@ -141,6 +142,43 @@ std::string scalarMemType(DType d) {
   return "b32";
 }
 
+// A mask that ends each run of the contiguous dim early (a bound read at
+// run time: a descriptor's shape made in the kernel, an N without
+// divisibility) cuts accesses to single elements. Where it is a prefix mask
+// over runs at least as long as the unmasked vector, a vector's last element
+// being in bounds means all of it is, and then the vector moves whole: the
+// width of those whole vectors, or `vec` where the mask is not of that kind.
+static int wholeVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l,
+                            int vec) {
+  if (!ptr->type.isTile() || !mask || !mask->type.isTile()) return vec;
+  int whole = accessVectorWidth(e, ptr, nullptr, l);
+  if (whole <= vec) return vec;
+  auto prefix = prefixMask(e.axis, const_cast<Value *>(mask), l.reg[0].dim);
+  return prefix && prefix->run >= whole ? whole : vec;
+}
+
+// Per vector of `whole` elements: `access` moves it whole under its last
+// element's mask, then its elements `vec` at a time under their masks less
+// that one (straight-line code, so that ptxas still computes each address
+// just before its access). `access(first, width, masks, count)` reads
+// masks[i] for each width-wide piece i of [first, first + count).
+using RunAccess = std::function<void(size_t, int, const Regs &, size_t)>;
+static void accessPrefixVectors(Emitter &e, const Regs &masks, int whole, int vec,
+                                const RunAccess &access) {
+  Regs one(masks.size()), each(masks.size());  // each vector fills only its own slots
+  for (size_t i = 0; i < masks.size(); i += whole) {
+    const std::string &last = masks[i + whole - 1];
+    one[i] = last;
+    // (The last `vec` elements share the whole vector's mask: never alone.)
+    for (int j = 0; j < whole - vec; ++j) {
+      each[i + j] = e.reg(RegClass::Pred);
+      e.ins("and.pred " + each[i + j] + ", " + masks[i + j] + ", !" + last);
+    }
+    access(i, whole, one, whole);
+    access(i, vec, each, whole - vec);
+  }
+}
+
 void Emitter::emitLoad(Operation &op) {
   const Value *ptr = op.operand(0);
   const Value *mask = op.operands.size() > 1 ? op.operand(1) : nullptr;
@@ -156,73 +194,84 @@ void Emitter::emitLoad(Operation &op) {
   Regs others = other ? spread(other, n) : Regs();
   int vec = res->type.isTile() ? accessVectorWidth(*this, ptr, mask, layoutOf(res)) : 1;
   int bytes = memBytes(d);
+  // Each element's register: what masked-off lanes keep (`other`, or 0)
+  // until a load under its mask replaces it. A whole vector and then its
+  // elements one by one may load into the same element.
   Regs out(n);
-  for (size_t i = 0; i < n; i += vec) {
-    // Destination registers start as `other` (or 0) for masked-off lanes.
-    Regs dst;
-    for (int j = 0; j < vec; ++j) {
-      std::string r = reg(rc);
-      std::string init = other ? others[i + j] : "";
-      if (rc == RegClass::Pred && !other) ins("setp.ne.u32 " + r + ", " + lane() + ", " + lane());
-      if (rc == RegClass::Pred && other) ins("mov.pred " + r + ", " + init);
-      if (rc != RegClass::Pred)
-        ins(std::string("mov.") + movType(rc) + " " + r + ", " +
-            (other ? init
-                   : (rc == RegClass::F32   ? "0f00000000"
-                      : rc == RegClass::F64 ? "0d0000000000000000"
-                                            : "0")));
-      dst.push_back(r);
-    }
-    std::string pred = masks[i].empty() ? "" : "@" + masks[i] + " ";
-    int total = vec * bytes;
-    if (total >= 4 && bytes >= 4) {
-      // Bit types for every width, as Triton writes them (ld.global.v4.b32):
-      // they take float registers as well as integer ones.
-      std::string t = bytes == 8 ? "b64" : "b32";
-      std::string list;
-      for (int j = 0; j < vec; ++j) list += (j ? ", " : "") + dst[j];
-      if (vec == 1)
-        ins(pred + space + suffix + "." + t + " " + dst[0] + ", [" + ptrs[i] + "]");
-      else
-        ins(pred + space + suffix + ".v" + std::to_string(vec) + "." + t + " {" + list + "}, [" +
-            ptrs[i] + "]");
-      for (int j = 0; j < vec; ++j) out[i + j] = dst[j];
-    } else if (total >= 4) {
-      // Sub-word elements: whole b32 words, then split.
-      int words = total / 4, per = vec / words;
-      Regs w;
-      for (int k = 0; k < words; ++k) {
-        // Masked-off words keep `other`: pack the initial values.
-        w.push_back(packWord(*this, Regs(dst.begin() + k * per, dst.begin() + (k + 1) * per), d));
+  auto loadRuns = [&](size_t first, int width, const Regs &runMasks, size_t count) {
+    for (size_t i = first; i < first + count; i += width) {
+      Regs dst;
+      for (int j = 0; j < width; ++j) {
+        std::string &r = out[i + j];
+        if (r.empty()) {
+          r = reg(rc);
+          std::string init = other ? others[i + j] : "";
+          if (rc == RegClass::Pred && !other)
+            ins("setp.ne.u32 " + r + ", " + lane() + ", " + lane());
+          if (rc == RegClass::Pred && other) ins("mov.pred " + r + ", " + init);
+          if (rc != RegClass::Pred)
+            ins(std::string("mov.") + movType(rc) + " " + r + ", " +
+                (other ? init
+                       : (rc == RegClass::F32   ? "0f00000000"
+                          : rc == RegClass::F64 ? "0d0000000000000000"
+                                                : "0")));
+        }
+        dst.push_back(r);
       }
-      std::string list;
-      for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
-      if (words == 1)
-        ins(pred + space + suffix + ".b32 " + w[0] + ", [" + ptrs[i] + "]");
-      else
-        ins(pred + space + suffix + ".v" + std::to_string(words) + ".b32 {" + list + "}, [" +
-            ptrs[i] + "]");
-      for (int k = 0; k < words; ++k) {
-        Regs parts = unpackWord(*this, w[k], d, per);
-        for (int j = 0; j < per; ++j) out[i + k * per + j] = parts[j];
-      }
-    } else {
-      for (int j = 0; j < vec; ++j) {
-        std::string mt = scalarMemType(d);
-        std::string p = masks[i + j].empty() ? "" : "@" + masks[i + j] + " ";
-        if (rc == RegClass::Pred) {
-          std::string t = reg(RegClass::B16), q = reg(RegClass::Pred);
-          ins("selp.u16 " + t + ", 1, 0, " + dst[j]);
-          ins(p + space + suffix + ".u8 " + t + ", [" + ptrs[i + j] + "]");
-          ins("setp.ne.u16 " + q + ", " + t + ", 0");
-          out[i + j] = q;
-        } else {
-          ins(p + space + suffix + "." + mt + " " + dst[j] + ", [" + ptrs[i + j] + "]");
-          out[i + j] = dst[j];
+      std::string pred = runMasks[i].empty() ? "" : "@" + runMasks[i] + " ";
+      int total = width * bytes;
+      if (total >= 4 && bytes >= 4) {
+        // Bit types for every width, as Triton writes them (ld.global.v4.b32):
+        // they take float registers as well as integer ones.
+        std::string t = bytes == 8 ? "b64" : "b32";
+        std::string list;
+        for (int j = 0; j < width; ++j) list += (j ? ", " : "") + dst[j];
+        if (width == 1)
+          ins(pred + space + suffix + "." + t + " " + dst[0] + ", [" + ptrs[i] + "]");
+        else
+          ins(pred + space + suffix + ".v" + std::to_string(width) + "." + t + " {" + list +
+              "}, [" + ptrs[i] + "]");
+      } else if (total >= 4) {
+        // Sub-word elements: whole b32 words, then split.
+        int words = total / 4, per = width / words;
+        Regs w;
+        for (int k = 0; k < words; ++k) {
+          // Masked-off words keep the elements' values: pack them.
+          w.push_back(packWord(*this, Regs(dst.begin() + k * per, dst.begin() + (k + 1) * per), d));
+        }
+        std::string list;
+        for (int k = 0; k < words; ++k) list += (k ? ", " : "") + w[k];
+        if (words == 1)
+          ins(pred + space + suffix + ".b32 " + w[0] + ", [" + ptrs[i] + "]");
+        else
+          ins(pred + space + suffix + ".v" + std::to_string(words) + ".b32 {" + list + "}, [" +
+              ptrs[i] + "]");
+        for (int k = 0; k < words; ++k) {
+          Regs parts = unpackWord(*this, w[k], d, per);
+          for (int j = 0; j < per; ++j) out[i + k * per + j] = parts[j];
+        }
+      } else {
+        for (int j = 0; j < width; ++j) {
+          std::string mt = scalarMemType(d);
+          std::string p = runMasks[i + j].empty() ? "" : "@" + runMasks[i + j] + " ";
+          if (rc == RegClass::Pred) {
+            std::string t = reg(RegClass::B16), q = reg(RegClass::Pred);
+            ins("selp.u16 " + t + ", 1, 0, " + dst[j]);
+            ins(p + space + suffix + ".u8 " + t + ", [" + ptrs[i + j] + "]");
+            ins("setp.ne.u16 " + q + ", " + t + ", 0");
+            out[i + j] = q;
+          } else {
+            ins(p + space + suffix + "." + mt + " " + dst[j] + ", [" + ptrs[i + j] + "]");
+          }
         }
       }
     }
-  }
+  };
+  int whole = res->type.isTile() ? wholeVectorWidth(*this, ptr, mask, layoutOf(res), vec) : vec;
+  if (whole <= vec)
+    loadRuns(0, vec, masks, n);
+  else
+    accessPrefixVectors(*this, masks, whole, vec, loadRuns);
   set(res, out);
 }
 
@@ -304,41 +353,11 @@ void Emitter::emitStore(Operation &op) {
       }
     }
   };
-  // A mask that ends each run of the contiguous dim early (a bound read at
-  // run time: a descriptor's shape made in the kernel, an N without
-  // divisibility) cuts the stores to single elements. Where it is a prefix
-  // mask over runs at least as long as the unmasked vector, a vector's
-  // last element being in bounds means all of it is, and then it is stored
-  // whole. (Tutorial 08's tensor-descriptor grouped GEMM: 2-byte stores
-  // wrote each 32-byte sector of C eight times, ~10% of its time on an
-  // H200.)
-  int whole = tile && mask && mask->type.isTile()
-                  ? accessVectorWidth(*this, ptr, nullptr, layoutOf(ptr))
-                  : vec;
-  if (whole > vec) {
-    int dim = layoutOf(ptr).reg[0].dim;
-    auto prefix = prefixMask(axis, const_cast<Value *>(mask), dim);
-    if (!prefix || prefix->run < whole) whole = vec;
-  }
-  if (whole <= vec) {
+  int whole = tile ? wholeVectorWidth(*this, ptr, mask, layoutOf(ptr), vec) : vec;
+  if (whole <= vec)
     storeRuns(0, vec, masks, n);
-    return;
-  }
-  // Per vector: whole, or its elements one by one under their masks less
-  // the whole one's (straight-line code, so that ptxas still computes each
-  // address just before its store).
-  Regs one(n), each(n);  // each vector fills only its own slots
-  for (size_t i = 0; i < n; i += whole) {
-    const std::string &last = masks[i + whole - 1];
-    one[i] = last;
-    // (The last `vec` elements share the whole vector's mask: never alone.)
-    for (int j = 0; j < whole - vec; ++j) {
-      each[i + j] = reg(RegClass::Pred);
-      ins("and.pred " + each[i + j] + ", " + masks[i + j] + ", !" + last);
-    }
-    storeRuns(i, whole, one, whole);
-    storeRuns(i, vec, each, whole - vec);
-  }
+  else
+    accessPrefixVectors(*this, masks, whole, vec, storeRuns);
 }
 
 void Emitter::emitAtomic(Operation &op) {
