@@ -177,7 +177,8 @@ def memory_bound(quick):
         outr.fill_(float("nan"))
         t_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)
         assert torch.equal(outr, xr + yr), "tessera ragged vector add is wrong"
-        row(f"vector add {'fp32' if dtype == torch.float32 else 'fp16'} 2^{n.bit_length() - 1}-1", 3 * xr.element_size() * m, {
+        name = "fp32" if dtype == torch.float32 else "fp16"
+        row(f"vector add {name} 2^{n.bit_length() - 1}-1", 3 * xr.element_size() * m, {
             "tessera": bench(lambda: t_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)),
             "triton": bench(lambda: tr_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)),
             "torch": bench(lambda: torch.add(xr, yr, out=outr)),
