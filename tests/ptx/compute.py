@@ -25,7 +25,13 @@ def row_softmax(x_ptr, y_ptr, N: tl.constexpr):
 # SOFTMAX: bar.sync 0
 # SOFTMAX: st.shared.f32
 # SOFTMAX: bar.sync 0
-# SOFTMAX: ld.shared.f32
+# The four warps' partials: lane f of each group of four reads warp f's, and
+# two shuffles combine them (one shared load, not four).
+# SOFTMAX: ld.shared.f32 [[P:%f[0-9]+]]
+# SOFTMAX-NOT: ld.shared
+# SOFTMAX: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1, 31, -1
+# SOFTMAX-NOT: ld.shared
+# SOFTMAX: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 2, 31, -1
 # SOFTMAX: mul.f32 %f{{[0-9]+}}, %f{{[0-9]+}}, 0f3FB8AA3B
 # SOFTMAX-NEXT: ex2.approx.f32
 # SOFTMAX: div.full.f32

@@ -576,7 +576,42 @@ void Emitter::emitReduce(Operation &op) {
         stShared(aw, bases[k] + dotCoord(ls.regCoord(g), strides) * bytes, types[k], acc[g][k]);
     }
     barrier();
-    for (int g = 0; g < ls.numRegs(); ++g) {
+    // Lanes along the axis hold equal values after step 2: with at least as
+    // many of them as warps, lane f of each group of nw such lanes reads
+    // warp f's partial and the group combines them by shuffles (one shared
+    // load a result element, not nw: softmax's row over 16 warps held 16
+    // partials a thread in registers, 40 registers against 32, one block
+    // per SM fewer).
+    std::vector<int> freeLanes;
+    for (size_t i = 0; i < l.lane.size(); ++i)
+      if (l.lane[i].dim == axis && freeLanes.size() < warpBits.size())
+        freeLanes.push_back(static_cast<int>(i));
+    if (freeLanes.size() == warpBits.size()) {
+      std::string f = reg(RegClass::B32);
+      prologueIns("mov.u32 " + f + ", 0");
+      for (size_t j = 0; j < freeLanes.size(); ++j) {
+        std::string t = reg(RegClass::B32);
+        prologueIns("bfe.u32 " + t + ", " + lane() + ", " + std::to_string(freeLanes[j]) + ", 1");
+        prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(j));
+        prologueIns("or.b32 " + f + ", " + f + ", " + t);
+      }
+      for (size_t k = 0; k < nv; ++k) {
+        int64_t bytes = sharedElemBytes(types[k]);
+        std::string a = threadSharedAddress(ls, strides, bytes);
+        std::string af = reg(RegClass::B32);
+        ins("mad.lo.s32 " + af + ", " + f + ", " + std::to_string(bytes) + ", " + a);
+        for (int g = 0; g < ls.numRegs(); ++g)
+          acc[g][k] = ldShared(af, bases[k] + dotCoord(ls.regCoord(g), strides) * bytes, types[k]);
+      }
+      for (int bit : freeLanes)
+        for (auto &a : acc) {
+          std::vector<std::string> other;
+          for (size_t k = 0; k < nv; ++k)
+            other.push_back(shuffleXor(*this, a[k], types[k], 1 << bit));
+          a = combine(a, other);
+        }
+    }
+    for (int g = 0; g < ls.numRegs() && freeLanes.size() < warpBits.size(); ++g) {
       std::vector<std::string> r;
       for (int64_t w = 0; w < nw; ++w) {
         std::vector<std::string> vals;
