@@ -150,21 +150,28 @@ std::string scalarMemType(DType d) {
 // width of those whole vectors, or `vec` where the mask is not of that kind.
 static int wholeVectorWidth(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout &l,
                             int vec) {
-  if (!ptr->type.isTile() || !mask || !mask->type.isTile()) return vec;
+  if (!mask || !mask->type.isTile()) return vec;
   int whole = accessVectorWidth(e, ptr, nullptr, l);
   if (whole <= vec) return vec;
   auto prefix = prefixMask(e.axis, const_cast<Value *>(mask), l.reg[0].dim);
   return prefix && prefix->run >= whole ? whole : vec;
 }
 
-// Per vector of `whole` elements: `access` moves it whole under its last
-// element's mask, then its elements `vec` at a time under their masks less
-// that one (straight-line code, so that ptxas still computes each address
-// just before its access). `access(first, width, masks, count)` reads
-// masks[i] for each width-wide piece i of [first, first + count).
+// The accesses of a load or store of `masks.size()` elements (laid out as
+// `l`, null for a scalar), `vec` at a time under their masks; or, where
+// wholeVectorWidth allows wider vectors, per such vector: whole under its
+// last element's mask, then its elements `vec` at a time under their masks
+// less that one (straight-line code, so that ptxas still computes each
+// address just before its access). `access(first, width, masks, count)`
+// reads masks[i] for each width-wide piece i of [first, first + count).
 using RunAccess = std::function<void(size_t, int, const Regs &, size_t)>;
-static void accessPrefixVectors(Emitter &e, const Regs &masks, int whole, int vec,
-                                const RunAccess &access) {
+static void accessVectors(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout *l,
+                          const Regs &masks, int vec, const RunAccess &access) {
+  int whole = l ? wholeVectorWidth(e, ptr, mask, *l, vec) : vec;
+  if (whole <= vec) {
+    access(0, vec, masks, masks.size());
+    return;
+  }
   Regs one(masks.size()), each(masks.size());  // each vector fills only its own slots
   for (size_t i = 0; i < masks.size(); i += whole) {
     const std::string &last = masks[i + whole - 1];
@@ -267,11 +274,8 @@ void Emitter::emitLoad(Operation &op) {
       }
     }
   };
-  int whole = res->type.isTile() ? wholeVectorWidth(*this, ptr, mask, layoutOf(res), vec) : vec;
-  if (whole <= vec)
-    loadRuns(0, vec, masks, n);
-  else
-    accessPrefixVectors(*this, masks, whole, vec, loadRuns);
+  accessVectors(*this, ptr, mask, res->type.isTile() ? &layoutOf(res) : nullptr, masks, vec,
+                loadRuns);
   set(res, out);
 }
 
@@ -353,11 +357,7 @@ void Emitter::emitStore(Operation &op) {
       }
     }
   };
-  int whole = tile ? wholeVectorWidth(*this, ptr, mask, layoutOf(ptr), vec) : vec;
-  if (whole <= vec)
-    storeRuns(0, vec, masks, n);
-  else
-    accessPrefixVectors(*this, masks, whole, vec, storeRuns);
+  accessVectors(*this, ptr, mask, tile ? &layoutOf(ptr) : nullptr, masks, vec, storeRuns);
 }
 
 void Emitter::emitAtomic(Operation &op) {

@@ -531,15 +531,17 @@ void Emitter::emitReduce(Operation &op) {
     for (size_t k = 0; k < nv; ++k) vals.push_back(in[k][r]);
     acc[g] = acc[g].empty() ? vals : combine(acc[g], vals);
   }
-  // 2. Across lanes.
-  for (size_t i = 0; i < l.lane.size(); ++i) {
-    if (l.lane[i].dim != axis) continue;
+  // 2. Across lanes: each value with the one of the lane that differs in
+  // lane bit `bit`.
+  auto combineAcrossLaneBit = [&](int bit) {
     for (auto &a : acc) {
       std::vector<std::string> other;
-      for (size_t k = 0; k < nv; ++k) other.push_back(shuffleXor(*this, a[k], types[k], 1 << i));
+      for (size_t k = 0; k < nv; ++k) other.push_back(shuffleXor(*this, a[k], types[k], 1 << bit));
       a = combine(a, other);
     }
-  }
+  };
+  for (size_t i = 0; i < l.lane.size(); ++i)
+    if (l.lane[i].dim == axis) combineAcrossLaneBit(static_cast<int>(i));
   // 3. Across warps, through shared memory: slot (result element, warp along axis).
   std::vector<int> warpBits;
   for (size_t i = 0; i < l.warp.size(); ++i)
@@ -550,15 +552,19 @@ void Emitter::emitReduce(Operation &op) {
     for (int64_t s : ls.shape) resultNumel *= s;
     std::vector<int64_t> strides = rowMajorStrides(ls.shape);
     for (auto &s : strides) s *= nw;
-    // This warp's index along the axis.
-    std::string wa = reg(RegClass::B32);
-    prologueIns("mov.u32 " + wa + ", 0");
-    for (size_t j = 0; j < warpBits.size(); ++j) {
-      std::string t = reg(RegClass::B32);
-      prologueIns("bfe.u32 " + t + ", " + warp() + ", " + std::to_string(warpBits[j]) + ", 1");
-      prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(j));
-      prologueIns("or.b32 " + wa + ", " + wa + ", " + t);
-    }
+    // The number whose bit j is bit bits[j] of `id` (the lane or warp index).
+    auto bitsOf = [&](const std::string &id, const std::vector<int> &bits) {
+      std::string x = reg(RegClass::B32);
+      prologueIns("mov.u32 " + x + ", 0");
+      for (size_t j = 0; j < bits.size(); ++j) {
+        std::string t = reg(RegClass::B32);
+        prologueIns("bfe.u32 " + t + ", " + id + ", " + std::to_string(bits[j]) + ", 1");
+        prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(j));
+        prologueIns("or.b32 " + x + ", " + x + ", " + t);
+      }
+      return x;
+    };
+    std::string wa = bitsOf(warp(), warpBits);  // this warp's index along the axis
     std::vector<int64_t> bases;
     int64_t total = 0;
     for (size_t k = 0; k < nv; ++k) {
@@ -587,14 +593,7 @@ void Emitter::emitReduce(Operation &op) {
       if (l.lane[i].dim == axis && freeLanes.size() < warpBits.size())
         freeLanes.push_back(static_cast<int>(i));
     if (freeLanes.size() == warpBits.size()) {
-      std::string f = reg(RegClass::B32);
-      prologueIns("mov.u32 " + f + ", 0");
-      for (size_t j = 0; j < freeLanes.size(); ++j) {
-        std::string t = reg(RegClass::B32);
-        prologueIns("bfe.u32 " + t + ", " + lane() + ", " + std::to_string(freeLanes[j]) + ", 1");
-        prologueIns("shl.b32 " + t + ", " + t + ", " + std::to_string(j));
-        prologueIns("or.b32 " + f + ", " + f + ", " + t);
-      }
+      std::string f = bitsOf(lane(), freeLanes);
       for (size_t k = 0; k < nv; ++k) {
         int64_t bytes = sharedElemBytes(types[k]);
         std::string a = threadSharedAddress(ls, strides, bytes);
@@ -603,27 +602,22 @@ void Emitter::emitReduce(Operation &op) {
         for (int g = 0; g < ls.numRegs(); ++g)
           acc[g][k] = ldShared(af, bases[k] + dotCoord(ls.regCoord(g), strides) * bytes, types[k]);
       }
-      for (int bit : freeLanes)
-        for (auto &a : acc) {
-          std::vector<std::string> other;
-          for (size_t k = 0; k < nv; ++k)
-            other.push_back(shuffleXor(*this, a[k], types[k], 1 << bit));
-          a = combine(a, other);
+      for (int bit : freeLanes) combineAcrossLaneBit(bit);
+    } else {
+      for (int g = 0; g < ls.numRegs(); ++g) {
+        std::vector<std::string> r;
+        for (int64_t w = 0; w < nw; ++w) {
+          std::vector<std::string> vals;
+          for (size_t k = 0; k < nv; ++k) {
+            int64_t bytes = sharedElemBytes(types[k]);
+            std::string a = threadSharedAddress(ls, strides, bytes);
+            vals.push_back(
+                ldShared(a, bases[k] + (dotCoord(ls.regCoord(g), strides) + w) * bytes, types[k]));
+          }
+          r = r.empty() ? vals : combine(r, vals);
         }
-    }
-    for (int g = 0; g < ls.numRegs() && freeLanes.size() < warpBits.size(); ++g) {
-      std::vector<std::string> r;
-      for (int64_t w = 0; w < nw; ++w) {
-        std::vector<std::string> vals;
-        for (size_t k = 0; k < nv; ++k) {
-          int64_t bytes = sharedElemBytes(types[k]);
-          std::string a = threadSharedAddress(ls, strides, bytes);
-          vals.push_back(
-              ldShared(a, bases[k] + (dotCoord(ls.regCoord(g), strides) + w) * bytes, types[k]));
-        }
-        r = r.empty() ? vals : combine(r, vals);
+        acc[g] = r;
       }
-      acc[g] = r;
     }
   }
   for (size_t k = 0; k < nv; ++k) {
