@@ -1,7 +1,8 @@
 // tesserac: the Tessera compiler driver.
 //
 //   tesserac compile FILE.py --kernel NAME --signature "*fp32:16, *fp32, i32, 1024"
-//            [--emit ir|ttir|ttir-initial|ttgir|ptx] [--target sm_NN] [-o FILE] ...
+//            [--emit ir|ttir|ttir-initial|ttgir|ptx|ptx-unspecialized] [--target sm_NN]
+//            [-o FILE] ...
 //   tesserac aot FILE.py --kernel NAME --signature SIG [--signature SIG2 ...] -o DIR
 //            (tesserac_aot.cpp)
 //
@@ -102,12 +103,16 @@ int main(int argc, char **argv) {
              });
   cli.option("--emit", "STAGE",
              "what to print: ttir (the optimised Tile IR, the default; also 'ir'), "
-             "ttir-initial (before the passes), ttgir (with GPU layouts) or ptx",
+             "ttir-initial (before the passes), ttgir (with GPU layouts), ptx, or "
+             "ptx-unspecialized (a warp-specialised kernel's PTX without its producer warp, "
+             "which the loader runs instead where that spills less or fits more blocks)",
              [&](const std::string &v) -> std::string {
                emit = v == "ir" ? "ttir" : v;
-               if (emit == "ttir" || emit == "ttir-initial" || emit == "ttgir" || emit == "ptx")
+               if (emit == "ttir" || emit == "ttir-initial" || emit == "ttgir" || emit == "ptx" ||
+                   emit == tessera::kUnspecializedPtxStage)
                  return {};
-               return "expects ir, ttir, ttir-initial, ttgir or ptx, got '" + v + "'";
+               return "expects ir, ttir, ttir-initial, ttgir, ptx or ptx-unspecialized, got '" + v +
+                      "'";
              });
   cli.option("--target", "sm_NN",
              "the GPU to compile for (sm_90a when --emit is ttgir or ptx and no "
@@ -175,7 +180,8 @@ int main(int argc, char **argv) {
   req.optimize = !noOpt;
   req.fpFusion = !noFpFusion;
   req.reflectFtz = !noReflectFtz;
-  if ((emit == "ttgir" || emit == "ptx") && req.target.empty()) req.target = "sm_90a";
+  const bool gpuStage = emit == "ttgir" || emit == "ptx" || emit == tessera::kUnspecializedPtxStage;
+  if (gpuStage && req.target.empty()) req.target = "sm_90a";
   std::optional<std::string> source = tessera::cli::readSourceFile("tesserac", file);
   if (!source) return 1;
   req.fileName = file;
@@ -195,6 +201,12 @@ int main(int argc, char **argv) {
       if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
       auto k = tessera::compileKernel(req);
       if (split && i) text += "# -----\n";
+      if (emit == tessera::kUnspecializedPtxStage && k->ir(emit).empty())
+        throw tessera::CompilationError(
+            "kernel '" + kernel +
+            "' is not warp-specialised (no loop marked tl.range(..., warp_specialize=True) "
+            "that warp-specialize split, which it does on sm_90a only), so it has no "
+            "unspecialised twin; --emit ptx prints its PTX");
       text += k->ir(emit);
       // The last kernel's IR is left for the process's exit to reclaim, as
       // clang's -disable-free does: freeing a long kernel's ops one by one

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 4
+#define TESSERA_CAPI_VERSION 5
 
 /* ---------------------------------------------------------------- status */
 
@@ -341,6 +341,9 @@ typedef struct tessera_cuda_info {
   int32_t local_bytes;  /* local memory per thread (register spills) */
   int32_t shared_bytes; /* dynamic shared memory per program */
   int32_t num_warps;
+  /* threads a launch's block has: 32 x num_warps, and a warp-specialised
+   * kernel's producer warps where the device runs it so */
+  int32_t block_threads;
 } tessera_cuda_info;
 TESSERA_CAPI_EXPORT tessera_status tessera_kernel_cuda_info(const tessera_kernel *kernel,
                                                             int32_t device, tessera_cuda_info *out);

@@ -375,9 +375,11 @@ void bindKernel(nb::module_ &m) {
             tessera_status st = tessera_kernel_cuda_info(k.get(), device, &info);
             if (st != TESSERA_OK) raiseLastError(st);
             return nb::make_tuple(info.num_regs, info.local_bytes, info.shared_bytes,
-                                  info.num_warps);
+                                  info.block_threads);
           },
-          nb::arg("device"), "(registers, local bytes, dynamic shared bytes, num_warps) on device")
+          nb::arg("device"),
+          "(registers, local bytes, dynamic shared bytes, block threads) of the kernel as "
+          "loaded on device")
       .def("__repr__", [](const Kernel &k) {
         return std::string("<tessera._C.Kernel '") + tessera_kernel_name(k.get()) + "'>";
       });

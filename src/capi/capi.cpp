@@ -688,12 +688,12 @@ tessera_status tessera_kernel_cuda_info(const tessera_kernel *kernel, int32_t de
   return guarded([&] {
     const tessera_kernel &k = kernelRef(kernel);
     require(out != nullptr, "the output struct is NULL");
-    int regs = 0, local = 0;
-    k.impl->cudaAttrs(device, regs, local);
-    out->num_regs = regs;
-    out->local_bytes = local;
-    out->shared_bytes = k.impl->sharedBytes();
+    const tessera::KernelImpl::CudaUse use = k.impl->cudaUse(device);
+    out->num_regs = use.numRegs;
+    out->local_bytes = use.localBytes;
+    out->shared_bytes = use.sharedBytes;
     out->num_warps = k.impl->numWarps();
+    out->block_threads = use.blockThreads;
   });
 }
 

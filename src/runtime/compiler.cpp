@@ -1,8 +1,10 @@
 #include "runtime/compiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -95,6 +97,12 @@ void printTimings(const std::string &kernel, const std::vector<PassTiming> &timi
 
 using Clock = std::chrono::steady_clock;
 
+bool hasOp(Module &m, const std::function<bool(const Operation &)> &is) {
+  bool found = false;
+  for (auto &fn : m.functions) fn->walk([&](Operation *op) { found = found || is(*op); });
+  return found;
+}
+
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -148,7 +156,19 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   std::unique_ptr<Module> copy = req.stagesOnly ? nullptr : cloneModule(tile);
   Module &gpuModule = copy ? *copy : tile;
   ptx::prepareModule(gpuModule, gpu);
-  runPasses(gpuModule, ptx::gpuPipeline(), opts);
+  // The kernel as it stands before warp-specialize, where that pass may
+  // split it: its PTX is the unspecialised twin the loader may keep instead.
+  std::vector<std::string> gpuPasses = ptx::gpuPipeline();
+  auto split = std::find(gpuPasses.begin(), gpuPasses.end(), "warp-specialize");
+  std::vector<std::string> lastPasses(split, gpuPasses.end());
+  gpuPasses.erase(split, gpuPasses.end());
+  runPasses(gpuModule, gpuPasses, opts);
+  std::unique_ptr<Module> unspecialized;
+  if (keepsStage(req, kUnspecializedPtxStage) && hasOp(gpuModule, [](const Operation &op) {
+        return op.code == OpCode::For && op.intAttr("warp_specialize") == 1;
+      }))
+    unspecialized = cloneModule(gpuModule);
+  runPasses(gpuModule, lastPasses, opts);
   // The header names the target as Triton's TTGIR does ("cuda:90").
   if (keepsStage(req, "ttgir"))
     stages.emplace_back("ttgir", "// tessera.target = cuda:" + std::to_string(gpu.target.sm) +
@@ -157,6 +177,9 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   ptx::PtxKernel p = ptx::emitPtx(gpuModule, gpu);
   if (timings) timings->push_back({"emit-ptx", msSince(start)});
   if (keepsStage(req, "ptx")) stages.emplace_back("ptx", std::move(p.ptx));
+  if (unspecialized &&
+      hasOp(gpuModule, [](const Operation &op) { return op.code == OpCode::WarpSpecialize; }))
+    stages.emplace_back(kUnspecializedPtxStage, ptx::emitPtx(*unspecialized, gpu).ptx);
 }
 
 }  // namespace

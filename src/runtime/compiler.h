@@ -83,6 +83,20 @@ struct CompileRequest {
   bool stagesOnly = false;
 };
 
+// The stage holding a warp-specialised kernel's PTX as it was before
+// warp-specialize split it (no producer warps); present only where that
+// pass split the kernel. The loader keeps whichever of the two
+// cuda::keepWarpSpecialized prefers on the device.
+inline constexpr const char *kUnspecializedPtxStage = "ptx-unspecialized";
+
+// The block size (32 x (num_warps + producer warps)) and dynamic shared
+// memory per program that a PTX of Tessera's states in its header
+// (`tessera.num_warps`, `tessera.producer_warps`, `tessera.shared_bytes`).
+struct PtxLaunchShape {
+  int threads = 0, sharedBytes = 0;
+};
+PtxLaunchShape ptxLaunchShape(const std::string &ptx);
+
 // The default Tile IR pipeline. The GPU passes follow it for a GPU target
 // (ptx::gpuPipeline()).
 const std::vector<std::string> &defaultPipeline();
@@ -111,9 +125,12 @@ class KernelImpl : public CompiledKernel {
 
   // ---- GPU (gpu_launch.cpp) ----
   bool hasPtx() const { return !ir("ptx").empty(); }
-  int numWarps() const;       // from the PTX stage
-  int launchThreads() const;  // 32 x (num_warps + a warp-specialised kernel's producer warp)
-  int sharedBytes() const;    // dynamic shared memory per program
+  int numWarps() const;  // from the PTX stage
+  // 32 x (num_warps + a warp-specialised kernel's producer warp) and the
+  // dynamic shared memory per program, of the "ptx" stage (cudaUse tells
+  // those of the variant a device runs).
+  int launchThreads() const;
+  int sharedBytes() const;
   // Global scratch per program (tensor maps the kernel builds), 0 if none.
   int globalScratchBytes() const;
   // The kernel arguments that are row strides of tensor maps the kernel
@@ -130,8 +147,15 @@ class KernelImpl : public CompiledKernel {
     int arg, rank, dtype, boxInner, boxOuter, swizzle, fill;
   };
   const std::vector<TensorMapParam> &tensorMapParams() const;
-  // Register and local-memory use on `device` (loads the module).
-  void cudaAttrs(int device, int &numRegs, int &localBytes) const;
+  // What the kernel as loaded on `device` uses (loads the module): for a
+  // warp-specialised kernel, that of the variant the loader kept (with or
+  // without its producer warps).
+  struct CudaUse {
+    int numRegs = 0, localBytes = 0;  // a thread
+    int sharedBytes = 0;              // dynamic, a program
+    int blockThreads = 0;             // a launch's block
+  };
+  CudaUse cudaUse(int device) const;
 
  private:
   // The public API's arguments in interpreter form, checked against the

@@ -423,19 +423,39 @@ int currentDevice() {
   return dev;
 }
 
+namespace {
+
+// Blocks of `warps` warps at `regs` registers a thread that an SM's
+// registers hold: they are allocated per warp, 256 at a time (8 a thread).
+int blocksByRegisters(const DeviceInfo &info, int regs, int warps) {
+  const int perWarp = (regs * 32 + 255) / 256 * 256;
+  return info.regsPerSm / perWarp / warps;
+}
+
+// ... that its threads, block slots and shared memory hold (32 where the
+// limits are not known).
+int blocksByOtherLimits(const DeviceInfo &info, int warps, int sharedBytes) {
+  int blocks = info.maxBlocksPerSm > 0 ? info.maxBlocksPerSm : 32;
+  if (info.maxThreadsPerSm > 0) blocks = std::min(blocks, info.maxThreadsPerSm / (warps * 32));
+  if (info.sharedPerSm > 0 && sharedBytes > 0)
+    blocks = std::min(blocks, info.sharedPerSm / (sharedBytes + info.reservedSharedPerBlock));
+  return blocks;
+}
+
+}  // namespace
+
+int residentBlocks(const DeviceInfo &info, int regs, int threads, int sharedBytes) {
+  if (regs <= 0 || threads <= 0 || info.regsPerSm <= 0) return 0;
+  const int warps = (threads + 31) / 32;
+  return std::min(blocksByRegisters(info, regs, warps),
+                  blocksByOtherLimits(info, warps, sharedBytes));
+}
+
 int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int sharedBytes) {
   if (regs <= 0 || threads <= 0 || info.regsPerSm <= 0) return 0;
-  // Registers are allocated per warp, 256 at a time (8 a thread).
   const int warps = (threads + 31) / 32;
-  auto blocksAt = [&](int r) {
-    int perWarp = (r * 32 + 255) / 256 * 256;
-    return info.regsPerSm / perWarp / warps;
-  };
-  int other = info.maxBlocksPerSm > 0 ? info.maxBlocksPerSm : 32;
-  if (info.maxThreadsPerSm > 0) other = std::min(other, info.maxThreadsPerSm / (warps * 32));
-  if (info.sharedPerSm > 0 && sharedBytes > 0)
-    other = std::min(other, info.sharedPerSm / (sharedBytes + info.reservedSharedPerBlock));
-  const int blocks = blocksAt(regs);
+  const int other = blocksByOtherLimits(info, warps, sharedBytes);
+  const int blocks = blocksByRegisters(info, regs, warps);
   if (blocks >= other) return 0;  // registers do not limit it
   // A kernel already keeping 16 warps or more on each SM is left alone: it
   // hides latency well enough, and forcing its registers down spilled
@@ -446,8 +466,15 @@ int occupancyBlockTarget(const DeviceInfo &info, int regs, int threads, int shar
   // The most registers a thread may keep with one more block resident.
   int cap = std::min(info.regsPerSm / (blocks + 1) / warps / 256 * 256 / 32, 255);
   const int rounded = (regs + 7) / 8 * 8;
-  if (cap < 16 || rounded - cap > 8 || blocksAt(cap) <= blocks) return 0;
+  if (cap < 16 || rounded - cap > 8 || blocksByRegisters(info, cap, warps) <= blocks) return 0;
   return blocks + 1;
+}
+
+bool keepWarpSpecialized(const DeviceInfo &info, const KernelFootprint &specialized,
+                         const KernelFootprint &plain) {
+  if (specialized.localBytes > plain.localBytes) return false;
+  return residentBlocks(info, specialized.regs, specialized.threads, specialized.sharedBytes) >=
+         residentBlocks(info, plain.regs, plain.threads, plain.sharedBytes);
 }
 
 DeviceInfo archLimits(int sm) {
@@ -491,6 +518,8 @@ std::unique_ptr<LoadedKernel> LoadedKernel::load(std::string_view ptx, const std
                 std::to_string(dynamicSharedBytes));
   std::unique_ptr<LoadedKernel> k(new LoadedKernel);
   k->device_ = device;
+  k->blockThreads_ = blockThreads;
+  k->dynamicSharedBytes_ = dynamicSharedBytes;
   k->name_ = kernelName;
   k->context_ = primaryContext(device);
   ScopedContext inContext(d, k->context_, kernelName);

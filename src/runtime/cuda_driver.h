@@ -90,6 +90,32 @@ inline bool keepHinted(int regs, int local, int hintedRegs, int hintedLocal) {
   return hintedRegs > 0 && hintedRegs < regs && hintedLocal <= local + kHintSpillBytes;
 }
 
+// The blocks of a kernel (`regs` registers a thread, blocks of `threads`
+// threads using `sharedBytes` of shared memory each) that one
+// multiprocessor of `info` holds at once; 0 where its limits are not known.
+int residentBlocks(const DeviceInfo &info, int regs, int threads, int sharedBytes);
+
+// What a loaded kernel takes of a multiprocessor: registers and local
+// memory a thread, threads a block, shared memory (static and dynamic) a
+// block.
+struct KernelFootprint {
+  int regs = 0, localBytes = 0, threads = 0, sharedBytes = 0;
+};
+
+// Whether a warp-specialised kernel (warp-specialize: producer warps beside
+// its num_warps) is kept over the same kernel assembled without its producer
+// warps: unless it spills more, or fewer of its blocks reside per SM. The
+// producer warp's threads share the SM's registers, so a kernel that wants
+// nearly all of them spills or loses a block when specialised. On an H200
+// (tutorial 06's causal forward, D 128, 128x128 tiles on 8 warps), the
+// specialised build capped at 168 registers spilled 8 bytes a thread and ran
+// 4-7% slower than the unspecialised one at 190 registers (504 against 528
+// TFLOP/s autotuned at N 4096); every specialised build that spilled no
+// more measured faster (non-causal 128x128, causal 128x64: 427 -> 459).
+// The loader and `tesserac aot` both decide by it.
+bool keepWarpSpecialized(const DeviceInfo &info, const KernelFootprint &specialized,
+                         const KernelFootprint &plain);
+
 // The per-multiprocessor limits above (registers, shared memory, threads,
 // blocks) of compute capability `sm` (80, 86, 89, 90, ...) as CUDA's
 // programming guide tables them, for deciding without a device
@@ -147,6 +173,10 @@ class LoadedKernel {
   LoadedKernel &operator=(const LoadedKernel &) = delete;
 
   const FunctionAttrs &attrs() const { return attrs_; }
+  // The block size and dynamic shared memory load() was given (a
+  // warp-specialised kernel's and its unspecialised twin's differ).
+  int blockThreads() const { return blockThreads_; }
+  int dynamicSharedBytes() const { return dynamicSharedBytes_; }
   int device() const { return device_; }
   const std::string &name() const { return name_; }
 
@@ -168,6 +198,7 @@ class LoadedKernel {
   detail::ModuleHandle *module_ = nullptr;
   detail::FunctionHandle *function_ = nullptr;
   int device_ = 0;
+  int blockThreads_ = 0, dynamicSharedBytes_ = 0;
   std::string name_;
   FunctionAttrs attrs_;
   // The function's MAX_DYNAMIC_SHARED_SIZE_BYTES; only ever raised, under the

@@ -26,20 +26,24 @@ static int headerValue(const std::string &ptx, const char *key) {
   return std::atoi(ptx.c_str() + p + std::strlen(key));
 }
 
+PtxLaunchShape ptxLaunchShape(const std::string &ptx) {
+  return {32 * (headerValue(ptx, "// tessera.num_warps = ") +
+                headerValue(ptx, "// tessera.producer_warps = ")),
+          headerValue(ptx, "// tessera.shared_bytes = ")};
+}
+
 int KernelImpl::numWarps() const {
   if (numWarps_ < 0) numWarps_ = headerValue(ir("ptx"), "// tessera.num_warps = ");
   return numWarps_;
 }
 
 int KernelImpl::launchThreads() const {
-  // A warp-specialised kernel's producer warp comes after its num_warps.
-  if (launchThreads_ < 0)
-    launchThreads_ = 32 * (numWarps() + headerValue(ir("ptx"), "// tessera.producer_warps = "));
+  if (launchThreads_ < 0) launchThreads_ = ptxLaunchShape(ir("ptx")).threads;
   return launchThreads_;
 }
 
 int KernelImpl::sharedBytes() const {
-  if (sharedBytes_ < 0) sharedBytes_ = headerValue(ir("ptx"), "// tessera.shared_bytes = ");
+  if (sharedBytes_ < 0) sharedBytes_ = ptxLaunchShape(ir("ptx")).sharedBytes;
   return sharedBytes_;
 }
 
@@ -158,18 +162,30 @@ static const cuda::LoadedKernel &loadedOn(const KernelImpl &k, int device, std::
     throw Error("kernel '" + k.name() +
                 "' was compiled without a GPU target; compile it for one (CompileOptions::target, "
                 "e.g. \"native\" or \"sm_90a\") to launch it on a GPU");
-  std::shared_ptr<cuda::LoadedKernel> loaded =
-      cuda::LoadedKernel::load(k.ir("ptx"), ptx::ptxEntryName(k.name()), device, k.sharedBytes(),
-                               k.name(), k.launchThreads());
+  const std::string entry = ptx::ptxEntryName(k.name());
+  std::shared_ptr<cuda::LoadedKernel> loaded = cuda::LoadedKernel::load(
+      k.ir("ptx"), entry, device, k.sharedBytes(), k.name(), k.launchThreads());
+  // A warp-specialised kernel: its unspecialised twin too, and the one
+  // keepWarpSpecialized prefers on this device (the other is unloaded).
+  if (std::string plainPtx = k.ir(kUnspecializedPtxStage); !plainPtx.empty()) {
+    const PtxLaunchShape shape = ptxLaunchShape(plainPtx);
+    std::shared_ptr<cuda::LoadedKernel> plain = cuda::LoadedKernel::load(
+        plainPtx, entry, device, shape.sharedBytes, k.name(), shape.threads);
+    auto footprint = [](const cuda::LoadedKernel &l) {
+      return cuda::KernelFootprint{l.attrs().numRegs, l.attrs().localBytes, l.blockThreads(),
+                                   l.attrs().staticSharedBytes + l.dynamicSharedBytes()};
+    };
+    if (!cuda::keepWarpSpecialized(cuda::deviceInfo(device), footprint(*loaded), footprint(*plain)))
+      loaded = std::move(plain);
+  }
   owners.push_back(loaded);
   slots[device].store(loaded.get(), std::memory_order_release);
   return *loaded;
 }
 
-void KernelImpl::cudaAttrs(int device, int &numRegs, int &localBytes) const {
+KernelImpl::CudaUse KernelImpl::cudaUse(int device) const {
   const auto &lk = loadedOn(*this, device, gpuMutex_, loaded_, loadedOwners_);
-  numRegs = lk.attrs().numRegs;
-  localBytes = lk.attrs().localBytes;
+  return {lk.attrs().numRegs, lk.attrs().localBytes, lk.dynamicSharedBytes(), lk.blockThreads()};
 }
 
 void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid grid, void *stream,
@@ -249,7 +265,8 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     ptrs[args.size() + numMaps] = &slots[args.size()];
     ptrs[args.size() + numMaps + 1] = &slots[args.size() + 1];
   }
-  if (numMaps == 0) return lk.launch(g, launchThreads(), sharedBytes(), stream, ptrs.data());
+  if (numMaps == 0)
+    return lk.launch(g, lk.blockThreads(), lk.dynamicSharedBytes(), stream, ptrs.data());
   Scratch<cuda::TensorMap, 4> encoded(numMaps);
   for (size_t k = 0; k < numMaps; ++k) {
     const TensorMapParam &t = maps[k];
@@ -264,7 +281,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     encoded[k] = tensorMapFor(t, args, fn, name_, device);
     ptrs[args.size() + k] = &encoded[k];
   }
-  lk.launch(g, launchThreads(), sharedBytes(), stream, ptrs.data());
+  lk.launch(g, lk.blockThreads(), lk.dynamicSharedBytes(), stream, ptrs.data());
 }
 
 void KernelImpl::launch(const std::vector<Arg> &args, Grid grid, void *stream) const {

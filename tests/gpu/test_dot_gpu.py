@@ -698,4 +698,6 @@ def test_warp_specialized_attention(gen, d, bm, bn, warps, stages, ws):
     assert rel_err(out, ref) <= 5e-3
     specialized = "tessera.producer_warps" in kern.asm["ptx"]
     assert specialized == (ws and ".target sm_90a" in kern.asm["ptx"])
-    assert kern.n_max_threads == 32 * (warps + specialized)
+    # (The loader runs the unspecialised twin where the producer warp would
+    # spill or cost a block per SM.)
+    assert kern.n_max_threads in ({32 * warps, 32 * (warps + 1)} if specialized else {32 * warps})

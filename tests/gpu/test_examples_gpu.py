@@ -1,5 +1,7 @@
 """Every example of examples/ on the GPU, against PyTorch."""
 import math
+import pathlib
+import sys
 
 import pytest
 
@@ -19,6 +21,9 @@ import matmul as ex_matmul
 import softmax as ex_softmax
 import softmax_online as ex_softmax_online
 import vector_add as ex_add
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+from tessera_testing import keep_warp_specialized  # noqa: E402
 
 
 @pytest.mark.parametrize("n", [1, 1000, 98432, 1 << 20])
@@ -211,6 +216,44 @@ def test_attention_forward_warp_specialized(gen, causal, n_ctx, config):
     ex_attention.attention(q, k, v, causal=causal, block_m=bm, block_n=bn, num_warps=warps,
                            num_stages=stages, o=o, lse=lse, warp_specialize=True)
     check_attention(q, k, v, o, lse, causal, 4e-3)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("config", [(128, 128, 8, 2), (128, 64, 8, 3)])
+def test_attention_warp_specialized_or_its_twin(gen, causal, config):
+    """A warp-specialised kernel runs specialised only where that spills no
+    more and keeps as many blocks per SM as its unspecialised twin (with two
+    warpgroups, the same kernel unmarked); elsewhere the twin runs, launched
+    with its own block. Either way the results are right. (Causal 128x128,
+    the specialised build spills on an H200 and the twin runs; not causal,
+    the specialised one.)"""
+    bm, bn, warps, stages = config
+    Z, H, n_ctx, d = 2, 3, 1000, 128
+    q, k, v = (torch.randn(Z, H, n_ctx, d, device="cuda", generator=gen).half() for _ in range(3))
+    kernels = {}
+    for ws in (True, False):
+        o, lse = poisoned(q.shape, torch.float16), poisoned((Z, H, n_ctx))
+        grid = (triton.cdiv(n_ctx, bm), Z * H)
+        kernels[ws] = ex_attention.attention_fwd_kernel[grid](
+            q, k, v, o, lse, 1 / math.sqrt(d), n_ctx, n_ctx * d, d, n_ctx * d, d, n_ctx * d, d, 1,
+            n_ctx * d, d, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, WS=ws,
+            num_warps=warps, num_stages=stages)
+        check_attention(q, k, v, o, lse, causal, 4e-3)
+    spec, plain = kernels[True], kernels[False]
+    if ".target sm_90a" not in spec.asm["ptx"]:
+        assert "ptx-unspecialized" not in spec.asm and spec.n_max_threads == 32 * warps
+        return
+    assert spec.asm["ptx-unspecialized"] == plain.asm["ptx"]
+
+    def footprint(kern):
+        return dict(regs=kern.n_regs, stack=4 * kern.n_spills, threads=kern.n_max_threads,
+                    shared=kern.metadata.shared)
+
+    if spec.n_max_threads == 32 * (warps + 1):
+        assert keep_warp_specialized(footprint(spec), footprint(plain))
+    else:
+        assert spec.n_max_threads == 32 * warps
+        assert footprint(spec) == footprint(plain)
 
 
 def check_attention(q, k, v, o, lse, causal, tolerance):

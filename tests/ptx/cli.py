@@ -78,7 +78,7 @@ def scale(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # WARPS-NEXT: Run 'tesserac --help' for the options.
 # STAGES: tesserac: error: option '--num-stages': expects an integer from 1 to 16, got '0'
 # TARGET: tesserac: error: option '--target': expects a GPU target, got 'sm_75'; the targets are: sm_80, {{.*}}sm_90a, sm_100, {{.*}}sm_120
-# EMIT: tesserac: error: option '--emit': expects ir, ttir, ttir-initial, ttgir or ptx, got 'asm'
+# EMIT: tesserac: error: option '--emit': expects ir, ttir, ttir-initial, ttgir, ptx or ptx-unspecialized, got 'asm'
 # TYPO: tesserac: error: unknown option '--kernal'; did you mean '--kernel'?
 # NOKERNEL: tesserac: error: --kernel NAME is required
 # NOFILE: tesserac: error: missing FILE.py

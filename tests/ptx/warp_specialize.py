@@ -17,6 +17,11 @@
 # RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 -o %t.causal.ptx
 # RUN: FileCheck %s --check-prefix=CAUSAL < %t.causal.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.causal.ptx -o %t.causal.cubin
+# RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 1" --emit ptx-unspecialized --target sm_90a --num-warps 8 --num-stages 2 -o %t.twin.ptx
+# RUN: FileCheck %s --check-prefix=TWIN < %t.twin.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.twin.ptx -o %t.twin.cubin
+# RUN: ! tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx-unspecialized --target sm_90a --num-warps 8 --num-stages 2 > %t.no-twin 2>&1
+# RUN: FileCheck %s --check-prefix=NO-TWIN < %t.no-twin
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %s --kernel pipelined_then_marked --signature "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, *fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 128, 128, 64" --emit ptx --target sm_90a --num-warps 8 --num-stages 4 | FileCheck %s --check-prefix=OFF
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 32 --num-stages 2 | FileCheck %s --check-prefix=OFF
@@ -153,6 +158,19 @@ def pipelined_then_marked(a_desc, b_desc, x_ptr, y_ptr, c_ptr, M, N, K, BM: tl.c
 # Where the second loop's rings were allocated, the consumers arrive on a
 # barrier of 256 arrivals; the producer waits on it before the second
 # loop's first copy.
+# Its unspecialised twin (what the loader runs instead where the producer
+# warp would spill or cost a block per SM): the same copies, issued by the
+# consumers' first thread, with each loop's rings of its own.
+# TWIN: // tessera.num_warps = 8
+# TWIN-NOT: producer_warps
+# TWIN: // tessera.shared_bytes = 164096
+# TWIN: .maxntid 256, 1, 1
+# TWIN-NOT: setp.ge.u32 {{%p[0-9]+}}, %r0, 256;
+# TWIN: cp.async.bulk.tensor
+# TWIN: ret;
+# NO-TWIN: error: kernel 'descriptor_attention_kernel' is not warp-specialised
+# NO-TWIN-SAME: --emit ptx prints its PTX
+
 # CAUSAL: // tessera.producer_warps = 1
 # CAUSAL: // tessera.shared_bytes = 164096
 # CAUSAL: .maxntid 288, 1, 1

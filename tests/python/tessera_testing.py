@@ -746,6 +746,28 @@ def occupancy_hint_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMI
     return now + 1
 
 
+def resident_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMITS) -> int:
+    """Blocks per SM of a kernel at `regs` registers a thread, `threads` a
+    block and `shared` bytes of shared memory a block: the fewest that
+    registers (256 a warp at a time), threads, block slots and shared memory
+    (plus the reserved KiB a block) allow."""
+    warps = -(-threads // 32)
+    by_regs = limits["regs"] // (-(-regs * 32 // 256) * 256) // warps
+    return min(by_regs, limits["blocks"], limits["threads"] // (warps * 32),
+               limits["shared"] // (shared + limits["reserved"]) if shared else 1 << 30)
+
+
+def keep_warp_specialized(ws: dict, plain: dict) -> bool:
+    """The loader's choice between a warp-specialised kernel and its
+    unspecialised twin (runtime/cuda_driver.h keepWarpSpecialized), from
+    {'regs', 'stack', 'threads', 'shared'} of each: the specialised one
+    unless it spills more or fewer of its blocks reside per SM."""
+    if ws["stack"] > plain["stack"]:
+        return False
+    return (resident_blocks(ws["regs"], ws["threads"], ws["shared"])
+            >= resident_blocks(plain["regs"], plain["threads"], plain["shared"]))
+
+
 def occupancy_register_cap(blocks: int, threads: int, limits=SM90_LIMITS) -> int:
     """The most registers a thread may use with `blocks` blocks resident."""
     warps = -(-threads // 32)

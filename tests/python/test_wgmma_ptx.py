@@ -241,25 +241,37 @@ def test_attention_warp_specialized(causal, cfg):
     # 1024-byte alignment step (two sets of rings would be tens of KB more).
     bm, bn, warps, stages = cfg
 
-    def compile_(ws):
+    def compile_(ws, emit="ptx"):
         sig = ("*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, "
                + ", ".join(["i32:16"] * 6 + ["1"] + ["i32:16"] * 2)
                + f", 128, {bm}, {bn}, {causal}, {ws}")
         r = subprocess.run([str(TESSERAC), "compile", str(REPO / "examples/attention.py"),
-                            "--kernel", "attention_fwd_kernel", "--signature", sig, "--emit", "ptx",
+                            "--kernel", "attention_fwd_kernel", "--signature", sig, "--emit", emit,
                             "--target", "sm_90a", "--num-warps", str(warps), "--num-stages",
                             str(stages)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         return r.stdout
 
-    ptx = compile_(1)
+    ptx, twin = compile_(1), compile_(1, "ptx-unspecialized")
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
+        assemble_ptx(twin, "sm_90a")
     assert "// tessera.producer_warps = 1" in ptx
     assert f".maxntid {32 * (warps + 1)}, 1, 1" in ptx
     assert f"bar.sync 1, {32 * warps};" in ptx
     shared = lambda p: int(re.search(r"tessera.shared_bytes = (\d+)", p).group(1))  # noqa: E731
     assert shared(ptx) <= shared(compile_(0)) + 1024 + 64
+    # The unspecialised twin, which the loader runs where the producer warp
+    # spills or costs a block: the kernel as warp-specialize found it. With
+    # more than one warpgroup that is the unmarked kernel itself (its slots
+    # are released by mbarriers either way).
+    assert "producer_warps" not in twin and f".maxntid {32 * warps}, 1, 1" in twin
+    assert "cp.async.bulk.tensor" in twin
+    if warps > 4:
+        assert twin == compile_(0)
+    # The launch facts other than the block and its shared memory are the same.
+    facts = r"// tessera\.(?:tensormap|map_stride|global_scratch) = .*"
+    assert re.findall(facts, twin) == re.findall(facts, ptx)
 
 
 def assert_buffers_aligned(ptx):

@@ -61,7 +61,10 @@ class CompiledKernel:
     @property
     def asm(self) -> dict:
         """IR stages by name ("ttir-initial", "ttir", and on the GPU
-        "ttgir", "ptx"); for a GPU kernel also "cubin" and "sass" on first
+        "ttgir", "ptx"; a warp-specialised kernel also has
+        "ptx-unspecialized", the PTX without its producer warp that the
+        loader runs instead where the producer warp would spill or cost a
+        block per SM); for a GPU kernel also "cubin" and "sass" on first
         access (see _Asm)."""
         if self._asm is None:
             self._asm = _Asm({stage: self._kernel.ir(stage) for stage in self._kernel.stages})
@@ -78,7 +81,7 @@ class CompiledKernel:
         if self._device < 0:
             return
         try:
-            regs, local, shared, warps = self._kernel.cuda_info(self._device)
+            regs, local, shared, threads = self._kernel.cuda_info(self._device)
         except KernelError as e:
             # More shared memory than the device has: OutOfResources, which
             # the autotuner skips (as Triton does) and callers can catch.
@@ -88,9 +91,9 @@ class CompiledKernel:
             raise OutOfResources(int(m.group(1)), int(m.group(2)), "shared memory") from e
         self.n_regs = regs
         self.n_spills = local // 4
-        # A warp-specialised kernel launches a producer warp beside its num_warps.
-        producer = re.search(r"// tessera\.producer_warps = (\d+)", self._kernel.ir("ptx"))
-        self.n_max_threads = 32 * (warps + (int(producer.group(1)) if producer else 0))
+        # A warp-specialised kernel's producer warp too, where the loader
+        # kept that variant (not its unspecialised twin).
+        self.n_max_threads = threads
         self.metadata.shared = shared
 
     def launch_metadata(self, grid, stream, *args):

@@ -913,12 +913,15 @@ def _dump(kernel, name: str, key: str) -> None:
     from .. import knobs
     d = os.path.join(os.path.expanduser(knobs.compilation.dump_dir), f"{name}-{key[:16]}")
     os.makedirs(d, exist_ok=True)
-    for stage in ("ttir-initial", "ttir", "ttgir", "ptx"):
+    for stage in ("ttir-initial", "ttir", "ttgir", "ptx", "ptx-unspecialized"):
         try:
             text = kernel.ir(stage)
         except Exception:  # noqa: BLE001 - a stage this back end does not have
             continue
-        with open(os.path.join(d, stage + (".ptx" if stage == "ptx" else ".txt")), "w") as f:
+        if not text:
+            continue
+        with open(os.path.join(d, stage + (".ptx" if stage.startswith("ptx") else ".txt")),
+                  "w") as f:
             f.write(text)
 
 

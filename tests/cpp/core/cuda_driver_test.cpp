@@ -156,6 +156,40 @@ TEST(CudaDriver, OccupancyBlockTarget) {
   EXPECT_EQ(cu::occupancyBlockTarget(cu::DeviceInfo{}, 173, 128, 65792), 0);
 }
 
+// Blocks resident per SM of an H100 / H200, and the choice between a
+// warp-specialised kernel and its unspecialised twin that follows from it.
+TEST(CudaDriver, ResidentBlocksAndTheWarpSpecializedChoice) {
+  const cu::DeviceInfo h100 = cu::archLimits(90);
+  // Registers: 168 a thread on 9 warps take 48 Ki, one block; 8 warps at
+  // 96 take 24 Ki, two (and shared memory allows two).
+  EXPECT_EQ(cu::residentBlocks(h100, 168, 288, 164096), 1);
+  EXPECT_EQ(cu::residentBlocks(h100, 96, 256, 100000), 2);
+  // Shared memory: 64.25 KiB blocks (1 KiB reserved each): three.
+  EXPECT_EQ(cu::residentBlocks(h100, 32, 128, 65792), 3);
+  // Threads: 1024-thread blocks, two.
+  EXPECT_EQ(cu::residentBlocks(h100, 32, 1024, 0), 2);
+  EXPECT_EQ(cu::residentBlocks(cu::DeviceInfo{}, 32, 128, 0), 0);  // limits unknown
+
+  // Tutorial 06's causal forward, 128x128 on 8 warps: specialised, 168
+  // registers and 8 bytes spilled; unspecialised, 190 and none. The twin.
+  const cu::KernelFootprint causalWs{168, 8, 288, 164096}, causalPlain{190, 0, 256, 164096};
+  EXPECT_FALSE(cu::keepWarpSpecialized(h100, causalWs, causalPlain));
+  // Non-causal: 168 and 170 registers, neither spills, one block each.
+  const cu::KernelFootprint ws{168, 0, 288, 164096}, plain{170, 0, 256, 164096};
+  EXPECT_TRUE(cu::keepWarpSpecialized(h100, ws, plain));
+  // D 64, 128x64 on 4 warps, 66 KiB of shared memory: at 160 registers the
+  // fifth warp leaves room for two blocks where four warps fit three.
+  const cu::KernelFootprint d64Ws{160, 0, 160, 67584}, d64Plain{160, 0, 128, 67584};
+  EXPECT_EQ(cu::residentBlocks(h100, 160, 160, 67584), 2);
+  EXPECT_EQ(cu::residentBlocks(h100, 160, 128, 67584), 3);
+  EXPECT_FALSE(cu::keepWarpSpecialized(h100, d64Ws, d64Plain));
+  // Equal spills and blocks (two, by shared memory): the specialised one.
+  EXPECT_TRUE(cu::keepWarpSpecialized(h100, {96, 16, 288, 100000}, {96, 16, 256, 100000}));
+  // Limits unknown: spills alone decide.
+  EXPECT_TRUE(cu::keepWarpSpecialized(cu::DeviceInfo{}, ws, plain));
+  EXPECT_FALSE(cu::keepWarpSpecialized(cu::DeviceInfo{}, causalWs, causalPlain));
+}
+
 TEST(CudaDriver, ArchLimitsAndTheOccupancyHint) {
   cu::DeviceInfo h100 = cu::archLimits(90);
   EXPECT_EQ(h100.regsPerSm, 65536);
