@@ -92,7 +92,9 @@ inline bool keepHinted(int regs, int local, int hintedRegs, int hintedLocal) {
 
 // The blocks of a kernel (`regs` registers a thread, blocks of `threads`
 // threads using `sharedBytes` of shared memory each) that one
-// multiprocessor of `info` holds at once; 0 where its limits are not known.
+// multiprocessor of `info` holds at once, as CUDA's occupancy calculator
+// counts them (registers by sub-partition); 0 where its limits are not
+// known.
 int residentBlocks(const DeviceInfo &info, int regs, int threads, int sharedBytes);
 
 // What a loaded kernel takes of a multiprocessor: registers and local
@@ -112,6 +114,8 @@ struct KernelFootprint {
 // 4-7% slower than the unspecialised one at 190 registers (504 against 528
 // TFLOP/s autotuned at N 4096); every specialised build that spilled no
 // more measured faster (non-causal 128x128, causal 128x64: 427 -> 459).
+// With one warpgroup the fifth warp can cost a block: D 64, 128x64 tiles on
+// 4 warps, 292 TFLOP/s specialised (one block per SM) against 442 (two).
 // The loader and `tesserac aot` both decide by it.
 bool keepWarpSpecialized(const DeviceInfo &info, const KernelFootprint &specialized,
                          const KernelFootprint &plain);

@@ -722,21 +722,36 @@ def assert_close(actual: np.ndarray, expected: np.ndarray, dtype: Any = None, *,
 
 # The occupancy hint's rule (runtime/cuda_driver.h occupancyBlockTarget),
 # written again from its description as the tests' oracle, for an H100/H200
-# (sm_90): 64 Ki registers, 228 KiB of shared memory (1 KiB more reserved
-# per block), 2048 threads and 32 blocks per SM. The blocks per SM to ask
-# for, or 0: registers alone keep the kernel one block short, it has fewer
-# than 16 warps resident, and one 8-register step fewer fits that block.
+# (sm_90): 64 Ki registers in four sub-partitions of 16 Ki (each holding
+# whole warps, as CUDA's occupancy calculator counts them), 228 KiB of
+# shared memory (1 KiB more reserved per block), 2048 threads and 32 blocks
+# per SM. The blocks per SM to ask for, or 0: registers alone keep the
+# kernel one block short, it has fewer than 16 warps resident, and one
+# 8-register step fewer fits that block.
 SM90_LIMITS = dict(regs=65536, shared=228 * 1024, reserved=1024, threads=2048, blocks=32)
+
+
+def blocks_by_registers(regs: int, warps: int, limits=SM90_LIMITS) -> int:
+    """Blocks of `warps` warps at `regs` registers a thread (256 a warp at a
+    time) that the four sub-partitions' registers hold."""
+    per_warp = -(-regs * 32 // 256) * 256
+    return limits["regs"] // 4 // per_warp * 4 // warps
+
+
+def blocks_by_other_limits(warps: int, shared: int, limits=SM90_LIMITS) -> int:
+    """... that threads, block slots and shared memory (plus the reserved
+    KiB a block) allow."""
+    return min(limits["blocks"], limits["threads"] // (warps * 32),
+               limits["shared"] // (shared + limits["reserved"]) if shared else 1 << 30)
 
 
 def occupancy_hint_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMITS) -> int:
     warps = -(-threads // 32)
 
-    def resident(r):  # blocks per SM at r registers a thread (256 a warp at a time)
-        return limits["regs"] // (-(-r * 32 // 256) * 256) // warps
+    def resident(r):  # blocks per SM at r registers a thread
+        return blocks_by_registers(r, warps, limits)
 
-    other = min(limits["blocks"], limits["threads"] // (warps * 32),
-                limits["shared"] // (shared + limits["reserved"]) if shared else 1 << 30)
+    other = blocks_by_other_limits(warps, shared, limits)
     now = resident(regs)
     if now >= other or now * warps >= 16:
         return 0
@@ -748,13 +763,10 @@ def occupancy_hint_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMI
 
 def resident_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMITS) -> int:
     """Blocks per SM of a kernel at `regs` registers a thread, `threads` a
-    block and `shared` bytes of shared memory a block: the fewest that
-    registers (256 a warp at a time), threads, block slots and shared memory
-    (plus the reserved KiB a block) allow."""
+    block and `shared` bytes of shared memory a block."""
     warps = -(-threads // 32)
-    by_regs = limits["regs"] // (-(-regs * 32 // 256) * 256) // warps
-    return min(by_regs, limits["blocks"], limits["threads"] // (warps * 32),
-               limits["shared"] // (shared + limits["reserved"]) if shared else 1 << 30)
+    return min(blocks_by_registers(regs, warps, limits),
+               blocks_by_other_limits(warps, shared, limits))
 
 
 def keep_warp_specialized(ws: dict, plain: dict) -> bool:
@@ -769,9 +781,11 @@ def keep_warp_specialized(ws: dict, plain: dict) -> bool:
 
 
 def occupancy_register_cap(blocks: int, threads: int, limits=SM90_LIMITS) -> int:
-    """The most registers a thread may use with `blocks` blocks resident."""
+    """The most registers a thread may use with `blocks` blocks resident:
+    a sub-partition's registers shared by its share of the warps."""
     warps = -(-threads // 32)
-    return min(limits["regs"] // blocks // warps // 256 * 256 // 32, 255)
+    per_sub_partition = -(-blocks * warps // 4)
+    return min(limits["regs"] // 4 // per_sub_partition // 256 * 256 // 32, 255)
 
 
 def ptxas_report(ptx: str, target: str) -> dict:

@@ -177,12 +177,16 @@ TEST(CudaDriver, ResidentBlocksAndTheWarpSpecializedChoice) {
   // Non-causal: 168 and 170 registers, neither spills, one block each.
   const cu::KernelFootprint ws{168, 0, 288, 164096}, plain{170, 0, 256, 164096};
   EXPECT_TRUE(cu::keepWarpSpecialized(h100, ws, plain));
-  // D 64, 128x64 on 4 warps, 66 KiB of shared memory: at 160 registers the
-  // fifth warp leaves room for two blocks where four warps fit three.
-  const cu::KernelFootprint d64Ws{160, 0, 160, 67584}, d64Plain{160, 0, 128, 67584};
-  EXPECT_EQ(cu::residentBlocks(h100, 160, 160, 67584), 2);
-  EXPECT_EQ(cu::residentBlocks(h100, 160, 128, 67584), 3);
+  // D 64, 128x64 on 4 warps, 66 KiB of shared memory (three blocks' worth):
+  // 176 and 174 registers, 5632 a warp, two warps to a sub-partition's 16
+  // Ki. Four warps a block fit twice; five, once (64 Ki / 5632 would say
+  // eleven warps, two blocks).
+  const cu::KernelFootprint d64Ws{176, 0, 160, 67584}, d64Plain{174, 0, 128, 67584};
+  EXPECT_EQ(cu::residentBlocks(h100, 176, 160, 67584), 1);
+  EXPECT_EQ(cu::residentBlocks(h100, 174, 128, 67584), 2);
   EXPECT_FALSE(cu::keepWarpSpecialized(h100, d64Ws, d64Plain));
+  // Two-warp blocks at 176 registers: eight warps, four blocks (not five).
+  EXPECT_EQ(cu::residentBlocks(h100, 176, 64, 0), 4);
   // Equal spills and blocks (two, by shared memory): the specialised one.
   EXPECT_TRUE(cu::keepWarpSpecialized(h100, {96, 16, 288, 100000}, {96, 16, 256, 100000}));
   // Limits unknown: spills alone decide.
