@@ -222,8 +222,8 @@ def test_attention_forward_warp_specialized(gen, causal, n_ctx, config):
 @pytest.mark.parametrize("config", [(128, 128, 8, 2), (128, 64, 8, 3)])
 def test_attention_warp_specialized_or_its_twin(gen, causal, config):
     """A warp-specialised kernel runs specialised only where that spills no
-    more and keeps as many blocks per SM as its unspecialised twin (with two
-    warpgroups, the same kernel unmarked); elsewhere the twin runs, launched
+    more and keeps as many blocks per SM as its unspecialised twin (the
+    same kernel unmarked); elsewhere the twin runs, launched
     with its own block. Either way the results are right. (Causal 128x128,
     the specialised build spills on an H200 and the twin runs; not causal,
     the specialised one.)"""

@@ -159,8 +159,8 @@ def pipelined_then_marked(a_desc, b_desc, x_ptr, y_ptr, c_ptr, M, N, K, BM: tl.c
 # barrier of 256 arrivals; the producer waits on it before the second
 # loop's first copy.
 # Its unspecialised twin (what the loader runs instead where the producer
-# warp would spill or cost a block per SM): the same copies, issued by the
-# consumers' first thread, with each loop's rings of its own.
+# warp would spill or cost a block per SM), the kernel compiled unmarked:
+# the same copies, issued by the consumers' first thread.
 # TWIN: // tessera.num_warps = 8
 # TWIN-NOT: producer_warps
 # TWIN: // tessera.shared_bytes = 164096
