@@ -83,10 +83,10 @@ struct CompileRequest {
   bool stagesOnly = false;
 };
 
-// The stage holding a warp-specialised kernel's PTX as it was before
-// warp-specialize split it (no producer warps); present only where that
-// pass split the kernel. The loader keeps whichever of the two
-// cuda::keepWarpSpecialized prefers on the device.
+// The stage holding a warp-specialised kernel's unspecialised twin: the
+// PTX of the kernel compiled with its loops unmarked (no producer warps);
+// present only where warp-specialize split the kernel. The loader keeps
+// whichever of the two cuda::keepWarpSpecialized prefers on the device.
 inline constexpr const char *kUnspecializedPtxStage = "ptx-unspecialized";
 
 // The block size (32 x (num_warps + producer warps)) and dynamic shared

@@ -105,8 +105,8 @@ struct KernelFootprint {
 };
 
 // Whether a warp-specialised kernel (warp-specialize: producer warps beside
-// its num_warps) is kept over the same kernel assembled without its producer
-// warps: unless it spills more, or fewer of its blocks reside per SM. The
+// its num_warps) is kept over its unspecialised twin (the kernel compiled
+// unmarked): unless it spills more, or fewer of its blocks reside per SM. The
 // producer warp's threads share the SM's registers, so a kernel that wants
 // nearly all of them spills or loses a block when specialised. On an H200
 // (tutorial 06's causal forward, D 128, 128x128 tiles on 8 warps), the
@@ -116,7 +116,8 @@ struct KernelFootprint {
 // more measured faster (non-causal 128x128, causal 128x64: 427 -> 459).
 // With one warpgroup the fifth warp can cost a block: D 64, 128x64 tiles on
 // 4 warps, 292 TFLOP/s specialised (one block per SM) against 442 (two).
-// The loader and `tesserac aot` both decide by it.
+// The loader decides by it (ahead-of-time launchers never get a
+// warp-specialised kernel: tools/tesserac_aot.cpp says why).
 bool keepWarpSpecialized(const DeviceInfo &info, const KernelFootprint &specialized,
                          const KernelFootprint &plain);
 

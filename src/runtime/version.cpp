@@ -15,7 +15,7 @@ constexpr const char *kReleaseVersion = "0.1.0";
 // semantics, a new field in the serialised format, later code generation.
 // The disk caches trust an entry whose version string matches, so a change
 // that is not reflected here serves kernels built by the old compiler.
-constexpr int kCompilerRevision = 21;
+constexpr int kCompilerRevision = 22;
 
 // The op, dtype and pass tables as the preprocessor sees them (comments
 // dropped): a change to any entry changes the version.
