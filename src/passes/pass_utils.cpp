@@ -175,6 +175,29 @@ bool isRemovableWhenUnused(Operation *op) {
   return false;
 }
 
+void eraseUnusedOps(Function &fn, Block &block, bool nested,
+                    const std::function<bool(const Operation &)> &removable) {
+  for (bool changed = true; changed;) {
+    auto uses = countUses(fn);
+    std::vector<Operation *> dead;
+    std::function<void(Block &)> scan = [&](Block &b) {
+      for (auto &o : b.ops) {
+        Operation *op = o.get();
+        if (nested)
+          for (auto &r : op->regions) scan(*r);
+        if (op->results.empty() || !removable(*op)) continue;
+        bool used = false;
+        for (auto &r : op->results) used = used || uses[r.get()] > 0;
+        if (!used) dead.push_back(op);
+      }
+    };
+    scan(block);
+    // Last first: a dead op's dead operands come before it.
+    for (auto it = dead.rbegin(); it != dead.rend(); ++it) eraseOp(*it);
+    changed = !dead.empty();
+  }
+}
+
 Operation *forYield(Operation *loop) {
   if (loop->regions.size() != 1) return nullptr;
   Block &body = *loop->regions[0];

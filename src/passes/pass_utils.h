@@ -90,6 +90,13 @@ bool writesGlobalMemory(Operation *op);
 // Whether the op can be removed when its results are unused: pure ops,
 // loads that only read, and region ops with no write effects inside.
 bool isRemovableWhenUnused(Operation *op);
+// Erases the ops of `block` (and of blocks nested in it, with `nested`)
+// that `removable` accepts, that have results, and whose results nothing in
+// `fn` reads; again until none is left, as an erased op may have been its
+// operands' last reader. For GPU passes that leave dead code behind: the GPU
+// pipeline runs no DCE.
+void eraseUnusedOps(Function &fn, Block &block, bool nested,
+                    const std::function<bool(const Operation &)> &removable);
 // The yield of `loop`, a `for` whose n carried values line up (n + 3
 // operands, n results, n + 1 body arguments, a yield of n), else null.
 Operation *forYield(Operation *loop);

@@ -870,27 +870,10 @@ class Pipeliner {
     eraseDeadPureOps();
   }
 
-  // The original address computations and pointer updates are now unused
-  // (the GPU pipeline runs no DCE after this pass).
+  // The original address computations and pointer updates are now unused.
   void eraseDeadPureOps() {
-    for (bool changed = true; changed;) {
-      changed = false;
-      PtrMap<const Value *, int> uses;
-      for (auto &o : body_.ops)
-        o->walk([&](Operation *op) {
-          for (Value *v : op->operands) ++uses[v];
-        });
-      std::vector<Operation *> dead;
-      for (auto &o : body_.ops) {
-        Operation *op = o.get();
-        if (!isPureOp(*op) || !op->regions.empty()) continue;
-        bool used = false;
-        for (auto &r : op->results) used = used || uses[r.get()] > 0;
-        if (!used) dead.push_back(op);
-      }
-      for (auto it = dead.rbegin(); it != dead.rend(); ++it) eraseOp(*it);
-      changed = !dead.empty();
-    }
+    passes::eraseUnusedOps(fn_, body_, /*nested=*/false,
+                           [](const Operation &op) { return isPureOp(op) && op.regions.empty(); });
   }
 
   std::unordered_set<const Operation *> *served_;

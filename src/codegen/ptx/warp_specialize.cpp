@@ -483,25 +483,9 @@ class WarpSpecializer {
 
   // Ops of the consumers that only the copies read.
   void eraseUnused(Block &consumers) {
-    for (bool changed = true; changed;) {
-      auto uses = countUses(fn_);
-      std::vector<Operation *> dead;
-      std::function<void(Block &)> scan = [&](Block &blk) {
-        for (auto &o : blk.ops) {
-          Operation *op = o.get();
-          for (auto &r : op->regions) scan(*r);
-          bool removable =
-              (isPureOp(*op) && op->regions.empty()) || op->code == OpCode::TensormapCreate;
-          if (!removable || op->results.empty()) continue;
-          bool used = false;
-          for (auto &r : op->results) used = used || uses[r.get()] > 0;
-          if (!used) dead.push_back(op);
-        }
-      };
-      scan(consumers);
-      for (auto it = dead.rbegin(); it != dead.rend(); ++it) eraseOp(*it);
-      changed = !dead.empty();
-    }
+    passes::eraseUnusedOps(fn_, consumers, /*nested=*/true, [](const Operation &op) {
+      return (isPureOp(op) && op.regions.empty()) || op.code == OpCode::TensormapCreate;
+    });
   }
 
   Function &fn_;
