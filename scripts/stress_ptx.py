@@ -4,7 +4,8 @@
     scripts/stress_ptx.py [-n N] [--seed S] [--kind dot|descriptor|attention|all] [--show]
 
 Writes N random kernels of each kind, seeds S, S+1, ..., compiles each for
-sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas`:
+sm_80 and sm_90a with `tesserac` and assembles every PTX with `ptxas` (a
+warp-specialised kernel's unspecialised twin too):
 
   dot         a tl.dot over loaded tiles, 2-D or batched (3-D), of every
               input type (fp16, bf16, fp32 in each input_precision, int8,
@@ -268,6 +269,13 @@ SPECIALIZED = [0]  # kernels whose PTX has a producer warp (warp-specialize)
 DIAGNOSED = [0]
 
 
+def assemble(ptx: pathlib.Path, target: str) -> str | None:
+    """ptxas's complaint about `ptx`, or None when it assembles."""
+    p = subprocess.run(["ptxas", f"-arch={target}", str(ptx), "-o", str(ptx) + ".cubin"],
+                       capture_output=True, text=True, timeout=300)
+    return f"ptxas: {p.stderr.strip()[:800]}" if p.returncode != 0 else None
+
+
 def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
     """Compiles and assembles one kernel for every target; returns its failures."""
     body, sig, warps, stages = KINDS[kind](random.Random(seed))
@@ -277,9 +285,13 @@ def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
     for target in TARGETS:
         ptx = workdir / f"{kind}_{seed}_{target}.ptx"
         options = ["--target", target, "--num-warps", str(warps), "--num-stages", str(stages)]
-        r = subprocess.run([str(TESSERAC), "compile", str(source), "--kernel", "k", "--signature",
-                            sig, "--emit", "ptx", "-o", str(ptx)] + options,
-                           capture_output=True, text=True, timeout=120)
+
+        def compile_(stage, out):
+            return subprocess.run([str(TESSERAC), "compile", str(source), "--kernel", "k",
+                                   "--signature", sig, "--emit", stage, "-o", str(out)] + options,
+                                  capture_output=True, text=True, timeout=120)
+
+        r = compile_("ptx", ptx)
         what = None
         if r.returncode != 0:
             # Exit 1 with a located message is the kernel's own error; a signal,
@@ -291,11 +303,15 @@ def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
                 if show:
                     print(f"DIAGNOSED {kind} seed {seed} {target}: {r.stderr.strip()[:400]}")
         else:
-            SPECIALIZED[0] += "tessera.producer_warps" in ptx.read_text()
-            p = subprocess.run(["ptxas", f"-arch={target}", str(ptx), "-o", str(ptx) + ".cubin"],
-                               capture_output=True, text=True, timeout=300)
-            if p.returncode != 0:
-                what = f"ptxas: {p.stderr.strip()[:800]}"
+            specialized = "tessera.producer_warps" in ptx.read_text()
+            SPECIALIZED[0] += specialized
+            what = assemble(ptx, target)
+            if not what and specialized:
+                # Its unspecialised twin too, which the loader may run instead.
+                twin = workdir / f"{kind}_{seed}_{target}_twin.ptx"
+                t = compile_("ptx-unspecialized", twin)
+                what = (f"tesserac --emit ptx-unspecialized exit {t.returncode}: "
+                        f"{t.stderr.strip()[:800]}" if t.returncode else assemble(twin, target))
         if what:
             failures += 1
             print(f"FAIL {kind} seed {seed} {target} --num-warps {warps} --num-stages {stages} "
