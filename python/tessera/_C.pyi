@@ -82,6 +82,12 @@ class Kernel:
         arrays/tensors (buffer protocol or the resolver), int, float, bool.
         Releases the GIL while the programs run."""
 
+    def cuda_info(self, device: int) -> tuple[int, int, int, int]:
+        """tessera_kernel_cuda_info: (registers a thread, local bytes a
+        thread, dynamic shared bytes, threads a block) of the kernel as
+        loaded on `device` (loads it; a warp-specialised kernel's variant
+        the loader kept, with or without its producer warp)."""
+
 
 # Parameter modes for Dispatcher.
 RUNTIME: int  # = 0: specialised (dtype; ints on ==1 and %16; pointers on 16-byte alignment)
