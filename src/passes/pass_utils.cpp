@@ -177,25 +177,28 @@ bool isRemovableWhenUnused(Operation *op) {
 
 void eraseUnusedOps(Function &fn, Block &block, bool nested,
                     const std::function<bool(const Operation &)> &removable) {
-  for (bool changed = true; changed;) {
-    auto uses = countUses(fn);
-    std::vector<Operation *> dead;
-    std::function<void(Block &)> scan = [&](Block &b) {
-      for (auto &o : b.ops) {
-        Operation *op = o.get();
-        if (nested)
-          for (auto &r : op->regions) scan(*r);
-        if (op->results.empty() || !removable(*op)) continue;
-        bool used = false;
-        for (auto &r : op->results) used = used || uses[r.get()] > 0;
-        if (!used) dead.push_back(op);
+  // One sweep, last to first, with the counts kept as ops go (as dce
+  // does): an op's readers come after it or inside later ops, so each has
+  // gone or stayed by the time the op is reached.
+  auto uses = countUses(fn);
+  std::function<void(Block &)> sweep = [&](Block &b) {
+    std::vector<Operation *> ops;
+    for (auto &o : b.ops) ops.push_back(o.get());
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      Operation *op = *it;
+      bool used = false;
+      for (auto &r : op->results) used = used || uses[r.get()] > 0;
+      if (!op->results.empty() && !used && removable(*op)) {
+        op->walk([&](Operation *o) {
+          for (Value *v : o->operands) --uses[v];
+        });
+        eraseOp(op);
+      } else if (nested) {
+        for (auto &r : op->regions) sweep(*r);
       }
-    };
-    scan(block);
-    // Last first: a dead op's dead operands come before it.
-    for (auto it = dead.rbegin(); it != dead.rend(); ++it) eraseOp(*it);
-    changed = !dead.empty();
-  }
+    }
+  };
+  sweep(block);
 }
 
 Operation *forYield(Operation *loop) {

@@ -92,9 +92,9 @@ bool writesGlobalMemory(Operation *op);
 bool isRemovableWhenUnused(Operation *op);
 // Erases the ops of `block` (and of blocks nested in it, with `nested`)
 // that `removable` accepts, that have results, and whose results nothing in
-// `fn` reads; again until none is left, as an erased op may have been its
-// operands' last reader. For GPU passes that leave dead code behind: the GPU
-// pipeline runs no DCE.
+// `fn` reads, nor any op erased with them (an erased op may have been its
+// operands' last reader). For GPU passes that leave dead code behind: the
+// GPU pipeline runs no DCE.
 void eraseUnusedOps(Function &fn, Block &block, bool nested,
                     const std::function<bool(const Operation &)> &removable);
 // The yield of `loop`, a `for` whose n carried values line up (n + 3
