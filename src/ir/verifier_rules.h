@@ -1,4 +1,5 @@
-// Internal to the verifier: the per-op type rules (verifier_rules.cpp), called
+// Internal to the verifier: the per-op type rules (verifier_rules.cpp and
+// verifier_rules_regions.cpp, sharing verifier_rules_impl.h), called
 // by the structural walk (verifier.cpp) once an op has passed the structural
 // checks (operand, result and region counts; operands non-null; regions end
 // in the right terminator), so rules may index operands, results and region
