@@ -70,14 +70,19 @@ def ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sab, sam, sbb, sbk, sbn,
 
 
 def run(gen, M, N, K, dtype, b_nk=False, mask=1, step_k=False, batch=1, pad_cols=0,
-        blocks=(64, 128, 64), warps=4, stages=3):
+        pad_value=None, blocks=(64, 128, 64), warps=4, stages=3):
     BM, BN, BK = blocks
-    # A and B are column slices of wider arrays when pad_cols > 0.
-    a = randn((batch, M, K + pad_cols), dtype, gen)[:, :, :K]
-    if b_nk:
-        b = randn((batch, N, K + pad_cols), dtype, gen)[:, :, :K].transpose(1, 2)
-    else:
-        b = randn((batch, K, N + pad_cols), dtype, gen)[:, :, :N]
+
+    # A and B are column slices of wider arrays when pad_cols > 0 (the
+    # columns past the slice set to pad_value where given).
+    def sliced(rows, cols):
+        full = randn((batch, rows, cols + pad_cols), dtype, gen)
+        if pad_value is not None:
+            full[:, :, cols:] = pad_value
+        return full[:, :, :cols]
+
+    a = sliced(M, K)
+    b = sliced(N, K).transpose(1, 2) if b_nk else sliced(K, N)
     c = poisoned((batch, M, N))
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN), batch)
     ptr_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
@@ -118,6 +123,18 @@ def test_loop_counts_elements(gen, b_nk):
 def test_batch_offset_and_slices(gen):
     run(gen, 100, 130, 200, torch.float16, batch=3, pad_cols=24)
     run(gen, 100, 130, 200, torch.bfloat16, b_nk=True, batch=2, pad_cols=40)
+
+
+@pytest.mark.parametrize("b_nk", [False, True])
+@pytest.mark.parametrize("k", [100, 97])
+def test_ragged_k_inside_a_16_byte_chunk(gen, b_nk, k):
+    """K * 2 bytes not a multiple of 16 and each row followed by 1000s: the
+    copy engine's boxes past K must read zeros there, not the row's next
+    bytes (its stores write up to the next 16-byte boundary: see the README,
+    tensor descriptors)."""
+    # Rows 128 elements apart for A (and B as N x K); B as K x N too, with
+    # N = k modulo 8, so that both operands qualify for the copy engine.
+    run(gen, 130, 128 + k % 8, k, torch.float16, b_nk=b_nk, pad_cols=128 - k, pad_value=1000.0)
 
 
 def test_big_blocks_eight_warps(gen):

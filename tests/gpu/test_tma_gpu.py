@@ -168,6 +168,20 @@ def test_views_with_offsets_and_row_pitch(gen):
     matmul(a, b, c, (BM, BN, BK))
 
 
+@pytest.mark.parametrize("k", [100, 97])
+def test_ragged_k_inside_a_16_byte_chunk(gen, k):
+    """Descriptors of column slices whose K * 2 bytes is not a multiple of
+    16, each row followed by 1000s: the boxes past K read zeros there, not
+    the row's next bytes."""
+    BM, BN, BK = 64, 128, 64
+    M, N = 150, 136
+    a_big, b_big = randn((M, 128), torch.float16, gen), randn((N, 128), torch.float16, gen)
+    a_big[:, k:] = 1000.0
+    b_big[:, k:] = 1000.0
+    c = poisoned((M, N), torch.float16)
+    matmul(a_big[:, :k], b_big[:, :k], c, (BM, BN, BK))
+
+
 def test_broadcast_rows(gen):
     """A descriptor whose rows are one row broadcast (stride 0), which no
     tensor map describes: specialised apart, its loads stay masked loads."""
