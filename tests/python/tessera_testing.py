@@ -747,16 +747,12 @@ def blocks_by_other_limits(warps: int, shared: int, limits=SM90_LIMITS) -> int:
 
 def occupancy_hint_blocks(regs: int, threads: int, shared: int, limits=SM90_LIMITS) -> int:
     warps = -(-threads // 32)
-
-    def resident(r):  # blocks per SM at r registers a thread
-        return blocks_by_registers(r, warps, limits)
-
     other = blocks_by_other_limits(warps, shared, limits)
-    now = resident(regs)
+    now = blocks_by_registers(regs, warps, limits)
     if now >= other or now * warps >= 16:
         return 0
     cap = occupancy_register_cap(now + 1, threads, limits)
-    if -(-regs // 8) * 8 - cap > 8 or resident(cap) <= now:
+    if -(-regs // 8) * 8 - cap > 8 or blocks_by_registers(cap, warps, limits) <= now:
         return 0
     return now + 1
 
