@@ -69,21 +69,31 @@ def triton_module(name):
     return mod
 
 
-def bench(fn, reps=25, warmup=5):
+def bench(fn, reps=25, warmup_ms=300):
     """Median milliseconds of one call of `fn`, by CUDA events around a batch
     of back-to-back calls (so the host's launch time, which overlaps the
     previous kernel, is not counted as device time), the batch sized to take
     about 2 ms. Every input here is many times larger than L2, so no flush
-    is needed between calls."""
-    for _ in range(warmup):
-        fn()
+    is needed between calls.
+
+    Before timing, `fn` runs back to back for about `warmup_ms`: a GPU runs
+    its first 40-150 ms of sustained load at its boost clock and then slows
+    (an H200 from 1980 to 1470-1700 MHz, every matmul about 13% slower,
+    bench/results/h100_matmul.txt), so without this a function timed just
+    after an idle moment read faster than one timed after another's load,
+    and a comparison depended on the order it ran in. Every function is now
+    timed in the sustained state."""
+    fn()
     torch.cuda.synchronize()
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
     fn()
     e.record()
     e.synchronize()
-    inner = max(1, min(200, int(2.0 / max(s.elapsed_time(e), 1e-3))))
+    one = max(s.elapsed_time(e), 1e-3)
+    for _ in range(int(warmup_ms / max(one, 5e-3))):
+        fn()
+    inner = max(1, min(200, int(2.0 / one)))
     times = []
     for _ in range(reps):
         s.record()

@@ -3,12 +3,15 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|check|sanitize|bench|launch|all|py] [pytest args...]
+# Usage: scripts/gpu.sh [tests|check|sanitize|bench|launch|ampere|all|py] [pytest args...]
 #   check: tests and compute-sanitizer, no benchmark.
 #   sanitize: compute-sanitizer only (memcheck, racecheck, synccheck), for a
 #   machine whose time per command would not hold the tests too.
 #   py SCRIPT [args]: runs one Python script with the GPU build (e.g.
 #   bench/num_stages.py).
+#   ampere: the sm_80 path (TESSERA_TARGET=sm_80) against the best of cuBLASLt's
+#   own algorithms that the enumeration offers on this GPU (bench/cublaslt_algos.cu,
+#   mma.sync kernels on Hopper), in one call, the best one named by ncu.
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
 #   bench/launch_breakdown.py, build-gpu/bench_launch_cpp, bench/launch_raw.cu).
 set -uo pipefail
@@ -64,6 +67,20 @@ fi
 if [ "$what" = py ]; then
   python3 "$@" 2>&1 | tee "$out/py.log"
   status=${PIPESTATUS[0]}
+fi
+if [ "$what" = ampere ]; then
+  { nvcc -O2 -std=c++17 -arch=sm_90 bench/cublaslt_algos.cu -lcublasLt -o build-gpu/cublaslt_algos &&
+      build-gpu/cublaslt_algos | tee "$out/cublaslt_algos.txt"
+    best=$(grep '^algorithm' "$out/cublaslt_algos.txt" | sort -t: -k2 -g -r | head -1 |
+      awk '{print $2, $4, $6}' | tr -d ':')
+    if [ -n "$best" ]; then
+      build-gpu/cublaslt_algos 4096 $best
+      command -v ncu >/dev/null && ncu --clock-control none --metrics gpu__time_duration.sum -c 1 -k 'regex:^[^f]' \
+        build-gpu/cublaslt_algos 4096 $best 2>&1 | grep -m1 'Context' | sed 's/^ */kernel: /'
+    fi
+    TESSERA_TARGET=sm_80 python3 bench/matmul_configs.py --no-triton \
+      --configs 128,256,64,8,3 256,128,64,8,3 128,256,32,8,4
+    [ -z "$best" ] || build-gpu/cublaslt_algos 4096 $best; } 2>&1 | tee "$out/ampere.log"
 fi
 if [ "$what" = launch ]; then
   { python3 bench/gpu.py --only launch; python3 bench/launch_breakdown.py;
