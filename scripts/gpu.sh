@@ -3,7 +3,7 @@
 # CMake, Ninja, nanobind and scikit-build-core already installed), runs the
 # GPU tests (tests/gpu), the examples under compute-sanitizer (all) and the
 # GPU benchmark, and writes logs to $OUT (or build-gpu/out).
-# Usage: scripts/gpu.sh [tests|check|sanitize|bench|launch|ampere|all|py] [pytest args...]
+# Usage: scripts/gpu.sh [tests|check|sanitize|bench|launch|ampere|ab|all|py] [args...]
 #   check: tests and compute-sanitizer, no benchmark.
 #   sanitize: compute-sanitizer only (memcheck, racecheck, synccheck), for a
 #   machine whose time per command would not hold the tests too.
@@ -14,6 +14,12 @@
 #   mma.sync kernels on Hopper), in one call, the best one named by ncu.
 #   launch: only the launch-overhead measurements (bench/gpu.py --only launch,
 #   bench/launch_breakdown.py, build-gpu/bench_launch_cpp, bench/launch_raw.cu).
+#   ab PATCH COMMAND...: a change measured against this tree in one call: builds
+#   a copy of the tracked files with PATCH applied (git apply), then runs COMMAND
+#   (e.g. "python3 bench/matmul_configs.py --no-triton") in this tree and in the
+#   copy, alternating, $ROUNDS times (default 2), each run in its own process
+#   with its own build and cache; logs to $OUT/ab.log. A difference smaller than
+#   the spread between one tree's rounds is noise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -81,6 +87,24 @@ if [ "$what" = ampere ]; then
     TESSERA_TARGET=sm_80 python3 bench/matmul_configs.py --no-triton \
       --configs 128,256,64,8,3 256,128,64,8,3 128,256,32,8,4
     [ -z "$best" ] || build-gpu/cublaslt_algos 4096 $best; } 2>&1 | tee "$out/ampere.log"
+fi
+if [ "$what" = ab ]; then
+  patch="$(realpath "$1")"; shift
+  copy="$(mktemp -d)/tessera"
+  mkdir -p "$copy" && git ls-files -z | xargs -0 -I{} cp --parents {} "$copy/" &&
+    (cd "$copy" && git init -q && git apply "$patch" &&
+      cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF \
+        -DTESSERA_WERROR=OFF > "$copy/cmake.log" 2>&1 &&
+      cmake --build build-gpu -j"$(nproc)" > "$copy/build.log" 2>&1) ||
+    { echo "ab: could not apply $patch or build the copy (logs in $copy)"; exit 1; }
+  for round in $(seq "${ROUNDS:-2}"); do
+    for tree in "$PWD" "$copy"; do
+      label=$([ "$tree" = "$PWD" ] && echo "this tree" || echo "with $(basename "$patch")")
+      echo "== round $round, $label"
+      (cd "$tree" && TESSERA_BUILD_DIR="$tree/build-gpu" PYTHONPATH="$tree/python" \
+        TESSERA_CACHE_DIR="$(mktemp -d)" "$@")
+    done
+  done 2>&1 | tee "$out/ab.log"
 fi
 if [ "$what" = launch ]; then
   { python3 bench/gpu.py --only launch; python3 bench/launch_breakdown.py;
