@@ -47,12 +47,15 @@ struct Problem {
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t layout;  // the same for A, B and C: n x n, leading dimension n
 
+  // Algorithm `id` for this problem's types, or false where there is none.
+  bool init(int id, cublasLtMatmulAlgo_t &algo) {
+    return cublasLtMatmulAlgoInit(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F,
+                                  CUDA_R_16F, CUDA_R_16F, id, &algo) == CUBLAS_STATUS_SUCCESS;
+  }
   // An algorithm with one tile and stage setting, or false where cuBLASLt
   // refuses it for this problem.
   bool configure(int id, uint32_t tile, uint32_t stages, cublasLtMatmulAlgo_t &algo) {
-    if (cublasLtMatmulAlgoInit(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F,
-                               CUDA_R_16F, CUDA_R_16F, id, &algo) != CUBLAS_STATUS_SUCCESS)
-      return false;
+    if (!init(id, algo)) return false;
     cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile);
     cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
                                          sizeof stages);
@@ -68,12 +71,23 @@ struct Problem {
                           &algo, workspace, workspaceBytes, nullptr);
   }
   // TFLOP/s: the median of 15 batches of back-to-back launches (CUDA events
-  // around each batch), as bench/gpu.py times.
+  // around each batch), after about 300 ms of launches back to back, as
+  // bench/gpu.py's bench() times: every configuration, and the sm_80 path
+  // that scripts/gpu.sh ampere times beside them, at the sustained clock
+  // rather than the boost clock of a GPU's first 40-150 ms of load.
   double tflops(const cublasLtMatmulAlgo_t &algo) {
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
-    for (int i = 0; i < 3; ++i) run(algo);
+    run(algo);
+    cudaEventRecord(start);
+    run(algo);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float oneMs = 0;
+    cudaEventElapsedTime(&oneMs, start, stop);
+    for (int i = 0, warm = static_cast<int>(300 / std::max(oneMs, 0.005f)); i < warm; ++i)
+      run(algo);
     std::vector<float> perCall;
     for (int batch = 0; batch < 15; ++batch) {
       cudaEventRecord(start);
@@ -137,9 +151,7 @@ int main(int argc, char **argv) {
       p.n, count);
   for (int k = 0; k < count; ++k) {
     cublasLtMatmulAlgo_t algo;
-    if (cublasLtMatmulAlgoInit(p.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F,
-                               CUDA_R_16F, CUDA_R_16F, ids[k], &algo) != CUBLAS_STATUS_SUCCESS)
-      continue;
+    if (!p.init(ids[k], algo)) continue;
     double best = 0;
     uint32_t bestTile = 0, bestStages = 0;
     for (uint32_t tile : capability(algo, CUBLASLT_ALGO_CAP_TILE_IDS))
