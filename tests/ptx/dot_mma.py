@@ -42,12 +42,13 @@ import triton.language as tl
 # warp a 64x32 accumulator tile (4x4 instruction tiles), K loop of two steps.
 # Three stages: two iterations' copies (16 bytes each, zero-filled where
 # masked) and the wait for the first before the loop; at its top, the
-# copies for two iterations ahead. The dot prefetches (CUTLASS's Ampere
-# loop): its first K step reads fragments the previous iteration loaded
-# (the first iteration loads its own; later ones branch around those
-# loads); before its last K step it waits for the next slot's group,
-# crosses the barrier and loads that slot's first K step into the same
-# registers. Nothing in flight after the loop.
+# copies for two iterations ahead, spread among the first K step's
+# mma.sync (CUTLASS's order), their commit before the wait. The dot
+# prefetches (CUTLASS's Ampere loop): its first K step reads fragments the
+# previous iteration loaded (the first iteration loads its own; later ones
+# branch around those loads); before its last K step it waits for the next
+# slot's group, crosses the barrier and loads that slot's first K step into
+# the same registers. Nothing in flight after the loop.
 # EXAMPLE: .version 8.0
 # EXAMPLE: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 # EXAMPLE: cp.async.commit_group
@@ -57,16 +58,20 @@ import triton.language as tl
 # EXAMPLE-NEXT: bar.sync 0
 # EXAMPLE: [[HEAD:\$L[0-9]+]]:
 # EXAMPLE-NOT: bar.sync
-# EXAMPLE: cp.async.cg.shared.global
-# EXAMPLE: cp.async.commit_group
-# EXAMPLE-NOT: bar.sync
+# EXAMPLE-NOT: cp.async
 # EXAMPLE: @!%p{{[0-9]+}} bra.uni [[LOADED:\$L[0-9]+]]
 # EXAMPLE-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0:%r[0-9]+]],
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0:%r[0-9]+]],
 # EXAMPLE: [[LOADED]]:
 # EXAMPLE-NOT: bar.sync
+# EXAMPLE-NOT: cp.async
 # EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {[[F0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {[[G0]], %r{{[0-9]+}}}
 # EXAMPLE-NOT: fma.rn.f32
+# EXAMPLE-NOT: bar.sync
+# EXAMPLE: cp.async.cg.shared.global
+# EXAMPLE-NEXT: mma.sync.aligned.m16n8k16
+# EXAMPLE-NOT: bar.sync
+# EXAMPLE: cp.async.commit_group
 # EXAMPLE-NOT: bar.sync
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # EXAMPLE: cp.async.wait_group 1

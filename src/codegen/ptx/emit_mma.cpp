@@ -279,7 +279,17 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       ldmatrixInto(r, sb.trans, q, offB(0, n));
     }
   };
+  // The ring's copies that emitBlock set aside (deferredCopies_): one
+  // piece after every few mma.sync of the K steps before the wait, spread
+  // evenly, the rest (the commit) before the wait.
+  std::vector<std::string> copies = std::move(deferredCopies_);
+  deferredCopies_.clear();
+  size_t copiesOut = 0, mmasIssued = 0, mmaSlots = 0;
+  auto emitCopiesUpTo = [&](size_t n) {
+    for (; copiesOut < std::min(n, copies.size()); ++copiesOut) body_ += copies[copiesOut];
+  };
   auto waitForNextSlot = [&] {
+    emitCopiesUpTo(copies.size());
     ins("cp.async.wait_group " + std::to_string(op.intAttr("prefetch_pending")));
     barrier();
   };
@@ -297,6 +307,13 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     loadCarried(pa, pb);
     label(loaded);
   }
+
+  // Interleaving needs one batch entry and one mma.sync per tile and K
+  // step; otherwise the copies go first, where they stood.
+  if (entries == 1 && !mi.tf32x3 && imprecisePromotionSteps(op, K, mi.k) == 0)
+    mmaSlots = static_cast<size_t>((kSteps - 1) * tilesM * tilesN);
+  else
+    emitCopiesUpTo(copies.size());
 
   // Accumulators: 4 per 16 x 8 tile, register index = element + 4 * tile.
   int numAcc = lacc.numRegs();
@@ -355,6 +372,10 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       d = Regs(acc.begin() + 4 * tile, acc.begin() + 4 * tile + 4);
     ins("mma.sync.aligned." + shape + ".row.col." + mi.types + " " + join(d) + ", " + join(fa) +
         ", " + join(fb) + ", " + join(d));
+    // Piece j goes out after mma number ceil((j + 1) * slots / pieces).
+    ++mmasIssued;
+    if (copies.size() > 1 && mmasIssued <= mmaSlots)
+      emitCopiesUpTo(mmasIssued * copies.size() / mmaSlots);
   };
   // A warp's batch entries one after the other; each entry's accumulators
   // are registers [first, first + 4 * tilesPerEntry).

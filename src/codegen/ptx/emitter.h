@@ -369,6 +369,12 @@ class Emitter {
   // register an elementwise op updates in place (see emitOp).
   std::string inPlaceResult_;
   std::optional<bool> usesWgmma_;
+  // The PTX of a pipelined loop's ring copies (the ops from its first
+  // async_copy to the async_commit before a prefetching mma.sync dot), cut
+  // out by emitBlock in pieces that each end with one cp.async (the last
+  // piece holds the commit), for emitMma to spread among the dot's
+  // mma.sync (copiesToInterleave in emit.cpp says when).
+  std::vector<std::string> deferredCopies_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   // 32-bit divisors a loop's divisions read from before the loop, by
   // register and signedness: the multiplier and shifts that divide by them
