@@ -45,11 +45,16 @@
 # TMA: .param .u32 desc_matmul_param_11,
 # TMA-NEXT: .param .align 64 .b8 desc_matmul_param_12[128],
 # TMA-NEXT: .param .align 64 .b8 desc_matmul_param_13[128]
+# The copying thread is the lane elect.sync picks in warp 0 (lane 0), so
+# that ptxas knows one thread of a uniform warp issues each tensor copy
+# (under tid == 0 it looped over the active threads around each one).
+# TMA: elect.sync %r{{[0-9]+}}|[[ELECTED:%p[0-9]+]], -1;
+# TMA-NEXT: and.pred [[FIRST:%p[0-9]+]], %p{{[0-9]+}}, [[ELECTED]];
 # TMA: mov.u64 [[MAPA:%rd[0-9]+]], desc_matmul_param_12;
 # TMA-NEXT: cvta.param.u64 [[MAPA]], [[MAPA]];
 # Thread 0 initialises one barrier per slot (3 stages), fences the
 # initialisation, and the CTA barrier publishes it.
-# TMA: mbarrier.init.shared::cta.b64 [[[BARS:%r[0-9]+]]+0], 1;
+# TMA: @[[FIRST]] mbarrier.init.shared::cta.b64 [[[BARS:%r[0-9]+]]+0], 1;
 # TMA: mbarrier.init.shared::cta.b64 [[[BARS]]+16], 1;
 # TMA-NEXT: fence.mbarrier_init.release.cluster;
 # TMA-NEXT: fence.proxy.async.shared::cta;

@@ -19,6 +19,10 @@
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.causal.ptx -o %t.causal.cubin
 # RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 1" --emit ptx-unspecialized --target sm_90a --num-warps 8 --num-stages 2 -o %t.twin.ptx
 # RUN: FileCheck %s --check-prefix=TWIN < %t.twin.ptx
+# The copying thread is tid == 32 * lead warp in a warp-specialized kernel
+# (elect.sync measured slower there), the lane elect.sync picks in its twin.
+# RUN: ! grep -q elect.sync %t.causal.ptx
+# RUN: grep -q elect.sync %t.twin.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.twin.ptx -o %t.twin.cubin
 # RUN: ! tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx-unspecialized --target sm_90a --num-warps 8 --num-stages 2 > %t.no-twin 2>&1
 # RUN: FileCheck %s --check-prefix=NO-TWIN < %t.no-twin

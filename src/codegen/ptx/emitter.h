@@ -324,6 +324,7 @@ class Emitter {
   enum class Side { All, Consumers, Producer };
   Side side_ = Side::All;
   int producerWarps_ = 0;
+  bool warpSpecialized_ = false;  // the kernel holds a warp_specialize op
   int64_t sharedBytes_ = 0;
   std::string ringArea_;
   // The live buffers of the ring area (local_alloc'd or barrier_alloc'd
