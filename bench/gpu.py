@@ -419,7 +419,10 @@ def matmul(quick):
             f"{t / cb if t else float('nan'):5.2f}")
 
 
-ATTENTION_CONFIGS = [(128, 64, 8, 3), (128, 128, 8, 2), (128, 64, 4, 3), (64, 64, 4, 3)]
+# (block_m, block_n, num_warps, num_stages, warp_specialize): the last two
+# run the key loop with a producer warp issuing its copies (Hopper).
+ATTENTION_CONFIGS = [(128, 64, 8, 3, False), (128, 128, 8, 2, False), (128, 64, 4, 3, False),
+                     (64, 64, 4, 3, False), (128, 128, 8, 2, True), (128, 64, 8, 3, True)]
 
 
 def attention(quick):
@@ -439,15 +442,16 @@ def attention(quick):
         res = {"sdpa": flops / bench(sdpa) / 1e9}
         for impl, mod in (("tessera", t_att), ("triton", tr_att)):
             best = None
-            for bm, bn, warps, stages in ATTENTION_CONFIGS:
+            for bm, bn, warps, stages, ws in ATTENTION_CONFIGS:
                 o = torch.full_like(q, float("nan"))
                 run = lambda: mod.attention(q, k, v, causal=causal, block_m=bm,  # noqa: E731
-                                            block_n=bn, num_warps=warps, num_stages=stages, o=o)
+                                            block_n=bn, num_warps=warps, num_stages=stages, o=o,
+                                            warp_specialize=ws)
                 try:
                     run()
                     torch.cuda.synchronize()
                 except Exception as e:  # noqa: BLE001
-                    say(f"  {impl} attention {bm}x{bn} w{warps} s{stages} failed: "
+                    say(f"  {impl} attention {bm}x{bn} w{warps} s{stages}{' ws' if ws else ''} failed: "
                         f"{str(e).splitlines()[0][:200]}")
                     continue
                 err = ((o.double() - ref).norm() / ref.norm()).item()
@@ -456,7 +460,7 @@ def attention(quick):
                     continue
                 t = flops / bench(run) / 1e9
                 if best is None or t > best[0]:
-                    best = (t, f"{bm}x{bn}w{warps}s{stages}")
+                    best = (t, f"{bm}x{bn}w{warps}s{stages}{'ws' if ws else ''}")
             res[impl] = best[0] if best else None
             res[impl + "_cfg"] = best[1] if best else "-"
         t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
