@@ -110,8 +110,8 @@ def test_rebuilt_compiler_recompiles(dirs):
     moddir, cache = dirs
     write(moddir)
     run(moddir, cache)
-    rebuilt = ("import tessera.runtime.jit as J; "
-               "J._COMPILER_ID = J._compiler_id()[:1] + (0, 0)")
+    rebuilt = ("import tessera.runtime.kernel_build as B; "
+               "B._COMPILER_ID = B._compiler_id()[:1] + (0, 0)")
     again = run(moddir, cache, rebuilt)
     assert (again["compiles"], again["disk_hits"]) == (1, 0)
     expect(again, 0, 1)
