@@ -317,52 +317,6 @@ static Regs freshRegs(Emitter &e, const Value *v) {
   return r;
 }
 
-// In a block that holds a prefetching mma.sync dot (pipeline-dot-operands'
-// form, six operands), the ops whose PTX may move into the dot's stream of
-// mma.sync: from the first of the ring copies that end with the last
-// async_commit before the dot through that commit. ptxas keeps cp.async in
-// program order, so copies issued as a block leave the tensor cores idle
-// while every warp issues them (all warps arrive together from the slot's
-// barrier); spread among the products, each issues between two mma.sync,
-// as CUTLASS's Ampere main loop does. Moving them later in the iteration is
-// safe: they fill the slot the previous iteration finished reading before
-// its barrier, and the commit still precedes the dot's wait. The range is
-// the copies and the pure ops they need, read by nothing between the
-// commit and the dot (the dot included); the ops between are pure too, so
-// no memory access changes order. Nulls when there is none.
-struct CopiesToInterleave {
-  Operation *first = nullptr, *commit = nullptr, *dot = nullptr;
-};
-static CopiesToInterleave copiesToInterleave(Block &b) {
-  Operation *dot = nullptr, *commit = nullptr;
-  for (auto &op : b.ops) {
-    if (op->code == OpCode::AsyncCommit) commit = op.get();
-    if (op->code == OpCode::Dot && op->operands.size() == 6) {
-      dot = op.get();
-      break;
-    }
-  }
-  if (!dot || !commit) return {};
-  auto pure = [](const Operation &op) { return isPureOp(op) && op.regions.empty(); };
-  std::set<const Value *> readLater;
-  for (auto it = std::next(commit->self);; ++it) {
-    Operation &op = **it;
-    if (&op != dot && !pure(op)) return {};
-    op.walk([&](Operation *o) { readLater.insert(o->operands.begin(), o->operands.end()); });
-    if (&op == dot) break;
-  }
-  Operation *first = nullptr;
-  for (auto it = commit->self; it != b.ops.begin();) {
-    Operation &op = **--it;
-    bool movable = op.code == OpCode::AsyncCopy || pure(op);
-    for (auto &r : op.results) movable = movable && !readLater.count(r.get());
-    if (!movable) break;
-    if (op.code == OpCode::AsyncCopy) first = &op;
-  }
-  if (!first) return {};
-  return {first, commit, dot};
-}
-
 void Emitter::emitBlock(Block &b) {
   const CopiesToInterleave moved = copiesToInterleave(b);
   size_t mark = 0;
@@ -372,21 +326,7 @@ void Emitter::emitBlock(Block &b) {
     setLoc(op->loc);
     waitForWgmmaReaders(*op);
     emitOp(*op);
-    if (op.get() == moved.commit) {
-      // Pieces ending at each cp.async; the commit ends the last one.
-      std::string text = body_.substr(mark), piece;
-      body_.resize(mark);
-      for (size_t at = 0; at < text.size();) {
-        size_t eol = text.find('\n', at);
-        std::string line = text.substr(at, eol - at + 1);
-        at = eol + 1;
-        piece += line;
-        if (line.find("cp.async.c") != std::string::npos &&
-            line.find("commit") == std::string::npos)
-          deferredCopies_.push_back(std::move(piece)), piece.clear();
-      }
-      deferredCopies_.push_back(std::move(piece));
-    }
+    if (op.get() == moved.commit) setAsideCopies(mark);
     if (op.get() == moved.dot && !deferredCopies_.empty())
       internalError("emit-ptx", "a pipelined loop's copies were not emitted with its dot");
   }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <set>
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
@@ -424,6 +425,52 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   Regs out;
   for (int r = 0; r < numAcc; ++r) out.push_back(convert(acc[r], mi.accType, res->type.dtype));
   set(res, relaid ? convertThroughShared(out, lacc, lr, res->type.dtype) : out);
+}
+
+// Why and when: emitter.h.
+CopiesToInterleave copiesToInterleave(Block &b) {
+  Operation *dot = nullptr, *commit = nullptr;
+  for (auto &op : b.ops) {
+    if (op->code == OpCode::AsyncCommit) commit = op.get();
+    if (op->code == OpCode::Dot && op->operands.size() == 6) {
+      dot = op.get();
+      break;
+    }
+  }
+  if (!dot || !commit) return {};
+  auto pure = [](const Operation &op) { return isPureOp(op) && op.regions.empty(); };
+  std::set<const Value *> readLater;
+  for (auto it = std::next(commit->self);; ++it) {
+    Operation &op = **it;
+    if (&op != dot && !pure(op)) return {};
+    op.walk([&](Operation *o) { readLater.insert(o->operands.begin(), o->operands.end()); });
+    if (&op == dot) break;
+  }
+  Operation *first = nullptr;
+  for (auto it = commit->self; it != b.ops.begin();) {
+    Operation &op = **--it;
+    bool movable = op.code == OpCode::AsyncCopy || pure(op);
+    for (auto &r : op.results) movable = movable && !readLater.count(r.get());
+    if (!movable) break;
+    if (op.code == OpCode::AsyncCopy) first = &op;
+  }
+  if (!first) return {};
+  return {first, commit, dot};
+}
+
+void Emitter::setAsideCopies(size_t mark) {
+  // Pieces ending at each cp.async; the commit ends the last one.
+  std::string text = body_.substr(mark), piece;
+  body_.resize(mark);
+  for (size_t at = 0; at < text.size();) {
+    size_t eol = text.find('\n', at);
+    std::string line = text.substr(at, eol - at + 1);
+    at = eol + 1;
+    piece += line;
+    if (line.find("cp.async.c") != std::string::npos && line.find("commit") == std::string::npos)
+      deferredCopies_.push_back(std::move(piece)), piece.clear();
+  }
+  deferredCopies_.push_back(std::move(piece));
 }
 
 }  // namespace tessera::ptx

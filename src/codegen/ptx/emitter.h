@@ -48,6 +48,24 @@ RegClass regClassOf(const Type &elem);
 
 using Regs = std::vector<std::string>;
 
+// In a block that holds a prefetching mma.sync dot (pipeline-dot-operands'
+// form, six operands), the ops whose PTX may move into the dot's stream of
+// mma.sync: from the first of the ring copies that end with the last
+// async_commit before the dot through that commit. ptxas keeps cp.async in
+// program order, so copies issued as a block leave the tensor cores idle
+// while every warp issues them (all warps arrive together from the slot's
+// barrier); spread among the products, each issues between two mma.sync,
+// as CUTLASS's Ampere main loop does. Moving them later in the iteration is
+// safe: they fill the slot the previous iteration finished reading before
+// its barrier, and the commit still precedes the dot's wait. The range is
+// the copies and the pure ops they need, read by nothing between the
+// commit and the dot (the dot included); the ops between are pure too, so
+// no memory access changes order. Nulls when there is none.
+struct CopiesToInterleave {
+  Operation *first = nullptr, *commit = nullptr, *dot = nullptr;
+};
+CopiesToInterleave copiesToInterleave(Block &b);  // emit_mma.cpp
+
 class Emitter {
  public:
   Emitter(Function &fn, const PtxOptions &opts);
@@ -186,7 +204,10 @@ class Emitter {
   void emitReduce(Operation &op);
   void emitScan(Operation &op);
   void emitDot(Operation &op);
-  void emitMmaDot(Operation &op, const MmaInstr &mi);    // emit_mma.cpp
+  void emitMmaDot(Operation &op, const MmaInstr &mi);  // emit_mma.cpp
+  // Moves the body's text from `mark` (the first of copiesToInterleave's
+  // ops) through its commit into deferredCopies_, for emitMmaDot to spread.
+  void setAsideCopies(size_t mark);                      // emit_mma.cpp
   void emitWgmmaDot(Operation &op, const WgmmaPlan &p);  // emit_wgmma.cpp
   // A dot's use_acc predicate (flatten-loops' 4-operand form), if it has one.
   std::optional<std::string> useAccPredicate(const Operation &dot);
@@ -374,7 +395,7 @@ class Emitter {
   // async_copy to the async_commit before a prefetching mma.sync dot), cut
   // out by emitBlock in pieces that each end with one cp.async (the last
   // piece holds the commit), for emitMma to spread among the dot's
-  // mma.sync (copiesToInterleave in emit.cpp says when).
+  // mma.sync (copiesToInterleave says when).
   std::vector<std::string> deferredCopies_;
   std::map<std::string, std::string> cached_;  // prologue registers by key
   // 32-bit divisors a loop's divisions read from before the loop, by
