@@ -411,12 +411,26 @@ def matmul(quick):
             if not err <= 2e-2:
                 say(f"  {impl} {name} {M}x{N}x{K}: relative error {err:.2e} against cuBLAS")
             res[impl] = flops / bench(run) / 1e9
+            res[impl + "_cfg"] = config_name(mod.matmul_kernel)
         t, tr, cb = res.get("tessera"), res.get("triton"), res["cublas"]
         fmt = lambda v: f"{v:6.1f}" if v else "   n/a"  # noqa: E731
         say(f"matmul {name:4s} {M:5d}x{N:5d}x{K:5d}  tessera {fmt(t)} | triton {fmt(tr)} | "
             f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton "
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
-            f"{t / cb if t else float('nan'):5.2f}")
+            f"{t / cb if t else float('nan'):5.2f}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
+            f"triton {res.get('triton_cfg', '-')})")
+
+
+def config_name(autotuned):
+    """The config an autotuned matmul_kernel picked, as BMxBNxBK w<warps> s<stages>:
+    which tile a row's number came from (a choice that differs between runs
+    explains a row that moves)."""
+    c = getattr(autotuned, "best_config", None)
+    if c is None:
+        return "-"
+    k = c.kwargs
+    return (f"{k['BLOCK_SIZE_M']}x{k['BLOCK_SIZE_N']}x{k['BLOCK_SIZE_K']}"
+            f"w{c.num_warps}s{c.num_stages}")
 
 
 # (block_m, block_n, num_warps, num_stages, warp_specialize): the last two
