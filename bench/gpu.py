@@ -27,7 +27,7 @@ device-to-device copy as the bandwidth ceiling.
                 against SDPA's backward: N_CTX 4096, HEAD_DIM 64 and 128,
                 causal and not, TFLOP/s (2.5x the forward's FLOPs).
 
-    python3 bench/gpu.py [--quick] [--out FILE]
+    python3 bench/gpu.py [--quick] [--only PARTS] [--rounds R] [--out FILE]
 """
 import argparse
 import importlib.util
@@ -372,7 +372,7 @@ MATMUL_CASES = [("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
                 ("fp16", 16, 8192, 8192), ("fp16", 4000, 4000, 4000)]
 
 
-def matmul(quick):
+def matmul(quick, rounds=1):
     import matmul as t_mm
     tr_mm = triton_module("matmul")
     dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": torch.float8_e4m3fn}
@@ -391,7 +391,7 @@ def matmul(quick):
             out_dt = dt
         ref = ref_fn().double()
         flops = 2 * M * N * K
-        res = {"cublas": flops / bench(ref_fn) / 1e9}
+        runs, res = {"cublas": ref_fn}, {}
         for impl, mod in (("tessera", t_mm), ("triton", tr_mm)):
             c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dt)
             grid = lambda meta: (triton_cdiv(M, meta["BLOCK_SIZE_M"]) *  # noqa: E731
@@ -405,20 +405,30 @@ def matmul(quick):
                 torch.cuda.synchronize()
             except Exception as e:  # noqa: BLE001
                 say(f"  {impl} {name} {M}x{N}x{K} failed: {str(e).splitlines()[0][:200]}")
-                res[impl] = None
                 continue
             err = ((c.double() - ref).norm() / ref.norm()).item()
             if not err <= 2e-2:
                 say(f"  {impl} {name} {M}x{N}x{K}: relative error {err:.2e} against cuBLAS")
-            res[impl] = flops / bench(run) / 1e9
+            runs[impl] = run
             res[impl + "_cfg"] = config_name(mod.matmul_kernel)
+        # Each round times all three in turn; a row reports the median round.
+        rates = {impl: [] for impl in runs}
+        for _ in range(rounds):
+            for impl, fn in runs.items():
+                rates[impl].append(flops / bench(fn) / 1e9)
+        for impl, r in rates.items():
+            res[impl] = statistics.median(r)
         t, tr, cb = res.get("tessera"), res.get("triton"), res["cublas"]
         fmt = lambda v: f"{v:6.1f}" if v else "   n/a"  # noqa: E731
+        spread = ""
+        if rounds > 1:
+            spread = f" [{rounds} rounds: " + ", ".join(
+                f"{impl} {min(r):.0f}-{max(r):.0f}" for impl, r in rates.items()) + "]"
         say(f"matmul {name:4s} {M:5d}x{N:5d}x{K:5d}  tessera {fmt(t)} | triton {fmt(tr)} | "
             f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton "
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
             f"{t / cb if t else float('nan'):5.2f}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
-            f"triton {res.get('triton_cfg', '-')})")
+            f"triton {res.get('triton_cfg', '-')}){spread}")
 
 
 def config_name(autotuned):
@@ -553,13 +563,16 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--only", default="memory,matmul,attention,attention_bwd,cold,launch")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="matmul: time each implementation this many times, alternating, "
+                         "and report the median (the spread too)")
     args = ap.parse_args()
     parts = args.only.split(",")
     try:
         if "memory" in parts:
             memory_bound(args.quick)
         if "matmul" in parts:
-            matmul(args.quick)
+            matmul(args.quick, args.rounds)
         if "attention" in parts:
             attention(args.quick)
         if "attention_bwd" in parts:
