@@ -6,6 +6,7 @@
 # (.trans for an operand stored M- or N-contiguous), one mma.sync per 16x8
 # accumulator tile; fp32 "ieee" and fp8 below sm_89 stay on FMAs.
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=INTERLEAVED
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=REGS
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=RAGGED
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
@@ -42,8 +43,8 @@ import triton.language as tl
 # warp a 64x32 accumulator tile (4x4 instruction tiles), K loop of two steps.
 # Three stages: two iterations' copies (16 bytes each, zero-filled where
 # masked) and the wait for the first before the loop; at its top, the
-# copies for two iterations ahead, spread among the first K step's
-# mma.sync (CUTLASS's order), their commit before the wait. The dot
+# copies for two iterations ahead (with one K step before the wait, they
+# are not spread among the products: INTERLEAVED below). The dot
 # prefetches (CUTLASS's Ampere loop): its first K step reads fragments the
 # previous iteration loaded (the first iteration loads its own; later ones
 # branch around those loads); before its last K step it waits for the next
@@ -58,7 +59,9 @@ import triton.language as tl
 # EXAMPLE-NEXT: bar.sync 0
 # EXAMPLE: [[HEAD:\$L[0-9]+]]:
 # EXAMPLE-NOT: bar.sync
-# EXAMPLE-NOT: cp.async
+# EXAMPLE: cp.async.cg.shared.global
+# EXAMPLE: cp.async.commit_group
+# EXAMPLE-NOT: bar.sync
 # EXAMPLE: @!%p{{[0-9]+}} bra.uni [[LOADED:\$L[0-9]+]]
 # EXAMPLE-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[F0:%r[0-9]+]],
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {[[G0:%r[0-9]+]],
@@ -68,11 +71,7 @@ import triton.language as tl
 # EXAMPLE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {[[F0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {[[G0]], %r{{[0-9]+}}}
 # EXAMPLE-NOT: fma.rn.f32
 # EXAMPLE-NOT: bar.sync
-# EXAMPLE: cp.async.cg.shared.global
-# EXAMPLE-NEXT: mma.sync.aligned.m16n8k16
-# EXAMPLE-NOT: bar.sync
-# EXAMPLE: cp.async.commit_group
-# EXAMPLE-NOT: bar.sync
+# EXAMPLE-NOT: cp.async
 # EXAMPLE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # EXAMPLE: cp.async.wait_group 1
 # EXAMPLE-NEXT: bar.sync 0
@@ -84,6 +83,30 @@ import triton.language as tl
 # EXAMPLE: bra [[HEAD]]
 # EXAMPLE: cp.async.wait_group 0
 # EXAMPLE: st.global
+
+# 128x256x64 blocks: four K steps, three before the wait. The copies for
+# two iterations ahead are issued one at a time among those steps'
+# mma.sync (CUTLASS's order: ptxas keeps cp.async where the PTX puts
+# them), and their commit comes before the wait.
+# INTERLEAVED: [[HEAD:\$L[0-9]+]]:
+# INTERLEAVED-NOT: bar.sync
+# INTERLEAVED-NOT: cp.async
+# INTERLEAVED: [[LOADED:\$L[0-9]+]]:
+# INTERLEAVED-NOT: cp.async
+# INTERLEAVED: mma.sync.aligned.m16n8k16
+# INTERLEAVED-NOT: bar.sync
+# INTERLEAVED: cp.async.cg.shared.global
+# INTERLEAVED-NEXT: mma.sync.aligned.m16n8k16
+# INTERLEAVED-NOT: bar.sync
+# INTERLEAVED: cp.async.cg.shared.global
+# INTERLEAVED-NEXT: mma.sync.aligned.m16n8k16
+# INTERLEAVED-NOT: bar.sync
+# INTERLEAVED: cp.async.commit_group
+# INTERLEAVED-NOT: bar.sync
+# INTERLEAVED: cp.async.wait_group 1
+# INTERLEAVED-NEXT: bar.sync 0
+# INTERLEAVED-NOT: cp.async
+# INTERLEAVED: bra [[HEAD]]
 
 # One stage: operands through registers, no asynchronous copies.
 # REGS-NOT: cp.async
