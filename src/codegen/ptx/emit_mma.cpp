@@ -19,8 +19,11 @@
 // operands, from pipeline-dot-operands) carries its first K step's
 // fragments from the previous iteration and, before its last K step, waits
 // for the next slot (cp.async.wait_group, bar.sync) and loads that slot's
-// first K step. An fp8 dot with max_num_imprecise_acc = q sums every q of
-// K into a zeroed partial accumulator added into the fp32 one (add.f32).
+// first K step; the ring copies its loop issues just before it
+// (copiesToInterleave) go out one at a time among the mma.sync of the K
+// steps before that wait, where there are two such steps or more. An fp8
+// dot with max_num_imprecise_acc = q sums every q of K into a zeroed
+// partial accumulator added into the fp32 one (add.f32).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
