@@ -872,8 +872,7 @@ PtxKernel Emitter::run() {
     prologueIns("ld.param" + pt + " " + r + ", [" + pname + "]");
     set(a, {r});
   }
-  for (auto &op : fn_.body.ops)
-    op->walk([&](Operation *o) { warpSpecialized_ |= o->code == OpCode::WarpSpecialize; });
+  fn_.walk([&](Operation *op) { warpSpecialized_ |= op->code == OpCode::WarpSpecialize; });
   emitBlock(fn_.body);
   if (!ringArea_.empty()) {
     // 1024-byte aligned: the 128-byte swizzle of wgmma's operands is a
