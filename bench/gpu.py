@@ -411,24 +411,31 @@ def matmul(quick, rounds=1):
                 say(f"  {impl} {name} {M}x{N}x{K}: relative error {err:.2e} against cuBLAS")
             runs[impl] = run
             res[impl + "_cfg"] = config_name(mod.matmul_kernel)
-        # Each round times all three in turn; a row reports the median round.
-        rates = {impl: [] for impl in runs}
-        for _ in range(rounds):
-            for impl, fn in runs.items():
-                rates[impl].append(flops / bench(fn) / 1e9)
-        for impl, r in rates.items():
-            res[impl] = statistics.median(r)
+        spread = median_rounds(runs, flops, rounds, res)
         t, tr, cb = res.get("tessera"), res.get("triton"), res["cublas"]
         fmt = lambda v: f"{v:6.1f}" if v else "   n/a"  # noqa: E731
-        spread = ""
-        if rounds > 1:
-            spread = f" [{rounds} rounds: " + ", ".join(
-                f"{impl} {min(r):.0f}-{max(r):.0f}" for impl, r in rates.items()) + "]"
         say(f"matmul {name:4s} {M:5d}x{N:5d}x{K:5d}  tessera {fmt(t)} | triton {fmt(tr)} | "
             f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton "
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
             f"{t / cb if t else float('nan'):5.2f}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
             f"triton {res.get('triton_cfg', '-')}){spread}")
+
+
+def median_rounds(runs, flops, rounds, res, first=None):
+    """Times each of `runs` ({name: fn}) in turn, round after round, until
+    each has `rounds` timings (`first`: {name: TFLOP/s} of a round already
+    timed), and sets res[name] to the median TFLOP/s. Returns the spread as
+    a note for the row ("" for one round)."""
+    rates = {impl: [first[impl]] if first else [] for impl in runs}
+    for _ in range(rounds - (1 if first else 0)):
+        for impl, fn in runs.items():
+            rates[impl].append(flops / bench(fn) / 1e9)
+    for impl, r in rates.items():
+        res[impl] = statistics.median(r)
+    if rounds <= 1:
+        return ""
+    return f" [{rounds} rounds: " + ", ".join(
+        f"{impl} {min(r):.0f}-{max(r):.0f}" for impl, r in rates.items()) + "]"
 
 
 def config_name(autotuned):
@@ -492,20 +499,11 @@ def attention(quick, rounds=1):
             res[impl + "_cfg"] = best[1] if best else "-"
             if best:
                 runs[impl] = best[2]
-        # More rounds time SDPA and each compiler's best config in turn; a
-        # row reports the median round (the first is the search's).
-        rates = {impl: [res[impl]] for impl in runs}
-        for _ in range(rounds - 1):
-            for impl, fn in runs.items():
-                rates[impl].append(flops / bench(fn) / 1e9)
-        for impl, r in rates.items():
-            res[impl] = statistics.median(r)
+        # The search's timings are the first round; more rounds time SDPA
+        # and each compiler's best config in turn.
+        spread = median_rounds(runs, flops, rounds, res, first={i: res[i] for i in runs})
         t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
         fmt = lambda x: f"{x:6.1f}" if x else "   n/a"  # noqa: E731
-        spread = ""
-        if rounds > 1:
-            spread = f" [{rounds} rounds: " + ", ".join(
-                f"{impl} {min(r):.0f}-{max(r):.0f}" for impl, r in rates.items()) + "]"
         say(f"attention fwd D={head_dim:3d} N={n_ctx:5d} {'causal' if causal else 'full  '}  "
             f"tessera {fmt(t)} | triton {fmt(tr)} | SDPA {fmt(sd)} TFLOP/s || tessera/triton "
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
