@@ -76,6 +76,47 @@ bool isTile(const Value *v) {
   return v->type.isTile();
 }
 
+// The 2-D dots of a block that feed one another there, through any ops,
+// where the block also reduces rows of a value made from them (attention's
+// forward: S = Q K^T feeds O += P V, and S's row maxima and sums rescale
+// O): Triton's rule for mma.sync layouts then puts the warps along M
+// (mmaWarpSplit's rowsFirst), so the row statistics reduce within a warp
+// and meet O's rows where they are. Chained dots without such a reduction
+// (attention's backward) keep the balanced split: all along M, each warp
+// would read all of B's fragments, for more registers and no barrier saved.
+std::unordered_set<const Operation *> chainedDots(Function &fn) {
+  std::unordered_set<const Operation *> chained;
+  std::function<void(Block &)> visit = [&](Block &b) {
+    // Each value of the block: the dots of the block it derives from.
+    std::unordered_map<const Value *, std::vector<const Operation *>> from;
+    std::vector<const Operation *> linked;
+    bool rowsReduced = false;
+    for (auto &op : b.ops) {
+      std::vector<const Operation *> src;
+      op->walk([&](Operation *o) {
+        for (const Value *v : o->operands)
+          if (auto it = from.find(v); it != from.end())
+            src.insert(src.end(), it->second.begin(), it->second.end());
+      });
+      if (op->code == OpCode::Dot && op->operand(0)->type.rank() == 2) {
+        for (const Operation *d : src) linked.push_back(d), linked.push_back(op.get());
+        src.push_back(op.get());
+      }
+      if (op->code == OpCode::Reduce && !src.empty() && op->operand(0)->type.isTile() &&
+          op->intAttr("axis") == op->operand(0)->type.rank() - 1)
+        rowsReduced = true;
+      std::sort(src.begin(), src.end());
+      src.erase(std::unique(src.begin(), src.end()), src.end());
+      if (!src.empty())
+        for (auto &r : op->results) from[r.get()] = src;
+      for (auto &region : op->regions) visit(*region);
+    }
+    if (rowsReduced) chained.insert(linked.begin(), linked.end());
+  };
+  visit(fn.body);
+  return chained;
+}
+
 // Integer and boolean arithmetic that rematerializeIndexConverts may
 // recompute: exact, side-effect free, a few instructions per element.
 bool isIndexArithmetic(const Operation &op) {
@@ -503,6 +544,7 @@ class Assigner {
   }
 
   void resolve() {
+    const std::unordered_set<const Operation *> chained = chainedDots(fn_);
     for (Operation *op : cls_.dots) {
       const auto &s = op->result()->type.shape;
       if (auto p = selectWgmma(*op, numWarps_, targetSm_, archSpecific_)) {
@@ -511,7 +553,7 @@ class Assigner {
         continue;
       }
       if (!selectMma(*op, targetSm_)) continue;
-      if (setIfUnset(op->result(), mmaAccumulatorLayout(s, numWarps_)))
+      if (setIfUnset(op->result(), mmaAccumulatorLayout(s, numWarps_, chained.count(op) > 0)))
         cls_.pinned.insert(find(op->result()));
     }
     // Reductions of a pinned accumulator (attention's row maximum and row

@@ -130,7 +130,11 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   int64_t M = a->type.shape[md], K = a->type.shape[md + 1], N = b->type.shape[md + 1];
   int eb = mi.elemBytes;
   const LinearLayout &lr = layoutOf(res);
-  const LinearLayout lacc = mmaAccumulatorLayout(res->type.shape, opts_.numWarps);
+  // Warps along M first where assign-layouts chose that (a chained dot).
+  const bool rowsFirst =
+      lr == mmaAccumulatorLayout(res->type.shape, opts_.numWarps, /*rowsFirst=*/true) &&
+      !(lr == mmaAccumulatorLayout(res->type.shape, opts_.numWarps));
+  const LinearLayout lacc = mmaAccumulatorLayout(res->type.shape, opts_.numWarps, rowsFirst);
   // The result's layout class may have been pinned first by a wgmma dot (a
   // wgmma product and this one summed into one accumulator): the
   // accumulator then goes into and out of mma.sync's layout through shared
@@ -141,7 +145,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   Regs cin = !relaid || !c->type.isTile() ? spread(c, lacc.numRegs())
              : passes::constantOf(c)      ? Regs(lacc.numRegs(), get(c).at(0))
                                           : convertThroughShared(get(c), lr, lacc, c->type.dtype);
-  WarpSplit split = mmaWarpSplit(batch, M, N, opts_.numWarps);
+  WarpSplit split = mmaWarpSplit(batch, M, N, opts_.numWarps, rowsFirst);
   int64_t Mw = M / split.m, Nw = N / split.n;
   int64_t tilesM = Mw / 16, tilesN = Nw / 8, kSteps = K / mi.k;
   // Batch entries per warp, each tilesM x tilesN instruction tiles.
@@ -163,13 +167,24 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     bool trans = eb == 2 && fastDim(layoutOf(v)) != kDim;
     return stage(v->type.shape, kDim, trans, eb, scratchBase);
   };
-  Staged sa = place(a, md + 1, 0);
-  Staged sb = place(b, md, a->type.isTile() ? (sa.bytes + 15) / 16 * 16 : 0);
-  if (a->type.isTile() || b->type.isTile()) {
+  // A 16-bit A computed in registers in the accumulator layout of a product
+  // whose warps split only M, over this dot's rows (attention's P after
+  // S = Q K^T, both laid out rows first): its registers are the A fragments
+  // already (accumulatorAsFragmentA), so it skips shared memory.
+  const bool aInRegisters = [&] {
+    if (md || eb != 2 || mi.k != 16 || mi.tf32x3 || !a->type.isTile() || op.operands.size() == 6)
+      return false;
+    WarpSplit as = mmaWarpSplit(1, M, K, opts_.numWarps, /*rowsFirst=*/true);
+    return as.n == 1 && as.m == split.m && split.n == 1 && split.b == 1 &&
+           layoutOf(a) == mmaAccumulatorLayout({M, K}, opts_.numWarps, /*rowsFirst=*/true);
+  }();
+  const bool stageA = a->type.isTile() && !aInRegisters;
+  Staged sa = aInRegisters ? Staged{} : place(a, md + 1, 0);
+  Staged sb = place(b, md, stageA ? (sa.bytes + 15) / 16 * 16 : 0);
+  if (stageA || b->type.isTile()) {
     needShared(std::max(sa.base + sa.bytes, sb.base + sb.bytes));
     barrier();
-    if (a->type.isTile())
-      storeTileSharedPacked(get(a), layoutOf(a), a->type.dtype, sa.strides, sa.base);
+    if (stageA) storeTileSharedPacked(get(a), layoutOf(a), a->type.dtype, sa.strides, sa.base);
     if (b->type.isTile())
       storeTileSharedPacked(get(b), layoutOf(b), b->type.dtype, sb.strides, sb.base);
     barrier();
@@ -227,7 +242,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     prologueIns("add.s32 " + out + ", " + t + ", " + smemBase());
     return cached_[key] = out;
   };
-  std::string pa = laneAddress(a, sa, ldmatrixRowA, warpM);
+  std::string pa = aInRegisters ? "" : laneAddress(a, sa, ldmatrixRowA, warpM);
   std::string pb = laneAddress(b, sb, ldmatrixRowB, warpN);
   auto ldmatrixInto = [&](const Regs &r, bool trans, const std::string &p, int64_t off) {
     ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(r.size()) + (trans ? ".trans" : "") +
@@ -250,8 +265,19 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     return e * split.b * sb.matrixBytes +
            (sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * mi.k * eb);
   };
+  auto fragmentFromRegisters = [&](int64_t kk, int64_t m) {
+    const Regs &v = get(a);
+    Regs r;
+    for (auto [lo, hi] : accumulatorAsFragmentA(kk, m, K / 8)) {
+      r.push_back(reg(RegClass::B32));
+      ins("mov.b32 " + r.back() + ", {" + v.at(lo) + ", " + v.at(hi) + "}");
+    }
+    return r;
+  };
   auto loadStep = [&](int64_t kk, std::vector<Regs> &fa, std::vector<Regs> &fb, int64_t e) {
-    for (int64_t m = 0; m < tilesM; ++m) fa[m] = ldmatrix(4, sa.trans, pa, offA(kk, m, e));
+    for (int64_t m = 0; m < tilesM; ++m)
+      fa[m] =
+          aInRegisters ? fragmentFromRegisters(kk, m) : ldmatrix(4, sa.trans, pa, offA(kk, m, e));
     for (int64_t n = 0; n < tilesN; n += 2) {
       bool pair = n + 1 < tilesN;
       Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, offB(kk, n, e));

@@ -80,9 +80,11 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK) {
   return std::max<int64_t>(1, q / instrK);
 }
 
-WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps) {
+WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps, bool rowsFirst) {
   WarpSplit s;
   s.b = std::min<int64_t>(B, numWarps);
+  if (rowsFirst)
+    while (s.b * s.m < numWarps && M / (16 * s.m) >= 2) s.m *= 2;
   while (s.b * s.m * s.n < numWarps) {
     int64_t tilesM = M / (16 * s.m), tilesN = N / (8 * s.n);
     if (tilesM >= 2 && tilesM >= tilesN)
@@ -97,10 +99,10 @@ WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps) {
   return s;
 }
 
-LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps) {
+LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps, bool rowsFirst) {
   const int md = static_cast<int>(shape.size()) - 2, nd = md + 1;
   const int64_t B = md ? shape[0] : 1, M = shape[md], N = shape[nd];
-  WarpSplit s = mmaWarpSplit(B, M, N, numWarps);
+  WarpSplit s = mmaWarpSplit(B, M, N, numWarps, rowsFirst);
   int64_t Mw = M / s.m, Nw = N / s.n;
   LinearLayout l;
   l.shape = shape;
@@ -114,6 +116,15 @@ LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarp
   for (int64_t v = Mw; v < M; v *= 2) l.warp.push_back({md, v});
   for (int i = log2i(s.b * s.m * s.n); i < log2i(numWarps); ++i) l.warp.push_back({});
   return l;
+}
+
+std::array<std::pair<int64_t, int64_t>, 4> accumulatorAsFragmentA(int64_t kk, int64_t m,
+                                                                  int64_t tilesK) {
+  // c0 c1 are row g, columns 2t and 2t + 1 of a 16 x 8 tile, c2 c3 row
+  // g + 8: a0 (row g) and a1 (row g + 8) from the K step's first 8
+  // columns, a2 and a3 from its second.
+  const int64_t t0 = 4 * (2 * kk + tilesK * m), t1 = t0 + 4;
+  return {{{t0, t0 + 1}, {t0 + 2, t0 + 3}, {t1, t1 + 1}, {t1 + 2, t1 + 3}}};
 }
 
 LinearLayout mmaFragmentLayout(int operand, int elemBytes) {

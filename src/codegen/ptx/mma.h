@@ -10,6 +10,7 @@
 // 8 columns x 32 bytes, and the accumulator is 16 x 8 elements.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -50,7 +51,12 @@ int64_t imprecisePromotionSteps(const Operation &op, int64_t K, int instrK);
 struct WarpSplit {
   int64_t b = 1, m = 1, n = 1;
 };
-WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps);
+// rowsFirst (a dot chained to another, as attention's S = Q K^T and
+// O += P V; Triton's rule for mma.sync): warps go along M first, as far as
+// 16-row instruction tiles allow, so that each warp holds whole rows of
+// both products: the rows' statistics reduce within a warp and carry from
+// one product's layout to the other's without moving.
+WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps, bool rowsFirst = false);
 
 // The accumulator layout of a dot of `shape` M x N on mma.sync: per warp a
 // (M / split.m) x (N / split.n) tile of 16 x 8 instruction tiles.
@@ -61,7 +67,18 @@ WarpSplit mmaWarpSplit(int64_t B, int64_t M, int64_t N, int numWarps);
 // entries are the registers above one entry's: register r holds entry
 // split.b * (r / perEntry) + (the warp's own entry), perEntry being the
 // registers of one entry's tile.
-LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps);
+LinearLayout mmaAccumulatorLayout(const std::vector<int64_t> &shape, int numWarps,
+                                  bool rowsFirst = false);
+
+// A 16-bit A operand (m16n8k16) held in registers in the accumulator layout
+// of an M x K product whose warps split only M (FlashAttention-2's P): the
+// accumulator of 16 x 8 tiles (m, 2 kk) and (m, 2 kk + 1) is exactly the
+// fragment of 16-row tile m at K step kk, two elements to a register.
+// Returns, for fragment registers a0..a3, the accumulator register indices
+// of their low and high halves (register r = element r & 3 of tile r >> 2,
+// tile = n-tile + tilesK * m-tile, tilesK = K / 8).
+std::array<std::pair<int64_t, int64_t>, 4> accumulatorAsFragmentA(int64_t kk, int64_t m,
+                                                                  int64_t tilesK);
 
 // The fragment layouts of one instruction, for one warp (the ISA's tables):
 // operand 0 is A (16 x k), 1 is B (k x 8), 2 the accumulator (16 x 8). The

@@ -119,19 +119,24 @@ TEST(MmaLayouts, LdmatrixAddressesDeliverTheFragments) {
 // The accumulator layout of a program: every element held once, each warp a
 // rectangle of 16x8 instruction tiles whose register order is
 // element + 4 * (n-tile + tilesN * m-tile), and each 16x8 block's lanes
-// and registers exactly the ISA's accumulator fragment.
+// and registers exactly the ISA's accumulator fragment. With rowsFirst (a
+// chained dot) the warps go along M as far as 16-row tiles allow.
 TEST(MmaLayouts, AccumulatorTilesTheProgram) {
   struct Case {
     int64_t M, N;
     int warps;
     int64_t wm, wn;
+    bool rowsFirst = false;
   };
-  for (Case c : {Case{128, 256, 8, 2, 4}, Case{128, 128, 4, 2, 2}, Case{64, 64, 4, 2, 2},
-                 Case{16, 8, 4, 1, 1}, Case{16, 64, 4, 1, 4}, Case{256, 16, 8, 8, 1}}) {
-    WarpSplit s = mmaWarpSplit(1, c.M, c.N, c.warps);
-    EXPECT_EQ(s.m, c.wm) << c.M << "x" << c.N;
-    EXPECT_EQ(s.n, c.wn) << c.M << "x" << c.N;
-    LinearLayout l = mmaAccumulatorLayout({c.M, c.N}, c.warps);
+  for (Case c :
+       {Case{128, 256, 8, 2, 4}, Case{128, 128, 4, 2, 2}, Case{64, 64, 4, 2, 2},
+        Case{16, 8, 4, 1, 1}, Case{16, 64, 4, 1, 4}, Case{256, 16, 8, 8, 1},
+        Case{64, 64, 4, 4, 1, true}, Case{128, 128, 8, 8, 1, true}, Case{64, 128, 8, 4, 2, true},
+        Case{16, 64, 4, 1, 4, true}, Case{32, 8, 4, 2, 1, true}}) {
+    WarpSplit s = mmaWarpSplit(1, c.M, c.N, c.warps, c.rowsFirst);
+    EXPECT_EQ(s.m, c.wm) << c.M << "x" << c.N << (c.rowsFirst ? " rows first" : "");
+    EXPECT_EQ(s.n, c.wn) << c.M << "x" << c.N << (c.rowsFirst ? " rows first" : "");
+    LinearLayout l = mmaAccumulatorLayout({c.M, c.N}, c.warps, c.rowsFirst);
     int64_t Mw = c.M / s.m, Nw = c.N / s.n, tilesN = Nw / 8;
     std::set<std::vector<int64_t>> seen;
     for (int w = 0; w < c.warps; ++w)
@@ -147,6 +152,40 @@ TEST(MmaLayouts, AccumulatorTilesTheProgram) {
         }
     EXPECT_EQ(static_cast<int64_t>(seen.size()), c.M * c.N);
     EXPECT_TRUE(LinearLayout::parse(l.str(), l.shape).has_value());
+  }
+}
+
+// FlashAttention-2's P: where a product's warps split only M, its
+// accumulator registers are the A fragments of a 16-bit mma.sync over the
+// same rows (accumulatorAsFragmentA's pairs hold, low half first, the
+// elements the ISA's A table puts in a0..a3), so P needs no trip through
+// shared memory.
+TEST(MmaLayouts, RowsFirstAccumulatorIsTheNextProductsA) {
+  struct Case {
+    int64_t M, K;
+    int warps;
+  };
+  for (Case c :
+       {Case{64, 64, 4}, Case{128, 64, 8}, Case{64, 32, 4}, Case{128, 128, 4}, Case{16, 64, 1}}) {
+    WarpSplit s = mmaWarpSplit(1, c.M, c.K, c.warps, /*rowsFirst=*/true);
+    ASSERT_EQ(s.n, 1) << c.M << "x" << c.K;
+    LinearLayout l = mmaAccumulatorLayout({c.M, c.K}, c.warps, /*rowsFirst=*/true);
+    const int64_t Mw = c.M / s.m, tilesK = c.K / 8;
+    for (int w = 0; w < c.warps; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int64_t m = 0; m < Mw / 16; ++m)
+          for (int64_t kk = 0; kk < c.K / 16; ++kk) {
+            auto regs = accumulatorAsFragmentA(kk, m, tilesK);
+            for (int j = 0; j < 4; ++j)
+              for (int half = 0; half < 2; ++half) {
+                Elem e = isaA(2, lane, 2 * j + half);
+                int64_t r = half ? regs[j].second : regs[j].first;
+                EXPECT_EQ(l.coord(static_cast<int>(r), lane, w),
+                          (std::vector<int64_t>{(w % s.m) * Mw + 16 * m + e.row, 16 * kk + e.col}))
+                    << c.M << "x" << c.K << ", warp " << w << " lane " << lane << " m-tile " << m
+                    << " K step " << kk << " a" << j << (half ? " high" : " low");
+              }
+          }
   }
 }
 
