@@ -118,10 +118,13 @@ std::unordered_set<const Operation *> chainedDots(Function &fn) {
 }
 
 // Integer and boolean arithmetic that rematerializeIndexConverts may
-// recompute: exact, side-effect free, a few instructions per element.
+// recompute: exact, side-effect free, a few instructions per element. Casts
+// between integer types too: indices widened to 64 bits (`offs.to(tl.int64)`,
+// or the addresses of a 64-bit pointer analysis) are one cvt an element.
 bool isIndexArithmetic(const Operation &op) {
   switch (op.code) {
   TESSERA_BINARY_CASES:
+  case OpCode::Cast:
   case OpCode::Neg:
   case OpCode::Not:
   case OpCode::Cmp:
