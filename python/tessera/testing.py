@@ -76,22 +76,28 @@ def _run_counts(estimate_ms: float, warmup: float, rep: float):
 def _bench_host(fn, warmup, rep, grad_to_none):
     clock = time.perf_counter
     flush = _host_cache_flush()
-    fn()  # the first call may compile
-    t0 = clock()
-    for _ in range(5):
-        flush()
-        fn()
-    n_warmup, n_repeat = _run_counts((clock() - t0) * 1e3 / 5, warmup, rep)
-    for _ in range(n_warmup):
-        fn()
-    times = []
-    for _ in range(n_repeat):
+
+    def timed():
         _clear_grads(grad_to_none)
         flush()
         t0 = clock()
         fn()
-        times.append((clock() - t0) * 1e3)
-    return times
+        return (clock() - t0) * 1e3
+
+    fn()  # the first call may compile; it warms up too
+    # The estimate takes five calls, or fewer where they fill `rep` already:
+    # a kernel on the interpreter can run longer than the whole budget, and
+    # then those calls are the measurement (an autotuner timing a dozen
+    # configs on the CPU would otherwise run each of them eight times).
+    estimate = []
+    while len(estimate) < 5 and (not estimate or sum(estimate) < rep):
+        estimate.append(timed())
+    if sum(estimate) >= rep:
+        return estimate
+    n_warmup, n_repeat = _run_counts(sum(estimate) / len(estimate), warmup, rep)
+    for _ in range(n_warmup):
+        fn()
+    return [timed() for _ in range(n_repeat)]
 
 
 def _bench_cuda(torch, fn, warmup, rep, grad_to_none):
@@ -152,7 +158,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
 
     ``fn`` is called once (compilation), five times to estimate its runtime,
     then ``warmup`` milliseconds' worth of unmeasured calls and ``rep``
-    milliseconds' worth of measured ones (at least one of each). The caches
+    milliseconds' worth of measured ones (at least one of each). On the host
+    clock (no GPU) the estimate stops as soon as its calls fill ``rep``, and
+    then they are the measured calls: a kernel on the interpreter that runs
+    longer than the budget is called twice, not eight times. The caches
     are flushed before every measured call; ``grad_to_none`` lists tensors
     whose ``.grad`` is reset to None before each call.
 

@@ -71,6 +71,22 @@ def test_do_bench_measures_a_sleep():
     assert 8 <= len(calls) <= 1 + 5 + 5 + 25
 
 
+def test_do_bench_slow_function_is_measured_by_its_estimate(monkeypatch):
+    # A call longer than the whole budget (a kernel on the interpreter): the
+    # first call, then calls until `rep` is filled, and those are the times.
+    monkeypatch.setattr(testing, "_cuda_torch", lambda: None)
+    fn, calls = sleeper(30.0)
+    times = testing.do_bench(fn, warmup=5, rep=20, return_mode="all")
+    assert len(calls) == 2 and len(times) == 1 and 29 <= times[0] < 300, (calls, times)
+    fn, calls = sleeper(8.0)
+    times = testing.do_bench(fn, warmup=5, rep=20, return_mode="all")
+    assert len(calls) == 1 + len(times) and 3 <= len(times) <= 5, (calls, times)
+    assert all(7.5 <= t < 100 for t in times), times
+    fn, calls = sleeper(1.0)
+    testing.do_bench(fn, warmup=0, rep=0)  # a zero budget still times one call
+    assert len(calls) == 2
+
+
 def test_do_bench_return_modes_and_quantiles(monkeypatch):
     fn, _ = sleeper(1.0)
     kw = dict(warmup=2, rep=15)
