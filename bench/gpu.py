@@ -27,6 +27,9 @@ device-to-device copy as the bandwidth ceiling.
                 against SDPA's backward: N_CTX 4096, HEAD_DIM 64 and 128,
                 causal and not, TFLOP/s (2.5x the forward's FLOPs).
 
+The run ends with the performance targets (bench/targets.py) that its rows
+were checked against, met and missed.
+
     python3 bench/gpu.py [--quick] [--only PARTS] [--rounds R] [--out FILE]
 """
 import argparse
@@ -42,12 +45,15 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import torch  # noqa: E402
 
 import tessera  # noqa: E402
+from targets import FA3_PUBLISHED_TFLOPS, Targets, attention_bounds, matmul_bounds, ratio  # noqa: E402
 
 LINES = []
+TARGETS = Targets()
 
 
 def say(s=""):
@@ -135,9 +141,9 @@ def row(name, nbytes, results, copy_tbs):
         tbs = nbytes / ms / 1e9
         parts.append(f"{impl} {tbs:5.2f} TB/s")
     tri = results.get("triton")
-    ratio = f"tessera/triton {tri / tess:5.2f}x" if tess and tri else "tessera/triton n/a"
+    vs_triton = f"tessera/triton {tri / tess:5.2f}x" if tess and tri else "tessera/triton n/a"
     frac = f"of copy {nbytes / tess / 1e9 / copy_tbs:5.2f}" if tess else ""
-    say(f"{name:28s} " + " | ".join(parts) + f" || {ratio} {frac}")
+    say(f"{name:28s} " + " | ".join(parts) + f" || {vs_triton} {frac}")
 
 
 def try_compile(f):
@@ -193,7 +199,7 @@ def memory_bound(quick):
             "triton": bench(lambda: tr_add.add_kernel[gr](xr, yr, outr, m, BLOCK_SIZE=1024)),
             "torch": bench(lambda: torch.add(xr, yr, out=outr)),
             "compile": None}, copy_tbs)
-        del xr, yr, outr
+        xr = yr = outr = None  # freed (rebound, not del: the timed lambdas name them)
 
     gelu_ref = lambda a: torch.nn.functional.gelu(a, approximate="tanh")  # noqa: E731
     gelu_c = try_compile(gelu_ref)
@@ -205,7 +211,7 @@ def memory_bound(quick):
         "triton": bench(lambda: tr_gelu.gelu_kernel[grid](x, out, n, BLOCK_SIZE=1024)),
         "torch": bench(lambda: gelu_ref(x)),
         "compile": bench(lambda: gelu_c(x)) if gelu_c else None}, copy_tbs)
-    del x, y, out
+    x = y = out = None  # freed (rebound, not del: the timed lambdas name them)
 
     shapes = [(4096, 1024), (4096, 4096), (8192, 8192), (32768, 512)]
     if quick:
@@ -237,7 +243,7 @@ def memory_bound(quick):
                 "torch": bench(Rotation(lambda a, o: torch.softmax(a, dim=1), pairs)),
                 "compile": bench(Rotation(lambda a, o: sm_c(a), pairs)) if sm_c else None},
                 copy_tbs)
-            del a, o, pairs
+            a = o = pairs = None  # freed (rebound, not del: the timed lambdas name them)
 
     m, k = 4096, 8192
     a = torch.randn(m, k, device="cuda")
@@ -315,9 +321,11 @@ def cold_compile():
                     times.append(float(r.stdout.split()[-1]))
             res[which] = statistics.median(times) if times else None
         t, tr = res["tessera"], res["triton"]
-        ratio = f"{tr / t:6.1f}x faster" if t and tr else "n/a"
+        faster = f"{tr / t:6.1f}x faster" if t and tr else "n/a"
         say(f"cold compile {kind:8s}  tessera {t or float('nan'):8.1f} ms | triton "
-            f"{tr or float('nan'):8.1f} ms || {ratio}")
+            f"{tr or float('nan'):8.1f} ms || {faster}")
+        if kind == "matmul":
+            TARGETS.check("cold compile, matmul example", {"ms": t}, [("ms", "<=", 50.0)])
 
 
 def host_us_per_launch(f, batch=200, batches=50):
@@ -419,6 +427,8 @@ def matmul(quick, rounds=1):
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
             f"{t / cb if t else float('nan'):5.2f}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
             f"triton {res.get('triton_cfg', '-')}){spread}")
+        TARGETS.check(f"matmul {name} {M}x{N}x{K}", {"triton": ratio(t, tr), "cublas": ratio(t, cb)},
+                      matmul_bounds(name, M, N, K, os.environ.get("TESSERA_TARGET", "")))
 
 
 def median_rounds(runs, flops, rounds, res, first=None):
@@ -509,6 +519,9 @@ def attention(quick, rounds=1):
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
             f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res['tessera_cfg']}, "
             f"triton {res['triton_cfg']}){spread}")
+        TARGETS.check(f"attention fwd D {head_dim} N {n_ctx}{' causal' if causal else ''}",
+                      {"triton": ratio(t, tr), "sdpa": ratio(t, sd),
+                       "fa3": ratio(t, FA3_PUBLISHED_TFLOPS)}, attention_bounds(head_dim, causal))
 
 
 ATTENTION_BWD_CONFIGS = [(64, 64, 4, 2), (32, 128, 4, 2), (64, 128, 8, 2), (64, 128, 4, 3),
@@ -571,6 +584,8 @@ def attention_bwd(quick):
             f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
             f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res.get('tessera_cfg')}, "
             f"triton {res.get('triton_cfg')})")
+        TARGETS.check(f"attention bwd D {head_dim} N {n_ctx}{' causal' if causal else ''}",
+                      {"triton": ratio(t, tr)}, attention_bounds(head_dim, causal, backward=True))
 
 
 def main():
@@ -597,6 +612,8 @@ def main():
             launch_overhead()
         if "cold" in parts:
             cold_compile()
+        for line in TARGETS.report():
+            say(line)
     finally:
         if args.out:
             pathlib.Path(args.out).write_text("\n".join(LINES) + "\n")
