@@ -27,7 +27,10 @@
 //     accumulator layout of a previous wgmma needs no conversion);
 //   - a dot that runs on tensor cores (mma.h's selectWgmma on sm_90a, else
 //     selectMma for Module::targetSm): its result has the instruction's
-//     accumulator layout (wgmma's or mma.sync's), and so does
+//     accumulator layout (wgmma's or mma.sync's; for mma.sync dots that
+//     feed one another in a block that also reduces rows of their values,
+//     chainedDots, the one with the warps along M, so that a 16-bit
+//     result is the next dot's A in registers as it is), and so does
 //     everything sharing its layout (the loop-carried accumulator, the
 //     epilogue's arithmetic), since moving the accumulator out of the
 //     fragments the instruction writes would cost a trip through shared
