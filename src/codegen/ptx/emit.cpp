@@ -12,6 +12,7 @@
 
 #include "codegen/ptx/emitter.h"
 #include "codegen/ptx/mma.h"
+#include "codegen/ptx/repeated_barriers.h"
 #include "ir/op_groups.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
@@ -915,7 +916,9 @@ PtxKernel Emitter::run() {
   for (int i = 0; i < 6; ++i)
     if (int n = counts_[static_cast<int>(classes[i])])
       out << "\t.reg " << decl[i] << " " << regPrefix(classes[i]) << "<" << n << ">;\n";
-  out << localDeclarations() << "\n" << prologue_ << "\n" << body_ << "}\n";
+  std::string code = prologue_ + "\n" + body_;
+  dropRepeatedBarriers(code);
+  out << localDeclarations() << "\n" << code << "}\n";
   PtxKernel k;
   k.ptx = out.str();
   k.entry = entry;
