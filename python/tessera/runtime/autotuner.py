@@ -303,6 +303,28 @@ def _dtype_name(dtype) -> str:
 
 _NUMPY_SCALAR_TYPES = {}  # type -> whether its objects are NumPy scalars (np.generic's)
 
+# What a type's values add to the tuning key, decided once per type (the key
+# is computed at every launch): 0 nothing (Python and NumPy scalars), 1 their
+# dtype where they have one, 2 their dtype unless _is_numpy_scalar says the
+# object is a scalar (NumPy's ndarray subclasses, decided object by object).
+_KEY_KINDS = {}
+
+
+def _key_kind(v) -> int:
+    t = type(v)
+    if t in _SCALAR_TYPES:
+        kind = 0
+    elif t.__module__ != "numpy" or t.__name__ == "ndarray":
+        kind = 1
+    else:
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and issubclass(t, numpy.ndarray):
+            kind = 2
+        else:
+            kind = 0 if _is_numpy_scalar(v) else 1
+    _KEY_KINDS[t] = kind
+    return kind
+
 
 def _is_numpy_scalar(v) -> bool:
     # np.int64(5) has a dtype but is passed as a scalar: key on its value only.
@@ -544,12 +566,14 @@ class Autotuner(_Wrapper):
     def tuning_key(self, bound: dict) -> tuple:
         """The values of the `key` arguments, then the dtypes of all arguments."""
         key = [_key_value(bound[k]) for k in self.keys if k in bound]
-        scalars = _SCALAR_TYPES
+        kinds, get = _KEY_KINDS, bound.get
         for name in self.arg_names:
-            v = bound.get(name)
-            t = type(v)
-            if t in scalars or (t.__module__ == "numpy" and _is_numpy_scalar(v)):
-                continue  # keyed on its value only, if at all
+            v = get(name)
+            kind = kinds.get(type(v))
+            if kind is None:
+                kind = _key_kind(v)
+            if kind == 0 or (kind == 2 and _is_numpy_scalar(v)):
+                continue  # a scalar: keyed on its value only, if at all
             dtype = getattr(v, "dtype", None)
             if dtype is not None:
                 key.append(_dtype_name(dtype))

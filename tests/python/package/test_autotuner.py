@@ -218,6 +218,29 @@ def test_key_includes_dtypes_of_all_arguments():
     assert set(k.cache) == {(8, "float32"), (8, "float64")}
 
 
+def test_key_dtypes_of_arrays_not_of_scalars(tmp_path):
+    # What each kind of argument adds to the key, decided once per type:
+    # arrays (0-d ndarrays too) their dtype; Python and NumPy scalars, and
+    # 0-d arrays of NumPy's ndarray subclasses (a memmap of one element),
+    # nothing beyond a key argument's value.
+    k, _ = make_kernel()
+    key = lambda x, n: k.tuning_key(k._bind((x, n), {}))  # noqa: E731
+    assert key(np.zeros(3, np.float16), 8) == (8, "float16")
+    assert key(np.array(1.5, np.float32), 8) == (8, "float32")  # a 0-d ndarray is an array
+    assert key(np.float32(1.5), 8) == (8,) and key(2.5, 8) == (8,) and key(None, 8) == (8,)
+    assert key(np.int64(3), np.int64(8)) == (8,)
+    mm1 = np.memmap(tmp_path / "a", dtype=np.int32, mode="w+", shape=(2,))
+    mm0 = np.memmap(tmp_path / "b", dtype=np.int32, mode="w+", shape=())
+    for _ in range(2):  # the per-type decision, then the cached one
+        assert key(mm1, 8) == (8, "int32")
+        assert key(mm0, 8) == (8,)
+        assert key(np.zeros(2, np.uint8), 8) == (8, "uint8")
+
+    class WithDtype:  # any object with a dtype keys on it
+        dtype = "custom"
+    assert key(WithDtype(), 8) == (8, "custom")
+
+
 def test_key_uses_defaults_and_tolerates_unhashable():
     def body(x, n, BLOCK, mode="a"):
         bench.cost = {32: 2.0, 64: 1.0}[BLOCK]
