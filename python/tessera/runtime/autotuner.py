@@ -443,13 +443,33 @@ def _launch(fn, args, kwargs):
     return fn[grid](*args, **kwargs)
 
 
+class _GridLaunch:
+    """kernel[grid] of an autotuned or heuristic kernel: a launch called with
+    positional arguments alone (the usual call) skips run()'s keyword
+    plumbing."""
+
+    __slots__ = ("kernel", "grid")
+
+    def __init__(self, kernel, grid):
+        self.kernel, self.grid = kernel, grid
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            return self.kernel.run(*args, grid=self.grid, warmup=False, **kwargs)
+        return self.kernel._run_positional(self.grid, args)
+
+
 class _Wrapper:
     """What Autotuner and Heuristics share: the kernel interface over `run`."""
 
     def __getitem__(self, grid):
         if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
             return torch_launcher(self, grid)
-        return functools.partial(self.run, grid=grid, warmup=False)
+        return _GridLaunch(self, grid)
+
+    def _run_positional(self, grid, args):
+        """kernel[grid](*args) with no keyword arguments."""
+        return self.run(*args, grid=grid, warmup=False)
 
     @property
     def cache_key(self) -> str:
@@ -546,6 +566,26 @@ class Autotuner(_Wrapper):
             if config.pre_hook is not None:
                 config.pre_hook({**bound, **options})
             return _launch(self.fn, args, {**kwargs, **options})
+        finally:
+            self.nargs = None
+
+    def _run_positional(self, grid, args):
+        # run() for a call with positional arguments alone, once the key's
+        # config is known and has been checked for this calling pattern; the
+        # first such call of a pattern, and tuning, go through run().
+        bound = dict(self._defaults)
+        bound.update(zip(self.arg_names, args))
+        config = self.cache.get(self.tuning_key(bound)) if len(self.configs) > 1 else self.configs[0]
+        if (config is None or config.pre_hook is not None or not isinstance(self.fn, JITFunction)
+                or (id(config), len(args), ()) not in self._checked):
+            out = self.run(*args, grid=grid, warmup=False)
+            if self.best_config is not None and self.best_config.pre_hook is None:
+                self._checked[(id(self.best_config), len(args), ())] = self.best_config
+            return out
+        self.best_config = config
+        self.nargs = bound
+        try:
+            return self.fn[grid](*args, **config.all_kwargs())
         finally:
             self.nargs = None
 

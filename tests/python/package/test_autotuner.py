@@ -842,6 +842,68 @@ def test_with_real_jit(disk):
     assert isinstance(add_one.cache_key, str) and add_one.cache_key == add_one.fn.fn.cache_key
 
 
+def test_positional_launches_reuse_the_checked_config(monkeypatch):
+    # kernel[grid](*args) goes through run() until its key is tuned and its
+    # calling pattern checked, then launches the config directly; keyword
+    # calls, new keys, conflicts and configs with a pre_hook keep run().
+    triton = _real_jit_or_skip()
+    import tessera.language as tl
+
+    def first_config_fastest(f, quantiles=None):
+        f()
+        first_config_fastest.calls += 1
+        return 1.0 if first_config_fastest.calls % 2 else 2.0
+    first_config_fastest.calls = 0
+
+    def make(first):
+        @triton.autotune([first, triton.Config({"BLOCK": 64})], key=["n"],
+                         do_bench=first_config_fastest)
+        @triton.jit
+        def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+        return double
+
+    runs, seen_nargs = [], []
+    real_run = Autotuner.run
+    monkeypatch.setattr(Autotuner, "run", lambda self, *a, **k: (runs.append(1), real_run(self, *a, **k))[1])
+    double = make(triton.Config({"BLOCK": 32}))
+    real_getitem = type(double.fn).__getitem__
+
+    def spy(self, grid):  # the direct launch still shows nargs while it launches
+        seen_nargs.append(double.nargs)
+        return real_getitem(self, grid)
+    monkeypatch.setattr(type(double.fn), "__getitem__", spy)
+
+    def launch(kernel, n, keyword=False):
+        x = np.arange(n, dtype=np.float32)
+        out = np.full(n, np.nan, dtype=np.float32)
+        before = len(runs)
+        if keyword:
+            kernel[(triton.cdiv(n, 32),)](x, out, n=n)
+        else:
+            kernel[(triton.cdiv(n, 32),)](x, out, n)
+        np.testing.assert_array_equal(out, 2 * x)
+        return len(runs) > before
+
+    for n, through_run in ((100, True), (100, False), (100, False), (37, True), (37, False)):
+        assert launch(double, n) == through_run, n
+        assert double.best_config.kwargs == {"BLOCK": 32} and double.nargs is None
+    assert seen_nargs[-1]["n"] == 37
+    assert launch(double, 37, keyword=True) and launch(double, 37, keyword=True)  # run()
+    x = np.arange(10, dtype=np.float32)
+    for _ in range(2):  # a conflict raises at every call
+        with pytest.raises(ValueError, match="Conflicting meta-parameters"):
+            double[(1,)](x, np.zeros_like(x), 10, 32)
+
+    hooked = []
+    with_hook = make(triton.Config({"BLOCK": 32}, pre_hook=lambda a: hooked.append(a["n"])))
+    for _ in range(3):  # its pre_hook runs at every launch, through run()
+        assert launch(with_hook, 50)
+    assert hooked[-3:] == [50, 50, 50]
+
+
 # ---------------------------------------------------------------------------- progress on stderr
 
 PROGRESS = '''
