@@ -421,14 +421,19 @@ def matmul(quick, rounds=1):
             res[impl + "_cfg"] = config_name(mod.matmul_kernel)
         spread = median_rounds(runs, flops, rounds, res)
         t, tr, cb = res.get("tessera"), res.get("triton"), res["cublas"]
+        vs = {"triton": ratio(t, tr), "cublas": ratio(t, cb)}
         fmt = lambda v: f"{v:6.1f}" if v else "   n/a"  # noqa: E731
         say(f"matmul {name:4s} {M:5d}x{N:5d}x{K:5d}  tessera {fmt(t)} | triton {fmt(tr)} | "
-            f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton "
-            f"{t / tr if t and tr else float('nan'):5.2f} tessera/cuBLAS "
-            f"{t / cb if t else float('nan'):5.2f}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
+            f"cuBLAS {fmt(cb)} TFLOP/s || tessera/triton {fmt_ratio(vs['triton'])} tessera/cuBLAS "
+            f"{fmt_ratio(vs['cublas'])}  (tuned: tessera {res.get('tessera_cfg', '-')}, "
             f"triton {res.get('triton_cfg', '-')}){spread}")
-        TARGETS.check(f"matmul {name} {M}x{N}x{K}", {"triton": ratio(t, tr), "cublas": ratio(t, cb)},
+        TARGETS.check(f"matmul {name} {M}x{N}x{K}", vs,
                       matmul_bounds(name, M, N, K, os.environ.get("TESSERA_TARGET", "")))
+
+
+def fmt_ratio(r):
+    """A row's Tessera / peer ratio (targets.ratio), nan where not measured."""
+    return f"{r if r is not None else float('nan'):5.2f}"
 
 
 def median_rounds(runs, flops, rounds, res, first=None):
@@ -513,15 +518,14 @@ def attention(quick, rounds=1):
         # and each compiler's best config in turn.
         spread = median_rounds(runs, flops, rounds, res, first={i: res[i] for i in runs})
         t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
+        vs = {"triton": ratio(t, tr), "sdpa": ratio(t, sd), "fa3": ratio(t, FA3_PUBLISHED_TFLOPS)}
         fmt = lambda x: f"{x:6.1f}" if x else "   n/a"  # noqa: E731
         say(f"attention fwd D={head_dim:3d} N={n_ctx:5d} {'causal' if causal else 'full  '}  "
             f"tessera {fmt(t)} | triton {fmt(tr)} | SDPA {fmt(sd)} TFLOP/s || tessera/triton "
-            f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
-            f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res['tessera_cfg']}, "
-            f"triton {res['triton_cfg']}){spread}")
-        TARGETS.check(f"attention fwd D {head_dim} N {n_ctx}{' causal' if causal else ''}",
-                      {"triton": ratio(t, tr), "sdpa": ratio(t, sd),
-                       "fa3": ratio(t, FA3_PUBLISHED_TFLOPS)}, attention_bounds(head_dim, causal))
+            f"{fmt_ratio(vs['triton'])} tessera/SDPA {fmt_ratio(vs['sdpa'])}  (best: tessera "
+            f"{res['tessera_cfg']}, triton {res['triton_cfg']}){spread}")
+        TARGETS.check(f"attention fwd D {head_dim} N {n_ctx}{' causal' if causal else ''}", vs,
+                      attention_bounds(head_dim, causal))
 
 
 ATTENTION_BWD_CONFIGS = [(64, 64, 4, 2), (32, 128, 4, 2), (64, 128, 8, 2), (64, 128, 4, 3),
@@ -579,13 +583,13 @@ def attention_bwd(quick):
             res[impl + "_cfg"] = best[1] if best else "-"
         t, tr, sd = res.get("tessera"), res.get("triton"), res["sdpa"]
         fmt = lambda x: f"{x:6.1f}" if x else "   n/a"  # noqa: E731
+        vs = {"triton": ratio(t, tr), "sdpa": ratio(t, sd)}
         say(f"attention bwd D={head_dim:3d} N={n_ctx:5d} {'causal' if causal else 'full  '}  "
             f"tessera {fmt(t)} | triton {fmt(tr)} | SDPA {fmt(sd)} TFLOP/s || tessera/triton "
-            f"{t / tr if t and tr else float('nan'):5.2f} tessera/SDPA "
-            f"{t / sd if t else float('nan'):5.2f}  (best: tessera {res.get('tessera_cfg')}, "
-            f"triton {res.get('triton_cfg')})")
-        TARGETS.check(f"attention bwd D {head_dim} N {n_ctx}{' causal' if causal else ''}",
-                      {"triton": ratio(t, tr)}, attention_bounds(head_dim, causal, backward=True))
+            f"{fmt_ratio(vs['triton'])} tessera/SDPA {fmt_ratio(vs['sdpa'])}  (best: tessera "
+            f"{res.get('tessera_cfg')}, triton {res.get('triton_cfg')})")
+        TARGETS.check(f"attention bwd D {head_dim} N {n_ctx}{' causal' if causal else ''}", vs,
+                      attention_bounds(head_dim, causal, backward=True))
 
 
 def main():

@@ -548,13 +548,9 @@ class Autotuner(_Wrapper):
         bound = self._bind(args, kwargs)
         self.nargs = bound
         try:
-            if len(self.configs) > 1:
-                key = self.tuning_key(bound)
-                config = self.cache.get(key)
-                if config is None:
-                    config = self._tune(key, args, kwargs, bound)
-            else:
-                config = self.configs[0]
+            key, config = self._cached_config(bound)
+            if config is None:
+                config = self._tune(key, args, kwargs, bound)
             options = config.all_kwargs()
             # Conflicts depend only on which parameters were given: checked
             # once per calling pattern and config.
@@ -569,13 +565,20 @@ class Autotuner(_Wrapper):
         finally:
             self.nargs = None
 
+    def _cached_config(self, bound: dict):
+        """(tuning key, the config tuned for it or None); with one config, (None,
+        that config): nothing to tune."""
+        if len(self.configs) == 1:
+            return None, self.configs[0]
+        key = self.tuning_key(bound)
+        return key, self.cache.get(key)
+
     def _run_positional(self, grid, args):
         # run() for a call with positional arguments alone, once the key's
         # config is known and has been checked for this calling pattern; the
         # first such call of a pattern, and tuning, go through run().
-        bound = dict(self._defaults)
-        bound.update(zip(self.arg_names, args))
-        config = self.cache.get(self.tuning_key(bound)) if len(self.configs) > 1 else self.configs[0]
+        bound = self._bind(args, {})
+        config = self._cached_config(bound)[1]
         if (config is None or config.pre_hook is not None or not isinstance(self.fn, JITFunction)
                 or (id(config), len(args), ()) not in self._checked):
             out = self.run(*args, grid=grid, warmup=False)
