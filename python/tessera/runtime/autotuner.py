@@ -13,7 +13,9 @@ Semantics follow Triton's:
   * The tuning key is the values of the arguments named in ``key`` plus the
     dtype (``str(arg.dtype)``) of every argument that has one. A new key
     times every config (after ``prune_configs_by``), keeps the fastest in
-    ``.cache[key]``, and launches with it; a known key launches at once.
+    ``.cache[key]``, and launches with it; a known key launches at once
+    (a config put in ``.cache[key]`` by hand is the one the next launch of
+    that key uses).
     ``.best_config`` is the config of the last launch, ``.configs_timings``
     the timings (``[median, p20, p80]`` in ms) of the last tuning, and
     ``.bench_time`` its duration in seconds.
@@ -66,7 +68,6 @@ stack in either order over ``@jit``.
 
 from __future__ import annotations
 
-import functools
 import sys
 import time
 import types
@@ -492,6 +493,56 @@ class _Wrapper:
 # ---------------------------------------------------------------------------- Autotuner
 
 
+class _TuningCache(dict):
+    """Autotuner.cache (tuning key -> Config). A change to a key's config, or
+    its removal, empties `memo`, the launch fast path's map from an argument
+    token to a config read from here, so that a config set by hand takes
+    effect at the next launch."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self, memo: dict):
+        super().__init__()
+        self.memo = memo
+
+    def __setitem__(self, key, value):
+        if key in self:  # (a new key changes no launch the memo has seen)
+            self.memo.clear()
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        self.memo.clear()
+        super().__delitem__(key)
+
+    def clear(self):
+        self.memo.clear()
+        super().clear()
+
+    def pop(self, *args):
+        self.memo.clear()
+        return super().pop(*args)
+
+    def popitem(self):
+        self.memo.clear()
+        return super().popitem()
+
+    def setdefault(self, key, default=None):
+        return super().setdefault(key, default)  # sets only a new key
+
+    def update(self, *args, **kwargs):
+        self.memo.clear()
+        super().update(*args, **kwargs)
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+
+# Key-argument values the launch token takes as they are: equal values of
+# these types give equal tuning-key values.
+_PLAIN_KEY_TYPES = frozenset((int, float, bool, str, type(None)))
+
+
 class Autotuner(_Wrapper):
     """A kernel that picks the fastest of `configs` for each tuning key.
     Made by `@autotune`; see the module docstring."""
@@ -528,11 +579,14 @@ class Autotuner(_Wrapper):
         self.cache_results = cache_results
         self._defaults = _defaults_of(self.base_fn, self.arg_names)
         self._tessera_id = register_launchable(self)  # for torch.compile (torch_ops.py)
-        self.cache = {}  # tuning key -> Config
+        self.cache = _TuningCache({})  # tuning key -> Config
         self._checked = {}  # (id(config), len(args), kwargs names) -> config: no conflicts
+        # Positions of the key arguments, for the launch token (_token).
+        self._key_index = [self.arg_names.index(k) for k in self.keys]
         self.best_config = None
         self.configs_timings = None
         self.bench_time = None
+        self._launch_args = None  # a fast launch's positional arguments (nargs)
         self.nargs = None  # the bound arguments while a launch is in progress
 
     def __repr__(self) -> str:
@@ -573,24 +627,82 @@ class Autotuner(_Wrapper):
         key = self.tuning_key(bound)
         return key, self.cache.get(key)
 
+    @property
+    def nargs(self):
+        """The bound arguments (name -> value) while a launch is in progress,
+        else None; bound on demand for a launch that did not need them."""
+        if self._nargs is None and self._launch_args is not None:
+            return self._bind(self._launch_args, {})
+        return self._nargs
+
+    @nargs.setter
+    def nargs(self, value):
+        self._nargs = value
+
+    def _token(self, args):
+        """A hashable stand-in for the tuning key of a positional call: the
+        key arguments' values and each argument's type and dtype. Equal tokens
+        have equal tuning keys (the key is those values and dtypes, given as
+        the same types). None when a key argument is not a plain scalar, or an
+        argument an ndarray subclass."""
+        n = len(args)
+        values = []
+        for i in self._key_index:
+            if i < n:  # (one beyond n is a default: fixed for this n)
+                v = args[i]
+                if type(v) not in _PLAIN_KEY_TYPES:
+                    return None
+                values.append(v)
+        types = tuple(map(type, args))
+        kinds = _KEY_KINDS  # (filled by tuning_key, which saw these types first)
+        for t in types:
+            if kinds.get(t) == 2:  # an ndarray subclass: keyed as a scalar when 0-d
+                return None
+        return tuple(values), types, tuple([getattr(a, "dtype", None) for a in args])
+
     def _run_positional(self, grid, args):
-        # run() for a call with positional arguments alone, once the key's
-        # config is known and has been checked for this calling pattern; the
-        # first such call of a pattern, and tuning, go through run().
+        # The usual launch, kernel[grid](*args) once its key is tuned: the
+        # memo (in .cache) maps the arguments' token to the config and its
+        # options, which skips binding the arguments, the tuning key and the
+        # options dict: most of an autotuned launch's host time. A token gets
+        # its entry from a launch by the checked path below; a call that
+        # misses (a new key or calling pattern, a config with a pre_hook, a
+        # kernel under @heuristics) takes that path, and run() for what it
+        # has not checked.
+        memo = getattr(self.cache, "memo", None)  # None: .cache replaced by a plain dict
+        token = self._token(args) if memo is not None else None
+        if token is not None:
+            try:
+                hit = memo.get(token)
+            except TypeError:  # an unhashable dtype
+                hit = token = None
+            if hit is not None:
+                self.best_config = hit[0]
+                self._launch_args = args
+                try:
+                    return self.fn[grid](*args, **hit[1])
+                finally:
+                    self._launch_args = None
         bound = self._bind(args, {})
         config = self._cached_config(bound)[1]
-        if (config is None or config.pre_hook is not None or not isinstance(self.fn, JITFunction)
-                or (id(config), len(args), ()) not in self._checked):
+        direct = (config is not None and config.pre_hook is None and isinstance(self.fn, JITFunction)
+                  and (id(config), len(args), ()) in self._checked)
+        if direct:
+            self.best_config = config
+            self.nargs = bound
+            try:
+                out = self.fn[grid](*args, **config.all_kwargs())
+            finally:
+                self.nargs = None
+        else:
             out = self.run(*args, grid=grid, warmup=False)
-            if self.best_config is not None and self.best_config.pre_hook is None:
-                self._checked[(id(self.best_config), len(args), ())] = self.best_config
-            return out
-        self.best_config = config
-        self.nargs = bound
-        try:
-            return self.fn[grid](*args, **config.all_kwargs())
-        finally:
-            self.nargs = None
+            config = self.best_config
+            if config is None or config.pre_hook is not None:
+                return out
+            self._checked[(id(config), len(args), ())] = config
+        if token is not None and isinstance(self.fn, JITFunction):
+            memo[token] = (config, config.all_kwargs())
+        return out
 
     def warmup(self, *args, **kwargs):
         """Compiles the kernel for every (pruned) config without launching;

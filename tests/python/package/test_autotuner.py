@@ -904,6 +904,54 @@ def test_positional_launches_reuse_the_checked_config(monkeypatch):
     assert hooked[-3:] == [50, 50, 50]
 
 
+def test_launch_memo_follows_keys_dtypes_and_cache_changes(monkeypatch):
+    # A tuned positional launch finds its config by a token of the arguments
+    # (no binding, no tuning key). The token must still tell keys and dtypes
+    # apart, and a config set in .cache by hand must win at the next launch.
+    triton = _real_jit_or_skip()
+    import tessera.language as tl
+
+    @triton.autotune([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"],
+                     do_bench=lambda f, quantiles=None: (f(), next(order))[1])
+    @triton.jit
+    def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+
+    keys = []
+    real_key = Autotuner.tuning_key
+    monkeypatch.setattr(Autotuner, "tuning_key", lambda self, b: (keys.append(1), real_key(self, b))[1])
+
+    def launch(n, dtype=np.float32):
+        x = np.random.default_rng(n).standard_normal(n).astype(dtype)
+        out = np.full(n, np.nan, dtype=dtype)
+        before = len(keys)
+        kernel[(triton.cdiv(n, 32),)](x, out, n)
+        np.testing.assert_array_equal(out, x + 1)
+        return len(keys) > before, kernel.best_config.kwargs["BLOCK"]
+
+    order = iter([1.0, 2.0] * 8)  # each tuning: BLOCK 32 first, then 64
+    assert launch(100) == (True, 32)  # tunes, and makes the memo entry
+    assert launch(100) == (False, 32) and launch(100) == (False, 32)  # memo
+    order = iter([2.0, 1.0] * 8)  # a new key's tuning picks BLOCK 64
+    assert launch(37) == (True, 64) and launch(37) == (False, 64)
+    assert launch(100) == (False, 32)  # each key keeps its own config
+    assert launch(100, np.float64) == (True, 64)  # a new dtype is a new key
+    assert launch(100, np.float64) == (False, 64)
+    assert launch(100) == (False, 32)
+    # A config pinned by hand for a tuned key takes over at once.
+    (key,) = [k for k in kernel.cache if k[0] == 100 and "float32" in k]
+    kernel.cache[key] = kernel.configs[1]
+    assert launch(100) == (True, 64) and launch(100) == (False, 64)
+    kernel.cache.pop(key)  # forgotten: tuned again
+    order = iter([1.0, 2.0] * 8)
+    assert launch(100) == (True, 32)
+    # A plain dict in place of .cache: launches read it through run() and the key.
+    kernel.cache = {key: kernel.configs[1]}
+    assert launch(100) == (True, 64) and launch(100) == (True, 64)
+
+
 # ---------------------------------------------------------------------------- progress on stderr
 
 PROGRESS = '''
