@@ -12,7 +12,9 @@ device-to-device copy as the bandwidth ceiling.
                 load, launch) of the softmax and matmul examples.
   launch        host time per launch of a cached kernel with torch tensors
                 (batches of 200 launches, the GPU drained untimed between
-                batches), Tessera vs Triton vs torch.add.
+                batches), Tessera vs Triton vs torch.add; plain, with a grid
+                lambda, and under each compiler's own @autotune (two configs,
+                the key tuned: the usual launch of an autotuned kernel).
   matmul        the autotuned example matmul (examples/matmul.py, the same
                 source for Tessera and Triton) against torch.matmul (cuBLAS;
                 torch._scaled_mm for fp8): 4096^3 and 8192^3 in fp16, bf16
@@ -353,11 +355,19 @@ def launch_overhead():
     y = torch.randn(16, device="cuda")
     out = torch.empty_like(x)
     grid = lambda meta: (tessera.cdiv(16, meta["BLOCK_SIZE"]),)  # noqa: E731
+
+    def autotuned(lib, kernel):  # the example's kernel under each compiler's own @autotune
+        configs = [lib.Config({"BLOCK_SIZE": b}) for b in (256, 1024)]
+        return lib.autotune(configs=configs, key=["n_elements"])(lib.jit(kernel.fn))
+    import triton as triton_lib
+    t_tuned, tr_tuned = autotuned(tessera, t_add.add_kernel), autotuned(triton_lib, tr_add.add_kernel)
     cases = {
         "tessera": lambda: t_add.add_kernel[(1,)](x, y, out, 16, BLOCK_SIZE=1024),
         "triton": lambda: tr_add.add_kernel[(1,)](x, y, out, 16, BLOCK_SIZE=1024),
         "tessera, grid lambda": lambda: t_add.add_kernel[grid](x, y, out, 16, BLOCK_SIZE=1024),
         "triton, grid lambda": lambda: tr_add.add_kernel[grid](x, y, out, 16, BLOCK_SIZE=1024),
+        "tessera, autotuned": lambda: t_tuned[grid](x, y, out, 16),
+        "triton, autotuned": lambda: tr_tuned[grid](x, y, out, 16),
         "torch.add": lambda: torch.add(x, y, out=out),
     }
     # Interleaved rounds, so that a change of the machine's state during the
@@ -372,6 +382,9 @@ def launch_overhead():
     say(f"launch, grid lambda      tessera {m['tessera, grid lambda']:6.2f} | triton "
         f"{m['triton, grid lambda']:6.2f} || tessera/triton "
         f"{m['tessera, grid lambda'] / m['triton, grid lambda']:5.2f}")
+    say(f"launch, autotuned        tessera {m['tessera, autotuned']:6.2f} | triton "
+        f"{m['triton, autotuned']:6.2f} || tessera/triton "
+        f"{m['tessera, autotuned'] / m['triton, autotuned']:5.2f}")
 
 
 MATMUL_CASES = [("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
