@@ -75,6 +75,7 @@ import types
 from .errors import CompilationError, OutOfResources
 from .jit import (JITFunction, _unwrap_constexpr, register_launchable, torch_compiling,
                   torch_launcher)
+from .tuning_key import TuningCache, launch_token, tuning_key
 
 __all__ = ["Autotuner", "Config", "Heuristics", "INVALID_CONFIG_ERRORS", "autotune", "heuristics"]
 
@@ -249,98 +250,6 @@ def _check_names(what: str, names, arg_names, fn_name: str) -> list:
     return names
 
 
-def _key_value(v):
-    """A hashable, process-independent form of a tuning-key value."""
-    if type(v) is int:  # the common case first: this runs on every launch
-        return v
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        return int(v)
-    if isinstance(v, float):
-        return float(v)
-    if isinstance(v, (tuple, list)):
-        return tuple(_key_value(e) for e in v)
-    t = type(v)
-    if t.__name__ == "constexpr" and hasattr(v, "value"):
-        return _key_value(_unwrap_constexpr(v))
-    if t.__module__ == "numpy":  # NumPy scalars
-        if t.__name__ in ("bool_", "bool"):
-            return bool(v)
-        if hasattr(v, "__index__"):
-            return int(v)
-        try:
-            return float(v)
-        except (TypeError, ValueError):
-            pass
-    try:
-        hash(v)
-        return v
-    except TypeError:
-        return repr(v)
-
-
-_SCALAR_TYPES = frozenset((int, float, bool, str, type(None)))  # no dtype to key on
-# str() of the dtypes that are singletons in effect (torch.dtype, NumPy's
-# builtin dtypes): NumPy's __str__ is slow Python code. Other dtypes (structured
-# ones, objects of the user's) are printed every time.
-_DTYPE_NAMES = {}
-_NAMED_DTYPE_TYPES = set()  # the types of the dtypes in _DTYPE_NAMES
-
-
-def _dtype_name(dtype) -> str:
-    t = type(dtype)
-    if t in _NAMED_DTYPE_TYPES:
-        name = _DTYPE_NAMES.get(dtype)
-        if name is not None:
-            return name
-    name = str(dtype)
-    if (t.__module__ == "torch" and t.__name__ == "dtype") or (
-            t.__module__.startswith("numpy") and getattr(dtype, "isbuiltin", 0) == 1):
-        _DTYPE_NAMES[dtype] = name
-        _NAMED_DTYPE_TYPES.add(t)
-    return name
-
-
-_NUMPY_SCALAR_TYPES = {}  # type -> whether its objects are NumPy scalars (np.generic's)
-
-# What a type's values add to the tuning key, decided once per type (the key
-# is computed at every launch): 0 nothing (Python and NumPy scalars), 1 their
-# dtype where they have one, 2 their dtype unless _is_numpy_scalar says the
-# object is a scalar (NumPy's ndarray subclasses, decided object by object).
-_KEY_KINDS = {}
-
-
-def _key_kind(v) -> int:
-    t = type(v)
-    if t in _SCALAR_TYPES:
-        kind = 0
-    elif t.__module__ != "numpy" or t.__name__ == "ndarray":
-        kind = 1
-    else:
-        numpy = sys.modules.get("numpy")
-        if numpy is not None and issubclass(t, numpy.ndarray):
-            kind = 2
-        else:
-            kind = 0 if _is_numpy_scalar(v) else 1
-    _KEY_KINDS[t] = kind
-    return kind
-
-
-def _is_numpy_scalar(v) -> bool:
-    # np.int64(5) has a dtype but is passed as a scalar: key on its value only.
-    t = type(v)
-    known = _NUMPY_SCALAR_TYPES.get(t)
-    if known is not None:
-        return known
-    scalar = t.__module__ == "numpy" and t.__name__ != "ndarray" and getattr(v, "shape", None) == ()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None and issubclass(t, numpy.ndarray):  # a 0-d memmap is one, a 1-d one not
-        return scalar  # decided per object
-    _NUMPY_SCALAR_TYPES[t] = scalar
-    return scalar
-
-
 def _tensor_base(x):
     # reinterpret() wrappers: work on the wrapped array.
     if type(x).__name__ == "TensorWrapper" and hasattr(x, "base"):
@@ -493,56 +402,6 @@ class _Wrapper:
 # ---------------------------------------------------------------------------- Autotuner
 
 
-class _TuningCache(dict):
-    """Autotuner.cache (tuning key -> Config). A change to a key's config, or
-    its removal, empties `memo`, the launch fast path's map from an argument
-    token to a config read from here, so that a config set by hand takes
-    effect at the next launch."""
-
-    __slots__ = ("memo",)
-
-    def __init__(self, memo: dict):
-        super().__init__()
-        self.memo = memo
-
-    def __setitem__(self, key, value):
-        if key in self:  # (a new key changes no launch the memo has seen)
-            self.memo.clear()
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key):
-        self.memo.clear()
-        super().__delitem__(key)
-
-    def clear(self):
-        self.memo.clear()
-        super().clear()
-
-    def pop(self, *args):
-        self.memo.clear()
-        return super().pop(*args)
-
-    def popitem(self):
-        self.memo.clear()
-        return super().popitem()
-
-    def setdefault(self, key, default=None):
-        return super().setdefault(key, default)  # sets only a new key
-
-    def update(self, *args, **kwargs):
-        self.memo.clear()
-        super().update(*args, **kwargs)
-
-    def __ior__(self, other):
-        self.update(other)
-        return self
-
-
-# Key-argument values the launch token takes as they are: equal values of
-# these types give equal tuning-key values.
-_PLAIN_KEY_TYPES = frozenset((int, float, bool, str, type(None)))
-
-
 class Autotuner(_Wrapper):
     """A kernel that picks the fastest of `configs` for each tuning key.
     Made by `@autotune`; see the module docstring."""
@@ -579,9 +438,9 @@ class Autotuner(_Wrapper):
         self.cache_results = cache_results
         self._defaults = _defaults_of(self.base_fn, self.arg_names)
         self._tessera_id = register_launchable(self)  # for torch.compile (torch_ops.py)
-        self.cache = _TuningCache({})  # tuning key -> Config
+        self.cache = TuningCache({})  # tuning key -> Config
         self._checked = {}  # (id(config), len(args), kwargs names) -> config: no conflicts
-        # Positions of the key arguments, for the launch token (_token).
+        # Positions of the key arguments, for launch_token.
         self._key_index = [self.arg_names.index(k) for k in self.keys]
         self.best_config = None
         self.configs_timings = None
@@ -639,27 +498,6 @@ class Autotuner(_Wrapper):
     def nargs(self, value):
         self._nargs = value
 
-    def _token(self, args):
-        """A hashable stand-in for the tuning key of a positional call: the
-        key arguments' values and each argument's type and dtype. Equal tokens
-        have equal tuning keys (the key is those values and dtypes, given as
-        the same types). None when a key argument is not a plain scalar, or an
-        argument an ndarray subclass."""
-        n = len(args)
-        values = []
-        for i in self._key_index:
-            if i < n:  # (one beyond n is a default: fixed for this n)
-                v = args[i]
-                if type(v) not in _PLAIN_KEY_TYPES:
-                    return None
-                values.append(v)
-        types = tuple(map(type, args))
-        kinds = _KEY_KINDS  # (filled by tuning_key, which saw these types first)
-        for t in types:
-            if kinds.get(t) == 2:  # an ndarray subclass: keyed as a scalar when 0-d
-                return None
-        return tuple(values), types, tuple([getattr(a, "dtype", None) for a in args])
-
     def _run_positional(self, grid, args):
         # The usual launch, kernel[grid](*args) once its key is tuned: the
         # memo (in .cache) maps the arguments' token to the config and its
@@ -670,7 +508,7 @@ class Autotuner(_Wrapper):
         # kernel under @heuristics) takes that path, and run() for what it
         # has not checked.
         memo = getattr(self.cache, "memo", None)  # None: .cache replaced by a plain dict
-        token = self._token(args) if memo is not None else None
+        token = launch_token(self._key_index, args) if memo is not None else None
         if token is not None:
             try:
                 hit = memo.get(token)
@@ -720,19 +558,7 @@ class Autotuner(_Wrapper):
 
     def tuning_key(self, bound: dict) -> tuple:
         """The values of the `key` arguments, then the dtypes of all arguments."""
-        key = [_key_value(bound[k]) for k in self.keys if k in bound]
-        kinds, get = _KEY_KINDS, bound.get
-        for name in self.arg_names:
-            v = get(name)
-            kind = kinds.get(type(v))
-            if kind is None:
-                kind = _key_kind(v)
-            if kind == 0 or (kind == 2 and _is_numpy_scalar(v)):
-                continue  # a scalar: keyed on its value only, if at all
-            dtype = getattr(v, "dtype", None)
-            if dtype is not None:
-                key.append(_dtype_name(dtype))
-        return tuple(key)
+        return tuning_key(self.keys, self.arg_names, bound)
 
     def _check_conflicts(self, args, kwargs, config) -> None:
         given = set(self.arg_names[:len(args)])
