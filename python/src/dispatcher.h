@@ -100,6 +100,15 @@ class Dispatcher {
 
 // A new Launcher for `fn[grid]` over `dispatcher` (launcher.cpp).
 PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
+// The general path (launcher.cpp): fn.run(*args, **kwargs, grid=grid,
+// warmup=False), and _grid_fn=gridFn when `grid` is what the grid function
+// gridFn returned (for run's messages). A new reference, or null with the
+// Python error set.
+PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *kwnames,
+                  PyObject *grid, PyObject *gridFn);
+// The tuned launcher of an Autotuner (tuned_launcher.cpp).
+PyObject *makeTunedLauncher(nb::handle tuner, nb::handle grid);
+void bindTunedLauncher(nb::module_ &m);
 void bindLauncher(nb::module_ &m);
 
 }  // namespace tessera_py

@@ -33,34 +33,6 @@ bool parseIntGrid(PyObject *grid, std::array<int64_t, 3> &g) {
   return readGrid(grid, g).problem == GridRead::kOk;
 }
 
-// fn.run(*args, **kwargs, grid=grid, warmup=False), and _grid_fn=gridFn when
-// `grid` is what the grid function gridFn returned (for run's messages).
-PyObject *generalPath(LauncherObject *l, PyObject *const *args, size_t nargs, PyObject *kwnames,
-                      PyObject *grid, PyObject *gridFn) {
-  static PyObject *runName = PyUnicode_InternFromString("run");
-  static PyObject *gridName = PyUnicode_InternFromString("grid");
-  static PyObject *warmupName = PyUnicode_InternFromString("warmup");
-  static PyObject *gridFnName = PyUnicode_InternFromString("_grid_fn");
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  const Py_ssize_t extra = gridFn ? 3 : 2;
-  nb::object run = nb::steal(PyObject_GetAttr(l->fn, runName));
-  if (!run.is_valid()) return nullptr;
-  nb::object names = nb::steal(PyTuple_New(nkw + extra));
-  if (!names.is_valid()) return nullptr;
-  for (Py_ssize_t k = 0; k < nkw; ++k)
-    PyTuple_SET_ITEM(names.ptr(), k, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
-  PyTuple_SET_ITEM(names.ptr(), nkw, Py_NewRef(gridName));
-  PyTuple_SET_ITEM(names.ptr(), nkw + 1, Py_NewRef(warmupName));
-  if (gridFn) PyTuple_SET_ITEM(names.ptr(), nkw + 2, Py_NewRef(gridFnName));
-  const size_t total = nargs + static_cast<size_t>(nkw);
-  Scratch<PyObject *, 24> all(total + static_cast<size_t>(extra));
-  for (size_t i = 0; i < total; ++i) all[i] = args[i];
-  all[total] = grid;
-  all[total + 1] = Py_False;
-  if (gridFn) all[total + 2] = gridFn;
-  return PyObject_Vectorcall(run.ptr(), all.data(), nargs, names.ptr());
-}
-
 PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
   const size_t nargs = PyVectorcall_NARGS(nargsf);
@@ -78,8 +50,8 @@ PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyO
   }
   // A callable grid was called once: the general path gets what it returned.
   const bool called = gridOut.is_valid();
-  return generalPath(l, args, nargs, kwnames, called ? gridOut.ptr() : l->grid,
-                     called ? l->grid : nullptr);
+  return callRun(l->fn, args, nargs, kwnames, called ? gridOut.ptr() : l->grid,
+                 called ? l->grid : nullptr);
 }
 
 int launcherTraverse(PyObject *self, visitproc visit, void *arg) {
@@ -133,6 +105,34 @@ PyType_Spec launcherSpec = {"tessera._C.Launcher", sizeof(LauncherObject), 0,
                             launcherSlots};
 
 }  // namespace
+
+// fn.run(*args, **kwargs, grid=grid, warmup=False), and _grid_fn=gridFn when
+// `grid` is what the grid function gridFn returned (for run's messages).
+PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *kwnames,
+                  PyObject *grid, PyObject *gridFn) {
+  static PyObject *runName = PyUnicode_InternFromString("run");
+  static PyObject *gridName = PyUnicode_InternFromString("grid");
+  static PyObject *warmupName = PyUnicode_InternFromString("warmup");
+  static PyObject *gridFnName = PyUnicode_InternFromString("_grid_fn");
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  const Py_ssize_t extra = gridFn ? 3 : 2;
+  nb::object run = nb::steal(PyObject_GetAttr(fn, runName));
+  if (!run.is_valid()) return nullptr;
+  nb::object names = nb::steal(PyTuple_New(nkw + extra));
+  if (!names.is_valid()) return nullptr;
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    PyTuple_SET_ITEM(names.ptr(), k, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
+  PyTuple_SET_ITEM(names.ptr(), nkw, Py_NewRef(gridName));
+  PyTuple_SET_ITEM(names.ptr(), nkw + 1, Py_NewRef(warmupName));
+  if (gridFn) PyTuple_SET_ITEM(names.ptr(), nkw + 2, Py_NewRef(gridFnName));
+  const size_t total = nargs + static_cast<size_t>(nkw);
+  Scratch<PyObject *, 24> all(total + static_cast<size_t>(extra));
+  for (size_t i = 0; i < total; ++i) all[i] = args[i];
+  all[total] = grid;
+  all[total + 1] = Py_False;
+  if (gridFn) all[total + 2] = gridFn;
+  return PyObject_Vectorcall(run.ptr(), all.data(), nargs, names.ptr());
+}
 
 PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid) {
   std::array<int64_t, 3> g{};

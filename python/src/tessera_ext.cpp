@@ -473,4 +473,5 @@ NB_MODULE(_C, m) {
   bindKernel(m);
   bindDispatcher(m);
   bindLauncher(m);
+  bindTunedLauncher(m);
 }

@@ -164,6 +164,29 @@ class Launcher:
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
+class TunedLauncher:
+    """What `kernel[grid]` returns for an autotuned kernel. Called with
+    positional arguments whose launch token (tuning_key.launch_token) the
+    kernel's TuningCache memo holds, it launches the memo's config through
+    the kernel's Dispatcher without running Python (setting best_config and,
+    while it runs, _launch_args); any other call goes to
+    kernel._run_grid(grid, *args, **kwargs)."""
+
+    kernel: Any
+    grid: Any
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def tuned_launcher(kernel: Any, grid: Any) -> TunedLauncher:
+    """kernel[grid] of an Autotuner."""
+
+
+def set_key_kinds(kinds: dict) -> None:
+    """tuning_key.KEY_KINDS (type -> what its values add to the key), which the
+    launch token consults."""
+
+
 def interp_ns_total() -> int:
     """Nanoseconds spent inside tessera_kernel_run (the interpreter) since
     the last interp_reset, summed over launches (benchmarks)."""

@@ -73,9 +73,9 @@ import time
 import types
 
 from .errors import CompilationError, OutOfResources
-from .jit import (JITFunction, _unwrap_constexpr, register_launchable, torch_compiling,
-                  torch_launcher)
-from .tuning_key import TuningCache, launch_token, tuning_key
+from .jit import (JITFunction, _ext, _launch_hooks_set, _unwrap_constexpr, register_launchable,
+                  torch_compiling, torch_launcher)
+from .tuning_key import KEY_KINDS, TuningCache, launch_token, tuning_key
 
 __all__ = ["Autotuner", "Config", "Heuristics", "INVALID_CONFIG_ERRORS", "autotune", "heuristics"]
 
@@ -369,6 +369,23 @@ class _GridLaunch:
         return self.kernel._run_positional(self.grid, args)
 
 
+_make_tuned_launcher = None  # kernel[grid] of an Autotuner: _C.tuned_launcher, or _GridLaunch
+
+
+def _tuned_launcher(kernel, grid):
+    global _make_tuned_launcher
+    make = _make_tuned_launcher
+    if make is None:
+        try:
+            ext = _ext()
+            ext.set_key_kinds(KEY_KINDS)
+            make = ext.tuned_launcher
+        except Exception:  # noqa: BLE001 (no extension: the Python launch path)
+            make = _GridLaunch
+        _make_tuned_launcher = make
+    return make(kernel, grid)
+
+
 class _Wrapper:
     """What Autotuner and Heuristics share: the kernel interface over `run`."""
 
@@ -452,6 +469,21 @@ class Autotuner(_Wrapper):
         return f"Autotuner({self.fn!r}, {len(self.configs)} configs, key={self.keys})"
 
     # ---- launching -----------------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        # A TunedLauncher (python/src/tuned_launcher.cpp): a launch whose
+        # config the memo knows runs without Python; others call _run_grid.
+        if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
+            return torch_launcher(self, grid)
+        if _launch_hooks_set():  # (they run in JITFunction.run)
+            return _GridLaunch(self, grid)
+        return _tuned_launcher(self, grid)
+
+    def _run_grid(self, grid, *args, **kwargs):
+        """kernel[grid](*args, **kwargs) in Python (what TunedLauncher calls)."""
+        if kwargs:
+            return self.run(*args, grid=grid, warmup=False, **kwargs)
+        return self._run_positional(grid, args)
 
     def run(self, *args, **kwargs):
         if kwargs.get("warmup", False):
@@ -539,7 +571,8 @@ class Autotuner(_Wrapper):
                 return out
             self._checked[(id(config), len(args), ())] = config
         if token is not None and isinstance(self.fn, JITFunction):
-            memo[token] = (config, config.all_kwargs())
+            options = config.all_kwargs()  # (names and values apart: for TunedLauncher)
+            memo[token] = (config, options, tuple(options), tuple(options.values()))
         return out
 
     def warmup(self, *args, **kwargs):

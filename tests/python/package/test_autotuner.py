@@ -952,6 +952,54 @@ def test_launch_memo_follows_keys_dtypes_and_cache_changes(monkeypatch):
     assert launch(100) == (True, 64) and launch(100) == (True, 64)
 
 
+def test_tuned_launcher_fast_path_keeps_nargs_errors_and_hooks():
+    # Launches the memo knows run in C++ (TunedLauncher): a grid function
+    # still reads kernel.nargs, its error still propagates (and nargs is
+    # cleared after), and launch hooks still see every launch.
+    triton = _real_jit_or_skip()
+    import tessera.language as tl
+
+    @triton.autotune([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"],
+                     do_bench=lambda f, quantiles=None: (f(), 1.0)[1])
+    @triton.jit
+    def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 3, mask=mask)
+
+    seen, fail = [], []
+
+    def grid(meta):
+        seen.append(kernel.nargs["n"])
+        if fail:
+            raise ValueError("grid says no")
+        return (triton.cdiv(seen[-1], meta["BLOCK"]),)
+
+    x = np.random.default_rng(5).standard_normal(100).astype(np.float32)
+    for n in (100, 100, 100):
+        out = np.full(100, np.nan, dtype=np.float32)
+        kernel[grid](x, out, n)
+        np.testing.assert_array_equal(out, 3 * x)
+    assert type(kernel[grid]).__name__ == "TunedLauncher"
+    assert seen[-1] == 100 and kernel.nargs is None
+    fail.append(1)
+    for _ in range(2):  # a launch from the memo: the grid's error, then nargs cleared
+        with pytest.raises(ValueError, match="grid says no"):
+            kernel[grid](x, np.zeros_like(x), 100)
+        assert kernel.nargs is None and seen[-1] == 100
+    fail.clear()
+
+    hooked = []
+    with triton.knobs.runtime.scope():
+        triton.knobs.runtime.launch_enter_hook = lambda meta: hooked.append(meta.data["name"])
+        for _ in range(2):
+            kernel[grid](x, np.zeros_like(x), 100)
+    assert len(hooked) == 2 and all(name.startswith("kernel") for name in hooked)
+    out = np.full(100, np.nan, dtype=np.float32)
+    kernel[grid](x, out, 100)  # hooks gone: the fast path again
+    np.testing.assert_array_equal(out, 3 * x)
+
+
 # ---------------------------------------------------------------------------- progress on stderr
 
 PROGRESS = '''

@@ -1,0 +1,274 @@
+// TunedLauncher (tessera._C.TunedLauncher): what `kernel[grid]` returns for
+// an autotuned kernel (Autotuner.__getitem__), and its launch fast path.
+//
+// Contract: calling it does what the Python path does
+// (Autotuner._run_positional for positional arguments, Autotuner.run with
+// keywords), and only the common case runs here: positional arguments whose
+// launch token (tuning_key.launch_token, built here the same way) is in the
+// memo of the autotuner's TuningCache. Such a launch sets best_config, keeps
+// the arguments in _launch_args for `nargs` while it runs, and launches the
+// memo's config through the kernel's Dispatcher, or through JITFunction.run
+// where the Dispatcher declines. Anything else, including every first launch
+// of a key, goes to Autotuner._run_grid, which fills the memo; so this file
+// makes no decision the Python path would not make.
+#include <Python.h>
+#include <structmember.h>  // needs Python.h first
+
+#include "dispatcher.h"
+
+namespace tessera_py {
+
+namespace {
+
+struct TunedLauncherObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject *tuner;  // the Autotuner
+  PyObject *grid;   // as given to kernel[grid]
+  bool fixed;       // grid is a tuple of ints >= 0, parsed into g
+  std::array<int64_t, 3> g;
+};
+
+PyTypeObject *tunedType = nullptr;
+PyObject *keyKinds = nullptr;  // tuning_key.KEY_KINDS (type -> kind), set by set_key_kinds
+
+PyObject *interned(const char *s) {
+  return PyUnicode_InternFromString(s);
+}
+
+// Autotuner._run_grid(grid, *args, **kwargs): the Python path.
+PyObject *slowPath(TunedLauncherObject *t, PyObject *const *args, size_t nargs, PyObject *kwnames) {
+  static PyObject *name = interned("_run_grid");
+  const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
+  Scratch<PyObject *, 24> all(nargs + nkw + 2);
+  all[0] = t->tuner;
+  all[1] = t->grid;
+  for (size_t i = 0; i < nargs + nkw; ++i) all[i + 2] = args[i];
+  return PyObject_VectorcallMethod(name, all.data(), nargs + 2, kwnames);
+}
+
+// Plain scalars: the key values the token takes as they are, and the
+// arguments that have no dtype (tuning_key.PLAIN_KEY_TYPES).
+bool plainScalar(PyObject *v) {
+  return PyLong_CheckExact(v) || PyFloat_CheckExact(v) || PyBool_Check(v) ||
+         PyUnicode_CheckExact(v) || v == Py_None;
+}
+
+// tuning_key.launch_token(tuner._key_index, args), or a null object (no
+// error) where that returns None.
+nb::object launchToken(PyObject *keyIndex, PyObject *const *args, size_t nargs) {
+  if (!PyList_CheckExact(keyIndex) || !keyKinds) return {};
+  const Py_ssize_t nkeys = PyList_GET_SIZE(keyIndex);
+  Scratch<PyObject *, 8> values(static_cast<size_t>(nkeys));
+  Py_ssize_t nvalues = 0;
+  for (Py_ssize_t k = 0; k < nkeys; ++k) {
+    const Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(keyIndex, k));
+    if (i < 0) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      return {};
+    }
+    if (static_cast<size_t>(i) >= nargs) continue;  // a default: fixed for this nargs
+    if (!plainScalar(args[i])) return {};
+    values[static_cast<size_t>(nvalues++)] = args[i];
+  }
+  nb::object valueTuple = nb::steal(PyTuple_New(nvalues));
+  nb::object types = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(nargs)));
+  nb::object dtypes = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(nargs)));
+  if (!valueTuple.is_valid() || !types.is_valid() || !dtypes.is_valid()) throw nb::python_error();
+  for (Py_ssize_t k = 0; k < nvalues; ++k)
+    PyTuple_SET_ITEM(valueTuple.ptr(), k, Py_NewRef(values[static_cast<size_t>(k)]));
+  static PyObject *dtypeName = interned("dtype");
+  for (size_t i = 0; i < nargs; ++i) {
+    PyObject *type = reinterpret_cast<PyObject *>(Py_TYPE(args[i]));
+    PyObject *kind = PyDict_GetItemWithError(keyKinds, type);  // borrowed
+    if (!kind && PyErr_Occurred()) throw nb::python_error();
+    if (kind && PyLong_Check(kind) && PyLong_AsLong(kind) == 2) return {};  // an ndarray subclass
+    PyTuple_SET_ITEM(types.ptr(), static_cast<Py_ssize_t>(i), Py_NewRef(type));
+    PyObject *dtype = nullptr;
+    if (!plainScalar(args[i])) {
+      dtype = PyObject_GetAttr(args[i], dtypeName);
+      if (!dtype) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
+        PyErr_Clear();
+      }
+    }
+    PyTuple_SET_ITEM(dtypes.ptr(), static_cast<Py_ssize_t>(i), dtype ? dtype : Py_NewRef(Py_None));
+  }
+  return nb::steal(PyTuple_Pack(3, valueTuple.ptr(), types.ptr(), dtypes.ptr()));
+}
+
+// The fast path: the launch's result, or a null object (no error) where the
+// Python path must run.
+nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs) {
+  static PyObject *cacheName = interned("cache"), *memoName = interned("memo"),
+                  *keyIndexName = interned("_key_index"), *fnName = interned("fn"),
+                  *dispatcherName = interned("_dispatcher"), *bestName = interned("best_config"),
+                  *launchArgsName = interned("_launch_args");
+  nb::object cache = nb::steal(PyObject_GetAttr(t->tuner, cacheName));
+  if (!cache.is_valid()) throw nb::python_error();
+  nb::object memo = nb::steal(PyObject_GetAttr(cache.ptr(), memoName));
+  if (!memo.is_valid()) {  // .cache replaced by a plain dict
+    PyErr_Clear();
+    return {};
+  }
+  if (!PyDict_CheckExact(memo.ptr()) || PyDict_GET_SIZE(memo.ptr()) == 0) return {};
+  nb::object keyIndex = nb::steal(PyObject_GetAttr(t->tuner, keyIndexName));
+  if (!keyIndex.is_valid()) throw nb::python_error();
+  nb::object token = launchToken(keyIndex.ptr(), args, nargs);
+  if (!token.is_valid()) return {};
+  PyObject *hit = PyDict_GetItemWithError(memo.ptr(), token.ptr());  // borrowed
+  if (!hit) {
+    if (!PyErr_Occurred()) return {};
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+    PyErr_Clear();  // an unhashable dtype: the Python path says what to do
+    return {};
+  }
+  // (config, options, option names, option values), as _run_positional stores it.
+  if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 4) return {};
+  nb::object entry = nb::borrow(hit);  // the memo may change while the kernel runs
+  PyObject *config = PyTuple_GET_ITEM(hit, 0);
+  PyObject *kwnames = PyTuple_GET_ITEM(hit, 2);
+  PyObject *kwvalues = PyTuple_GET_ITEM(hit, 3);
+  nb::object fn = nb::steal(PyObject_GetAttr(t->tuner, fnName));
+  if (!fn.is_valid()) throw nb::python_error();
+  nb::object dispatcher = nb::steal(PyObject_GetAttr(fn.ptr(), dispatcherName));
+  if (!dispatcher.is_valid()) {
+    PyErr_Clear();
+    return {};
+  }
+  if (!nb::isinstance<Dispatcher>(dispatcher)) return {};
+  Dispatcher *d = nb::inst_ptr<Dispatcher>(dispatcher);
+
+  const size_t nkw = static_cast<size_t>(PyTuple_GET_SIZE(kwnames));
+  Scratch<PyObject *, 24> all(nargs + nkw);
+  for (size_t i = 0; i < nargs; ++i) all[i] = args[i];
+  for (size_t k = 0; k < nkw; ++k) all[nargs + k] = PyTuple_GET_ITEM(kwvalues, k);
+  nb::object launchArgs = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(nargs)));
+  if (!launchArgs.is_valid()) throw nb::python_error();
+  for (size_t i = 0; i < nargs; ++i)
+    PyTuple_SET_ITEM(launchArgs.ptr(), static_cast<Py_ssize_t>(i), Py_NewRef(args[i]));
+  if (PyObject_SetAttr(t->tuner, bestName, config) < 0 ||
+      PyObject_SetAttr(t->tuner, launchArgsName, launchArgs.ptr()) < 0)
+    throw nb::python_error();
+
+  // _launch_args goes back to None however the launch ends.
+  struct ResetLaunchArgs {
+    PyObject *tuner, *name;
+    ~ResetLaunchArgs() {
+      // (an error being raised stays raised: nanobind holds it while unwinding)
+      if (PyObject_SetAttr(tuner, name, Py_None) < 0) PyErr_Clear();
+    }
+  } reset{t->tuner, launchArgsName};
+  nb::object gridOut;
+  nb::object out =
+      d->launch(all.data(), nargs, kwnames, t->grid, t->fixed ? &t->g : nullptr, gridOut);
+  if (!out.is_valid()) {
+    const bool called = gridOut.is_valid();
+    out = nb::steal(callRun(fn.ptr(), all.data(), nargs, kwnames, called ? gridOut.ptr() : t->grid,
+                            called ? t->grid : nullptr));
+    if (!out.is_valid()) throw nb::python_error();
+  }
+  return out;
+}
+
+PyObject *tunedCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
+  const size_t nargs = PyVectorcall_NARGS(nargsf);
+  if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
+    try {
+      nb::object out = tunedFast(t, args, nargs);
+      if (out.is_valid()) return out.release().ptr();
+    } catch (nb::python_error &e) {
+      e.restore();
+      return nullptr;
+    } catch (const std::exception &e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
+    }
+  }
+  return slowPath(t, args, nargs, kwnames);
+}
+
+int tunedTraverse(PyObject *self, visitproc visit, void *arg) {
+  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(t->tuner);
+  Py_VISIT(t->grid);
+  return 0;
+}
+
+int tunedClear(PyObject *self) {
+  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
+  Py_CLEAR(t->tuner);
+  Py_CLEAR(t->grid);
+  return 0;
+}
+
+void tunedDealloc(PyObject *self) {
+  PyTypeObject *type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  tunedClear(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject *tunedRepr(PyObject *self) {
+  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
+  return PyUnicode_FromFormat("<tessera launcher of %R, grid %R>", t->tuner, t->grid);
+}
+
+PyMemberDef tunedMembers[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(TunedLauncherObject, vectorcall), READONLY,
+     nullptr},
+    {"kernel", T_OBJECT, offsetof(TunedLauncherObject, tuner), READONLY, "the autotuned kernel"},
+    {"grid", T_OBJECT, offsetof(TunedLauncherObject, grid), READONLY, "the grid of this launch"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyType_Slot tunedSlots[] = {
+    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_traverse, reinterpret_cast<void *>(tunedTraverse)},
+    {Py_tp_clear, reinterpret_cast<void *>(tunedClear)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(tunedDealloc)},
+    {Py_tp_repr, reinterpret_cast<void *>(tunedRepr)},
+    {Py_tp_members, tunedMembers},
+    {Py_tp_doc, const_cast<char *>("kernel[grid] of an autotuned kernel: call it to launch.")},
+    {0, nullptr}};
+
+PyType_Spec tunedSpec = {"tessera._C.TunedLauncher", sizeof(TunedLauncherObject), 0,
+                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+                         tunedSlots};
+
+}  // namespace
+
+PyObject *makeTunedLauncher(nb::handle tuner, nb::handle grid) {
+  std::array<int64_t, 3> g{};
+  const bool fixed = PyTuple_Check(grid.ptr()) && readGrid(grid.ptr(), g).problem == GridRead::kOk;
+  auto *t = PyObject_GC_New(TunedLauncherObject, tunedType);
+  if (!t) throw nb::python_error();
+  t->vectorcall = tunedCall;
+  t->tuner = Py_NewRef(tuner.ptr());
+  t->grid = Py_NewRef(grid.ptr());
+  t->fixed = fixed;
+  t->g = g;
+  PyObject_GC_Track(t);
+  return reinterpret_cast<PyObject *>(t);
+}
+
+void bindTunedLauncher(nb::module_ &m) {
+  PyObject *type = PyType_FromSpec(&tunedSpec);
+  if (!type) throw nb::python_error();
+  tunedType = reinterpret_cast<PyTypeObject *>(type);
+  m.attr("TunedLauncher") = nb::borrow(type);  // the module keeps the type alive
+  m.def(
+      "tuned_launcher",
+      [](nb::handle tuner, nb::handle grid) { return nb::steal(makeTunedLauncher(tuner, grid)); },
+      nb::arg("kernel"), nb::arg("grid").none(),
+      "kernel[grid] of an Autotuner: its launch fast path (TunedLauncher).");
+  m.def(
+      "set_key_kinds",
+      [](nb::dict kinds) {
+        Py_XSETREF(keyKinds, Py_NewRef(kinds.ptr()));  // for the life of the process
+      },
+      nb::arg("kinds"), "tuning_key.KEY_KINDS, which the launch token consults.");
+}
+
+}  // namespace tessera_py
