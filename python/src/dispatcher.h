@@ -106,9 +106,24 @@ PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
 // Python error set.
 PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *kwnames,
                   PyObject *grid, PyObject *gridFn);
-// The tuned launcher of an Autotuner (tuned_launcher.cpp).
+// Launcher and TunedLauncher objects (launcher.cpp makes both types): for
+// a Launcher `owner` is the Dispatcher and `fn` the JITFunction; for a
+// TunedLauncher `owner` is null and `fn` the Autotuner.
+struct LauncherObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject *owner;
+  PyObject *fn;
+  PyObject *grid;  // as given to kernel[grid]
+  bool fixed;      // grid is a tuple of ints >= 0, parsed into g
+  std::array<int64_t, 3> g;
+};
+// Calling a TunedLauncher (tuned_launcher.cpp).
+PyObject *tunedLauncherCall(PyObject *self, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames);
+// `kernel[grid]` of an Autotuner (launcher.cpp).
 PyObject *makeTunedLauncher(nb::handle tuner, nb::handle grid);
-void bindTunedLauncher(nb::module_ &m);
+// Sets tuning_key.KEY_KINDS for the tuned launch token (tuned_launcher.cpp).
+void setKeyKinds(nb::handle kinds);
 void bindLauncher(nb::module_ &m);
 
 }  // namespace tessera_py

@@ -7,6 +7,10 @@
 // (compile), hooks, unknown keywords, missing arguments, a changed global,
 // a grid that is not plain ints. Those produce the errors users see, so the
 // fast path raises nothing of its own except from the launch itself.
+//
+// This file also makes the TunedLauncher type (`kernel[grid]` of an
+// autotuned kernel), which shares Launcher's layout and lifetime functions;
+// its call is in tuned_launcher.cpp.
 #include <Python.h>
 #include <structmember.h>  // needs Python.h first
 
@@ -16,16 +20,8 @@ namespace tessera_py {
 
 namespace {
 
-struct LauncherObject {
-  PyObject_HEAD vectorcallfunc vectorcall;
-  PyObject *dispatcher;  // the tessera._C.Dispatcher
-  PyObject *fn;          // the JITFunction: fn.run is the general path
-  PyObject *grid;        // as given to kernel[grid]
-  bool fixed;            // grid is a tuple of ints >= 0, parsed into g
-  std::array<int64_t, 3> g;
-};
-
 PyTypeObject *launcherType = nullptr;
+PyTypeObject *tunedLauncherType = nullptr;
 
 // A grid the fast path takes: what parseGrid accepts (else the general
 // path reports the problem).
@@ -38,7 +34,7 @@ PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyO
   const size_t nargs = PyVectorcall_NARGS(nargsf);
   nb::object gridOut;
   try {
-    Dispatcher *d = nb::inst_ptr<Dispatcher>(l->dispatcher);
+    Dispatcher *d = nb::inst_ptr<Dispatcher>(l->owner);
     nb::object ran = d->launch(args, nargs, kwnames, l->grid, l->fixed ? &l->g : nullptr, gridOut);
     if (ran.is_valid()) return ran.release().ptr();
   } catch (nb::python_error &e) {
@@ -57,7 +53,7 @@ PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyO
 int launcherTraverse(PyObject *self, visitproc visit, void *arg) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
   Py_VISIT(Py_TYPE(self));
-  Py_VISIT(l->dispatcher);
+  Py_VISIT(l->owner);
   Py_VISIT(l->fn);
   Py_VISIT(l->grid);
   return 0;
@@ -65,7 +61,7 @@ int launcherTraverse(PyObject *self, visitproc visit, void *arg) {
 
 int launcherClear(PyObject *self) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
-  Py_CLEAR(l->dispatcher);
+  Py_CLEAR(l->owner);
   Py_CLEAR(l->fn);
   Py_CLEAR(l->grid);
   return 0;
@@ -104,6 +100,42 @@ PyType_Spec launcherSpec = {"tessera._C.Launcher", sizeof(LauncherObject), 0,
                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
                             launcherSlots};
 
+PyMemberDef tunedLauncherMembers[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
+    {"kernel", T_OBJECT, offsetof(LauncherObject, fn), READONLY, "the autotuned kernel"},
+    {"grid", T_OBJECT, offsetof(LauncherObject, grid), READONLY, "the grid of this launch"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyType_Slot tunedLauncherSlots[] = {
+    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_traverse, reinterpret_cast<void *>(launcherTraverse)},
+    {Py_tp_clear, reinterpret_cast<void *>(launcherClear)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(launcherDealloc)},
+    {Py_tp_repr, reinterpret_cast<void *>(launcherRepr)},
+    {Py_tp_members, tunedLauncherMembers},
+    {Py_tp_doc, const_cast<char *>("kernel[grid] of an autotuned kernel: call it to launch.")},
+    {0, nullptr}};
+
+PyType_Spec tunedLauncherSpec = {
+    "tessera._C.TunedLauncher", sizeof(LauncherObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL, tunedLauncherSlots};
+
+PyObject *newLauncher(PyTypeObject *type, vectorcallfunc call, PyObject *owner, PyObject *fn,
+                      PyObject *grid) {
+  std::array<int64_t, 3> g{};
+  const bool fixed = PyTuple_Check(grid) && parseIntGrid(grid, g);
+  auto *l = PyObject_GC_New(LauncherObject, type);
+  if (!l) throw nb::python_error();
+  l->vectorcall = call;
+  l->owner = Py_XNewRef(owner);
+  l->fn = Py_NewRef(fn);
+  l->grid = Py_NewRef(grid);
+  l->fixed = fixed;
+  l->g = g;
+  PyObject_GC_Track(l);
+  return reinterpret_cast<PyObject *>(l);
+}
+
 }  // namespace
 
 // fn.run(*args, **kwargs, grid=grid, warmup=False), and _grid_fn=gridFn when
@@ -135,18 +167,11 @@ PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *k
 }
 
 PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid) {
-  std::array<int64_t, 3> g{};
-  const bool fixed = PyTuple_Check(grid.ptr()) && parseIntGrid(grid.ptr(), g);
-  auto *l = PyObject_GC_New(LauncherObject, launcherType);
-  if (!l) throw nb::python_error();
-  l->vectorcall = launcherCall;
-  l->dispatcher = Py_NewRef(dispatcher.ptr());
-  l->fn = Py_NewRef(fn.ptr());
-  l->grid = Py_NewRef(grid.ptr());
-  l->fixed = fixed;
-  l->g = g;
-  PyObject_GC_Track(l);
-  return reinterpret_cast<PyObject *>(l);
+  return newLauncher(launcherType, launcherCall, dispatcher.ptr(), fn.ptr(), grid.ptr());
+}
+
+PyObject *makeTunedLauncher(nb::handle tuner, nb::handle grid) {
+  return newLauncher(tunedLauncherType, tunedLauncherCall, nullptr, tuner.ptr(), grid.ptr());
 }
 
 void bindLauncher(nb::module_ &m) {
@@ -154,6 +179,17 @@ void bindLauncher(nb::module_ &m) {
   if (!type) throw nb::python_error();
   launcherType = reinterpret_cast<PyTypeObject *>(type);
   m.attr("Launcher") = nb::borrow(type);  // the module keeps the type alive
+  PyObject *tuned = PyType_FromSpec(&tunedLauncherSpec);
+  if (!tuned) throw nb::python_error();
+  tunedLauncherType = reinterpret_cast<PyTypeObject *>(tuned);
+  m.attr("TunedLauncher") = nb::borrow(tuned);
+  m.def(
+      "tuned_launcher",
+      [](nb::handle tuner, nb::handle grid) { return nb::steal(makeTunedLauncher(tuner, grid)); },
+      nb::arg("kernel"), nb::arg("grid").none(),
+      "kernel[grid] of an Autotuner: its launch fast path (TunedLauncher).");
+  m.def("set_key_kinds", &setKeyKinds, nb::arg("kinds"),
+        "tuning_key.KEY_KINDS, which the tuned launch token consults.");
 }
 
 // ------------------------------------------------------------ the fast path

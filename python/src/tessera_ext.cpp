@@ -473,5 +473,4 @@ NB_MODULE(_C, m) {
   bindKernel(m);
   bindDispatcher(m);
   bindLauncher(m);
-  bindTunedLauncher(m);
 }

@@ -1,5 +1,6 @@
-// TunedLauncher (tessera._C.TunedLauncher): what `kernel[grid]` returns for
-// an autotuned kernel (Autotuner.__getitem__), and its launch fast path.
+// Calling a TunedLauncher (tessera._C.TunedLauncher, the type made in
+// launcher.cpp): what `kernel[grid]` returns for an autotuned kernel
+// (Autotuner.__getitem__), and its launch fast path.
 //
 // Contract: calling it does what the Python path does
 // (Autotuner._run_positional for positional arguments, Autotuner.run with
@@ -12,7 +13,6 @@
 // of a key, goes to Autotuner._run_grid, which fills the memo; so this file
 // makes no decision the Python path would not make.
 #include <Python.h>
-#include <structmember.h>  // needs Python.h first
 
 #include "dispatcher.h"
 
@@ -20,15 +20,6 @@ namespace tessera_py {
 
 namespace {
 
-struct TunedLauncherObject {
-  PyObject_HEAD vectorcallfunc vectorcall;
-  PyObject *tuner;  // the Autotuner
-  PyObject *grid;   // as given to kernel[grid]
-  bool fixed;       // grid is a tuple of ints >= 0, parsed into g
-  std::array<int64_t, 3> g;
-};
-
-PyTypeObject *tunedType = nullptr;
 PyObject *keyKinds = nullptr;  // tuning_key.KEY_KINDS (type -> kind), set by set_key_kinds
 
 PyObject *interned(const char *s) {
@@ -36,11 +27,11 @@ PyObject *interned(const char *s) {
 }
 
 // Autotuner._run_grid(grid, *args, **kwargs): the Python path.
-PyObject *slowPath(TunedLauncherObject *t, PyObject *const *args, size_t nargs, PyObject *kwnames) {
+PyObject *slowPath(LauncherObject *t, PyObject *const *args, size_t nargs, PyObject *kwnames) {
   static PyObject *name = interned("_run_grid");
   const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
   Scratch<PyObject *, 24> all(nargs + nkw + 2);
-  all[0] = t->tuner;
+  all[0] = t->fn;
   all[1] = t->grid;
   for (size_t i = 0; i < nargs + nkw; ++i) all[i + 2] = args[i];
   return PyObject_VectorcallMethod(name, all.data(), nargs + 2, kwnames);
@@ -98,12 +89,12 @@ nb::object launchToken(PyObject *keyIndex, PyObject *const *args, size_t nargs) 
 
 // The fast path: the launch's result, or a null object (no error) where the
 // Python path must run.
-nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs) {
+nb::object tunedFast(LauncherObject *t, PyObject *const *args, size_t nargs) {
   static PyObject *cacheName = interned("cache"), *memoName = interned("memo"),
                   *keyIndexName = interned("_key_index"), *fnName = interned("fn"),
                   *dispatcherName = interned("_dispatcher"), *bestName = interned("best_config"),
                   *launchArgsName = interned("_launch_args");
-  nb::object cache = nb::steal(PyObject_GetAttr(t->tuner, cacheName));
+  nb::object cache = nb::steal(PyObject_GetAttr(t->fn, cacheName));
   if (!cache.is_valid()) throw nb::python_error();
   nb::object memo = nb::steal(PyObject_GetAttr(cache.ptr(), memoName));
   if (!memo.is_valid()) {  // .cache replaced by a plain dict
@@ -111,7 +102,7 @@ nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs
     return {};
   }
   if (!PyDict_CheckExact(memo.ptr()) || PyDict_GET_SIZE(memo.ptr()) == 0) return {};
-  nb::object keyIndex = nb::steal(PyObject_GetAttr(t->tuner, keyIndexName));
+  nb::object keyIndex = nb::steal(PyObject_GetAttr(t->fn, keyIndexName));
   if (!keyIndex.is_valid()) throw nb::python_error();
   nb::object token = launchToken(keyIndex.ptr(), args, nargs);
   if (!token.is_valid()) return {};
@@ -128,7 +119,7 @@ nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs
   PyObject *config = PyTuple_GET_ITEM(hit, 0);
   PyObject *kwnames = PyTuple_GET_ITEM(hit, 2);
   PyObject *kwvalues = PyTuple_GET_ITEM(hit, 3);
-  nb::object fn = nb::steal(PyObject_GetAttr(t->tuner, fnName));
+  nb::object fn = nb::steal(PyObject_GetAttr(t->fn, fnName));
   if (!fn.is_valid()) throw nb::python_error();
   nb::object dispatcher = nb::steal(PyObject_GetAttr(fn.ptr(), dispatcherName));
   if (!dispatcher.is_valid()) {
@@ -146,8 +137,8 @@ nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs
   if (!launchArgs.is_valid()) throw nb::python_error();
   for (size_t i = 0; i < nargs; ++i)
     PyTuple_SET_ITEM(launchArgs.ptr(), static_cast<Py_ssize_t>(i), Py_NewRef(args[i]));
-  if (PyObject_SetAttr(t->tuner, bestName, config) < 0 ||
-      PyObject_SetAttr(t->tuner, launchArgsName, launchArgs.ptr()) < 0)
+  if (PyObject_SetAttr(t->fn, bestName, config) < 0 ||
+      PyObject_SetAttr(t->fn, launchArgsName, launchArgs.ptr()) < 0)
     throw nb::python_error();
 
   // _launch_args goes back to None however the launch ends.
@@ -157,7 +148,7 @@ nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs
       // (an error being raised stays raised: nanobind holds it while unwinding)
       if (PyObject_SetAttr(tuner, name, Py_None) < 0) PyErr_Clear();
     }
-  } reset{t->tuner, launchArgsName};
+  } reset{t->fn, launchArgsName};
   nb::object gridOut;
   nb::object out =
       d->launch(all.data(), nargs, kwnames, t->grid, t->fixed ? &t->g : nullptr, gridOut);
@@ -170,8 +161,11 @@ nb::object tunedFast(TunedLauncherObject *t, PyObject *const *args, size_t nargs
   return out;
 }
 
-PyObject *tunedCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
+}  // namespace
+
+PyObject *tunedLauncherCall(PyObject *self, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames) {
+  auto *t = reinterpret_cast<LauncherObject *>(self);
   const size_t nargs = PyVectorcall_NARGS(nargsf);
   if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
     try {
@@ -188,87 +182,9 @@ PyObject *tunedCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObje
   return slowPath(t, args, nargs, kwnames);
 }
 
-int tunedTraverse(PyObject *self, visitproc visit, void *arg) {
-  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
-  Py_VISIT(Py_TYPE(self));
-  Py_VISIT(t->tuner);
-  Py_VISIT(t->grid);
-  return 0;
-}
-
-int tunedClear(PyObject *self) {
-  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
-  Py_CLEAR(t->tuner);
-  Py_CLEAR(t->grid);
-  return 0;
-}
-
-void tunedDealloc(PyObject *self) {
-  PyTypeObject *type = Py_TYPE(self);
-  PyObject_GC_UnTrack(self);
-  tunedClear(self);
-  type->tp_free(self);
-  Py_DECREF(type);
-}
-
-PyObject *tunedRepr(PyObject *self) {
-  auto *t = reinterpret_cast<TunedLauncherObject *>(self);
-  return PyUnicode_FromFormat("<tessera launcher of %R, grid %R>", t->tuner, t->grid);
-}
-
-PyMemberDef tunedMembers[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, offsetof(TunedLauncherObject, vectorcall), READONLY,
-     nullptr},
-    {"kernel", T_OBJECT, offsetof(TunedLauncherObject, tuner), READONLY, "the autotuned kernel"},
-    {"grid", T_OBJECT, offsetof(TunedLauncherObject, grid), READONLY, "the grid of this launch"},
-    {nullptr, 0, 0, 0, nullptr}};
-
-PyType_Slot tunedSlots[] = {
-    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
-    {Py_tp_traverse, reinterpret_cast<void *>(tunedTraverse)},
-    {Py_tp_clear, reinterpret_cast<void *>(tunedClear)},
-    {Py_tp_dealloc, reinterpret_cast<void *>(tunedDealloc)},
-    {Py_tp_repr, reinterpret_cast<void *>(tunedRepr)},
-    {Py_tp_members, tunedMembers},
-    {Py_tp_doc, const_cast<char *>("kernel[grid] of an autotuned kernel: call it to launch.")},
-    {0, nullptr}};
-
-PyType_Spec tunedSpec = {"tessera._C.TunedLauncher", sizeof(TunedLauncherObject), 0,
-                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-                         tunedSlots};
-
-}  // namespace
-
-PyObject *makeTunedLauncher(nb::handle tuner, nb::handle grid) {
-  std::array<int64_t, 3> g{};
-  const bool fixed = PyTuple_Check(grid.ptr()) && readGrid(grid.ptr(), g).problem == GridRead::kOk;
-  auto *t = PyObject_GC_New(TunedLauncherObject, tunedType);
-  if (!t) throw nb::python_error();
-  t->vectorcall = tunedCall;
-  t->tuner = Py_NewRef(tuner.ptr());
-  t->grid = Py_NewRef(grid.ptr());
-  t->fixed = fixed;
-  t->g = g;
-  PyObject_GC_Track(t);
-  return reinterpret_cast<PyObject *>(t);
-}
-
-void bindTunedLauncher(nb::module_ &m) {
-  PyObject *type = PyType_FromSpec(&tunedSpec);
-  if (!type) throw nb::python_error();
-  tunedType = reinterpret_cast<PyTypeObject *>(type);
-  m.attr("TunedLauncher") = nb::borrow(type);  // the module keeps the type alive
-  m.def(
-      "tuned_launcher",
-      [](nb::handle tuner, nb::handle grid) { return nb::steal(makeTunedLauncher(tuner, grid)); },
-      nb::arg("kernel"), nb::arg("grid").none(),
-      "kernel[grid] of an Autotuner: its launch fast path (TunedLauncher).");
-  m.def(
-      "set_key_kinds",
-      [](nb::dict kinds) {
-        Py_XSETREF(keyKinds, Py_NewRef(kinds.ptr()));  // for the life of the process
-      },
-      nb::arg("kinds"), "tuning_key.KEY_KINDS, which the launch token consults.");
+void setKeyKinds(nb::handle kinds) {
+  if (!PyDict_Check(kinds.ptr())) throw nb::type_error("set_key_kinds: a dict");
+  Py_XSETREF(keyKinds, Py_NewRef(kinds.ptr()));  // for the life of the process
 }
 
 }  // namespace tessera_py
