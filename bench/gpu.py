@@ -541,8 +541,10 @@ def attention(quick, rounds=1):
                       attention_bounds(head_dim, causal))
 
 
+# (block_m, block_n, warps, stages); 32x128 on 4 warps with 5 stages is what
+# Triton's tutorial 06 runs its backward with (BLOCK_M1/N2 32, BLOCK_N1/M2 128).
 ATTENTION_BWD_CONFIGS = [(64, 64, 4, 2), (32, 128, 4, 2), (64, 128, 8, 2), (64, 128, 4, 3),
-                         (32, 64, 4, 3)]
+                         (32, 64, 4, 3), (32, 128, 4, 3), (32, 128, 4, 5)]
 
 
 def attention_bwd(quick):
