@@ -84,7 +84,9 @@ nb::object launchToken(PyObject *keyIndex, PyObject *const *args, size_t nargs) 
     }
     PyTuple_SET_ITEM(dtypes.ptr(), static_cast<Py_ssize_t>(i), dtype ? dtype : Py_NewRef(Py_None));
   }
-  return nb::steal(PyTuple_Pack(3, valueTuple.ptr(), types.ptr(), dtypes.ptr()));
+  nb::object token = nb::steal(PyTuple_Pack(3, valueTuple.ptr(), types.ptr(), dtypes.ptr()));
+  if (!token.is_valid()) throw nb::python_error();
+  return token;
 }
 
 // The fast path: the launch's result, or a null object (no error) where the
@@ -119,6 +121,9 @@ nb::object tunedFast(LauncherObject *t, PyObject *const *args, size_t nargs) {
   PyObject *config = PyTuple_GET_ITEM(hit, 0);
   PyObject *kwnames = PyTuple_GET_ITEM(hit, 2);
   PyObject *kwvalues = PyTuple_GET_ITEM(hit, 3);
+  if (!PyTuple_CheckExact(kwnames) || !PyTuple_CheckExact(kwvalues) ||
+      PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(kwvalues))
+    return {};
   nb::object fn = nb::steal(PyObject_GetAttr(t->fn, fnName));
   if (!fn.is_valid()) throw nb::python_error();
   nb::object dispatcher = nb::steal(PyObject_GetAttr(fn.ptr(), dispatcherName));
