@@ -1000,6 +1000,36 @@ def test_tuned_launcher_fast_path_keeps_nargs_errors_and_hooks():
     np.testing.assert_array_equal(out, 3 * x)
 
 
+def test_tuned_launcher_declines_what_it_does_not_know():
+    # NumPy-scalar keys go to the Python path (their tokens are not made);
+    # an emptied memo fills again.
+    triton = _real_jit_or_skip()
+    import tessera.language as tl
+
+    @triton.autotune([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"],
+                     do_bench=lambda f, quantiles=None: (f(), 1.0)[1])
+    @triton.jit
+    def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) - 1, mask=mask)
+
+    x = np.random.default_rng(9).standard_normal(70).astype(np.float32)
+
+    def launch(n):
+        out = np.full(70, np.nan, dtype=np.float32)
+        kernel[(triton.cdiv(int(n), 32),)](x, out, n)
+        np.testing.assert_array_equal(out[:int(n)], x[:int(n)] - 1)
+
+    for n in (70, 70, np.int64(70), np.int64(70), np.int32(50), 50):
+        launch(n)
+    memo = kernel.cache.memo
+    assert memo and all(len(token[0]) == 1 and type(token[0][0]) is int for token in memo)
+    memo.clear()
+    launch(70)
+    assert any(type(v) is tuple and len(v) == 4 for v in memo.values())
+
+
 # ---------------------------------------------------------------------------- progress on stderr
 
 PROGRESS = '''
