@@ -115,12 +115,12 @@ nb::object tunedFast(LauncherObject *t, PyObject *const *args, size_t nargs) {
     PyErr_Clear();  // an unhashable dtype: the Python path says what to do
     return {};
   }
-  // (config, options, option names, option values), as _run_positional stores it.
-  if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 4) return {};
+  // (config, option names, option values), as _run_positional stores it.
+  if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3) return {};
   nb::object entry = nb::borrow(hit);  // the memo may change while the kernel runs
   PyObject *config = PyTuple_GET_ITEM(hit, 0);
-  PyObject *kwnames = PyTuple_GET_ITEM(hit, 2);
-  PyObject *kwvalues = PyTuple_GET_ITEM(hit, 3);
+  PyObject *kwnames = PyTuple_GET_ITEM(hit, 1);
+  PyObject *kwvalues = PyTuple_GET_ITEM(hit, 2);
   if (!PyTuple_CheckExact(kwnames) || !PyTuple_CheckExact(kwvalues) ||
       PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(kwvalues))
     return {};

@@ -364,9 +364,7 @@ class _GridLaunch:
         self.kernel, self.grid = kernel, grid
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            return self.kernel.run(*args, grid=self.grid, warmup=False, **kwargs)
-        return self.kernel._run_positional(self.grid, args)
+        return self.kernel._run_grid(self.grid, *args, **kwargs)
 
 
 _make_tuned_launcher = None  # kernel[grid] of an Autotuner: _C.tuned_launcher, or _GridLaunch
@@ -393,6 +391,13 @@ class _Wrapper:
         if torch_compiling():  # the launch becomes an op of the graph (torch_ops.py)
             return torch_launcher(self, grid)
         return _GridLaunch(self, grid)
+
+    def _run_grid(self, grid, *args, **kwargs):
+        """kernel[grid](*args, **kwargs) in Python (_GridLaunch and, for an
+        Autotuner, TunedLauncher call it)."""
+        if kwargs:
+            return self.run(*args, grid=grid, warmup=False, **kwargs)
+        return self._run_positional(grid, args)
 
     def _run_positional(self, grid, args):
         """kernel[grid](*args) with no keyword arguments."""
@@ -479,12 +484,6 @@ class Autotuner(_Wrapper):
             return _GridLaunch(self, grid)
         return _tuned_launcher(self, grid)
 
-    def _run_grid(self, grid, *args, **kwargs):
-        """kernel[grid](*args, **kwargs) in Python (what TunedLauncher calls)."""
-        if kwargs:
-            return self.run(*args, grid=grid, warmup=False, **kwargs)
-        return self._run_positional(grid, args)
-
     def run(self, *args, **kwargs):
         if kwargs.get("warmup", False):
             kwargs = dict(kwargs)
@@ -531,28 +530,12 @@ class Autotuner(_Wrapper):
         self._nargs = value
 
     def _run_positional(self, grid, args):
-        # The usual launch, kernel[grid](*args) once its key is tuned: the
-        # memo (in .cache) maps the arguments' token to the config and its
-        # options, which skips binding the arguments, the tuning key and the
-        # options dict: most of an autotuned launch's host time. A token gets
-        # its entry from a launch by the checked path below; a call that
-        # misses (a new key or calling pattern, a config with a pre_hook, a
-        # kernel under @heuristics) takes that path, and run() for what it
-        # has not checked.
-        memo = getattr(self.cache, "memo", None)  # None: .cache replaced by a plain dict
-        token = launch_token(self._key_index, args) if memo is not None else None
-        if token is not None:
-            try:
-                hit = memo.get(token)
-            except TypeError:  # an unhashable dtype
-                hit = token = None
-            if hit is not None:
-                self.best_config = hit[0]
-                self._launch_args = args
-                try:
-                    return self.fn[grid](*args, **hit[1])
-                finally:
-                    self._launch_args = None
+        # kernel[grid](*args) where TunedLauncher's memo did not know the
+        # call: the tuned key's config launched directly once checked for
+        # this calling pattern, else run() (a new key or pattern, a config
+        # with a pre_hook, a kernel under @heuristics). A positional launch of
+        # a @jit kernel then leaves its config in the memo under the
+        # arguments' token, where TunedLauncher finds it next time.
         bound = self._bind(args, {})
         config = self._cached_config(bound)[1]
         direct = (config is not None and config.pre_hook is None and isinstance(self.fn, JITFunction)
@@ -570,9 +553,14 @@ class Autotuner(_Wrapper):
             if config is None or config.pre_hook is not None:
                 return out
             self._checked[(id(config), len(args), ())] = config
+        memo = getattr(self.cache, "memo", None)  # None: .cache replaced by a plain dict
+        token = launch_token(self._key_index, args) if memo is not None else None
         if token is not None and isinstance(self.fn, JITFunction):
-            options = config.all_kwargs()  # (names and values apart: for TunedLauncher)
-            memo[token] = (config, options, tuple(options), tuple(options.values()))
+            options = config.all_kwargs()  # (names and values apart: keywords for C++)
+            try:
+                memo[token] = (config, tuple(options), tuple(options.values()))
+            except TypeError:  # an unhashable dtype: no token
+                pass
         return out
 
     def warmup(self, *args, **kwargs):

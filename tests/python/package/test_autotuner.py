@@ -1027,7 +1027,7 @@ def test_tuned_launcher_declines_what_it_does_not_know():
     assert memo and all(len(token[0]) == 1 and type(token[0][0]) is int for token in memo)
     memo.clear()
     launch(70)
-    assert any(type(v) is tuple and len(v) == 4 for v in memo.values())
+    assert any(type(v) is tuple and len(v) == 3 for v in memo.values())
 
 
 # ---------------------------------------------------------------------------- progress on stderr
