@@ -238,6 +238,42 @@ def test_signed_and_unsigned_division_by_one_invariant():
     np.testing.assert_array_equal(got[:, 1].view(np.uint32).astype(np.int64), want_unsigned)
 
 
+# q = x // D and r = x % D for a constexpr D (C's truncation): the emitter
+# writes powers of two as shifts and other 32-bit divisors as a multiply-high.
+@triton.jit
+def divide_by_constant(x_ptr, q_ptr, r_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(q_ptr + offs, x // D, mask=offs < n)
+    tl.store(r_ptr + offs, x % D, mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("d", [1, 2, 16, 1024, 1 << 30, 3, 7, 641, 1000003, (1 << 31) - 1])
+def test_division_by_constant(dtype, d):
+    rng = np.random.default_rng()
+    info = np.iinfo(dtype)
+    n = 4096
+    x = rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    edges = [0, 1, 2, d - 1, d, d + 1, info.max, info.max - 1, info.max - d, info.min, info.min + 1]
+    if info.min < 0:
+        edges += [-1, -2, -d + 1, -d, -d - 1, info.min + d]
+    edges = [e for e in edges if info.min <= e <= info.max]
+    x[:len(edges)] = np.array(edges, dtype=object).astype(dtype)
+    signed, unsigned = {np.int32: (torch.int32, torch.uint32), np.uint32: (torch.int32, torch.uint32),
+                        np.int64: (torch.int64, torch.uint64),
+                        np.uint64: (torch.int64, torch.uint64)}[dtype]
+    out_dtype = signed if info.min < 0 else unsigned  # (poisoned through a signed view)
+    q, r = (poisoned((n,), signed).view(out_dtype) for _ in range(2))
+    divide_by_constant[(n // 256,)](torch.from_numpy(x).cuda(), q, r, n, d, 256)
+    xs = [int(v) for v in x]
+    want_q = [abs(v) // d * (1 if v >= 0 else -1) for v in xs]  # truncation, as C
+    want_r = [v - w * d for v, w in zip(xs, want_q)]
+    got_q = [int(v) for v in q.cpu().numpy()]
+    got_r = [int(v) for v in r.cpu().numpy()]
+    assert got_q == want_q and got_r == want_r
+
+
 # A carried value replaced in one branch of an `if` while a value sharing
 # its registers (a hint) is read after the if: the if's result must not be
 # written into the carried value's registers there.

@@ -627,6 +627,7 @@ std::string Emitter::scalarOp(const Operation &op, const std::vector<std::string
   switch (op.code) {
     case OpCode::Div:
     case OpCode::Rem:
+      if (auto q = divideByConstant(op, in, rd)) return *q;
       if (auto q = divideByInvariant(op, in, rd)) return *q;
       ins(std::string(op.code == OpCode::Div ? "div." : "rem.") + it + " " + d + ", " + in[0] +
           ", " + in[1]);
@@ -716,7 +717,7 @@ void Emitter::prepareInvariantDivisors(Operation &loop) {
     if (op->code != OpCode::Div && op->code != OpCode::Rem) return;
     DType t = op->result()->type.dtype;
     const Value *d = op->operand(1);
-    // (ptxas divides by a constant with a multiply-high already.)
+    // (A constant divisor is divideByConstant's.)
     if ((t != DType::I32 && t != DType::U32) || passes::isDefinedInside(d, &loop) ||
         passes::constantOf(d))
       return;
@@ -767,6 +768,76 @@ std::optional<std::string> Emitter::divideByInvariant(const Operation &op,
   for (const auto &scope : invariantDivisors_)
     if (auto it = scope.find(in[1] + (sign ? "|s" : "|u")); it != scope.end()) v = &it->second;
   if (!v) return std::nullopt;
+  return divideByMultiplier(op, in, sign, *v);
+}
+
+// Division by a constant. ptxas does not strength-reduce one (it divides
+// by 64 as by any register: a float reciprocal and corrections, some
+// fifteen instructions with a MUFU's latency), and tl.cdiv(n, BLOCK) or
+// `pid % GROUP` put one in most index computations. A power of two is a
+// shift (signed: the dividend biased by 2^k - 1 when negative, so that the
+// quotient rounds toward zero as div.s32 does), 1 is the dividend itself,
+// and another positive 32-bit divisor takes the multiplier above with the
+// multiplier and shifts known now. Negative and zero divisors, 64-bit
+// divisors other than powers of two, and narrower types keep div/rem.
+std::optional<std::string> Emitter::divideByConstant(const Operation &op,
+                                                     const std::vector<std::string> &in, DType rd) {
+  if (rd != DType::I32 && rd != DType::U32 && rd != DType::I64 && rd != DType::U64)
+    return std::nullopt;
+  auto c = passes::constantOf(op.operand(1));
+  if (!c || c->isFloat) return std::nullopt;
+  const bool sign = rd == DType::I32 || rd == DType::I64, wide = is64(rd);
+  const int bits = wide ? 64 : 32;
+  const uint64_t mask = wide ? ~uint64_t{0} : 0xffffffffu;
+  const uint64_t d = static_cast<uint64_t>(c->i) & mask;
+  if (d == 0 || (sign && d >> (bits - 1))) return std::nullopt;  // zero, or negative
+  const bool isDiv = op.code == OpCode::Div;
+  const RegClass rc = wide ? RegClass::B64 : RegClass::B32;
+  const std::string b = std::to_string(bits), x = in[0];
+  std::string r = reg(rc);
+  if (d == 1) {
+    ins(isDiv ? "mov.b" + b + " " + r + ", " + x : "mov.b" + b + " " + r + ", 0");
+    return r;
+  }
+  if (std::has_single_bit(d)) {
+    const int k = std::countr_zero(d);
+    const std::string ks = std::to_string(k);
+    std::string biased = x;
+    if (sign) {  // x + (x < 0 ? d - 1 : 0)
+      std::string s = reg(rc);
+      biased = reg(rc);
+      ins("shr.s" + b + " " + s + ", " + x + ", " + std::to_string(bits - 1));
+      ins("shr.u" + b + " " + s + ", " + s + ", " + std::to_string(bits - k));
+      ins("add.s" + b + " " + biased + ", " + x + ", " + s);
+    }
+    if (isDiv) {
+      ins("shr." + std::string(sign ? "s" : "u") + b + " " + r + ", " + biased + ", " + ks);
+      return r;
+    }
+    if (!sign) {
+      ins("and.b" + b + " " + r + ", " + x + ", " + std::to_string(d - 1));
+      return r;
+    }
+    std::string multiple = reg(rc);  // the quotient times d
+    ins("and.b" + b + " " + multiple + ", " + biased + ", -" + std::to_string(d));
+    ins("sub.s" + b + " " + r + ", " + x + ", " + multiple);
+    return r;
+  }
+  if (wide) return std::nullopt;
+  // Granlund and Montgomery's round-up method, as prepareInvariantDivisors.
+  const int l = std::bit_width(d - 1);
+  InvariantDivisor v;
+  v.magic = std::to_string(((((uint64_t{1} << l) - d) << 32) / d + 1) & 0xffffffffu);
+  v.shift1 = std::to_string(std::min(l, 1));
+  v.shift2 = std::to_string(l - std::min(l, 1));
+  return divideByMultiplier(op, in, sign, v);
+}
+
+// x / d (or x % d) for a 32-bit d > 0 with multiplier and shifts `v`;
+// in[1] holds d.
+std::string Emitter::divideByMultiplier(const Operation &op, const std::vector<std::string> &in,
+                                        bool sign, const InvariantDivisor &divisor) {
+  const InvariantDivisor *v = &divisor;
   std::string x = in[0];
   if (sign) {
     x = reg(RegClass::B32);

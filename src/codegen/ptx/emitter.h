@@ -313,6 +313,12 @@ class Emitter {
   void prepareInvariantDivisors(Operation &loop);
   std::optional<std::string> divideByInvariant(const Operation &op,
                                                const std::vector<std::string> &in, DType rd);
+  // A 32- or 64-bit division by a constant as shifts or a multiply-high.
+  std::optional<std::string> divideByConstant(const Operation &op,
+                                              const std::vector<std::string> &in, DType rd);
+  struct InvariantDivisor;
+  std::string divideByMultiplier(const Operation &op, const std::vector<std::string> &in, bool sign,
+                                 const InvariantDivisor &divisor);
   void emitIf(Operation &op);
   Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
