@@ -362,7 +362,9 @@ class _Gen:
         if op in ("//", "%"):
             self.features.add("intdiv")
             if self.r.random() < 0.3 and not is_unsigned(d):
-                k = self.r.choice(("-1", "-7", "3", "1"))
+                # (powers of two and other positive constants divide without
+                # div/rem in PTX: shifts, a multiply-high)
+                k = self.r.choice(("-1", "-7", "3", "1", "2", "16", "64", "10"))
                 return self.fit(V(f"{self.paren(a)} {op} {k}", d, a.shape, **_flags(a)), shape)
             return self.fit(V(f"{ex} {op} ({ey} | 1)", d, s, **fl), shape)
         if op in ("<<", ">>"):
