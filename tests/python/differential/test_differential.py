@@ -107,6 +107,45 @@ def test_comparison_sees_one_bit_and_forgives_only_nan_payloads():
     assert runner.compare_exact("o", "int64", ints + [0, 1], ints).first == 1
 
 
+def test_the_runners_pipeline_is_the_default_one():
+    # runner.PIPELINE names the default Tile IR pipeline for bisect and for
+    # leaving out combine-dot-add: the same IR as the default, for programs
+    # of every feature.
+    import tessera
+    for seed in range(1, 41):
+        p = generator.generate(seed)
+        irs = []
+        for passes in ("", ",".join(runner.PIPELINE)):
+            kernel, _ = runner.make_kernel(p, tessera)
+            with tessera.knobs.compilation.scope():
+                tessera.knobs.compilation.passes = passes
+                k = kernel[(p.grid,)](*runner.random_inputs(p), *runner.poisoned_outputs(p),
+                                      *[v for _, _, v in p.scalars], **p.constexprs)
+            irs.append(k.asm["ttir"])
+        assert irs[0] == irs[1], f"seed {seed}"
+
+
+def test_dot_add_rounding_is_forgiven_only_through_that_pass():
+    # Seed 121846 adds a scalar to a dot's result: combine-dot-add moves the
+    # add into the dot (another rounding order, as Triton's combine), which
+    # the comparison forgives; the pipeline without that pass must match
+    # bit for bit, so a wrong value elsewhere is still a mismatch.
+    import tessera
+    p = generator.generate(121846)
+    assert "dot" in p.features
+    inputs = runner.random_inputs(p)
+    ref = runner.launch(p, tessera, inputs, runner.poisoned_outputs(p), "none")
+    got = runner.launch(p, tessera, inputs, runner.poisoned_outputs(p), "")
+    assert any(runner.compare_exact(o.buffer.name, o.buffer.dtype, g, w) is not None
+               for o, g, w in zip(p.outputs, got, ref))
+    assert runner.check(p, tessera).ok
+    wrong = [g.copy() for g in got]
+    k = next(i for i, o in enumerate(p.outputs) if o.buffer.dtype == "float32")
+    wrong[k][0] = wrong[k][0] * 1.5 + 1
+    fixed = runner._without_dot_add_rounding(p, tessera, inputs, wrong, ref)
+    assert runner.compare_exact("o", "float32", fixed[k], ref[k]) is not None
+
+
 def test_the_passes_knob_turns_the_pipeline_off():
     import tessera
     p = generator.generate(7)
