@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "frontend/lowering.h"
+#include "support/text.h"
 
 namespace tessera::frontend {
 
@@ -21,12 +22,6 @@ std::unique_ptr<Module> lowerKernel(SourceManager &sm, const ast::Module &mod,
 }
 
 namespace {
-std::string trim(std::string s) {
-  size_t b = s.find_first_not_of(" \t\n");
-  size_t e = s.find_last_not_of(" \t\n");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
 [[noreturn]] void badEntry(const std::string &entry, const std::string &why) {
   fail({}, "bad signature entry '" + entry + "': " + why,
        "entries look like '*fp32:16' (pointer), 'i32' or 'i32:16' (scalar), '1024' (constexpr), "
@@ -50,7 +45,7 @@ std::vector<std::string> splitEntries(const std::string &signature) {
     if (c == '<' || c == '[') ++depth;
     if ((c == '>' || c == ']') && depth > 0) --depth;
     if (c == ',' && (depth == 0 || i == signature.size())) {
-      out.push_back(trim(signature.substr(start, i - start)));
+      out.emplace_back(trim(signature.substr(start, i - start)));
       start = i + 1;
     }
   }
@@ -69,15 +64,15 @@ ArgSpec parseDescriptorEntry(const std::string &entry) {
   if (close == std::string::npos || lb == std::string::npos || rb == std::string::npos ||
       !(open < lb && lb < rb && rb < close))
     badEntry(entry, "a descriptor is written 'tensordesc<fp16[64, 64]>'");
-  std::string type = trim(entry.substr(open + 1, lb - open - 1));
+  std::string type(trim(entry.substr(open + 1, lb - open - 1)));
   auto d = dtypeFromSignatureName(type);
   if (!d) badEntry(entry, "unknown type '" + type + "'");
   a.dtype = *d;
   std::string dims = entry.substr(lb + 1, rb - lb - 1);
   for (size_t at = 0; at <= dims.size();) {
     size_t comma = dims.find(',', at);
-    std::string dim =
-        trim(dims.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    std::string dim(
+        trim(dims.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
     at = comma == std::string::npos ? dims.size() + 1 : comma + 1;
     size_t used = 0;
     int64_t v = 0;
@@ -96,8 +91,8 @@ ArgSpec parseDescriptorEntry(const std::string &entry) {
   for (size_t at = 0; at < hints.size();) {
     if (hints[at] != ':') badEntry(entry, "hints after '>' are ':16' and ':nan'");
     size_t next = hints.find(':', at + 1);
-    std::string hint =
-        trim(hints.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+    std::string hint(
+        trim(hints.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1)));
     at = next == std::string::npos ? hints.size() : next;
     if (hint == "16") {
       a.divisibility = 16;
@@ -169,11 +164,11 @@ std::vector<ArgSpec> parseSignature(const std::string &signature) {
     }
     std::string type = entry, hint;
     if (auto colon = entry.find(':'); colon != std::string::npos) {
-      type = trim(entry.substr(0, colon));
-      hint = trim(entry.substr(colon + 1));
+      type = std::string(trim(entry.substr(0, colon)));
+      hint = std::string(trim(entry.substr(colon + 1)));
     }
     bool ptr = !type.empty() && type[0] == '*';
-    if (ptr) type = trim(type.substr(1));
+    if (ptr) type = std::string(trim(type.substr(1)));
     auto d = dtypeFromSignatureName(type);
     if (!d && type == "i1") d = DType::I1;
     if (!d) badEntry(entry, "unknown type '" + type + "'");

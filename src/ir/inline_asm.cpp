@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "support/text.h"
+
 namespace tessera {
 
 int AsmConstraint::bits() const {
@@ -24,13 +26,6 @@ int asmElementBits(const Type &elem) {
 }
 
 namespace {
-
-std::string trim(const std::string &s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // Elements per register of one operand of `bits`-wide elements: narrower
 // than 32 bits, as many as fit in 32 bits, but no more than one call takes.
@@ -80,7 +75,7 @@ std::optional<AsmPlan> planInlineAsm(const std::string &asmText, const std::stri
   while (start <= constraints.size()) {
     size_t comma = constraints.find(',', start);
     if (comma == std::string::npos) comma = constraints.size();
-    std::string c = trim(constraints.substr(start, comma - start));
+    std::string c(trim(constraints.substr(start, comma - start)));
     start = comma + 1;
     if (c.empty()) {
       if (start > constraints.size() && plan.outputs.empty() && plan.inputs.empty()) break;

@@ -17,13 +17,10 @@
 #include <array>
 #include <string_view>
 
+#include "support/text.h"
+
 namespace tessera::ptx {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r");
-  return b == std::string_view::npos ? std::string_view{} : s.substr(b, e - b + 1);
-}
 
 bool isBarrier(std::string_view line) {
   return line.starts_with("bar.sync ");
