@@ -106,6 +106,21 @@ PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
 // Python error set.
 PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *kwnames,
                   PyObject *grid, PyObject *gridFn);
+// f() (an nb::object; invalid where the fast path declines) from a
+// vectorcall slot: a C++ exception leaves the Python error it carries, or a
+// RuntimeError, and sets *raised, so that the slot returns null.
+template <class F>
+nb::object catchingForPython(F &&f, bool *raised) {
+  try {
+    return f();
+  } catch (nb::python_error &e) {
+    e.restore();
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  *raised = true;
+  return {};
+}
 // Launcher and TunedLauncher objects (launcher.cpp makes both types): for
 // a Launcher `owner` is the Dispatcher and `fn` the JITFunction; for a
 // TunedLauncher `owner` is null and `fn` the Autotuner.

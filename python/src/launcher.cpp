@@ -33,17 +33,15 @@ PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyO
   auto *l = reinterpret_cast<LauncherObject *>(self);
   const size_t nargs = PyVectorcall_NARGS(nargsf);
   nb::object gridOut;
-  try {
-    Dispatcher *d = nb::inst_ptr<Dispatcher>(l->owner);
-    nb::object ran = d->launch(args, nargs, kwnames, l->grid, l->fixed ? &l->g : nullptr, gridOut);
-    if (ran.is_valid()) return ran.release().ptr();
-  } catch (nb::python_error &e) {
-    e.restore();
-    return nullptr;
-  } catch (const std::exception &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-    return nullptr;
-  }
+  bool raised = false;
+  nb::object ran = catchingForPython(
+      [&] {
+        Dispatcher *d = nb::inst_ptr<Dispatcher>(l->owner);
+        return d->launch(args, nargs, kwnames, l->grid, l->fixed ? &l->g : nullptr, gridOut);
+      },
+      &raised);
+  if (raised) return nullptr;
+  if (ran.is_valid()) return ran.release().ptr();
   // A callable grid was called once: the general path gets what it returned.
   const bool called = gridOut.is_valid();
   return callRun(l->fn, args, nargs, kwnames, called ? gridOut.ptr() : l->grid,

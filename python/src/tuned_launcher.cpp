@@ -173,16 +173,10 @@ PyObject *tunedLauncherCall(PyObject *self, PyObject *const *args, size_t nargsf
   auto *t = reinterpret_cast<LauncherObject *>(self);
   const size_t nargs = PyVectorcall_NARGS(nargsf);
   if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
-    try {
-      nb::object out = tunedFast(t, args, nargs);
-      if (out.is_valid()) return out.release().ptr();
-    } catch (nb::python_error &e) {
-      e.restore();
-      return nullptr;
-    } catch (const std::exception &e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-      return nullptr;
-    }
+    bool raised = false;
+    nb::object out = catchingForPython([&] { return tunedFast(t, args, nargs); }, &raised);
+    if (raised) return nullptr;
+    if (out.is_valid()) return out.release().ptr();
   }
   return slowPath(t, args, nargs, kwnames);
 }
