@@ -274,6 +274,45 @@ def test_division_by_constant(dtype, d):
     assert got_q == want_q and got_r == want_r
 
 
+# Walks groups of tiles as tutorial 08's grouped GEMM does: for each group a
+# while loop takes this program's tiles in it, none in most groups (and in
+# the empty ones); its condition reads memory, and the values it carries are
+# used after it whether it ran or not.
+@triton.jit
+def walk_groups(sizes_ptr, out_ptr, n_groups, NPROG: tl.constexpr):
+    tile = tl.program_id(0)
+    start = 0
+    done = 0
+    for g in range(n_groups):
+        count = tl.load(sizes_ptr + g)
+        while tile >= start and tile < start + tl.load(sizes_ptr + g):
+            tl.store(out_ptr + tile, g * 1000 + (tile - start) // (count % 7 + 1))
+            done += 1
+            tile += NPROG
+        start += count
+    tl.store(out_ptr + 4096 + tl.program_id(0), done * 100000 + tile)
+
+
+@pytest.mark.parametrize("nprog", [1, 16, 132])
+def test_while_loops_that_mostly_run_zero_times(nprog):
+    rng = np.random.default_rng()
+    sizes = rng.integers(0, 40, size=12).astype(np.int32)
+    sizes[[2, 5]] = 0
+    out = poisoned((4096 + nprog,), torch.int32)
+    walk_groups[(nprog,)](torch.from_numpy(sizes).cuda(), out, len(sizes), nprog)
+    want = np.full(4096 + nprog, 0x5A, np.int64)  # poisoned()'s value where nothing is stored
+    for pid in range(nprog):
+        tile, start, done = pid, 0, 0
+        for g, count in enumerate(int(c) for c in sizes):
+            while start <= tile < start + count:
+                want[tile] = g * 1000 + (tile - start) // (count % 7 + 1)
+                done += 1
+                tile += nprog
+            start += count
+        want[4096 + pid] = done * 100000 + tile
+    np.testing.assert_array_equal(out.cpu().numpy().astype(np.int64), want)
+
+
 # A carried value replaced in one branch of an `if` while a value sharing
 # its registers (a hint) is read after the if: the if's result must not be
 # written into the carried value's registers there.
