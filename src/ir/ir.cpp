@@ -196,6 +196,7 @@ void replaceAllUsesWith(Block &scope, Value *from, Value *to) {
 
 PtrMap<const Value *, int> countUses(Function &fn) {
   PtrMap<const Value *, int> uses;
+  uses.reserve(fn.body.ops.size());  // about one used value per op: no rehashing as it fills
   fn.walk([&](Operation *o) {
     for (Value *v : o->operands) ++uses[v];
   });

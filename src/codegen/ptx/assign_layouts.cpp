@@ -89,6 +89,9 @@ bool isTile(const Value *v) {
 // would read all of B's fragments, for more registers and no barrier saved.
 std::unordered_set<const Operation *> chainedDots(Function &fn) {
   std::unordered_set<const Operation *> chained;
+  bool anyDot = false;  // (the walk below costs a map lookup per operand)
+  fn.walk([&](Operation *o) { anyDot = anyDot || o->code == OpCode::Dot; });
+  if (!anyDot) return chained;
   std::function<void(Block &)> visit = [&](Block &b) {
     // Each value of the block: the dots of the block it derives from.
     std::unordered_map<const Value *, std::vector<const Operation *>> from;

@@ -340,8 +340,13 @@ void descriptorsFromPointers(Module &m) {
   int converted = 0;
   for (auto &fn : m.functions) {
     std::vector<Operation *> loads;
+    // (Only a 2-D tile load directly in a for body may convert: the axis
+    // info the Converter computes first is not worth it without one.)
     fn->walk([&](Operation *op) {
-      if (op->code == OpCode::Load && op->result()->type.isTile()) loads.push_back(op);
+      const Operation *loop = op->parent->parentOp;
+      if (op->code == OpCode::Load && op->result()->type.isTile() &&
+          op->result()->type.shape.size() == 2 && loop && loop->code == OpCode::For)
+        loads.push_back(op);
     });
     if (loads.empty()) continue;
     Converter c(*fn);

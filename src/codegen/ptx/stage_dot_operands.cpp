@@ -152,7 +152,12 @@ class Stager {
 
 void stageDotOperands(Module &m) {
   if (m.targetSm < 90 || !m.archSpecific) return;  // wgmma is sm_90a's
-  for (auto &fn : m.functions) Stager(*fn, m).run();
+  for (auto &fn : m.functions) {
+    // (Use counts and axis info cost more than a kernel without a dot needs.)
+    bool anyDot = false;
+    for (auto &o : fn->body.ops) anyDot = anyDot || o->code == OpCode::Dot;
+    if (anyDot) Stager(*fn, m).run();
+  }
 }
 
 }  // namespace tessera::ptx

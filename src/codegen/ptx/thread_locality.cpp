@@ -167,11 +167,16 @@ class ThreadLocality {
   // Rewrites one reduce; false when none matches. Uses are counted afresh
   // each time, since a rewrite changes them (and frees values).
   bool rewriteOne() {
-    users_.clear();
     std::vector<Operation *> reduces;
     fn_.walk([&](Operation *op) {
+      if (op->code == OpCode::Reduce && op->parent->parentOp &&
+          op->parent->parentOp->code == OpCode::For)
+        reduces.push_back(op);
+    });
+    if (reduces.empty()) return false;  // (the use lists cost more than the rest)
+    users_.clear();
+    fn_.walk([&](Operation *op) {
       for (Value *v : op->operands) users_[v].push_back(op);
-      if (op->code == OpCode::Reduce) reduces.push_back(op);
     });
     // Innermost first: a reduce nested deeper comes later in a pre-order
     // walk. An outer loop then sees the inner loop's rewritten result.
