@@ -371,6 +371,8 @@ class _Gen:
             self.features.add("shift")
             if self.r.random() < 0.4:
                 k = self.r.choice((0, 1, bits // 2, bits - 1))
+                if op == "<<" and a.expr in self.constexpr_names:
+                    k = min(k, 1)  # a static_range index shifts in Python: 2 << 31 fits no int32
                 return self.fit(V(f"{self.paren(a)} {op} {k}", d, a.shape, **_flags(a)), shape)
             return self.fit(V(f"{ex} {op} ({ey} & {bits - 1})", d, s, **fl), shape)
         return self.fit(V(f"{ex} {op} {ey}", d, s, **fl), shape)
@@ -509,6 +511,8 @@ class _Gen:
                       "{x} % -4"]
         ub_forms = ["{x} // {x}", "{x} % {x}", "0 // {x}", "0 % {x}", "({x} * 0) // ({x} * 0)"]
         form = self.r.choice(forms + (ub_forms if e not in self.constexpr_names else []))
+        if e in self.constexpr_names and "<<" in form:  # (as in binary: shifted in Python)
+            form = "({x} + 1) - 1"
         fl["ub"] = fl["ub"] or form in ub_forms or ".to(tl.float32)).to" in form
         return V(form.format(x=e, d=d, lo=lo, hi=hi), d, shape, **fl)
 

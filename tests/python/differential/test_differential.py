@@ -146,6 +146,16 @@ def test_dot_add_rounding_is_forgiven_only_through_that_pass():
     assert runner.compare_exact("o", "float32", fixed[k], ref[k]) is not None
 
 
+@pytest.mark.parametrize("seed", [586009, 657967])
+def test_static_range_indices_are_not_shifted_out_of_int32(seed):
+    # These seeds shifted a static_range index left by 31 (in Python, as the
+    # index is a compile-time int), which no int32 operand then accepts: a
+    # program error of the generator's, not the compiler's.
+    import tessera
+    res = runner.check(generator.generate(seed), tessera)
+    assert res.ok, res.error or res.mismatches
+
+
 def test_the_passes_knob_turns_the_pipeline_off():
     import tessera
     p = generator.generate(7)
