@@ -106,6 +106,12 @@ PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid);
 // Python error set.
 PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *kwnames,
                   PyObject *grid, PyObject *gridFn);
+struct LauncherObject;
+// d's launch of `args` on launcher l's grid, or fn.run (callRun) where the
+// Dispatcher declines: the result; a Python error is thrown as
+// nb::python_error (launcher.cpp).
+nb::object launchOrRun(Dispatcher &d, PyObject *fn, const LauncherObject &l, PyObject *const *args,
+                       size_t nargs, PyObject *kwnames);
 // f() (an nb::object; invalid where the fast path declines) from a
 // vectorcall slot: a C++ exception leaves the Python error it carries, or a
 // RuntimeError, and sets *raised, so that the slot returns null.

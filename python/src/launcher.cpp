@@ -32,20 +32,13 @@ bool parseIntGrid(PyObject *grid, std::array<int64_t, 3> &g) {
 PyObject *launcherCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
   const size_t nargs = PyVectorcall_NARGS(nargsf);
-  nb::object gridOut;
   bool raised = false;
   nb::object ran = catchingForPython(
       [&] {
-        Dispatcher *d = nb::inst_ptr<Dispatcher>(l->owner);
-        return d->launch(args, nargs, kwnames, l->grid, l->fixed ? &l->g : nullptr, gridOut);
+        return launchOrRun(*nb::inst_ptr<Dispatcher>(l->owner), l->fn, *l, args, nargs, kwnames);
       },
       &raised);
-  if (raised) return nullptr;
-  if (ran.is_valid()) return ran.release().ptr();
-  // A callable grid was called once: the general path gets what it returned.
-  const bool called = gridOut.is_valid();
-  return callRun(l->fn, args, nargs, kwnames, called ? gridOut.ptr() : l->grid,
-                 called ? l->grid : nullptr);
+  return raised ? nullptr : ran.release().ptr();
 }
 
 int launcherTraverse(PyObject *self, visitproc visit, void *arg) {
@@ -162,6 +155,19 @@ PyObject *callRun(PyObject *fn, PyObject *const *args, size_t nargs, PyObject *k
   all[total + 1] = Py_False;
   if (gridFn) all[total + 2] = gridFn;
   return PyObject_Vectorcall(run.ptr(), all.data(), nargs, names.ptr());
+}
+
+nb::object launchOrRun(Dispatcher &d, PyObject *fn, const LauncherObject &l, PyObject *const *args,
+                       size_t nargs, PyObject *kwnames) {
+  nb::object gridOut;
+  nb::object out = d.launch(args, nargs, kwnames, l.grid, l.fixed ? &l.g : nullptr, gridOut);
+  if (out.is_valid()) return out;
+  // A callable grid was called once: the general path gets what it returned.
+  const bool called = gridOut.is_valid();
+  out = nb::steal(callRun(fn, args, nargs, kwnames, called ? gridOut.ptr() : l.grid,
+                          called ? l.grid : nullptr));
+  if (!out.is_valid()) throw nb::python_error();
+  return out;
 }
 
 PyObject *makeLauncher(nb::handle dispatcher, nb::handle fn, nb::handle grid) {

@@ -154,16 +154,7 @@ nb::object tunedFast(LauncherObject *t, PyObject *const *args, size_t nargs) {
       if (PyObject_SetAttr(tuner, name, Py_None) < 0) PyErr_Clear();
     }
   } reset{t->fn, launchArgsName};
-  nb::object gridOut;
-  nb::object out =
-      d->launch(all.data(), nargs, kwnames, t->grid, t->fixed ? &t->g : nullptr, gridOut);
-  if (!out.is_valid()) {
-    const bool called = gridOut.is_valid();
-    out = nb::steal(callRun(fn.ptr(), all.data(), nargs, kwnames, called ? gridOut.ptr() : t->grid,
-                            called ? t->grid : nullptr));
-    if (!out.is_valid()) throw nb::python_error();
-  }
-  return out;
+  return launchOrRun(*d, fn.ptr(), *t, all.data(), nargs, kwnames);
 }
 
 }  // namespace
