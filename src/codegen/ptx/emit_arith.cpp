@@ -836,19 +836,18 @@ std::optional<std::string> Emitter::divideByConstant(const Operation &op,
 // x / d (or x % d) for a 32-bit d > 0 with multiplier and shifts `v`;
 // in[1] holds d.
 std::string Emitter::divideByMultiplier(const Operation &op, const std::vector<std::string> &in,
-                                        bool sign, const InvariantDivisor &divisor) {
-  const InvariantDivisor *v = &divisor;
+                                        bool sign, const InvariantDivisor &v) {
   std::string x = in[0];
   if (sign) {
     x = reg(RegClass::B32);
     ins("abs.s32 " + x + ", " + in[0]);
   }
   std::string t = reg(RegClass::B32), u = reg(RegClass::B32), q = reg(RegClass::B32);
-  ins("mul.hi.u32 " + t + ", " + v->magic + ", " + x);
+  ins("mul.hi.u32 " + t + ", " + v.magic + ", " + x);
   ins("sub.u32 " + u + ", " + x + ", " + t);
-  ins("shr.b32 " + u + ", " + u + ", " + v->shift1);
+  ins("shr.b32 " + u + ", " + u + ", " + v.shift1);
   ins("add.u32 " + u + ", " + u + ", " + t);
-  ins("shr.b32 " + q + ", " + u + ", " + v->shift2);
+  ins("shr.b32 " + q + ", " + u + ", " + v.shift2);
   if (sign) {  // the quotient's sign: negative when the operands' differ
     std::string s = reg(RegClass::B32);
     ins("xor.b32 " + s + ", " + in[0] + ", " + in[1]);

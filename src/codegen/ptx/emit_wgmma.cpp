@@ -155,14 +155,13 @@ void Emitter::emitWgmmaDot(Operation &op, const WgmmaPlan &p) {
   // moves the start along rows (K-major) or S-byte columns (MN-major).
   std::string group = reg(RegClass::B32), gm = reg(RegClass::B32), gn = reg(RegClass::B32);
   prologueIns("shr.u32 " + group + ", " + warp_ + ", 2");
-  if (std::has_single_bit(static_cast<unsigned>(p.wgM))) {  // (ptxas divides by a constant in full)
-    prologueIns("and.b32 " + gm + ", " + group + ", " + std::to_string(p.wgM - 1));
-    prologueIns("shr.u32 " + gn + ", " + group + ", " +
-                std::to_string(std::countr_zero(static_cast<unsigned>(p.wgM))));
-  } else {
-    prologueIns("rem.u32 " + gm + ", " + group + ", " + std::to_string(p.wgM));
-    prologueIns("div.u32 " + gn + ", " + group + ", " + std::to_string(p.wgM));
-  }
+  // wgM divides the program's warpgroup count, a power of two: a mask and a
+  // shift (ptxas would divide by the constant in full).
+  if (!std::has_single_bit(static_cast<unsigned>(p.wgM)))
+    internalError("emit-ptx", "warpgroups along M not a power of two");
+  prologueIns("and.b32 " + gm + ", " + group + ", " + std::to_string(p.wgM - 1));
+  prologueIns("shr.u32 " + gn + ", " + group + ", " +
+              std::to_string(std::countr_zero(static_cast<unsigned>(p.wgM))));
   // Byte offset of (mn, k) in operand `l` of `shape`, where `kDim` is K's dim.
   auto at = [&](const SharedLayout &l, const std::vector<int64_t> &shape, int kDim, int64_t mn,
                 int64_t k) {

@@ -318,7 +318,7 @@ class Emitter {
                                               const std::vector<std::string> &in, DType rd);
   struct InvariantDivisor;
   std::string divideByMultiplier(const Operation &op, const std::vector<std::string> &in, bool sign,
-                                 const InvariantDivisor &divisor);
+                                 const InvariantDivisor &v);
   void emitIf(Operation &op);
   Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
