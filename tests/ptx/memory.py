@@ -216,3 +216,22 @@ def ragged_load(x_ptr, y_ptr, n):
 # RAGGED-LOAD: @[[PART]] ld.global.b16 [[H:%h[0-9]+]]
 # RAGGED-LOAD-NOT: ld.global.v4
 # RAGGED-LOAD: ret
+
+
+# Bytes two to a thread: a pair whose last byte is in bounds loads under that
+# byte's mask, both bytes of it (a pair is narrower than the packed-word
+# path); no byte loads unpredicated, so the bytes past n keep `other`.
+# RUN: tesserac compile %s --kernel ragged_byte_load --signature "*i8:16, *i32:16, i32" --emit ptx | FileCheck %s --check-prefix=BYTE-LOAD
+@triton.jit
+def ragged_byte_load(x_ptr, y_ptr, n):
+    offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1)
+    tl.store(y_ptr + tl.program_id(0), tl.sum(x.to(tl.int32)))
+
+# BYTE-LOAD: .visible .entry ragged_byte_load(
+# BYTE-LOAD-NOT: {{^[[:space:]]*}}ld.global
+# BYTE-LOAD: @[[PAIR:%p[0-9]+]] ld.global.s8
+# BYTE-LOAD-NEXT: @[[PAIR]] ld.global.s8
+# BYTE-LOAD-NEXT: @{{%p[0-9]+}} ld.global.s8
+# BYTE-LOAD-NOT: {{^[[:space:]]*}}ld.global
+# BYTE-LOAD: ret

@@ -277,7 +277,10 @@ void Emitter::emitLoad(Operation &op) {
       } else {
         for (int j = 0; j < width; ++j) {
           std::string mt = scalarMemType(d);
-          std::string p = runMasks[i + j].empty() ? "" : "@" + runMasks[i + j] + " ";
+          // A whole vector gives only its first element a mask (accessVectors):
+          // the others load under that one, never unconditionally.
+          const std::string &m = runMasks[i + j].empty() ? runMasks[i] : runMasks[i + j];
+          std::string p = m.empty() ? "" : "@" + m + " ";
           if (rc == RegClass::Pred) {
             std::string t = reg(RegClass::B16), q = reg(RegClass::Pred);
             ins("selp.u16 " + t + ", 1, 0, " + dst[j]);
