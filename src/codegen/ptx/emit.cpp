@@ -567,14 +567,39 @@ void Emitter::emitWhile(Operation &op) {
   if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   for (size_t i = 0; i < args.size(); ++i)
     copyInto(args[i], spread(op.operand(i), args[i].size()), before.args[i]->type);
-  std::string head = newLabel(), exit = newLabel();
-  label(head);
-  for (size_t i = 0; i < args.size(); ++i) set(before.args[i].get(), args[i]);
-  emitBlock(before);
   Operation *cond = before.terminator();
-  std::vector<Value *> forwarded(cond->operands.begin() + 1, cond->operands.end());
-  if (!results.empty()) parallelCopy(*this, results, forwarded, mov);
-  ins("@!" + get(cond->operand(0))[0] + " bra " + exit);
+  // The condition, its values forwarded into `results`; returns the
+  // predicate register.
+  auto test = [&]() {
+    for (size_t i = 0; i < args.size(); ++i) set(before.args[i].get(), args[i]);
+    emitBlock(before);
+    std::vector<Value *> forwarded(cond->operands.begin() + 1, cond->operands.end());
+    if (!results.empty()) parallelCopy(*this, results, forwarded, mov);
+    return get(cond->operand(0))[0];
+  };
+  std::string exit = newLabel();
+  if (rotatable(before)) {
+    // Rotated, as LLVM rotates loops: the condition once before the loop
+    // and again at its bottom, so the body's back edge is one conditional
+    // branch, and what ptxas hoists out of the body runs only once the loop
+    // is entered (a grouped GEMM's tile loop runs zero times in most of its
+    // group iterations).
+    std::string body = newLabel();
+    ins("@!" + test() + " bra " + exit);
+    label(body);
+    for (size_t i = 0; i < results.size(); ++i) set(after.args[i].get(), results[i]);
+    emitBlock(after);
+    if (Operation *y = after.terminator(); y && !args.empty())
+      parallelCopy(*this, args, y->operands, mov);
+    if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
+    ins("@" + test() + " bra " + body);
+    label(exit);
+    for (size_t i = 0; i < results.size(); ++i) set(op.result(i), results[i]);
+    return;
+  }
+  std::string head = newLabel();
+  label(head);
+  ins("@!" + test() + " bra " + exit);
   for (size_t i = 0; i < results.size(); ++i) set(after.args[i].get(), results[i]);
   emitBlock(after);
   if (Operation *y = after.terminator(); y && !args.empty())
@@ -583,6 +608,21 @@ void Emitter::emitWhile(Operation &op) {
   ins("bra " + head);
   label(exit);
   for (size_t i = 0; i < results.size(); ++i) set(op.result(i), results[i]);
+}
+
+// Whether a while's condition block may be emitted twice (see emitWhile):
+// a few scalar ops that allocate nothing, synchronise nothing and write no
+// memory (loads may repeat: the condition runs once per test either way).
+bool Emitter::rotatable(const Block &before) {
+  if (before.ops.size() > 24) return false;
+  for (const auto &o : before.ops) {
+    if (o->code == OpCode::Condition) continue;
+    if (!o->regions.empty() || writesMemOp(*o)) return false;
+    if (!isPureOp(*o) && o->code != OpCode::Load) return false;
+    for (const auto &r : o->results)
+      if (!r->type.isScalar()) return false;
+  }
+  return true;
 }
 
 std::vector<std::string> Emitter::inlineRegion(const Block &b,

@@ -322,6 +322,7 @@ class Emitter {
   void emitIf(Operation &op);
   Value *carriedInPlace(const Operation &ifOp, unsigned result);
   void emitWhile(Operation &op);
+  static bool rotatable(const Block &before);
   void emitWarpSpecialize(Operation &op);
   void copyInto(const Regs &dst, const Regs &src, const Type &t);
   void setLoc(const SourceLoc &loc);
