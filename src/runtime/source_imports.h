@@ -13,7 +13,8 @@
 // module's attribute). Names it cannot resolve stay unbound (the front end
 // reports them where a kernel uses them), triton and tessera are never
 // looked for on disk, and it never fails: at worst units[0] alone. At most
-// 64 units.
+// 64 units. A file in which no line but `import triton...`-style ones
+// says `import` is units[0] alone without being parsed here.
 #pragma once
 
 #include <string>
