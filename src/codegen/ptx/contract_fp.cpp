@@ -4,8 +4,8 @@
 // Guarantees, with fusion on (the default): an fp32 or fp64 `add` (either
 // operand order) of a value `c` and the result of a `mul` of the same type
 // that has no other use, sits in the same block and neither is `precise`,
-// becomes `fma(a, b, c)` where the mul was moved to just before the add
-// (one rounding instead of two). With fusion off: every float add, sub and
+// becomes `fma(a, b, c)` at the add's place, with the mul's location (one
+// rounding instead of two). With fusion off: every float add, sub and
 // mul is marked `precise`, which the emitter writes with `.rn`, a rounding
 // ptxas never contracts into an fma, so the GPU rounds every operation as
 // the interpreter does.
@@ -33,25 +33,23 @@ class FmaContractor {
  public:
   explicit FmaContractor(Function &fn) : fn_(fn), uses_(countUses(fn)) {}
 
-  void run() {
-    contractIn(fn_.body);
-    if (!vm_.empty()) vm_.apply(fn_);
-  }
+  void run() { contractIn(fn_.body); }
 
  private:
+  // The add becomes the fma in place, with the mul's location, and the mul
+  // (whose one use it was) goes: the add's result stays the result, so no
+  // use needs rewriting.
   void contractIn(Block &b) {
     for (auto it = b.ops.begin(); it != b.ops.end();) {
-      Operation *op = (it++)->get();  // advance first: op may be buried
-      vm_.remapOperands(op);
+      Operation *op = (it++)->get();  // advance first: the mul erased is before op
       for (auto &r : op->regions) contractIn(*r);
       if (op->code != OpCode::Add || !isFusibleFloat(*op)) continue;
       for (unsigned i = 0; i < 2; ++i)
         if (Operation *mul = product(op, op->operand(i))) {
-          mul->code = OpCode::Fma;
-          mul->operands.push_back(op->operand(1 - i));
-          moveBefore(mul, op);
-          vm_.map(op->result(0), mul->result(0));
-          gy_.bury(op);
+          op->code = OpCode::Fma;
+          op->operands = {mul->operand(0), mul->operand(1), op->operand(1 - i)};
+          op->loc = mul->loc;
+          eraseOp(mul);
           break;
         }
     }
@@ -61,15 +59,13 @@ class FmaContractor {
   Operation *product(Operation *add, Value *v) {
     Operation *mul = v->def;
     if (!mul || mul->code != OpCode::Mul || mul->parent != add->parent) return nullptr;
-    if (uses_[v] != 1 || !isFusibleFloat(*mul)) return nullptr;
+    if (uses_.get(v) != 1 || !isFusibleFloat(*mul)) return nullptr;
     if (mul->result(0)->type != add->result(0)->type) return nullptr;
     return mul;
   }
 
   Function &fn_;
   PtrMap<const Value *, int> uses_;
-  ValueMap vm_;
-  Graveyard gy_;
 };
 
 void markRoundedSeparately(Function &fn) {
