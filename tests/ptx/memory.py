@@ -187,8 +187,12 @@ def ragged_store(y_ptr, n, ld):
 
 # RAGGED: .visible .entry ragged_store(
 # RAGGED: and.pred [[PART:%p[0-9]+]], [[FIRST:%p[0-9]+]], ![[LAST:%p[0-9]+]]
-# RAGGED: @[[LAST]] st.global.v4.b32
-# RAGGED: @[[PART]] st.global.b16
+# RAGGED: @[[LAST]] st.global.v4.b32 [[[BASE:%rd[0-9]+]]]
+# RAGGED-NEXT: @[[PART]] st.global.b16 [[[BASE]]]
+# The vector's other elements are addressed from its first: no address
+# arithmetic of their own.
+# RAGGED-NEXT: @{{%p[0-9]+}} st.global.b16 [[[BASE]]+2]
+# RAGGED: @{{%p[0-9]+}} st.global.b16 [[[BASE]]+12]
 # RAGGED: ret
 
 # ALIGNED-BOUND: .visible .entry ragged_store(
@@ -212,8 +216,9 @@ def ragged_load(x_ptr, y_ptr, n):
 
 # RAGGED-LOAD: .visible .entry ragged_load(
 # RAGGED-LOAD: and.pred [[PART:%p[0-9]+]], {{%p[0-9]+}}, ![[LAST:%p[0-9]+]]
-# RAGGED-LOAD: @[[LAST]] ld.global.v4.b32 {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}}
-# RAGGED-LOAD: @[[PART]] ld.global.b16 [[H:%h[0-9]+]]
+# RAGGED-LOAD: @[[LAST]] ld.global.v4.b32 {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}}, [[[BASE:%rd[0-9]+]]]
+# RAGGED-LOAD: @[[PART]] ld.global.b16 [[H:%h[0-9]+]], [[[BASE]]]
+# RAGGED-LOAD-NEXT: ld.global.b16 {{%h[0-9]+}}, [[[BASE]]+2]
 # RAGGED-LOAD-NOT: ld.global.v4
 # RAGGED-LOAD: ret
 

@@ -174,16 +174,31 @@ static int wholeVectorWidth(Emitter &e, const Value *ptr, const Value *mask, con
   return prefix && prefix->run >= whole ? whole : vec;
 }
 
+// `address` (a register, or a register plus an offset) `bytes` further on.
+static std::string offsetAddress(const std::string &address, int64_t bytes) {
+  if (bytes == 0) return address;
+  size_t plus = address.find('+');
+  if (plus == std::string::npos) return address + "+" + std::to_string(bytes);
+  return address.substr(0, plus) + "+" +
+         std::to_string(std::stoll(address.substr(plus + 1)) + bytes);
+}
+
 // The accesses of a load or store of `masks.size()` elements (laid out as
 // `l`, null for a scalar), `vec` at a time under their masks; or, where
 // wholeVectorWidth allows wider vectors, per such vector: whole under its
 // last element's mask, then its elements `vec` at a time under their masks
-// less that one (straight-line code, so that ptxas still computes each
-// address just before its access). `access(first, width, masks, count)`
-// reads masks[i] for each width-wide piece i of [first, first + count).
+// less that one (straight-line code: a branch around them made ptxas save
+// and restore predicates across it, more instructions than it skipped).
+// A whole vector's elements are contiguous, so those past its first are
+// addressed from it (`ptrs` becomes `[a+2]`, `[a+4]`, ...): their own
+// address registers go unused and ptxas drops their arithmetic, which was
+// most of a ragged epilogue's instructions. `access(first, width, masks,
+// count)` reads masks[i] and ptrs[i] for each width-wide piece i of
+// [first, first + count).
 using RunAccess = std::function<void(size_t, int, const Regs &, size_t)>;
 static void accessVectors(Emitter &e, const Value *ptr, const Value *mask, const LinearLayout *l,
-                          const Regs &masks, int vec, const RunAccess &access) {
+                          const Regs &masks, Regs &ptrs, int bytes, int vec,
+                          const RunAccess &access) {
   int whole = l ? wholeVectorWidth(e, ptr, mask, *l, vec) : vec;
   if (whole <= vec) {
     access(0, vec, masks, masks.size());
@@ -199,6 +214,7 @@ static void accessVectors(Emitter &e, const Value *ptr, const Value *mask, const
       e.ins("and.pred " + each[i + j] + ", " + masks[i + j] + ", !" + last);
     }
     access(i, whole, one, whole);
+    for (int j = 1; j < whole - vec; ++j) ptrs[i + j] = offsetAddress(ptrs[i], int64_t{j} * bytes);
     access(i, vec, each, whole - vec);
   }
 }
@@ -294,8 +310,8 @@ void Emitter::emitLoad(Operation &op) {
       }
     }
   };
-  accessVectors(*this, ptr, mask, res->type.isTile() ? &layoutOf(res) : nullptr, masks, vec,
-                loadRuns);
+  accessVectors(*this, ptr, mask, res->type.isTile() ? &layoutOf(res) : nullptr, masks, ptrs, bytes,
+                vec, loadRuns);
   set(res, out);
 }
 
@@ -377,7 +393,8 @@ void Emitter::emitStore(Operation &op) {
       }
     }
   };
-  accessVectors(*this, ptr, mask, tile ? &layoutOf(ptr) : nullptr, masks, vec, storeRuns);
+  accessVectors(*this, ptr, mask, tile ? &layoutOf(ptr) : nullptr, masks, ptrs, bytes, vec,
+                storeRuns);
 }
 
 void Emitter::emitAtomic(Operation &op) {
