@@ -62,6 +62,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -212,7 +213,7 @@ class Assigner {
   // computed again; a convert that ends up an identity is removed (apply).
   bool separateStores() {
     bool changed = false;
-    PtrMap<const Value *, int> uses = countUses(fn_);
+    std::optional<PtrMap<const Value *, int>> uses;  // counted once a store needs it
     for (Operation *op : cls_.anchors) {
       if (op->code == OpCode::Load) {
         changed |= separateResidualLoad(op);
@@ -242,9 +243,10 @@ class Assigner {
       Builder b;
       b.setInsertionPointBefore(op);
       b.setLoc(op->loc);
+      if (!uses) uses = countUses(fn_);
       for (unsigned i = 1; i < op->operands.size(); ++i) {
         Value *v = op->operands[i];
-        if (!isTile(v) || (i == 2 && uses[v] < 2)) continue;
+        if (!isTile(v) || (i == 2 && uses->get(v) < 2)) continue;
         op->operands[i] = b.op1(OpCode::ConvertLayout, {v}, v->type);
         storeConverts_.push_back({op->operands[i]->def, op});
       }
