@@ -327,18 +327,21 @@ class Assigner {
     };
     for (bool again = true; again;) {
       again = false;
-      PtrMap<const Value *, int> uses = countUses(fn_);
+      // One walk: every use of a leaf, and how many each leaf has.
+      PtrMap<const Value *, int> uses;
       std::vector<std::pair<Operation *, unsigned>> sites;  // (user, operand index)
       fn_.walk([&](Operation *op) {
         for (unsigned i = 0; i < op->operands.size(); ++i) {
           Value *v = op->operands[i];
-          if (isLeaf(v) && uses[v] >= 2) sites.push_back({op, i});
+          if (!isLeaf(v)) continue;
+          ++uses[v];
+          sites.push_back({op, i});
         }
       });
       PtrSet<const Value *> firstKept;
       for (auto [user, i] : sites) {
         Value *v = user->operands[i];
-        if (firstKept.insert(v)) continue;
+        if (uses.get(v) < 2 || firstKept.insert(v)) continue;
         Operation *def = v->def;
         Operation *at = user;
         while (at->parent != def->parent && at->parent->parentOp) at = at->parent->parentOp;
