@@ -177,10 +177,18 @@ Lexer Lexer::embedded(const SourceManager &sm, uint32_t fileId, uint32_t begin, 
 
 SourceLoc Lexer::locAt(uint32_t offset) const {
   const auto &starts = file_->lineStarts;
-  auto it = std::upper_bound(starts.begin(), starts.end(), offset);
-  uint32_t lineIndex = static_cast<uint32_t>(it - starts.begin()) - 1;
-  return SourceLoc{fileId_, file_->firstLine + lineIndex,
-                   offset - starts[lineIndex] + 1 + file_->colOffset};
+  auto onLine = [&](size_t i) {
+    return i < starts.size() && starts[i] <= offset &&
+           (i + 1 == starts.size() || offset < starts[i + 1]);
+  };
+  size_t line = lastLine_;
+  if (!onLine(line) && !onLine(++line)) {
+    auto it = std::upper_bound(starts.begin(), starts.end(), offset);
+    line = static_cast<size_t>(it - starts.begin()) - 1;
+  }
+  lastLine_ = line;
+  return SourceLoc{fileId_, file_->firstLine + static_cast<uint32_t>(line),
+                   offset - starts[line] + 1 + file_->colOffset};
 }
 
 bool Lexer::insideMultilineString(uint32_t offset) const {

@@ -120,6 +120,9 @@ class Lexer {
   std::vector<std::pair<char, uint32_t>> brackets_;  // opener and its offset
   std::deque<Token> pending_;                        // queued DEDENTs
   std::vector<std::pair<uint32_t, uint32_t>> multilineStrings_;
+  // The line of the last locAt: tokens come in order, so the next one is
+  // mostly on it or the line after (no search over a long file's lines).
+  mutable size_t lastLine_ = 0;
 };
 
 }  // namespace tessera::frontend
