@@ -1135,3 +1135,29 @@ def test_ragged_masked_load(gen, dtype, n, rows, cols):
     m = min(n, cols * grid)
     ref[:, :m] = x[:, :m]
     assert torch.equal(out, ref)
+
+
+@triton.jit
+def ragged_store_kernel(x_ptr, out_ptr, n, ld, ROWS: tl.constexpr, COLS: tl.constexpr):
+    # The store side of ragged_load_kernel: each 16-byte vector of a row is
+    # stored whole when its last element is in bounds, else element by
+    # element (addressed from the vector's first); nothing past n is written.
+    rows = tl.arange(0, ROWS)[:, None]
+    cols = tl.program_id(0) * COLS + tl.arange(0, COLS)[None, :]
+    x = tl.load(x_ptr + rows * (COLS * tl.num_programs(0)) + cols)
+    tl.store(out_ptr + rows * ld + cols, x, mask=cols < n)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8, torch.float64])
+@pytest.mark.parametrize("n", [1, 7, 61, 129, 250, 256])
+@pytest.mark.parametrize("rows, cols", [(4, 128), (8, 32)])
+def test_ragged_masked_store(gen, dtype, n, rows, cols):
+    grid = 2
+    ld = 256
+    x = (torch.randn((rows, cols * grid), device="cuda", generator=gen) * 50).to(dtype)
+    out = poisoned((rows, ld), dtype)
+    ref = out.clone()
+    ragged_store_kernel[(grid,)](x, out, n, ld, ROWS=rows, COLS=cols)
+    m = min(n, cols * grid)
+    ref[:, :m] = x[:, :m]
+    assert torch.equal(out.view(torch.uint8), ref.view(torch.uint8))  # NaN poison compared bitwise
