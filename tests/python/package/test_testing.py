@@ -80,7 +80,10 @@ def test_do_bench_slow_function_is_measured_by_its_estimate(monkeypatch):
     assert len(calls) == 2 and len(times) == 1 and 29 <= times[0] < 300, (calls, times)
     fn, calls = sleeper(8.0)
     times = testing.do_bench(fn, warmup=5, rep=20, return_mode="all")
-    assert len(calls) == 1 + len(times) and 3 <= len(times) <= 5, (calls, times)
+    # Calls until their times fill the 20 ms (three 8 ms sleeps; two where a
+    # loaded machine stretches them): the last one fills it, the others not.
+    assert len(calls) == 1 + len(times) and 2 <= len(times) <= 5, (calls, times)
+    assert sum(times[:-1]) < 20 <= sum(times), times
     assert all(7.5 <= t < 100 for t in times), times
     fn, calls = sleeper(1.0)
     testing.do_bench(fn, warmup=0, rep=0)  # a zero budget still times one call
