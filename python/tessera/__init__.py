@@ -20,7 +20,7 @@ when first needed.
 __version__ = "0.1.0"
 
 from .runtime.errors import CompilationError, KernelError, InterpreterError, OutOfResources, TesseraError
-from .runtime.jit import JITFunction, KernelInterface, jit
+from .runtime.jit import JITFunction, KernelInterface, constexpr_function, jit
 from .runtime.arrays import MockTensor, TensorWrapper, reinterpret
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.driver import GPUTarget
@@ -49,7 +49,8 @@ def next_power_of_2(n: int) -> int:
 __all__ = [
     "Autotuner", "CompilationError", "Config", "GPUTarget", "Heuristics", "InterpreterError",
     "JITFunction", "KernelError", "KernelInterface", "MockTensor", "OutOfResources", "TensorWrapper",
-    "TesseraError", "TritonError", "autotune", "cdiv", "compile", "compiler", "heuristics", "jit",
+    "TesseraError", "TritonError", "autotune", "cdiv", "compile", "compiler", "constexpr_function",
+    "heuristics", "jit",
     "knobs",
     "language",
     "next_power_of_2", "reinterpret", "runtime", "set_allocator", "testing",

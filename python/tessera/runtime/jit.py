@@ -872,6 +872,35 @@ def _check_grid(grid, fn=None, grid_functions=True):
     return tuple(out)
 
 
+class ConstexprFunction(JITFunction):
+    """A Python function a kernel calls on constexpr arguments at compile
+    time (Triton's `@triton.constexpr_function`). From host code it is the
+    function itself (constexpr arguments unwrapped); in a kernel the compiler
+    inlines it as it does a @jit function and evaluates it, so its result is
+    a constexpr wherever its arguments are (`tl.arange(0, f(BLOCK))`). Its
+    body is therefore held to what a @jit function may contain: Python the
+    front end evaluates (arithmetic, comparisons, if/while/for, calls of
+    other such functions and of tl's constexpr helpers), not arbitrary
+    library calls."""
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*[_unwrap_constexpr(a) for a in args],
+                       **{k: _unwrap_constexpr(v) for k, v in kwargs.items()})
+
+    def __getitem__(self, grid):
+        raise TypeError(f"'{self.__name__}' is a @constexpr_function: call it, from a kernel or "
+                        "from Python; it is not a kernel to launch")
+
+    def __repr__(self) -> str:
+        return f"ConstexprFunction({self.module}:{self.fn.__qualname__})"
+
+
+def constexpr_function(fn):
+    """Decorator: `fn` may be called from kernels on constexpr arguments and
+    gives a constexpr (see ConstexprFunction)."""
+    return ConstexprFunction(fn)
+
+
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
         do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
     """Decorator making a Python function a Tessera kernel (or a device

@@ -382,3 +382,44 @@ def test_integer_arguments_past_64_bits_overflow(value, fits):
     else:
         with pytest.raises(OverflowError, match="does not fit in a kernel argument"):
             take_value_kernel[(1,)](value, out)
+
+
+# --------------------------------------------- @triton.constexpr_function
+
+
+@triton.constexpr_function
+def halved_above(b, limit):
+    return b // 2 if b > limit else b
+
+
+@triton.constexpr_function
+def rows_for(b):
+    return halved_above(b, 8) * 2 - 1  # one constexpr function calling another
+
+
+@triton.jit
+def constexpr_function_kernel(out_ptr, x_ptr, B: tl.constexpr):
+    H: tl.constexpr = halved_above(B, 8)
+    offs = tl.arange(0, H)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * rows_for(B))
+
+
+@pytest.mark.parametrize("block", [4, 8, 64])
+def test_constexpr_function_is_a_constexpr_in_kernels(rng, block):
+    # The result sizes a tile (tl.arange needs a constexpr) and scales it.
+    x = rng.integers(-100, 100, 64).astype(np.int32)
+    out = np.full(64, -7, np.int32)
+    constexpr_function_kernel[(1,)](out, x, B=block)
+    h = block // 2 if block > 8 else block
+    want = np.full(64, -7, np.int32)
+    want[:h] = x[:h] * (2 * h - 1)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_constexpr_function_from_host_code():
+    # A plain function to Python, constexpr arguments unwrapped, and not a
+    # kernel: launching it is a TypeError that says so.
+    assert halved_above(64, 8) == 32 and rows_for(tl.constexpr(4)) == 7
+    assert triton.constexpr_function is triton.runtime.jit.constexpr_function
+    with pytest.raises(TypeError, match="constexpr_function.*not a kernel"):
+        halved_above[(1,)](64, 8)
