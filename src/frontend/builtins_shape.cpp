@@ -1,6 +1,6 @@
-// Builtins: shape manipulation (reshape, view, ravel, expand_dims,
-// broadcast_to, broadcast, trans, permute, join, split, interleave, cat,
-// flip), gather, sort and histogram. Parameter names and the checks follow
+// Builtins: shape manipulation (reshape, view, ravel, expand_dims, squeeze,
+// unsqueeze, broadcast_to, broadcast, trans, permute, join, split,
+// interleave, cat, flip), gather, sort and histogram. Parameter names and the checks follow
 // Triton's core.py/semantic.py so keyword calls and misuse behave alike.
 #include <algorithm>
 #include <set>
@@ -100,6 +100,44 @@ SVal expandDims(Lowerer &l, A &a) {
       x = l.emit(OpCode::ExpandDims, {x}, x->type.withShape(s), a.loc, {{"axis", ax}});
   }
   return SVal::tensor(x);
+}
+
+// The dimension `dim` of a rank-`rank` result or operand, negative
+// counting from the end, or a diagnostic.
+int64_t dimArg(Lowerer &l, A &a, int64_t rank) {
+  int64_t d = l.constInt(a["dim"], a.locOf("dim"), "the dim of " + a.name);
+  if (d < -rank || d >= rank)
+    l.error(
+        a.locOf("dim"),
+        a.name + ": dim " + std::to_string(d) + " is out of range for rank " + std::to_string(rank),
+        "dims count from 0 (or from -rank)");
+  return d < 0 ? d + rank : d;
+}
+
+// tl.squeeze (Triton's standard library): x without its dimension `dim`,
+// which must have size 1.
+SVal squeeze(Lowerer &l, A &a) {
+  Value *x = tileArg(l, a["x"], a.locOf("x"), a.name);
+  std::vector<int64_t> shape = x->type.shape;
+  int64_t d = dimArg(l, a, static_cast<int64_t>(shape.size()));
+  if (shape[d] != 1)
+    l.error(a.locOf("dim"),
+            a.name + ": dimension " + std::to_string(d) + " of " + describe(a["x"]) + " has size " +
+                std::to_string(shape[d]) + ", not 1",
+            "only a dimension of size 1 can be squeezed; tl.reshape changes others");
+  shape.erase(shape.begin() + d);
+  return SVal::tensor(reshapeTo(l, x, shape, a.loc));
+}
+
+// tl.unsqueeze: x with a dimension of size 1 inserted at `dim` (0 to rank;
+// negative counts from the end of the result), as tl.expand_dims.
+SVal unsqueeze(Lowerer &l, A &a) {
+  Value *x = tileArg(l, a["x"], a.locOf("x"), a.name);
+  int64_t d = dimArg(l, a, x->type.rank() + 1);
+  std::vector<int64_t> shape = x->type.shape;
+  shape.insert(shape.begin() + d, 1);
+  return SVal::tensor(
+      l.emit(OpCode::ExpandDims, {x}, x->type.withShape(shape), a.loc, {{"axis", d}}));
 }
 
 SVal broadcastToFn(Lowerer &l, A &a) {
@@ -379,6 +417,8 @@ std::vector<BuiltinDef> shapeBuiltins() {
       {"tl.view", {"input", "*shape"}, reshape},
       {"tl.ravel", {"x", "can_reorder=False"}, ravel},
       {"tl.expand_dims", {"input", "axis"}, expandDims},
+      {"tl.squeeze", {"x", "dim"}, squeeze},
+      {"tl.unsqueeze", {"x", "dim"}, unsqueeze},
       {"tl.broadcast_to", {"input", "*shape"}, broadcastToFn},
       {"tl.broadcast", {"input", "other"}, broadcastFn},
       {"tl.trans", {"input", "*dims"}, trans},

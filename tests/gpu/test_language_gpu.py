@@ -1161,3 +1161,25 @@ def test_ragged_masked_store(gen, dtype, n, rows, cols):
     m = min(n, cols * grid)
     ref[:, :m] = x[:, :m]
     assert torch.equal(out.view(torch.uint8), ref.view(torch.uint8))  # NaN poison compared bitwise
+
+
+@triton.jit
+def squeeze_kernel(x_ptr, out_ptr, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr,
+                   DIM: tl.constexpr):
+    offs = tl.arange(0, S0 * S1 * S2)
+    x = tl.reshape(tl.load(x_ptr + offs), (S0, S1, S2))
+    y = tl.squeeze(x, DIM)
+    w = tl.unsqueeze(tl.unsqueeze(y, DIM), -1)
+    tl.store(out_ptr + offs, tl.ravel(w) * 3)
+    tl.store(out_ptr + S0 * S1 * S2 + offs, tl.ravel(tl.sum(w, 3)) + tl.ravel(y))
+
+
+@pytest.mark.parametrize("shape, dim", [((1, 16, 8), 0), ((4, 1, 32), 1), ((8, 16, 1), -1)])
+def test_squeeze_and_unsqueeze(gen, shape, dim):
+    n = shape[0] * shape[1] * shape[2]
+    x = torch.randint(-1000, 1000, (n,), dtype=torch.int32, device="cuda", generator=gen)
+    out = poisoned((2 * n,), torch.int32)
+    squeeze_kernel[(1,)](x, out, *shape, DIM=dim)
+    y = x.reshape(shape).squeeze(dim)
+    assert torch.equal(out[:n], x * 3)
+    assert torch.equal(out[n:], (y + y).reshape(-1))

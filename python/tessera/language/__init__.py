@@ -33,8 +33,8 @@ from .math import (
     umulhi,
 )
 from .standard import (
-    zeros, zeros_like, sigmoid, softmax, cdiv, ravel, sum, xor_sum, reduce_or, swizzle2d, max, min,
-    argmax, argmin, cumsum, cumprod, sort, topk, flip, interleave,
+    zeros, zeros_like, sigmoid, softmax, cdiv, ravel, squeeze, unsqueeze, sum, xor_sum, reduce_or,
+    swizzle2d, max, min, argmax, argmin, cumsum, cumprod, sort, topk, flip, interleave,
 )
 from .random import (
     randint, randint4x, rand, rand4x, randn, randn4x, philox, uint_to_uniform_float,
@@ -69,8 +69,9 @@ __all__ = [
     "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
     "abs", "fdiv", "div_rn", "fma", "umulhi",
     # standard
-    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "sum", "xor_sum", "reduce_or",
-    "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "topk", "flip", "interleave",
+    "zeros", "zeros_like", "sigmoid", "softmax", "cdiv", "ravel", "squeeze", "unsqueeze", "sum",
+    "xor_sum", "reduce_or", "swizzle2d", "max", "min", "argmax", "argmin", "cumsum", "cumprod",
+    "sort", "topk", "flip", "interleave",
     # random
     "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "uint_to_uniform_float",
     "pair_uniform_to_normal",

@@ -53,6 +53,18 @@ def ravel(x: tensor, can_reorder: bool = False) -> tensor:
     _host_call("tl.ravel")
 
 
+def squeeze(x: tensor, dim: IntLike) -> tensor:
+    """``x`` without its dimension ``dim`` (negative counts from the end),
+    which must have size 1."""
+    _host_call("tl.squeeze")
+
+
+def unsqueeze(x: tensor, dim: IntLike) -> tensor:
+    """``x`` with a dimension of size 1 inserted at ``dim`` (0 to its rank;
+    negative counts from the end of the result), as ``tl.expand_dims``."""
+    _host_call("tl.unsqueeze")
+
+
 def sum(input: tensor, axis: IntLike | None = None, keep_dims: bool = False,
         dtype: dtype | None = None) -> tensor:
     """Sum of ``input`` along ``axis`` (all elements when None); ``keep_dims`` keeps

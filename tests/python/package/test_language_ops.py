@@ -469,3 +469,47 @@ def test_broadcast_product_becomes_a_dot(rng, dtype):
     ref = x.astype(np.float64) @ y.astype(np.float64)
     np.testing.assert_allclose(z, ref, rtol=1e-5 if dtype == "float32" else 1e-12,
                                atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+@triton.jit
+def squeeze_kernel(x_ptr, out_ptr, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr,
+                   DIM: tl.constexpr):
+    offs = tl.arange(0, S0 * S1 * S2)
+    x = tl.reshape(tl.load(x_ptr + offs), (S0, S1, S2))
+    y = tl.squeeze(x, DIM)  # rank 2
+    z = tl.unsqueeze(y, DIM)  # back to rank 3, then rank 4 at the end
+    w = tl.unsqueeze(z, -1)
+    tl.store(out_ptr + offs, tl.ravel(w) * 3)
+    tl.store(out_ptr + S0 * S1 * S2 + offs, tl.ravel(tl.sum(w, 3)) + tl.ravel(y))
+
+
+@pytest.mark.parametrize("shape, dim", [((1, 4, 8), 0), ((4, 1, 8), 1), ((4, 8, 1), 2),
+                                        ((4, 8, 1), -1), ((1, 1, 16), -3)])
+def test_squeeze_and_unsqueeze(rng, shape, dim):
+    n = int(np.prod(shape))
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    out = np.full(2 * n, -7, np.int32)
+    squeeze_kernel[(1,)](x, out, *shape, DIM=dim)
+    y = np.squeeze(x.reshape(shape), dim)
+    np.testing.assert_array_equal(out[:n], x * 3)
+    np.testing.assert_array_equal(out[n:], (y + y).ravel())
+
+
+@pytest.mark.parametrize("call, message", [
+    ("tl.squeeze(x, 1)", "dimension 1 of .* has size 4, not 1"),
+    ("tl.squeeze(x, 3)", "dim 3 is out of range for rank 3"),
+    ("tl.unsqueeze(x, 4)", "dim 4 is out of range for rank 4"),
+    ("tl.squeeze(tl.program_id(0), 0)", "needs a tensor"),
+])
+def test_squeeze_errors_point_at_the_call(tmp_path, call, message):
+    src = tmp_path / "bad_squeeze.py"
+    src.write_text("import tessera as triton\nimport tessera.language as tl\n\n\n@triton.jit\n"
+                   "def k(out):\n    x = tl.reshape(tl.arange(0, 16), (1, 4, 4))\n"
+                   f"    y = {call}\n    tl.store(out, tl.sum(tl.ravel(y)))\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bad_squeeze", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(triton.CompilationError, match=message) as e:
+        mod.k[(1,)](np.zeros(1, np.int32))
+    assert "bad_squeeze.py:8:" in str(e.value)
