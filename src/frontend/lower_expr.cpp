@@ -368,6 +368,15 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
       m.elems.push_back(obj);
       return m;
     }
+    case SVal::Kind::BlockPtr:
+      // Its type, a pointer to the block: `.element_ty` is the block type,
+      // which a dtype of its element stands for (as a tile's x.type).
+      if (name == "dtype" || name == "type") {
+        SVal d = SVal::dtypeVal(obj.elems[0].v->type.dtype);
+        d.i = 1;
+        return d;
+      }
+      break;
     case SVal::Kind::DType: {
       if (name == "primitive_bitwidth") return SVal::integer(obj.i ? 64 : bitWidth(obj.dtype));
       // A pointer type's pointee; a block type's (x.type of a tile) element.

@@ -93,3 +93,23 @@ def test_unchecked_blocks_inside_the_array(rng):
     src = (rng.standard_normal((M, N)) * 20).astype(np.float16)
     dst, _ = run(src, M, N, (1, 0), 0)
     np.testing.assert_array_equal(dst[:, :N], src)
+
+
+@triton.jit
+def block_ptr_dtype_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    # A block pointer's dtype is a pointer to its block: element_ty is the
+    # block's type, and casting to it keeps the element type.
+    p = tl.make_block_ptr(base=src_ptr, shape=(n,), strides=(1,), offsets=(0,),
+                          block_shape=(BLOCK,), order=(0,))
+    v = tl.load(p, boundary_check=(0,), padding_option="zero")
+    tl.store(dst_ptr + tl.arange(0, BLOCK), (v * 2).to(p.dtype.element_ty))
+    tl.static_assert(p.type.element_ty == tl.float16)
+
+
+def test_block_ptr_dtype_is_a_pointer_to_its_block(rng):
+    src = rng.standard_normal(16).astype(np.float16)
+    dst = np.full(16, np.nan, np.float16)
+    block_ptr_dtype_kernel[(1,)](src, dst, 13, BLOCK=16)
+    want = np.zeros(16, np.float16)
+    want[:13] = (src[:13].astype(np.float32) * 2).astype(np.float16)
+    np.testing.assert_array_equal(dst, want)
