@@ -67,6 +67,23 @@ class KernelError(TesseraError, RuntimeError):
         return (type(self), (self.message,))
 
 
+class CompileTimeAssertionFailure(CompilationError):
+    """A tl.static_assert that failed (Triton's class of that name)."""
+
+
+class UnsupportedLanguageConstruct(CompilationError):
+    """Triton's class for Python a kernel may not use; Tessera reports such
+    code as a CompilationError, so this one is never raised."""
+
+
+def refined(e: CompilationError) -> CompilationError:
+    """`e` as the subclass Triton raises for it: CompileTimeAssertionFailure
+    for a failed tl.static_assert, else `e` itself."""
+    if type(e) is CompilationError and "error: static_assert failed" in e.message.split("\n", 1)[0]:
+        return CompileTimeAssertionFailure(e.message)
+    return e
+
+
 # Triton's names for the errors that tutorials catch.
 InterpreterError = KernelError
 

@@ -13,7 +13,7 @@ import hashlib
 import operator
 import os
 
-from .errors import CompilationError, InterpretedCompilationError
+from .errors import CompilationError, InterpretedCompilationError, refined
 
 
 def _ext():
@@ -141,6 +141,8 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
         # InterpreterError (it runs the kernel as Python): ours is both.
         if not target and knobs.runtime.interpret:
             raise InterpretedCompilationError(e.message) from None
+        if (r := refined(e)) is not e:
+            raise r from None
         raise
     stats.compiles += 1
     if knobs.compilation.dump_ir:

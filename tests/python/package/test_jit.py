@@ -423,3 +423,26 @@ def test_constexpr_function_from_host_code():
     assert triton.constexpr_function is triton.runtime.jit.constexpr_function
     with pytest.raises(TypeError, match="constexpr_function.*not a kernel"):
         halved_above[(1,)](64, 8)
+
+
+@triton.jit
+def static_assert_kernel(out_ptr, B: tl.constexpr):
+    tl.static_assert(B > 8, "B must exceed 8")
+    tl.store(out_ptr, B)
+
+
+def test_compiler_errors_module_names_triton_classes():
+    # `from triton.compiler.errors import ...`: a failed static_assert is a
+    # CompileTimeAssertionFailure (a CompilationError) with the diagnostic;
+    # other compile errors stay plain CompilationErrors.
+    from tessera.compiler.errors import (CompilationError, CompileTimeAssertionFailure,
+                                         UnsupportedLanguageConstruct)
+    assert issubclass(UnsupportedLanguageConstruct, CompilationError)
+    out = np.zeros(1, np.int32)
+    with pytest.raises(CompileTimeAssertionFailure, match="static_assert failed: B must exceed 8"):
+        static_assert_kernel[(1,)](out, B=4)
+    static_assert_kernel[(1,)](out, B=16)
+    assert out[0] == 16
+    with pytest.raises(CompilationError) as e:
+        constexpr_function_kernel[(1,)](out, out, B=3)  # tl.arange(0, 3): not a power of two
+    assert type(e.value) is CompilationError
