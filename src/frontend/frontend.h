@@ -135,7 +135,9 @@ const std::vector<std::string> &builtinNames();
 std::vector<ArgSpec> parseSignature(const std::string &signature);
 
 // Whether decorator `d` is @jit (`jit`, `triton.jit`, `tl.jit(...)`, any
-// module's `jit`).
+// module's `jit`) or @constexpr_function, which the compiler inlines alike.
 bool isJitDecorator(const ast::Expr &d);
+// Whether decorator `d` is @constexpr_function (any module's).
+bool isConstexprFunctionDecorator(const ast::Expr &d);
 
 }  // namespace tessera::frontend

@@ -726,20 +726,26 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
     l.error(target.loc, "the loop variable must be a single name");
   Env *outer = l.env();
 
-  if (r.kind == "tl.static_range") {
-    int64_t a = l.constInt(r.lo, iter.loc, "tl.static_range start");
-    int64_t z = l.constInt(r.hi, iter.loc, "tl.static_range end");
-    int64_t st = l.constInt(r.step, iter.loc, "tl.static_range step");
+  // In a constexpr_function every range runs at compile time, as Python
+  // would run it.
+  if (r.kind == "tl.static_range" || l.inConstexprFunction()) {
+    const bool unrolled = r.kind == "tl.static_range";
+    const std::string what = unrolled ? "tl.static_range" : "a constexpr_function's range()";
+    int64_t a = l.constInt(r.lo, iter.loc, what + " start");
+    int64_t z = l.constInt(r.hi, iter.loc, what + " end");
+    int64_t st = l.constInt(r.step, iter.loc, what + " step");
     if (containsBreak(s.body))
-      l.error(s.loc, "'break' is not supported in tl.static_range loops",
-              "use range() for a loop that breaks");
-    int64_t count = 0;
+      l.error(s.loc, "'break' is not supported in " + what + " loops",
+              unrolled ? "use range() for a loop that breaks"
+                       : "put the exit test in a while loop's condition");
+    int64_t count = 0, limit = unrolled ? 4096 : 100000;
     // A next value past int64 is past z too: the loop ends there, as
     // Python's range does, without overflowing.
     for (int64_t v = a; st > 0 ? v < z : v > z;) {
-      if (++count > 4096)
-        l.error(iter.loc, "tl.static_range unrolls more than 4096 iterations",
-                "use range() for long loops");
+      if (++count > limit)
+        l.error(iter.loc, what + " runs more than " + std::to_string(limit) + " iterations",
+                unrolled ? "use range() for long loops"
+                         : "a loop that long does not belong in a compile-time helper");
       (*outer)[target.str] = SVal::integer(v);
       LoopDepthGuard depth(l);
       Lowerer::FlowResult f = l.lowerBody(s.body);
@@ -797,8 +803,32 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
   bindCarried(lc, *outer, resultsOf(forOp));
 }
 
+// A while loop of a constexpr_function, run at compile time: its condition
+// must be a compile-time value on every test.
+void lowerCompileTimeWhile(Lowerer &l, const ast::Stmt &s) {
+  if (containsBreak(s.body))
+    l.error(s.loc, "'break' is not supported in a constexpr_function's while loop",
+            "put the exit test in the loop's condition");
+  for (int64_t count = 0;; ++count) {
+    SVal cond = l.expr(*s.a);
+    if (!cond.isConst())
+      l.error(s.a->loc,
+              "a constexpr_function's while condition must be a compile-time value, got " +
+                  describe(cond),
+              "a constexpr_function runs at compile time on constexpr arguments");
+    if (l.unary(ast::UnaryOp::Not, cond, s.a->loc).i) return;  // false
+    if (count == 100000)
+      l.error(s.loc, "a constexpr_function's while loop ran 100000 times",
+              "a loop that long (or endless) does not belong in a compile-time helper");
+    LoopDepthGuard depth(l);
+    Lowerer::FlowResult f = l.lowerBody(s.body);
+    if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+  }
+}
+
 void lowerWhile(Lowerer &l, const ast::Stmt &s) {
   if (!s.orelse.empty()) l.error(s.loc, "while/else is not supported in kernels");
+  if (l.inConstexprFunction()) return lowerCompileTimeWhile(l, s);
   Env *outer = l.env();
   Builder &b = l.builder();
   bool hasBreak = containsBreak(s.body);

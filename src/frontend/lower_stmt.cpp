@@ -6,12 +6,19 @@
 
 namespace tessera::frontend {
 
-bool isJitDecorator(const ast::Expr &d) {
+static bool decoratorNamed(const ast::Expr &d, const char *name) {
   const ast::Expr *e = &d;
   if (e->kind == ast::ExprKind::Call) e = e->a.get();
-  if (e->kind == ast::ExprKind::Name) return e->str == "jit";
-  if (e->kind == ast::ExprKind::Attribute) return e->str == "jit";
+  if (e->kind == ast::ExprKind::Name || e->kind == ast::ExprKind::Attribute) return e->str == name;
   return false;
+}
+
+bool isJitDecorator(const ast::Expr &d) {
+  return decoratorNamed(d, "jit") || isConstexprFunctionDecorator(d);
+}
+
+bool isConstexprFunctionDecorator(const ast::Expr &d) {
+  return decoratorNamed(d, "constexpr_function");
 }
 
 namespace {
@@ -165,8 +172,11 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   const ast::Stmt *def = callee.fn;
   // A JitFunction global is @jit by the host's word, whatever its decorators
   // are spelled (an alias, a wrapper); a function of the unit itself must be.
-  bool jit = callee.knownJit;
-  for (const auto &d : def->decorators) jit |= isJitDecorator(*d);
+  bool jit = callee.knownJit, constexprFn = false;
+  for (const auto &d : def->decorators) {
+    jit |= isJitDecorator(*d);
+    constexprFn |= isConstexprFunctionDecorator(*d);
+  }
   if (!jit)
     error(loc, "calling '" + def->name + "', which is not a @jit function",
           "decorate '" + def->name + "' with @triton.jit so it can be called from a kernel");
@@ -215,6 +225,9 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   }
   env_ = &env;
   ++inlineDepth_;
+  // A constexpr_function's body runs as Python would, at compile time (see
+  // constexprFunctionDepth_); a @jit function it calls is lowered as usual.
+  int savedConstexprDepth = std::exchange(constexprFunctionDepth_, constexprFn ? 1 : 0);
   int savedLoopDepth = loopDepth_;
   loopDepth_ = 0;
   // The callee's returns end the callee, not the caller.
@@ -224,6 +237,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     flow = lowerBody(def->body);
   } catch (...) {
     continuation_ = std::move(savedContinuation);
+    constexprFunctionDepth_ = savedConstexprDepth;
     --inlineDepth_;
     loopDepth_ = savedLoopDepth;
     env_ = savedEnv;
@@ -231,6 +245,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     throw;
   }
   continuation_ = std::move(savedContinuation);
+  constexprFunctionDepth_ = savedConstexprDepth;
   loopDepth_ = savedLoopDepth;
   --inlineDepth_;
   env_ = savedEnv;
@@ -250,7 +265,8 @@ Lowerer::FlowResult Lowerer::lowerBody(const ast::Body &body, size_t from) {
 }
 
 // See SVal::assigned. Unpacking (a, b = 1, 2) binds each number by assignment.
-static SVal liftedByAssignment(const ast::Expr &target, SVal value) {
+static SVal liftedByAssignment(const ast::Expr &target, SVal value, bool constexprFunction) {
+  if (constexprFunction) return value;  // Python's numbers, not scalar tensors
   if (value.isNumber()) {
     value.assigned = true;
   } else if (value.kind == SVal::Kind::Tuple &&
@@ -306,7 +322,7 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
       return;
     case K::Assign: {
       SVal v = expr(*s.a);
-      for (const auto &t : s.targets) assign(*t, liftedByAssignment(*t, v));
+      for (const auto &t : s.targets) assign(*t, liftedByAssignment(*t, v, inConstexprFunction()));
       return;
     }
     case K::AugAssign: {
@@ -315,7 +331,7 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
         error(t.loc, "augmented assignment is only supported on names");
       SVal cur = lookupName(t.str, t.loc);
       SVal rhs = expr(*s.a);
-      assign(t, liftedByAssignment(t, binary(s.binop, cur, rhs, s.loc)));
+      assign(t, liftedByAssignment(t, binary(s.binop, cur, rhs, s.loc), inConstexprFunction()));
       return;
     }
     case K::AnnAssign:
@@ -327,7 +343,7 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
         if (constexprAnnotated)
           v.assigned = false;
         else
-          v = liftedByAssignment(*s.targets[0], v);
+          v = liftedByAssignment(*s.targets[0], v, inConstexprFunction());
         assign(*s.targets[0], v);
       }
       return;

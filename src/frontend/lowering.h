@@ -308,6 +308,7 @@ class Lowerer {
   SourceManager &sources() { return sm_; }
   const LowerOptions &options() const { return opts_; }
   bool dryRun() const { return dryRun_ > 0; }
+  bool inConstexprFunction() const { return constexprFunctionDepth_ > 0; }
 
   // Emit helpers (set the location, create, return the single result).
   Value *emit(OpCode c, std::vector<Value *> operands, Type t, SourceLoc loc,
@@ -337,6 +338,9 @@ class Lowerer {
   int64_t loweredStatements_ = 0;
   int dryRun_ = 0;
   int loopDepth_ = 0;  // loops enclosing the statement being lowered, in this function
+  // 1 while lowering the body of a @constexpr_function: numbers bound by
+  // assignment stay numbers and loops run at compile time (lower_control.cpp).
+  int constexprFunctionDepth_ = 0;
   std::set<const Value *> constPointers_;  // tl.const parameters
 
  public:

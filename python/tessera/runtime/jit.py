@@ -875,13 +875,11 @@ def _check_grid(grid, fn=None, grid_functions=True):
 class ConstexprFunction(JITFunction):
     """A Python function a kernel calls on constexpr arguments at compile
     time (Triton's `@triton.constexpr_function`). From host code it is the
-    function itself (constexpr arguments unwrapped); in a kernel the compiler
-    inlines it as it does a @jit function and evaluates it, so its result is
-    a constexpr wherever its arguments are (`tl.arange(0, f(BLOCK))`). Its
-    body is therefore held to what a @jit function may contain: Python the
-    front end evaluates (arithmetic, comparisons, if/while/for, calls of
-    other such functions and of tl's constexpr helpers), not arbitrary
-    library calls."""
+    function itself (constexpr arguments unwrapped); in a kernel the front
+    end runs its body at compile time as Python would (names bound by
+    assignment stay numbers, while/for loops run to the end), so its result
+    is a constexpr (`tl.arange(0, f(BLOCK))`). Its text is parsed as kernel
+    code is: the Python a kernel may hold, not arbitrary library calls."""
 
     def __call__(self, *args, **kwargs):
         return self.fn(*[_unwrap_constexpr(a) for a in args],

@@ -67,11 +67,12 @@ def _file_lines(fn):
     return linecache.getlines(fn.__code__.co_filename, fn.__globals__)
 
 
-def _function_source(fn, override: str | None = None, lines=None):
+def _function_source(fn, override: str | None = None, lines=None, decorator: str = "@jit"):
     """(source, first_line, col_offset) of `fn` as the front end should see
-    it: the decorator lines become one `@jit` line (decorators such as
-    @autotune may hold arbitrary Python), so line numbers stay those of the
-    file. `lines`: the file as it was when the function was decorated (else
+    it: the decorator lines become one `decorator` line (decorators such as
+    @autotune may hold arbitrary Python; a constexpr_function's say so, for
+    the front end runs its body at compile time), so line numbers stay
+    those of the file. `lines`: the file as it was when the function was decorated (else
     read now). `override` (JITFunction.src assigned) replaces the file's
     text; a function exec'd from a string uses that string."""
     code = fn.__code__
@@ -94,7 +95,7 @@ def _function_source(fn, override: str | None = None, lines=None):
     indent = len(lines[i]) - len(lines[i].lstrip())
     head = []
     if i > start:
-        head = [" " * indent + "@jit\n"] + ["\n"] * (i - start - 1)
+        head = [" " * indent + decorator + "\n"] + ["\n"] * (i - start - 1)
     body = head + list(block)
     text = "".join(line[indent:] if line[:indent].strip() == "" else line.lstrip() for line in body)
     # An assigned source keeps the function's place in its file: patches
@@ -256,7 +257,9 @@ def _collect_units(root: JITFunction):
         target = pending.pop(0)
         fn = target.fn
         override = getattr(target, "_src_override", None)
-        source, first_line, col = _function_source(fn, override, getattr(target, "_lines", None))
+        decorator = "@constexpr_function" if isinstance(target, _jit().ConstexprFunction) else "@jit"
+        source, first_line, col = _function_source(fn, override, getattr(target, "_lines", None),
+                                                   decorator)
         names = {}
         _code_names(fn.__code__, names)
         if override is not None:  # the new text may read other globals

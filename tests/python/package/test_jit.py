@@ -393,6 +393,19 @@ def halved_above(b, limit):
 
 
 @triton.constexpr_function
+def log2_by_loop(n):
+    # Plain Python, run at compile time: names bound by assignment stay
+    # numbers, and the loops run as Python runs them.
+    r = 0
+    while n > 1:
+        n >>= 1
+        r += 1
+    for i in range(2):
+        r += i
+    return r - 1
+
+
+@triton.constexpr_function
 def rows_for(b):
     return halved_above(b, 8) * 2 - 1  # one constexpr function calling another
 
@@ -401,7 +414,8 @@ def rows_for(b):
 def constexpr_function_kernel(out_ptr, x_ptr, B: tl.constexpr):
     H: tl.constexpr = halved_above(B, 8)
     offs = tl.arange(0, H)
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * rows_for(B))
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * rows_for(B) + log2_by_loop(B))
+    tl.static_assert(log2_by_loop(B) >= 0)  # a constexpr: static_assert takes it
 
 
 @pytest.mark.parametrize("block", [4, 8, 64])
@@ -412,14 +426,14 @@ def test_constexpr_function_is_a_constexpr_in_kernels(rng, block):
     constexpr_function_kernel[(1,)](out, x, B=block)
     h = block // 2 if block > 8 else block
     want = np.full(64, -7, np.int32)
-    want[:h] = x[:h] * (2 * h - 1)
+    want[:h] = x[:h] * (2 * h - 1) + (block.bit_length() - 1)
     np.testing.assert_array_equal(out, want)
 
 
 def test_constexpr_function_from_host_code():
     # A plain function to Python, constexpr arguments unwrapped, and not a
     # kernel: launching it is a TypeError that says so.
-    assert halved_above(64, 8) == 32 and rows_for(tl.constexpr(4)) == 7
+    assert halved_above(64, 8) == 32 and rows_for(tl.constexpr(4)) == 7 and log2_by_loop(64) == 6
     assert triton.constexpr_function is triton.runtime.jit.constexpr_function
     with pytest.raises(TypeError, match="constexpr_function.*not a kernel"):
         halved_above[(1,)](64, 8)
@@ -446,3 +460,20 @@ def test_compiler_errors_module_names_triton_classes():
     with pytest.raises(CompilationError) as e:
         constexpr_function_kernel[(1,)](out, out, B=3)  # tl.arange(0, 3): not a power of two
     assert type(e.value) is CompilationError
+
+
+@triton.constexpr_function
+def endless(n):
+    while n > 0:
+        n += 1
+    return n
+
+
+@triton.jit
+def endless_kernel(out_ptr):
+    tl.store(out_ptr, endless(1))
+
+
+def test_constexpr_function_loop_that_does_not_end_is_a_diagnostic():
+    with pytest.raises(triton.CompilationError, match="while loop ran 100000 times"):
+        endless_kernel[(1,)](np.zeros(1, np.int32))
