@@ -376,6 +376,11 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         d.i = 1;
         return d;
       }
+      if (name == "advance") {  // p.advance(offsets), tl.advance as a method (Triton's)
+        SVal m = SVal::builtin("tl.advance");
+        m.elems.push_back(obj);
+        return m;
+      }
       break;
     case SVal::Kind::DType: {
       if (name == "primitive_bitwidth") return SVal::integer(obj.i ? 64 : bitWidth(obj.dtype));

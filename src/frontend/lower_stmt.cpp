@@ -21,6 +21,12 @@ bool isConstexprFunctionDecorator(const ast::Expr &d) {
   return decoratorNamed(d, "constexpr_function");
 }
 
+// `a`, `a.b`, `a.b.c`: a name and attributes, nothing evaluated on the way.
+static bool isNamePath(const ast::Expr &e) {
+  if (e.kind == ast::ExprKind::Name) return true;
+  return e.kind == ast::ExprKind::Attribute && e.a && isNamePath(*e.a);
+}
+
 namespace {
 
 bool isConstexprAnnotation(const ast::Expr *a) {
@@ -359,6 +365,15 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
           assign(*target, expr(*s.a));
           return;
         }
+      }
+      // tl.advance makes a new block pointer and changes nothing: a call
+      // whose result is dropped is a mistake (Triton's must_use_result).
+      if (s.a->kind == ast::ExprKind::Call && isNamePath(*s.a->a)) {
+        SVal callee = expr(*s.a->a);  // names only: evaluating it twice has no effect
+        if (callee.kind == SVal::Kind::Builtin && callee.s == "tl.advance")
+          error(s.a->loc, "the result of tl.advance is not being used",
+                "tl.advance has no side effects: assign its result, e.g. p = tl.advance(p, "
+                "offsets)");
       }
       expr(*s.a);
       return;

@@ -113,3 +113,37 @@ def test_block_ptr_dtype_is_a_pointer_to_its_block(rng):
     want = np.zeros(16, np.float16)
     want[:13] = (src[:13].astype(np.float32) * 2).astype(np.float16)
     np.testing.assert_array_equal(dst, want)
+
+
+@triton.jit
+def advance_method_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    p = tl.make_block_ptr(base=x_ptr, shape=(2 * N,), strides=(1,), offsets=(0,),
+                          block_shape=(N,), order=(0,))
+    p = p.advance((N,))  # tl.advance as a method, as Triton's tensors have it
+    tl.store(out_ptr + tl.arange(0, N), tl.load(p))
+
+
+def test_advance_as_a_method(rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.full(16, np.nan, np.float32)
+    advance_method_kernel[(1,)](x, out, N=16)
+    np.testing.assert_array_equal(out, x[16:])
+
+
+@pytest.mark.parametrize("statement", ["tl.advance(p, (N,))", "p.advance((N,))"])
+def test_dropped_advance_is_an_error(tmp_path, statement):
+    # tl.advance changes nothing; calling it for its effect is a mistake
+    # Triton refuses too (must_use_result), here at the call in your file.
+    src = tmp_path / "dropped_advance.py"
+    src.write_text("import tessera as triton\nimport tessera.language as tl\n\n\n@triton.jit\n"
+                   "def k(x_ptr, N: tl.constexpr):\n"
+                   "    p = tl.make_block_ptr(base=x_ptr, shape=(2 * N,), strides=(1,), "
+                   "offsets=(0,), block_shape=(N,), order=(0,))\n"
+                   f"    {statement}\n    tl.store(x_ptr + tl.arange(0, N), tl.load(p))\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dropped_advance", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(triton.CompilationError, match="result of tl.advance is not being used") as e:
+        mod.k[(1,)](np.zeros(32, np.float32), N=16)
+    assert "dropped_advance.py:8:5" in str(e.value) and "p = tl.advance(p" in str(e.value)
