@@ -717,6 +717,10 @@ void lowerForWithBreak(Lowerer &l, const ast::Stmt &s, const std::string &target
 
 }  // namespace
 
+// The most iterations a constexpr_function's loop (while or range) runs at
+// compile time before it is refused as endless.
+constexpr int64_t kCompileTimeIterations = 100000;
+
 void lowerFor(Lowerer &l, const ast::Stmt &s) {
   const ast::Expr &iter = *s.a;
   const ast::Expr &target = *s.targets[0];
@@ -738,7 +742,7 @@ void lowerFor(Lowerer &l, const ast::Stmt &s) {
       l.error(s.loc, "'break' is not supported in " + what + " loops",
               unrolled ? "use range() for a loop that breaks"
                        : "put the exit test in a while loop's condition");
-    int64_t count = 0, limit = unrolled ? 4096 : 100000;
+    int64_t count = 0, limit = unrolled ? 4096 : kCompileTimeIterations;
     // A next value past int64 is past z too: the loop ends there, as
     // Python's range does, without overflowing.
     for (int64_t v = a; st > 0 ? v < z : v > z;) {
@@ -817,8 +821,10 @@ void lowerCompileTimeWhile(Lowerer &l, const ast::Stmt &s) {
                   describe(cond),
               "a constexpr_function runs at compile time on constexpr arguments");
     if (l.unary(ast::UnaryOp::Not, cond, s.a->loc).i) return;  // false
-    if (count == 100000)
-      l.error(s.loc, "a constexpr_function's while loop ran 100000 times",
+    if (count == kCompileTimeIterations)
+      l.error(s.loc,
+              "a constexpr_function's while loop ran " + std::to_string(kCompileTimeIterations) +
+                  " times",
               "a loop that long (or endless) does not belong in a compile-time helper");
     LoopDepthGuard depth(l);
     Lowerer::FlowResult f = l.lowerBody(s.body);

@@ -17,12 +17,10 @@
 // the `.rn` marks. Other contractible pairs (a sub of a product) stay for
 // ptxas to fuse.
 #include "codegen/ptx/gpu_passes.h"
-#include "passes/pass_utils.h"
+#include "ir/ir.h"
 
 namespace tessera::ptx {
 namespace {
-
-using namespace passes;
 
 bool isFusibleFloat(const Operation &op) {
   DType d = op.result(0)->type.dtype;
