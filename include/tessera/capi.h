@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 5
+#define TESSERA_CAPI_VERSION 6
 
 /* ---------------------------------------------------------------- status */
 
@@ -79,10 +79,15 @@ typedef enum tessera_value_kind {
   TESSERA_VALUE_FLOAT = 3,  /* f */
   TESSERA_VALUE_STRING = 4, /* s */
   TESSERA_VALUE_DTYPE = 5, /* s: "fp32"/"i32"/... or "float32"/"int32"/..., optional "tl." prefix */
-  TESSERA_VALUE_TUPLE = 6, /* elems[0 .. num_elems) */
+  /* elems[0 .. num_elems); s: NULL, or a namedtuple's class and fields,
+     "Point(x,y)", read as attributes (p.x) */
+  TESSERA_VALUE_TUPLE = 6,
   /* s: a kernel-language function by its builtin name ("tl.exp", "cuda.smid",
      "libdevice.asin"), e.g. a function passed as a tl.constexpr */
-  TESSERA_VALUE_BUILTIN = 7
+  TESSERA_VALUE_BUILTIN = 7,
+  /* A namedtuple class, which a kernel may call to build one: s is its
+     "Name(field,...)"; elems the defaults of its last num_elems fields */
+  TESSERA_VALUE_TUPLE_TYPE = 8
 } tessera_value_kind;
 
 typedef struct tessera_value {
@@ -106,7 +111,14 @@ typedef enum tessera_arg_kind {
    * (a BUFFER run argument), then one INT per dimension of its shape, then
    * one INT per stride but the last (which must be 1). `divisibility` as for
    * POINTER. */
-  TESSERA_ARG_TENSOR_DESC = 3
+  TESSERA_ARG_TENSOR_DESC = 3,
+  /* A tuple passed for one parameter (Triton's tuple arguments): `elems`
+   * holds one spec per element, tuples nested to at most 64 levels. The
+   * kernel sees a tuple; it takes the runtime elements' run arguments in
+   * order, depth first, and none for the CONSTEXPR ones. `dtype` is NULL for
+   * a plain tuple, or a namedtuple's class and fields, "Point(x,y)", which
+   * the kernel reads as attributes (p.x). */
+  TESSERA_ARG_TUPLE = 4
 } tessera_arg_kind;
 
 typedef struct tessera_arg_spec {
@@ -120,7 +132,9 @@ typedef struct tessera_arg_spec {
   int64_t divisibility;
   /* Integer SCALAR: non-zero when the value is known to be 1. */
   int32_t equal_to_1;
-  tessera_value value; /* CONSTEXPR, TENSOR_DESC */
+  tessera_value value;                  /* CONSTEXPR, TENSOR_DESC */
+  const struct tessera_arg_spec *elems; /* TUPLE: elems[0 .. num_elems) */
+  size_t num_elems;
 } tessera_arg_spec;
 
 /* A name visible to the kernel besides the file's own top-level definitions

@@ -289,6 +289,9 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
       if (!defaults_[i].is_valid()) return {};  // missing: the general path says so
       bound[i] = defaults_[i].ptr();
     }
+  // A tuple argument launches through its own Dispatcher (tuple_args.py).
+  for (size_t i = 0; i < np; ++i)
+    if (modes_[i] != kConstexpr && PyTuple_Check(bound[i])) return {};
   if (!globalsUnchanged()) return {};
 
   // The options tuple, as the binder makes it (with @jit's debug default).

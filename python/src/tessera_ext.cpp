@@ -96,7 +96,8 @@ class CompileInputs {
   }
 
   // An encoded Const: ("none",) ("bool", b) ("int", i) ("float", f)
-  // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...]) ("builtin", "cuda.smid").
+  // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...][, "Name(field,...)"])
+  // ("builtin", "cuda.smid") ("tupletype", "Name(field,...)", [Const default, ...]).
   // `depth`: the tuples around it. The C ABI refuses 64 levels; stopping
   // there too keeps a 100,000-deep or self-containing tuple from
   // overflowing the stack here first.
@@ -105,10 +106,10 @@ class CompileInputs {
       raise(PyExc_ValueError,
             "a constant's tuples are nested more than 64 deep (or a tuple contains itself)");
     tessera_value v{};
-    nb::tuple t = tuple(h, 1, 2, "a constant");
+    nb::tuple t = tuple(h, 1, 3, "a constant");
     std::string tag = nb::cast<std::string>(t[0]);
     auto payload = [&]() -> nb::handle {
-      if (t.size() != 2) bad("constant", h);
+      if (t.size() != 2 && !(tag == "tuple" && t.size() == 3)) bad("constant", h);
       return t[1];
     };
     if (tag == "none") {
@@ -138,8 +139,21 @@ class CompileInputs {
                : tag == "dtype" ? TESSERA_VALUE_DTYPE
                                 : TESSERA_VALUE_BUILTIN;
       v.s = str(payload(), "a constant");
+    } else if (tag == "tupletype") {
+      // ("tupletype", "Name(field,...)", [Const default, ...])
+      if (t.size() != 3 || (!PyList_Check(t[2].ptr()) && !PyTuple_Check(t[2].ptr())))
+        bad("constant", h);
+      v.kind = TESSERA_VALUE_TUPLE_TYPE;
+      v.s = str(t[1], "a namedtuple's type");
+      std::vector<tessera_value> vals;
+      for (nb::handle e : t[2]) vals.push_back(value(e, depth + 1));
+      const auto &stored = tuples_.emplace_back(std::move(vals));
+      v.elems = stored.data();
+      v.num_elems = stored.size();
     } else if (tag == "tuple") {
       v.kind = TESSERA_VALUE_TUPLE;
+      // A namedtuple: ("tuple", [Const, ...], "Name(field,...)").
+      if (t.size() == 3 && !t[2].is_none()) v.s = str(t[2], "a namedtuple's type");
       nb::handle elems = payload();
       if (!PyList_Check(elems.ptr()) && !PyTuple_Check(elems.ptr())) bad("constant", h);
       std::vector<tessera_value> vals;
@@ -155,10 +169,23 @@ class CompileInputs {
 
   // ("ptr", dtype, div16) ("scalar", dtype, div16, eq1) ("constexpr", Const)
   // ("tensordesc", dtype, div16, Const (block shape, padding))
-  tessera_arg_spec spec(nb::handle h) {
+  // ("tuple", [spec, ...], None or "Name(field,...)")
+  tessera_arg_spec spec(nb::handle h, int depth = 0) {
     tessera_arg_spec s{};
     nb::tuple t = tuple(h, 2, 4, "an argument spec");
     std::string kind = nb::cast<std::string>(t[0]);
+    if (kind == "tuple" && t.size() == 3) {
+      if (depth >= 64) raise(PyExc_ValueError, "a tuple argument is nested more than 64 deep");
+      if (!PyList_Check(t[1].ptr()) && !PyTuple_Check(t[1].ptr())) bad("argument spec", h);
+      s.kind = TESSERA_ARG_TUPLE;
+      s.dtype = t[2].is_none() ? nullptr : str(t[2], "a namedtuple's type");
+      std::vector<tessera_arg_spec> elems;
+      for (nb::handle e : t[1]) elems.push_back(spec(e, depth + 1));
+      const auto &stored = specs_.emplace_back(std::move(elems));
+      s.elems = stored.data();
+      s.num_elems = stored.size();
+      return s;
+    }
     if (kind == "ptr" && t.size() == 3) {
       s.kind = TESSERA_ARG_POINTER;
       s.dtype = str(t[1], "an argument spec's dtype");
@@ -244,6 +271,7 @@ class CompileInputs {
 
   std::deque<std::string> strings_;
   std::deque<std::vector<tessera_value>> tuples_;
+  std::deque<std::vector<tessera_arg_spec>> specs_;  // the elements of tuple arguments
   std::deque<std::vector<tessera_global>> globals_;
 };
 

@@ -127,6 +127,15 @@ DType dtypeArg(const char *name, const std::string &what) {
   return *d;
 }
 
+// A namedtuple's "Name(field,...)" (validated: identifiers), or "" for NULL.
+std::string tupleTypeName(const char *s, const std::string &what) {
+  if (!s) return "";
+  require(
+      tessera::frontend::parseTupleType(s).has_value(),
+      what + ": a namedtuple is described as \"Name(field,...)\", got \"" + std::string(s) + "\"");
+  return s;
+}
+
 ConstValue constValue(const tessera_value &v, const std::string &what, int depth = 0) {
   require(depth < 64, what + ": tuple nesting is too deep");
   switch (v.kind) {
@@ -153,10 +162,27 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
       b.s = v.s;
       return b;
     }
+    case TESSERA_VALUE_TUPLE_TYPE: {
+      require(v.s != nullptr, what + ": the namedtuple class is NULL");
+      auto type = tessera::frontend::parseTupleType(v.s);
+      require(type.has_value(), what +
+                                    ": a namedtuple is described as \"Name(field,...)\", got \"" +
+                                    std::string(v.s) + "\"");
+      require(v.elems != nullptr || v.num_elems == 0, what + ": the defaults are NULL");
+      require(v.num_elems <= type->fields.size(), what + ": more defaults than fields");
+      ConstValue t;
+      t.kind = ConstValue::Kind::TupleType;
+      t.s = v.s;
+      for (size_t i = 0; i < v.num_elems; ++i)
+        t.elems.push_back(
+            constValue(v.elems[i], what + " default " + std::to_string(i), depth + 1));
+      return t;
+    }
     case TESSERA_VALUE_TUPLE: {
       require(v.elems != nullptr || v.num_elems == 0, what + ": the tuple elements are NULL");
       ConstValue t;
       t.kind = ConstValue::Kind::Tuple;
+      t.s = tupleTypeName(v.s, what);
       for (size_t i = 0; i < v.num_elems; ++i)
         t.elems.push_back(constValue(v.elems[i], what + "[" + std::to_string(i) + "]", depth + 1));
       return t;
@@ -165,8 +191,7 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
   throw InvalidArgument{what + ": unknown value kind " + std::to_string(v.kind)};
 }
 
-ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
-  std::string what = "argument spec " + std::to_string(index);
+ArgSpec argSpec(const tessera_arg_spec &s, const std::string &what, int depth) {
   ArgSpec a;
   switch (s.kind) {
     case TESSERA_ARG_POINTER:
@@ -223,6 +248,15 @@ ArgSpec argSpec(const tessera_arg_spec &s, size_t index) {
       }
       require(a.shapeDivisibility.empty() || a.shapeDivisibility.size() == a.block.size(),
               what + ": one shape divisibility per dimension of the block");
+      return a;
+    }
+    case TESSERA_ARG_TUPLE: {
+      require(depth < 64, what + ": tuples are nested more than 64 deep");
+      require(s.elems != nullptr || s.num_elems == 0, what + ": the tuple elements are NULL");
+      a.kind = ArgSpec::Kind::Tuple;
+      a.tupleType = tupleTypeName(s.dtype, what);
+      for (size_t i = 0; i < s.num_elems; ++i)
+        a.elems.push_back(argSpec(s.elems[i], what + "[" + std::to_string(i) + "]", depth + 1));
       return a;
     }
   }
@@ -332,7 +366,8 @@ tessera::CompileRequest makeRequest(const char *source, const char *kernelName,
 std::vector<ArgSpec> argSpecs(const tessera_arg_spec *args, size_t num) {
   require(args != nullptr || num == 0, "the argument spec array is NULL");
   std::vector<ArgSpec> out;
-  for (size_t i = 0; i < num; ++i) out.push_back(argSpec(args[i], i));
+  for (size_t i = 0; i < num; ++i)
+    out.push_back(argSpec(args[i], "argument spec " + std::to_string(i), 0));
   return out;
 }
 

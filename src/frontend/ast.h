@@ -67,6 +67,8 @@ enum class ExprKind {
   JoinedStr,       // f-string: list of Str and FormattedValue parts
   FormattedValue,  // {a!conv:spec}    (str = format spec text, ival = conversion char or 0)
   Starred,         // *a
+  ListComp,        // [a for ...]      (list = CompFor clauses, outermost first)
+  CompFor,         // for a in b if list[0] if list[1] ...  (a clause of a ListComp)
   Unsupported,     // str = construct name ("lambda", "list comprehension", "dict", ...)
 };
 

@@ -147,6 +147,19 @@ class Dumper {
       case ExprKind::Starred:
         node("*", {e->a.get()});
         return;
+      case ExprKind::ListComp:
+        open("listcomp");
+        child(e->a.get());
+        for (const auto &c : e->list) child(c.get());
+        out += ')';
+        return;
+      case ExprKind::CompFor:
+        open("for");
+        child(e->a.get());
+        child(e->b.get());
+        for (const auto &c : e->list) child(c.get());
+        out += ')';
+        return;
       case ExprKind::Unsupported:
         out += "(unsupported ";
         quote(out, e->str);

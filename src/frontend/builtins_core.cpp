@@ -397,6 +397,16 @@ SVal constexprFn(Lowerer &, A &a) {
   return v;
 }
 
+// tl.tuple(values): a tuple of the values of a tuple or list.
+SVal tupleFn(Lowerer &l, A &a) {
+  SVal v = a["args"];
+  if (v.kind != SVal::Kind::Tuple)
+    l.error(a.loc, "tl.tuple() takes a tuple or a list, got " + describe(v));
+  v.s.clear();
+  v.assigned = false;
+  return v;
+}
+
 SVal constexprTypeFn(Lowerer &l, A &a) {
   const SVal &v = a["value"];
   if (!v.isConst() || v.assigned)
@@ -644,8 +654,8 @@ SVal pyHasattr(Lowerer &l, A &a) {
 
 // isinstance(obj, cls) decided at compile time: cls is tl.tensor,
 // tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, int,
-// float, bool, str, tuple or a tuple of them (Triton's attention tutorial
-// takes a descriptor or a pointer and tests which).
+// float, bool, str, tuple (tl.tuple), a namedtuple class or a tuple of them (Triton's attention
+// tutorial takes a descriptor or a pointer and tests which).
 bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (cls.kind == SVal::Kind::Tuple) {
     for (const SVal &c : cls.elems)
@@ -666,11 +676,15 @@ bool isInstance(Lowerer &l, const SVal &obj, const SVal &cls, SourceLoc loc) {
   if (name == "builtins.float") return obj.kind == K::Float;
   if (name == "builtins.bool") return obj.kind == K::Bool;
   if (name == "builtins.str") return obj.kind == K::Str;
-  if (name == "builtins.tuple" || name == "builtins.list") return obj.kind == K::Tuple;
+  if (name == "builtins.tuple" || name == "builtins.list" || name == "tl.tuple")
+    return obj.kind == K::Tuple;
+  // A namedtuple class: a tuple built by it (or passed as one of it).
+  if (cls.kind == K::TupleType) return obj.kind == K::Tuple && obj.s == cls.s;
   l.error(
       loc, "isinstance() in a kernel cannot test against " + describe(cls),
       "test against tl.tensor, tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, "
-      "tl.pointer_type, int, float, bool, str or tuple (decided when the kernel compiles)");
+      "tl.pointer_type, int, float, bool, str, tuple or a namedtuple class (decided when the "
+      "kernel compiles)");
 }
 
 SVal pyIsinstance(Lowerer &l, A &a) {
@@ -742,6 +756,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"tl.clamp", {"x", "min", "max", "propagate_nan=None"}, clamp},
       {"tl.where", {"condition", "x", "y"}, where},
       {"tl.constexpr", {"value"}, constexprFn},
+      {"tl.tuple", {"args", "type=None"}, tupleFn},
       {"tl.constexpr_type", {"value"}, constexprTypeFn},
       {"triton.next_power_of_2", {"n"}, nextPow2},
       {"tl.static_print", {"*values"}, staticPrint},

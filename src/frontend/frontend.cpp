@@ -107,6 +107,33 @@ ArgSpec parseDescriptorEntry(const std::string &entry) {
 }
 }  // namespace
 
+std::optional<TupleType> parseTupleType(const std::string &s) {
+  auto identifier = [](std::string_view w) {
+    if (w.empty() || std::isdigit(static_cast<unsigned char>(w[0]))) return false;
+    for (char c : w)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+  };
+  size_t open = s.find('(');
+  if (open == std::string::npos || s.back() != ')') return std::nullopt;
+  TupleType t;
+  t.name = s.substr(0, open);
+  if (!identifier(t.name)) return std::nullopt;
+  std::string_view rest(s.data() + open + 1, s.size() - open - 2);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view field = rest.substr(0, comma);
+    if (!identifier(field)) return std::nullopt;
+    for (const std::string &f : t.fields)
+      if (f == field) return std::nullopt;
+    t.fields.emplace_back(field);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+    if (rest.empty()) return std::nullopt;  // "P(a,)"
+  }
+  return t;
+}
+
 std::vector<ArgSpec> parseSignature(const std::string &signature) {
   std::vector<ArgSpec> out;
   if (trim(signature).empty()) return out;

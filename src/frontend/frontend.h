@@ -25,11 +25,13 @@ namespace tessera::frontend {
 struct ConstValue {
   // Builtin: s names a kernel-language function ("cuda.smid"), such as one
   // passed as a tl.constexpr argument.
-  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple, Builtin };
+  // TupleType: a namedtuple class, s its "Name(field,...)", elems the
+  // defaults of its last fields.
+  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple, Builtin, TupleType };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;
-  std::string s;
+  std::string s;  // Str, Builtin; Tuple: "" or a namedtuple's "Name(field,...)"
   DType dtype = DType::I32;
   std::vector<ConstValue> elems;
 
@@ -70,7 +72,9 @@ struct ArgSpec {
   // TensorDesc: a host TensorDescriptor; the kernel takes its base pointer,
   // then its shape (one i32 per dim), then its strides but the last (one i64
   // per dim; the last is 1 by the descriptor's contract).
-  enum class Kind { Pointer, Scalar, Constexpr, TensorDesc };
+  // Tuple: a tuple argument; the kernel takes its elements' arguments in
+  // order, depth first (constexpr elements take none).
+  enum class Kind { Pointer, Scalar, Constexpr, TensorDesc, Tuple };
   Kind kind = Kind::Scalar;
   DType dtype = DType::I32;                // Pointer, TensorDesc: pointee; Scalar: its type
   int64_t divisibility = 1;                // 16 when known divisible by 16 (bytes for pointers)
@@ -79,7 +83,18 @@ struct ArgSpec {
   std::vector<int64_t> block;              // TensorDesc: the block shape
   bool nanPadding = false;                 // TensorDesc: out-of-bounds elements read NaN
   std::vector<int64_t> shapeDivisibility;  // TensorDesc: 16 or 1 per dim (empty: all 1)
+  std::vector<ArgSpec> elems;              // Tuple
+  std::string tupleType;                   // Tuple: "" or a namedtuple's "Name(field,...)"
 };
+
+// A namedtuple class as the host describes it: "Point(x,y)".
+struct TupleType {
+  std::string name;
+  std::vector<std::string> fields;
+};
+// The class and fields of "Name(field,...)", or nullopt when it is not that
+// shape of identifiers (distinct fields).
+std::optional<TupleType> parseTupleType(const std::string &s);
 
 // A global name visible to the functions of one source unit besides the
 // unit's own top-level definitions (it wins over them): a constant, a module

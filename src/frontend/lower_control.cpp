@@ -35,6 +35,7 @@ bool sameSVal(const SVal &a, const SVal &b) {
       return a.fn == b.fn;
     case SVal::Kind::Builtin:
     case SVal::Kind::Module:
+    case SVal::Kind::TupleType:
       return a.s == b.s && a.elems.size() == b.elems.size();
     case SVal::Kind::Tuple:
     case SVal::Kind::Slice:
@@ -721,10 +722,72 @@ void lowerForWithBreak(Lowerer &l, const ast::Stmt &s, const std::string &target
 // compile time before it is refused as endless.
 constexpr int64_t kCompileTimeIterations = 100000;
 
+namespace {
+
+// Whether `iter` calls range(), tl.range() or tl.static_range().
+bool isRangeCall(Lowerer &l, const ast::Expr &iter) {
+  if (iter.kind != ast::ExprKind::Call) return false;
+  SVal fn = l.expr(*iter.a);
+  return fn.kind == SVal::Kind::Builtin &&
+         (fn.s == "builtins.range" || fn.s == "tl.range" || fn.s == "tl.static_range");
+}
+
+// `for x in t` over a tuple: the body once per element, at compile time
+// (as Triton unrolls it).
+void lowerForOverTuple(Lowerer &l, const ast::Stmt &s, const std::vector<SVal> &items) {
+  if (containsBreak(s.body))
+    l.error(s.loc, "'break' is not supported in a loop over a tuple",
+            "the loop is unrolled at compile time; test a flag instead");
+  for (const SVal &item : items) {
+    l.assign(*s.targets[0], item);
+    LoopDepthGuard depth(l);
+    Lowerer::FlowResult f = l.lowerBody(s.body);
+    if (f.returned) l.error(s.loc, "return inside a loop is not supported");
+  }
+}
+
+}  // namespace
+
+std::vector<SVal> compileTimeItems(Lowerer &l, const ast::Expr &iter, const std::string &what,
+                                   int64_t limit) {
+  std::vector<SVal> items;
+  if (isRangeCall(l, iter)) {
+    RangeArgs r = rangeArgs(l, iter);
+    int64_t a = l.constInt(r.lo, iter.loc, what + " range start");
+    int64_t z = l.constInt(r.hi, iter.loc, what + " range end");
+    int64_t st = l.constInt(r.step, iter.loc, what + " range step");
+    for (int64_t v = a; st > 0 ? v < z : v > z;) {
+      if (static_cast<int64_t>(items.size()) >= limit)
+        l.error(iter.loc, what + " runs more than " + std::to_string(limit) + " iterations");
+      items.push_back(SVal::integer(v));
+      if (__builtin_add_overflow(v, st, &v)) break;
+    }
+    return items;
+  }
+  SVal v = l.expr(iter);
+  if (v.kind != SVal::Kind::Tuple)
+    l.error(iter.loc, what + " must iterate over a tuple or a range(), got " + describe(v),
+            "it runs at compile time; use a for loop over range() for runtime iteration");
+  if (static_cast<int64_t>(v.elems.size()) > limit)
+    l.error(iter.loc, what + " runs more than " + std::to_string(limit) + " iterations");
+  return v.elems;
+}
+
 void lowerFor(Lowerer &l, const ast::Stmt &s) {
   const ast::Expr &iter = *s.a;
   const ast::Expr &target = *s.targets[0];
   if (!s.orelse.empty()) l.error(s.loc, "for/else is not supported in kernels");
+  if (!isRangeCall(l, iter)) {
+    // Anything else must be a tuple (a list display is one).
+    SVal items = l.expr(iter);
+    if (items.kind != SVal::Kind::Tuple)
+      l.error(iter.loc,
+              "a for loop must iterate over range(), tl.range(), tl.static_range() or a tuple, "
+              "got " +
+                  describe(items),
+              "iterating over tensors is not supported");
+    return lowerForOverTuple(l, s, items.elems);
+  }
   RangeArgs r = rangeArgs(l, iter);
   if (target.kind != ast::ExprKind::Name)
     l.error(target.loc, "the loop variable must be a single name");

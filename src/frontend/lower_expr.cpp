@@ -2,6 +2,7 @@
 // @jit functions), and the Python builtins allowed on compile-time values.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 
 #include "frontend/lowering.h"
@@ -81,10 +82,19 @@ SVal fromConst(const ConstValue &c) {
       return SVal::dtypeVal(c.dtype);
     case ConstValue::Kind::Builtin:
       return SVal::builtin(c.s);
+    case ConstValue::Kind::TupleType: {
+      SVal t;
+      t.kind = SVal::Kind::TupleType;
+      t.s = c.s;
+      for (const auto &x : c.elems) t.elems.push_back(fromConst(x));
+      return t;
+    }
     case ConstValue::Kind::Tuple: {
       std::vector<SVal> e;
       for (const auto &x : c.elems) e.push_back(fromConst(x));
-      return SVal::tuple(std::move(e));
+      SVal t = SVal::tuple(std::move(e));
+      t.s = c.s;
+      return t;
     }
   }
   return SVal::none();
@@ -403,9 +413,15 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
       // a plain assignment holds a scalar tensor in Triton (SVal::assigned).
       if (name == "type" && !obj.assigned) return SVal::constexprType(obj);
       return attribute(SVal::tensor(toValue(obj, loc)), name, loc);
+    case SVal::Kind::Tuple:
+      // A namedtuple's fields (SVal::s names its class and fields).
+      if (!obj.s.empty())
+        if (auto type = parseTupleType(obj.s))
+          for (size_t j = 0; j < type->fields.size() && j < obj.elems.size(); ++j)
+            if (type->fields[j] == name) return obj.elems[j];
+      [[fallthrough]];
     case SVal::Kind::Str:
     case SVal::Kind::None:
-    case SVal::Kind::Tuple:
       if (name == "value") return obj;  // tl.constexpr(x).value
       if (name == "type" && obj.isConst()) return SVal::constexprType(obj);
       break;
@@ -639,6 +655,10 @@ SVal Lowerer::operand(const ast::Expr &e) {
     }
     case K::FormattedValue:
       return expr(*e.a);
+    case K::ListComp:
+      return listComprehension(e);
+    case K::CompFor:
+      error(e.loc, "internal error: a comprehension clause outside its comprehension");
     case K::Starred:
       error(e.loc, "starred expression is only allowed in a call's arguments");
     case K::Unsupported:
@@ -646,6 +666,57 @@ SVal Lowerer::operand(const ast::Expr &e) {
             "kernels support a subset of Python; see the language reference");
   }
   error(e.loc, "unsupported expression");
+}
+
+// [elt for target in iterable if cond ...]: evaluated at compile time, as
+// Triton does, into a tuple. Iterables are tuples and ranges with constant
+// bounds, conditions compile-time values. As in Python 3, the targets are
+// the comprehension's own: names they shadow come back afterwards.
+SVal Lowerer::listComprehension(const ast::Expr &e) {
+  constexpr int64_t kMaxElems = 1 << 16;
+  std::map<std::string, std::optional<SVal>> shadowed;
+  std::function<void(const ast::Expr &)> remember = [&](const ast::Expr &t) {
+    if (t.kind == ast::ExprKind::Name) {
+      if (!shadowed.count(t.str)) {
+        auto it = env_->find(t.str);
+        shadowed[t.str] = it == env_->end() ? std::nullopt : std::optional<SVal>(it->second);
+      }
+    } else {
+      for (const auto &x : t.list) remember(*x);
+    }
+  };
+  for (const auto &clause : e.list) remember(*clause->a);
+  std::vector<SVal> out;
+  std::function<void(size_t)> clause = [&](size_t k) {
+    if (k == e.list.size()) {
+      if (static_cast<int64_t>(out.size()) >= kMaxElems)
+        error(e.loc,
+              "a list comprehension makes more than " + std::to_string(kMaxElems) + " elements");
+      out.push_back(expr(*e.a));
+      return;
+    }
+    const ast::Expr &c = *e.list[k];
+    for (const SVal &item : compileTimeItems(*this, *c.b, "a list comprehension", kMaxElems)) {
+      assign(*c.a, item);
+      bool keep = true;
+      for (const auto &cond : c.list) {
+        SVal t = expr(*cond);
+        if (!t.isConst())
+          error(cond->loc, "a list comprehension's condition must be a compile-time value",
+                "the comprehension runs at compile time; use tl.where for runtime choices");
+        keep = keep && unary(ast::UnaryOp::Not, t, cond->loc).i == 0;
+      }
+      if (keep) clause(k + 1);
+    }
+  };
+  clause(0);
+  for (auto &[name, value] : shadowed) {
+    if (value)
+      (*env_)[name] = *value;
+    else
+      env_->erase(name);
+  }
+  return SVal::tuple(std::move(out));
 }
 
 // ---- calls --------------------------------------------------------------------------------
@@ -666,11 +737,45 @@ SVal parseDefault(const std::string &text) {
 }
 }  // namespace
 
+// Name(a, b=...) for a namedtuple class: a Tuple carrying the class's
+// "Name(field,...)", so that its fields read as attributes.
+SVal Lowerer::newNamedTuple(const SVal &type, const std::vector<SVal> &args,
+                            const std::vector<std::pair<std::string, SVal>> &kwargs,
+                            SourceLoc loc) {
+  auto t = parseTupleType(type.s);
+  if (!t) error(loc, "internal error: a namedtuple class '" + type.s + "'");
+  const size_t n = t->fields.size();
+  if (args.size() > n)
+    error(loc, t->name + "() takes " + std::to_string(n) + " arguments but " +
+                   std::to_string(args.size()) + " were given");
+  std::vector<std::optional<SVal>> values(n);
+  for (size_t i = 0; i < args.size(); ++i) values[i] = args[i];
+  for (const auto &[name, value] : kwargs) {
+    auto it = std::find(t->fields.begin(), t->fields.end(), name);
+    if (it == t->fields.end())
+      error(loc, t->name + "() got an unexpected keyword argument '" + name + "'",
+            "its fields are " + type.s.substr(type.s.find('(')));
+    size_t i = static_cast<size_t>(it - t->fields.begin());
+    if (values[i]) error(loc, t->name + "() got multiple values for argument '" + name + "'");
+    values[i] = value;
+  }
+  SVal r = SVal::tuple({});
+  r.s = type.s;
+  const size_t firstDefault = n - type.elems.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!values[i] && i >= firstDefault) values[i] = type.elems[i - firstDefault];
+    if (!values[i]) error(loc, t->name + "() missing required argument '" + t->fields[i] + "'");
+    r.elems.push_back(*values[i]);
+  }
+  return r;
+}
+
 SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<SourceLoc> argLocs,
                    std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
                    SourceLoc loc) {
   if (callee.kind == SVal::Kind::Function)
     return inlineFunction(callee, std::move(args), std::move(kwargs), loc);
+  if (callee.kind == SVal::Kind::TupleType) return newNamedTuple(callee, args, kwargs, loc);
   if (callee.kind != SVal::Kind::Builtin) {
     if (callee.kind == SVal::Kind::DType)
       error(loc, "a dtype is not callable",

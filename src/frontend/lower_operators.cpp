@@ -37,6 +37,7 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
   std::string opname = ast::spelling(op);
   if (a.kind == SVal::Kind::Tuple && b.kind == SVal::Kind::Tuple && op == BinOp::Add) {
     SVal r = a;
+    r.s.clear();  // a namedtuple's concatenation is a plain tuple
     r.elems.insert(r.elems.end(), b.elems.begin(), b.elems.end());
     return r;
   }
@@ -52,6 +53,7 @@ SVal foldConst(const Lowerer &l, BinOp op, const SVal &a, const SVal &b, SourceL
                   std::to_string(kMaxElems) + " elements",
               "repeat it fewer times");
     SVal r = t;
+    r.s.clear();
     r.elems.clear();
     for (int64_t i = 0; i < count; ++i)
       r.elems.insert(r.elems.end(), t.elems.begin(), t.elems.end());
@@ -194,7 +196,9 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
     auto lifted = [&](const SVal &v) { return v.assigned ? SVal::tensor(toValue(v, loc)) : v; };
     return binary(op, lifted(a), lifted(b), loc);
   }
-  if (a.isConst() && b.isConst()) return foldConst(*this, op, a, b, loc);
+  // Tuples concatenate and repeat whatever they hold (tensors included).
+  if ((a.isConst() && b.isConst()) || a.kind == SVal::Kind::Tuple || b.kind == SVal::Kind::Tuple)
+    return foldConst(*this, op, a, b, loc);
   requireRepresentable(a, loc);
   requireRepresentable(b, loc);
   std::string opname = ast::spelling(op);

@@ -48,24 +48,24 @@ bool isConstAnnotation(const ast::Expr *a) {
 }  // namespace
 
 // The parameters of a host TensorDescriptor argument (see ArgSpec).
-SVal Lowerer::descriptorParameter(Function &fn, const ast::Param &p, const ArgSpec &a) {
+SVal Lowerer::descriptorParameter(Function &fn, const ast::Param &p, const std::string &name,
+                                  const ArgSpec &a) {
   size_t n = a.block.size();
   if (n < 1 || n > 5)
-    error(p.loc, "tensor descriptor '" + p.name + "' has " + std::to_string(n) +
+    error(p.loc, "tensor descriptor '" + name + "' has " + std::to_string(n) +
                      " dimensions; descriptors have 1 to 5");
   for (int64_t d : a.block)
     if (d < 1 || (d & (d - 1)) != 0)
-      error(p.loc, "tensor descriptor '" + p.name + "' has block dimension " + std::to_string(d) +
+      error(p.loc, "tensor descriptor '" + name + "' has block dimension " + std::to_string(d) +
                        ", which is not a power of two");
   if (a.dtype == DType::I1)
     error(p.loc, "tensor descriptors of tl.int1 are not supported",
           "store booleans as int8 and compare with zero after loading");
-  Value *base = fn.body.addArg(Type::ptr(a.dtype), p.name);
+  Value *base = fn.body.addArg(Type::ptr(a.dtype), name);
   fn.paramAttrs.push_back({a.divisibility, false});
   std::vector<Value *> shape, strides;
   for (size_t i = 0; i < n; ++i) {
-    shape.push_back(
-        fn.body.addArg(Type::scalar(DType::I32), p.name + "_shape" + std::to_string(i)));
+    shape.push_back(fn.body.addArg(Type::scalar(DType::I32), name + "_shape" + std::to_string(i)));
     // A dim divisible by 16 keeps the bounds mask uniform over aligned runs
     // of 16, so the accesses vectorise.
     fn.paramAttrs.push_back({i < a.shapeDivisibility.size() ? a.shapeDivisibility[i] : 1, false});
@@ -74,12 +74,69 @@ SVal Lowerer::descriptorParameter(Function &fn, const ast::Param &p, const ArgSp
   int64_t strideDiv = std::max<int64_t>(1, 16 / std::max(1, bitWidth(a.dtype) / 8));
   for (size_t i = 0; i + 1 < n; ++i) {
     strides.push_back(
-        fn.body.addArg(Type::scalar(DType::I64), p.name + "_stride" + std::to_string(i)));
+        fn.body.addArg(Type::scalar(DType::I64), name + "_stride" + std::to_string(i)));
     fn.paramAttrs.push_back({strideDiv, false});
   }
   b_.setLoc(p.loc);
   strides.push_back(constantInt(1, Type::scalar(DType::I64)));
   return descriptorValue(base, shape, strides, a.block, a.nanPadding);
+}
+
+// The value of kernel parameter `p` specialised as `a`, or of an element of
+// a tuple passed for it (`name` spells the element, "t_1_0", `depth` counts
+// the tuples around it); its runtime parts become arguments of `fn`, in
+// order, depth first.
+SVal Lowerer::parameterValue(Function &fn, const ast::Param &p, const std::string &name,
+                             const ArgSpec &a, bool constexprParam, int depth) {
+  switch (a.kind) {
+    case ArgSpec::Kind::Constexpr:
+      return fromConst(a.value);
+    case ArgSpec::Kind::Tuple: {
+      if (constexprParam)
+        error(p.loc,
+              "parameter '" + p.name +
+                  "' is a tl.constexpr but was given a tuple with runtime elements",
+              "pass compile-time values only (numbers, tl.constexpr(...)), or drop the "
+              "tl.constexpr annotation");
+      if (depth >= 64) error(p.loc, "the tuple passed for '" + p.name + "' is nested too deeply");
+      std::vector<SVal> elems;
+      for (size_t j = 0; j < a.elems.size(); ++j)
+        elems.push_back(
+            parameterValue(fn, p, name + "_" + std::to_string(j), a.elems[j], false, depth + 1));
+      SVal t = SVal::tuple(std::move(elems));
+      t.s = a.tupleType;
+      return t;
+    }
+    case ArgSpec::Kind::Pointer: {
+      if (constexprParam)
+        error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a pointer");
+      Value *v = fn.body.addArg(Type::ptr(a.dtype), name);
+      fn.paramAttrs.push_back({a.divisibility, false});
+      if (isConstAnnotation(p.annotation.get())) markConstPointer(v);
+      return SVal::tensor(v);
+    }
+    case ArgSpec::Kind::TensorDesc:
+      if (constexprParam)
+        error(p.loc,
+              "parameter '" + p.name + "' is a tl.constexpr but was given a tensor descriptor");
+      return descriptorParameter(fn, p, name, a);
+    case ArgSpec::Kind::Scalar: {
+      if (constexprParam)
+        error(p.loc,
+              "parameter '" + p.name + "' is a tl.constexpr but was given a runtime " +
+                  tritonName(a.dtype),
+              "pass a compile-time value for it (a bare number in a signature)");
+      Value *v = fn.body.addArg(Type::scalar(a.dtype), name);
+      fn.paramAttrs.push_back({a.divisibility, a.equalToOne});
+      // Like Triton, an integer known to equal 1 is specialised to the constant.
+      if (a.equalToOne && isInt(a.dtype)) {
+        b_.setLoc(p.loc);
+        return SVal::tensor(constantInt(1, Type::scalar(a.dtype)));
+      }
+      return SVal::tensor(v);
+    }
+  }
+  error(p.loc, "unknown specialisation of parameter '" + p.name + "'");
 }
 
 std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
@@ -124,44 +181,7 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
       env[p.name] = v;
       continue;
     }
-    const ArgSpec &a = args[i];
-    switch (a.kind) {
-      case ArgSpec::Kind::Constexpr:
-        env[p.name] = fromConst(a.value);
-        break;
-      case ArgSpec::Kind::Pointer: {
-        if (constexprParam)
-          error(p.loc, "parameter '" + p.name + "' is a tl.constexpr but was given a pointer");
-        Value *v = fn->body.addArg(Type::ptr(a.dtype), p.name);
-        fn->paramAttrs.push_back({a.divisibility, false});
-        if (isConstAnnotation(p.annotation.get())) markConstPointer(v);
-        env[p.name] = SVal::tensor(v);
-        break;
-      }
-      case ArgSpec::Kind::TensorDesc:
-        if (constexprParam)
-          error(p.loc,
-                "parameter '" + p.name + "' is a tl.constexpr but was given a tensor descriptor");
-        env[p.name] = descriptorParameter(*fn, p, a);
-        break;
-      case ArgSpec::Kind::Scalar: {
-        if (constexprParam)
-          error(p.loc,
-                "parameter '" + p.name + "' is a tl.constexpr but was given a runtime " +
-                    tritonName(a.dtype),
-                "pass a compile-time value for it (a bare number in a signature)");
-        Value *v = fn->body.addArg(Type::scalar(a.dtype), p.name);
-        fn->paramAttrs.push_back({a.divisibility, a.equalToOne});
-        // Like Triton, an integer known to equal 1 is specialised to the constant.
-        if (a.equalToOne && isInt(a.dtype)) {
-          b_.setLoc(p.loc);
-          env[p.name] = SVal::tensor(constantInt(1, Type::scalar(a.dtype)));
-        } else {
-          env[p.name] = SVal::tensor(v);
-        }
-        break;
-      }
-    }
+    env[p.name] = parameterValue(*fn, p, p.name, args[i], constexprParam, 0);
   }
   FlowResult flow = lowerBody(def->body);
   if (flow.returned && !flow.returnValues.empty() && !flow.returnValues[0].isNone())

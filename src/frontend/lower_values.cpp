@@ -32,6 +32,7 @@ bool SVal::isConst() const {
     case Kind::Builtin:
     case Kind::Module:
     case Kind::ConstexprType:
+    case Kind::TupleType:
       return true;
   }
   return false;
@@ -86,6 +87,8 @@ std::string describe(const SVal &v) {
       return "Ellipsis";
     case SVal::Kind::ConstexprType:
       return "constexpr_type";
+    case SVal::Kind::TupleType:
+      return "namedtuple class " + v.s.substr(0, v.s.find('('));
   }
   return "value";
 }

@@ -56,6 +56,9 @@ struct SVal {
     Slice,  // elems: lo, hi, step (None when absent)
     Ellipsis,
     ConstexprType,  // elems[0]: the value; constexpr_type(v), the .type of a constexpr
+    // A namedtuple class (callable: builds a Tuple whose s is this s):
+    // s: "Name(field,...)"; elems: the defaults of its last fields.
+    TupleType,
   };
   Kind kind = Kind::None;
   int64_t i = 0;
@@ -244,7 +247,10 @@ class Lowerer {
 
   // Lowers kernel `name` of units[0].
   std::unique_ptr<Module> lowerKernel(const std::string &name, const std::vector<ArgSpec> &args);
-  SVal descriptorParameter(Function &fn, const ast::Param &p, const ArgSpec &a);
+  SVal descriptorParameter(Function &fn, const ast::Param &p, const std::string &name,
+                           const ArgSpec &a);
+  SVal parameterValue(Function &fn, const ast::Param &p, const std::string &name, const ArgSpec &a,
+                      bool constexprParam, int depth);
 
   // ---- errors -----------------------------------------------------------------
   [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
@@ -377,6 +383,9 @@ class Lowerer {
                       SourceLoc loc);
   SVal attribute(const SVal &obj, const std::string &name, SourceLoc loc);
   SVal subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc);
+  SVal listComprehension(const ast::Expr &e);
+  SVal newNamedTuple(const SVal &type, const std::vector<SVal> &args,
+                     const std::vector<std::pair<std::string, SVal>> &kwargs, SourceLoc loc);
   std::map<std::string, SVal> *env() { return env_; }
   void setEnv(std::map<std::string, SVal> *e) { env_ = e; }
   const ModuleScope *scope() const { return scope_; }
@@ -393,6 +402,12 @@ class Lowerer {
 void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index,
              Lowerer::FlowResult &flow, bool &consumedRest);
 void lowerFor(Lowerer &l, const ast::Stmt &s);
+// The values a compile-time iteration (a list comprehension, a for loop over
+// a tuple) visits: a tuple's elements, or the integers of range() or
+// tl.static_range() with constant bounds, at most `limit` of them; `what`
+// names the construct in messages.
+std::vector<SVal> compileTimeItems(Lowerer &l, const ast::Expr &iter, const std::string &what,
+                                   int64_t limit);
 // `a if c else b` with a run-time condition `cond` (c's value).
 SVal lowerIfExp(Lowerer &l, const ast::Expr &e, const SVal &cond);
 void lowerWhile(Lowerer &l, const ast::Stmt &s);

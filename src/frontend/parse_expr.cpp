@@ -473,9 +473,12 @@ ExprPtr Parser::parseListDisplay() {
   if (acceptOp("]")) return finish(std::move(list));
   list->list.push_back(parseStarOrNamed());
   if (atKeyword("for") || (atKeyword("async") && peek(1).isKeyword("for"))) {
-    parseComprehensionClauses();
+    // Evaluated at compile time into a tuple (Lowerer::listComprehension).
+    ExprPtr comp = newExpr(ExprKind::ListComp, loc);
+    comp->a = std::move(list->list[0]);
+    comp->list = parseComprehensionClauses();
     expectOp("]", "after the list comprehension");
-    return unsupported(loc, "list comprehension");
+    return finish(std::move(comp));
   }
   while (acceptOp(",")) {
     if (atOp("]")) break;
@@ -527,16 +530,21 @@ ExprPtr Parser::parseBraceDisplay() {
   return unsupported(loc, isDict ? "dict display" : "set display");
 }
 
-void Parser::parseComprehensionClauses() {
+std::vector<ExprPtr> Parser::parseComprehensionClauses() {
+  std::vector<ExprPtr> clauses;
   while (atKeyword("for") || (atKeyword("async") && peek(1).isKeyword("for"))) {
-    acceptKeyword("async");
+    SourceLoc loc = peek(0).loc;
+    if (acceptKeyword("async")) error(loc, "async comprehensions are not supported in kernels");
     take();
-    ExprPtr target = parseTargetList();
-    checkAssignTarget(*target, "assign to");
+    ExprPtr clause = newExpr(ExprKind::CompFor, loc);
+    clause->a = parseTargetList();
+    checkAssignTarget(*clause->a, "assign to");
     expectKeyword("in", "after the comprehension target");
-    parseOrTest();
-    while (acceptKeyword("if")) parseTestNoCond();
+    clause->b = parseOrTest();
+    while (acceptKeyword("if")) clause->list.push_back(parseTestNoCond());
+    clauses.push_back(finish(std::move(clause)));
   }
+  return clauses;
 }
 
 }  // namespace tessera::frontend::detail

@@ -145,7 +145,8 @@ class Parser {
   ast::ExprPtr parseCall(ast::ExprPtr callee);
   ast::ExprPtr parseSubscript(ast::ExprPtr value);
   ast::ExprPtr parseSliceItem();
-  void parseComprehensionClauses();
+  // The `for ... in ... if ...` clauses of a comprehension (CompFor nodes).
+  std::vector<ast::ExprPtr> parseComprehensionClauses();
 
   // --- string literals (parse_fstring.cpp)
   ast::ExprPtr parseStrings();

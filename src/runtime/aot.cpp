@@ -108,6 +108,10 @@ AotFiles generateAot(const std::string &name, const std::string &sourceFile,
         throw Error(
             "tensor descriptor parameters are not supported yet; pass "
             "the base pointer, shape and strides as separate parameters");
+      if (a.kind == frontend::ArgSpec::Kind::Tuple)
+        throw Error(
+            "tuple parameters are not supported by ahead-of-time launchers; pass the "
+            "tuple's elements as separate parameters");
       runtime += a.kind != frontend::ArgSpec::Kind::Constexpr;
     }
     bool same = args.size() == params.size() && runtime == params.size();

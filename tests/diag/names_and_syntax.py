@@ -25,7 +25,7 @@ def kernel(x_ptr, n):
 # -----
 @triton.jit
 def kernel(x_ptr, n):
-    xs = [i for i in range(4)]  # expected-error {{list comprehension}}
+    xs = [i for i in range(n)]  # expected-error {{a list comprehension range end must be a compile-time}}
 
 # -----
 @triton.jit

@@ -38,7 +38,7 @@ TESSERA_ERROR_INVALID_ARGUMENT = 3
 TESSERA_ERROR_INTERNAL = 4
 
 VALUE_NONE, VALUE_BOOL, VALUE_INT, VALUE_FLOAT, VALUE_STRING, VALUE_DTYPE, VALUE_TUPLE = range(7)
-ARG_POINTER, ARG_SCALAR, ARG_CONSTEXPR = range(3)
+ARG_POINTER, ARG_SCALAR, ARG_CONSTEXPR, ARG_TENSOR_DESC, ARG_TUPLE = range(5)
 GLOBAL_CONSTANT, GLOBAL_MODULE_ALIAS, GLOBAL_JIT_FUNCTION, GLOBAL_OPAQUE = range(4)
 RUN_BUFFER, RUN_INT, RUN_FLOAT, RUN_BUFFER_READONLY = range(4)
 
@@ -58,13 +58,18 @@ CValue._fields_ = [
 
 
 class CArgSpec(ctypes.Structure):
-    _fields_ = [
-        ("kind", ctypes.c_int32),
-        ("dtype", ctypes.c_char_p),
-        ("divisibility", ctypes.c_int64),
-        ("equal_to_1", ctypes.c_int32),
-        ("value", CValue),
-    ]
+    pass
+
+
+CArgSpec._fields_ = [
+    ("kind", ctypes.c_int32),
+    ("dtype", ctypes.c_char_p),
+    ("divisibility", ctypes.c_int64),
+    ("equal_to_1", ctypes.c_int32),
+    ("value", CValue),
+    ("elems", ctypes.POINTER(CArgSpec)),  # TUPLE
+    ("num_elems", ctypes.c_size_t),
+]
 
 
 class CGlobal(ctypes.Structure):
@@ -477,6 +482,14 @@ def _spec_array(specs: Sequence[tuple], keep: list) -> ctypes.Array:
         elif kind == "constexpr":
             arr[i].kind = ARG_CONSTEXPR
             _fill_value(s[1], arr[i].value, keep)
+        elif kind == "tuple":  # ("tuple", [spec, ...][, "Name(field,...)"])
+            arr[i].kind = ARG_TUPLE
+            arr[i].elems = ctypes.cast(_spec_array(s[1], keep), ctypes.POINTER(CArgSpec))
+            arr[i].num_elems = len(s[1])
+            if len(s) > 2:
+                name = s[2].encode()
+                keep.append(name)
+                arr[i].dtype = name
         else:
             raise ValueError(f"unknown spec kind {kind!r}")
     return arr

@@ -18,7 +18,7 @@ K = "capi_kernels.py"
 
 
 def test_version() -> None:
-    assert tt.lib().tessera_capi_version() == 5
+    assert tt.lib().tessera_capi_version() == 6
     v = tt.lib().tessera_version().decode()
     assert re.fullmatch(r"tessera \d+\.\d+\.\d+ ir-[0-9a-f]{12}", v), v
     assert tt.lib().tessera_version().decode() == v
@@ -208,7 +208,7 @@ def k(x_ptr):
 def test_struct_sizes() -> None:
     # The ctypes mirror matches the C layout (LP64).
     assert ctypes.sizeof(tt.CValue) == 48
-    assert ctypes.sizeof(tt.CArgSpec) == 80
+    assert ctypes.sizeof(tt.CArgSpec) == 96
     assert ctypes.sizeof(tt.CRunArg) == 48
     assert ctypes.sizeof(tt.CCompileOptions) == 80
     assert ctypes.sizeof(tt.CGlobal) == 96
@@ -435,3 +435,36 @@ def test_serialize_bad_arguments() -> None:
     assert L.tessera_kernel_serialize(k._h, None, None) == tt.TESSERA_ERROR_INVALID_ARGUMENT
     L.tessera_clear_error()
     L.tessera_free(None)
+
+
+TUPLE_SRC = """
+import triton.language as tl
+
+@triton.jit
+def tuple_kernel(out, t, s):
+    tl.store(out + 0, tl.load(t[0]) * t[1][0])
+    tl.store(out + 1, s.y - s.x + t[1][1])
+"""
+
+
+def test_tuple_argument_specs(rng: np.random.Generator) -> None:
+    # A TUPLE spec: the kernel sees the tuple (a namedtuple's fields by
+    # name); it takes the runtime elements depth first, none for constexprs.
+    specs = [("ptr", "fp32"),
+             ("tuple", [("ptr", "fp32"), ("tuple", [("scalar", "fp32"), ("constexpr", 3)])]),
+             ("tuple", [("scalar", "i32"), ("scalar", "i32")], "Pair(x,y)")]
+    k = compile_specs(TUPLE_SRC, "tuple_kernel", specs)
+    assert [n for n, _ in k.params] == ["out", "t_0", "t_1_0", "s_0", "s_1"]
+    x = rng.standard_normal(1).astype(np.float32)
+    out = poisoned(2, np.float32)
+    run(k, 1, out, x, 2.5, 4, 11)
+    assert_close(out, np.array([x[0] * 2.5, 11 - 4 + 3], np.float32))
+
+
+@pytest.mark.parametrize("spec,match", [
+    (("tuple", [("ptr", "fp32")], "Pair(x"), r"a namedtuple is described as \"Name\(field,...\)\""),
+    (("tuple", [("ptr", "fp32")], "Pair(x,x)"), r"a namedtuple is described as"),
+])
+def test_bad_tuple_specs(spec: tuple, match: str) -> None:
+    with pytest.raises(tt.InvalidArgument, match=match):
+        compile_specs(TUPLE_SRC, "tuple_kernel", [("ptr", "fp32"), spec, ("constexpr", 0)])

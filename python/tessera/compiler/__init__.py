@@ -41,10 +41,13 @@ class CompiledKernel:
     back end `n_regs`, `n_spills` and `metadata.shared` are 0."""
 
     def __init__(self, kernel, runtime_params: list[int], num_params: int, metadata: KernelMetadata,
-                 device: int = -1):
+                 device: int = -1, flatten=None):
         self._kernel = kernel  # tessera._C.Kernel
         self._runtime_params = runtime_params  # indices of runtime parameters
         self._num_params = num_params
+        # A kernel given tuples: the arguments to the leaves the parameters
+        # above count (tuple_args.py).
+        self._flatten = flatten
         self.metadata = metadata
         self.name = kernel.name
         self.hash = metadata.hash
@@ -110,6 +113,8 @@ class CompiledKernel:
         g = _grid3(grid)
 
         def launcher(*args):
+            if self._flatten is not None:
+                args = self._flatten(args)
             if len(args) == self._num_params:
                 args = [args[i] for i in self._runtime_params]
             elif len(args) != len(self._runtime_params):

@@ -13,6 +13,7 @@ numbers), ``tl.descriptor`` (tensor descriptors), ``tl.standard``, ``tl.core``, 
 """
 
 from . import core, descriptor, math, random, standard, extra
+from .types import tuple  # noqa: A004  (Triton's tl.tuple; shadows the builtin only here)
 from .core import (
     TRITON_MAX_TENSOR_NUMEL, PropagateNan, constexpr, constexpr_type, const, dtype, pointer_type,
     block_type, tensor, range, static_range,
@@ -52,7 +53,7 @@ __all__ = [
     "core", "descriptor", "math", "random", "standard", "extra",
     # types and constants
     "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "constexpr", "constexpr_type", "const", "dtype",
-    "pointer_type", "block_type", "tensor", "range", "static_range",
+    "pointer_type", "block_type", "tensor", "range", "static_range", "tuple",
     "bool", "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float8e4nv", "float8e5", "float8e4m3fn", "float8e5m2", "float16", "bfloat16", "float32",
     "float64", "float8e4b15", "float8e4b8", "float8e5b16", "pi32_t",

@@ -587,3 +587,13 @@ class PropagateNan:
 
     NONE = 0x0000
     ALL = 0xFFFF
+
+
+class tuple(_builtins.tuple):  # noqa: A001  (Triton's name)
+    """Triton's tuple: ``tl.tuple(values)`` in a kernel is the tuple of
+    ``values`` (a tuple or a list, a list comprehension's result say). On the
+    host it is that tuple too. ``type`` is accepted for Triton's signature and
+    ignored."""
+
+    def __new__(cls, args, type=None):
+        return super().__new__(cls, args)

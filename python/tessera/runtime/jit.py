@@ -35,7 +35,7 @@ import types
 import weakref
 
 from .. import knobs
-from . import arrays, kernel_cache
+from . import arrays, kernel_cache, tuple_args
 from .arrays import TensorWrapper, reinterpret  # noqa: F401  (Triton's names live here too)
 
 # Names of dtypes (NumPy's, PyTorch's, Triton's) -> signature names, as
@@ -207,6 +207,19 @@ def _option_from_parameter(v):
     return v if isinstance(v, (bool, int)) and not hasattr(v, "dtype") else None
 
 
+def dispatch_mode(p) -> int:
+    """How the Dispatcher specialises parameter `p` (a KernelParam or a
+    tuple_args.Leaf)."""
+    c = _ext()
+    if p.is_constexpr:
+        return c.CONSTEXPR
+    if p.do_not_specialize:
+        return c.NOSPEC
+    if p.do_not_specialize_on_alignment:
+        return c.NOALIGN
+    return c.RUNTIME
+
+
 def _unwrap_constexpr(v):
     # tl.constexpr(x) -> x, without importing tessera.language here.
     while type(v).__name__ == "constexpr" and hasattr(v, "value"):
@@ -273,6 +286,8 @@ class JITFunction(KernelInterface):
                                            i in dns or name in dns, i in dnsa or name in dnsa))
         self.arg_names = names
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._runtime_indices = [p.num for p in self.params if not p.is_constexpr]
+        self._tuple_views = {}  # tuple shape -> tuple_args.TupleView
         self.do_not_specialize = list(do_not_specialize or ())
         self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or ())
         self._binder = self._make_binder()
@@ -373,16 +388,13 @@ class JITFunction(KernelInterface):
         units = self._units_cache
         if units is None or _globals_changed(units[1]):
             units = self._build_units()
+        if tuple_args.has_tuples(self, bound):
+            g = None if warmup else self._launch_grid(grid, grid_fn, bound)
+            return tuple_args.run(self, bound, g, opts, units, warmup)
         dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
         if warmup:
             return self._compiled_for(bound, opts, units, warmup=True)
-        if callable(grid):
-            g = _check_grid(grid(dict(zip(self.arg_names, bound))), grid)
-        elif type(grid) is tuple and 0 < len(grid) <= 3 and all(
-                type(x) is int and x >= 0 for x in grid):
-            g = grid + (1,) * (3 - len(grid))  # the common case
-        else:
-            g = _check_grid(grid, grid_fn)
+        g = self._launch_grid(grid, grid_fn, bound)
         if _launch_hooks_set():
             return self._run_with_launch_hooks(dispatcher, bound, g, opts, units)
         ran = dispatcher.run(bound, g, opts)
@@ -395,6 +407,15 @@ class JITFunction(KernelInterface):
         if ran is None:  # registered under the same key just now: a bug if it misses
             raise RuntimeError(f"tessera: internal error: no kernel for the key of '{self.__name__}'")
         return kernel
+
+    def _launch_grid(self, grid, grid_fn, bound):
+        """The launch's grid as three ints."""
+        if callable(grid):
+            return _check_grid(grid(dict(zip(self.arg_names, bound))), grid)
+        if type(grid) is tuple and 0 < len(grid) <= 3 and all(
+                type(x) is int and x >= 0 for x in grid):
+            return grid + (1,) * (3 - len(grid))  # the common case
+        return _check_grid(grid, grid_fn)
 
     def _run_with_launch_hooks(self, dispatcher, bound, g, opts, units):
         """A launch between knobs.runtime.launch_enter_hook and
@@ -433,16 +454,7 @@ class JITFunction(KernelInterface):
     def _make_dispatcher(self):
         _check_backend()
         c = _ext()
-        modes = []
-        for p in self.params:
-            if p.is_constexpr:
-                modes.append(c.CONSTEXPR)
-            elif p.do_not_specialize:
-                modes.append(c.NOSPEC)
-            elif p.do_not_specialize_on_alignment:
-                modes.append(c.NOALIGN)
-            else:
-                modes.append(c.RUNTIME)
+        modes = [dispatch_mode(p) for p in self.params]
         self._dispatcher = c.Dispatcher(self.fn.__name__, self.arg_names, modes)
         self._configure_dispatcher()
         if self._units_cache is not None:
@@ -468,13 +480,14 @@ class JITFunction(KernelInterface):
             dispatcher.add(bound, opts, compiled.kernel, compiled)
         return compiled
 
-    def _specialize(self, raw, opts) -> "_Specialisation":
+    def _specialize(self, raw, opts, params=None) -> "_Specialisation":
         """What the compiler needs (and the caches show) for the Dispatcher's
-        ArgSpecs `raw` of a launch with options `opts`."""
+        ArgSpecs `raw` of a launch with options `opts`; `params`: the
+        parameters `raw` is of, when not the kernel's (tuple_args.Leaf)."""
         sp = _Specialisation()
         places = {}  # pointer argument -> "host" or "cuda:N", where its memory is
-        for p, s in zip(self.params, raw):
-            path = (p.num,)
+        for p, s in zip(params or self.params, raw):
+            path = getattr(p, "path", (p.num,))
             if s[0] == "ptr" and len(s) == 4:
                 places[p.name] = f"cuda:{s[3]}"
                 sp.device = max(sp.device, s[3])
@@ -573,7 +586,8 @@ class JITFunction(KernelInterface):
                                   sp.num_warps, sp.num_stages, passes, sp.fp_fusion,
                                   sp.reflect_ftz, sp.opts[3] or 0)
         from ..compiler import CompiledKernel
-        compiled = CompiledKernel(kernel, sp.runtime, len(self.params), meta, sp.device)
+        compiled = CompiledKernel(kernel, sp.runtime, sp.num_params or len(self.params), meta,
+                                  sp.device, flatten=sp.flatten)
         if self._repr is not None:
             # @jit(repr=f): the name shown for this specialisation (Triton's
             # `specialization` argument: signature and constants by name).
@@ -626,6 +640,8 @@ class JITFunction(KernelInterface):
         self._by_hash = {k.hash: k for k in self.cache.kernels() if hasattr(k, "hash")}
         if dropped and self._dispatcher is not None:
             self._dispatcher.clear()
+        if dropped:
+            self._tuple_views.clear()
 
     def _forget_compiled(self) -> None:
         """The source or a global it reads changed: every kernel is stale."""
@@ -633,6 +649,7 @@ class JITFunction(KernelInterface):
             dict.clear(d)
         self._key_cache.clear()
         self._by_hash = {}
+        self._tuple_views.clear()
         if self._dispatcher is not None:
             self._dispatcher.clear()
 
@@ -667,7 +684,7 @@ class JITFunction(KernelInterface):
                 raise RuntimeError(f"preload: the specialization data of '{self.__name__}' is for "
                                    f"a {backend} GPU, and no CUDA device is active")
             device = int(active.get_current_device())
-        raw = [s + (device,) if s[0] == "ptr" and device >= 0 else s for s in raw]
+        raw = [tuple_args.on_device(s, device) for s in raw]
         opts = (options.get("num_warps"), options.get("num_stages"), options.get("num_ctas"),
                 options.get("maxnreg"), bool(options.get("debug", False)))
         # The options that change GPU code besides those (see _specialize).
@@ -678,6 +695,8 @@ class JITFunction(KernelInterface):
         units = self._units_cache
         if units is None or _globals_changed(units[1]):
             units = self._build_units()
+        if any(s[0] == "tuple" for s in raw):
+            return self._compiled(tuple_args.specialize_nested(self, raw, opts), units, warmup=True)
         return self._compiled(self._specialize(raw, opts), units, warmup=True)
 
     # ---- sources and globals -------------------------------------------------------------
@@ -747,6 +766,9 @@ class _Specialisation:
         self.opts = self.options = None
         self.debug, self.num_warps, self.num_stages = False, 4, 3
         self.fp_fusion = self.reflect_ftz = True
+        # Tuple arguments (tuple_args.py): the leaves' count, and the
+        # function flattening a CompiledKernel launch's arguments into them.
+        self.num_params, self.flatten = None, None
 
 
 class _Missing:

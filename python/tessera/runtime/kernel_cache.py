@@ -210,28 +210,31 @@ def parse(data, params, expected_name: str, decode=True):
     constants = {tuple(k): v for k, v in zip(obj.get("constant_keys", []), obj.get("constant_vals", []))}
     attrs = {tuple(k): v for k, v in zip(obj.get("attrs_keys", []), obj.get("attrs_vals", []))}
     signature = obj.get("signature", {})
+    def spec(ty, path, name, is_constexpr):
+        div16 = any(list(a) == _DIV16 for a in attrs.get(path, []))
+        if isinstance(ty, (list, tuple)):  # a tuple argument: its elements' types, nested
+            return ("tuple", [spec(t, path + (i,), f"{name}[{i}]", False)
+                              for i, t in enumerate(ty)], None)
+        if ty == "constexpr":
+            if path not in constants:
+                raise ValueError(f"preload: the specialization data has no value for '{name}'")
+            v = _decode_const(constants[path]) if decode else constants[path]
+            if not is_constexpr and type(v) is int and v == 1:
+                return ("scalar", "i32", False, True)  # an int specialised on == 1
+            return ("constexpr", v)
+        if ty.startswith("tensordesc"):
+            raise ValueError(f"preload: parameter '{name}' is a tensor descriptor; Tessera cannot "
+                             "preload kernels that take one (launch the kernel instead)")
+        if ty.startswith("*"):
+            return ("ptr", ty[2:] if ty.startswith("*k") else ty[1:], div16)
+        return ("scalar", "i1" if ty == "u1" else ty, div16, False)
+
     specs = []
     for p in params:
         ty = signature.get(p.name)
         if ty is None:
             raise ValueError(f"preload: the specialization data has no type for parameter '{p.name}'")
-        div16 = any(list(a) == _DIV16 for a in attrs.get((p.num,), []))
-        if ty == "constexpr":
-            if (p.num,) not in constants:
-                raise ValueError(f"preload: the specialization data has no value for '{p.name}'")
-            v = _decode_const(constants[(p.num,)]) if decode else constants[(p.num,)]
-            if not p.is_constexpr and type(v) is int and v == 1:
-                specs.append(("scalar", "i32", False, True))  # an int specialised on == 1
-            else:
-                specs.append(("constexpr", v))
-        elif ty.startswith("tensordesc"):
-            raise ValueError(f"preload: parameter '{p.name}' is a tensor descriptor; Tessera cannot "
-                             "preload kernels that take one (launch the kernel instead)")
-        elif ty.startswith("*"):
-            dtype = ty[2:] if ty.startswith("*k") else ty[1:]
-            specs.append(("ptr", dtype, div16))
-        else:
-            specs.append(("scalar", "i1" if ty == "u1" else ty, div16, False))
+        specs.append(spec(ty, (p.num,), p.name, p.is_constexpr))
     target = obj.get("target") or {}
     return target.get("backend"), specs, dict(obj.get("options", {}))
 

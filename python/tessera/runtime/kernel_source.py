@@ -330,6 +330,15 @@ def _encode_const(v, what: str):
         return ("str", v)
     if t is tuple or t is list:
         return ("tuple", [_encode_const(e, what) for e in v])
+    if isinstance(v, type) and issubclass(v, tuple) and hasattr(v, "_fields"):
+        # A namedtuple class, which kernels call to build one.
+        defaults = getattr(v, "_field_defaults", {})
+        return ("tupletype", f"{v.__name__}({','.join(v._fields)})",
+                [_encode_const(defaults[f], what) for f in v._fields if f in defaults])
+    if isinstance(v, tuple):  # a namedtuple keeps its fields' names; torch.Size is a tuple
+        fields = getattr(t, "_fields", None)
+        elems = [_encode_const(e, what) for e in v]
+        return ("tuple", elems, f"{t.__name__}({','.join(fields)})") if fields else ("tuple", elems)
     if type(v).__name__ == "constexpr" and hasattr(v, "value"):
         return _encode_const(_jit()._unwrap_constexpr(v), what)
     if t.__name__ == "dtype" and t.__module__.startswith(("tessera", "triton")):

@@ -92,10 +92,14 @@ TEST(ParseExpr, TuplesAndLists) {
   EXPECT_EQ(expr("[*a, b]"), "(list (* a) b)");
 }
 
+TEST(ParseExpr, ListComprehension) {
+  EXPECT_EQ(expr("[x for x in y if x for z in w]"), "(listcomp x (for x y x) (for z w))");
+  EXPECT_EQ(expr("[a + b for a, b in t]"), "(listcomp (+ a b) (for (tuple a b) t))");
+}
+
 TEST(ParseExpr, UnsupportedConstructs) {
   EXPECT_EQ(expr("lambda x, y=1, *a, k, **kw: x + y"), "(unsupported \"lambda\")");
   EXPECT_EQ(expr("lambda: 0"), "(unsupported \"lambda\")");
-  EXPECT_EQ(expr("[x for x in y if x for z in w]"), "(unsupported \"list comprehension\")");
   EXPECT_EQ(expr("(x for x in y)"), "(unsupported \"generator expression\")");
   EXPECT_EQ(expr("{}"), "(unsupported \"dict display\")");
   EXPECT_EQ(expr("{a: b, **c}"), "(unsupported \"dict display\")");

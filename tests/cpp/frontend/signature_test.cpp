@@ -60,5 +60,20 @@ TEST(Signature, MalformedDescriptors) {
   EXPECT_NE(errorOf("*fp32, , i32").find("empty entry"), std::string::npos);
 }
 
+// A namedtuple class as the host describes it (tuple argument specs,
+// namedtuple constants and classes).
+TEST(Signature, TupleTypes) {
+  auto t = parseTupleType("View(ptr,shape,strides)");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->name, "View");
+  EXPECT_EQ(t->fields, (std::vector<std::string>{"ptr", "shape", "strides"}));
+  auto empty = parseTupleType("Unit()");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(empty->fields.empty());
+  for (const char *bad : {"View", "View(a,)", "View(a,a)", "(a)", "1View(a)", "View(a b)",
+                          "View(a", "View(,a)"})
+    EXPECT_FALSE(parseTupleType(bad).has_value()) << bad;
+}
+
 }  // namespace
 }  // namespace tessera::frontend
