@@ -87,7 +87,10 @@ typedef enum tessera_value_kind {
   TESSERA_VALUE_BUILTIN = 7,
   /* A namedtuple class, which a kernel may call to build one: s is its
      "Name(field,...)"; elems the defaults of its last num_elems fields */
-  TESSERA_VALUE_TUPLE_TYPE = 8
+  TESSERA_VALUE_TUPLE_TYPE = 8,
+  /* A @jit function passed as a compile-time value: the function named s of
+     source unit i (tessera_compile_units; 0 for the other entry points) */
+  TESSERA_VALUE_FUNCTION = 9
 } tessera_value_kind;
 
 typedef struct tessera_value {

@@ -39,9 +39,15 @@ std::string argPrefix(std::string_view param, std::string_view kernel) {
 }
 
 [[noreturn]] void raiseUnsupported(PyObject *v, std::string_view param, std::string_view kernel) {
+  std::string hint;
+  if (PyUnicode_Check(v))
+    hint = " (a string is a compile-time value: annotate the parameter `" + std::string(param) +
+           ": tl.constexpr` if that is what you meant)";
+  else if (PyList_Check(v))
+    hint = " (pass a tuple to give the kernel a tuple)";
   raise(PyExc_TypeError, argPrefix(param, kernel) +
                              "expected a tensor, an array, an int, a float or a bool, got " +
-                             Py_TYPE(v)->tp_name);
+                             Py_TYPE(v)->tp_name + hint);
 }
 
 // Builtin types that are never kernel arguments (and not worth asking the

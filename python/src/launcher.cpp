@@ -289,9 +289,13 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
       if (!defaults_[i].is_valid()) return {};  // missing: the general path says so
       bound[i] = defaults_[i].ptr();
     }
-  // A tuple argument launches through its own Dispatcher (tuple_args.py).
+  // A tuple argument launches through a Dispatcher of its own
+  // (tuple_args.py), and so does a compile-time value given to a runtime
+  // parameter (a @jit function, a dtype, a string, tl.constexpr(...)).
   for (size_t i = 0; i < np; ++i)
-    if (modes_[i] != kConstexpr && PyTuple_Check(bound[i])) return {};
+    if (modes_[i] != kConstexpr &&
+        (PyTuple_Check(bound[i]) || PyUnicode_Check(bound[i]) || PyCallable_Check(bound[i])))
+      return {};
   if (!globalsUnchanged()) return {};
 
   // The options tuple, as the binder makes it (with @jit's debug default).
@@ -316,7 +320,14 @@ nb::object Dispatcher::launch(PyObject *const *args, size_t nargs, PyObject *kwn
   } else if (!parseIntGrid(grid, g)) {
     return {};
   }
-  return runBound(bound.data(), extra.ptr(), g, 0);
+  try {
+    return runBound(bound.data(), extra.ptr(), g, 0);
+  } catch (nb::python_error &e) {
+    // An argument the classifier refuses (a dtype, tl.constexpr(5)): the
+    // general path decides whether it is a compile-time value or a mistake.
+    if (e.matches(PyExc_TypeError)) return {};
+    throw;
+  }
 }
 
 }  // namespace tessera_py

@@ -97,7 +97,8 @@ class CompileInputs {
 
   // An encoded Const: ("none",) ("bool", b) ("int", i) ("float", f)
   // ("str", s) ("dtype", "fp32") ("tuple", [Const, ...][, "Name(field,...)"])
-  // ("builtin", "cuda.smid") ("tupletype", "Name(field,...)", [Const default, ...]).
+  // ("builtin", "cuda.smid") ("tupletype", "Name(field,...)", [Const default, ...])
+  // ("function", unit, name).
   // `depth`: the tuples around it. The C ABI refuses 64 levels; stopping
   // there too keeps a 100,000-deep or self-containing tuple from
   // overflowing the stack here first.
@@ -139,6 +140,13 @@ class CompileInputs {
                : tag == "dtype" ? TESSERA_VALUE_DTYPE
                                 : TESSERA_VALUE_BUILTIN;
       v.s = str(payload(), "a constant");
+    } else if (tag == "function") {
+      // ("function", unit, name): a @jit function of another source unit.
+      if (t.size() != 3 || !PyLong_Check(t[1].ptr())) bad("constant", h);
+      v.kind = TESSERA_VALUE_FUNCTION;
+      v.i = PyLong_AsLongLong(t[1].ptr());
+      if (v.i == -1 && PyErr_Occurred()) throw nb::python_error();
+      v.s = str(t[2], "a function's name");
     } else if (tag == "tupletype") {
       // ("tupletype", "Name(field,...)", [Const default, ...])
       if (t.size() != 3 || (!PyList_Check(t[2].ptr()) && !PyTuple_Check(t[2].ptr())))

@@ -162,6 +162,15 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
       b.s = v.s;
       return b;
     }
+    case TESSERA_VALUE_FUNCTION: {
+      require(v.s != nullptr, what + ": the function name is NULL");
+      require(v.i >= 0, what + ": the source unit index is negative");
+      ConstValue f;
+      f.kind = ConstValue::Kind::Function;
+      f.i = v.i;
+      f.s = v.s;
+      return f;
+    }
     case TESSERA_VALUE_TUPLE_TYPE: {
       require(v.s != nullptr, what + ": the namedtuple class is NULL");
       auto type = tessera::frontend::parseTupleType(v.s);

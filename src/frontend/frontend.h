@@ -26,8 +26,9 @@ struct ConstValue {
   // Builtin: s names a kernel-language function ("cuda.smid"), such as one
   // passed as a tl.constexpr argument.
   // TupleType: a namedtuple class, s its "Name(field,...)", elems the
-  // defaults of its last fields.
-  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple, Builtin, TupleType };
+  // defaults of its last fields. Function: the @jit function named s in
+  // source unit i.
+  enum class Kind { None, Bool, Int, Float, Str, DType, Tuple, Builtin, TupleType, Function };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;

@@ -82,6 +82,14 @@ SVal fromConst(const ConstValue &c) {
       return SVal::dtypeVal(c.dtype);
     case ConstValue::Kind::Builtin:
       return SVal::builtin(c.s);
+    case ConstValue::Kind::Function: {
+      // Resolved against the source units by Lowerer::constant.
+      SVal f;
+      f.kind = SVal::Kind::Function;
+      f.i = c.i;
+      f.s = c.s;
+      return f;
+    }
     case ConstValue::Kind::TupleType: {
       SVal t;
       t.kind = SVal::Kind::TupleType;
@@ -169,11 +177,51 @@ const ast::Stmt *findGlobalAssign(const ast::Module &mod, const std::string &nam
 }
 }  // namespace
 
+// The @jit function `function` of source unit `unit`, which `name` (a
+// global, an argument) refers to.
+SVal Lowerer::jitFunction(size_t unit, const std::string &function, const std::string &name,
+                          SourceLoc loc) {
+  // The callee's own scope comes with it, so its globals resolve in its unit.
+  if (unit >= units_.size() || !units_[unit].module)
+    internalError("frontend", "'" + name + "' names source unit " + std::to_string(unit) + " of " +
+                                  std::to_string(units_.size()));
+  const ModuleScope *callee = scopeForUnit(unit);
+  const ast::Stmt *def = nullptr;
+  for (const auto &s : callee->mod->body)  // the last definition wins, as in Python
+    if (s->kind == ast::StmtKind::FunctionDef && s->name == function) def = s.get();
+  if (!def) {
+    for (const auto &b : callee->mod->brokenDefs)
+      if (b.name == function) throw CompileError(b.diag);
+    const SourceFile *f = sm_.file(callee->mod->file);
+    error(loc,
+          "'" + name + "' refers to @jit function '" + function + "', which is not defined in " +
+              (f ? f->name : std::string("its source")),
+          "this is a bug in the code that passed the globals to the compiler");
+  }
+  SVal fn;
+  fn.kind = SVal::Kind::Function;
+  fn.fn = def;
+  fn.scope = callee;
+  fn.knownJit = true;
+  return fn;
+}
+
+SVal Lowerer::constant(const ConstValue &c, const std::string &name, SourceLoc loc) {
+  SVal v = fromConst(c);
+  std::function<void(SVal &)> resolve = [&](SVal &x) {
+    if (x.kind == SVal::Kind::Function && !x.fn)
+      x = jitFunction(static_cast<size_t>(x.i), x.s, name, loc);
+    for (SVal &e : x.elems) resolve(e);
+  };
+  resolve(v);
+  return v;
+}
+
 SVal Lowerer::globalOverride(const ModuleScope &scope, const Global &g, const std::string &name,
                              SourceLoc loc) {
   switch (g.kind) {
     case Global::Kind::Constant:
-      return fromConst(g.value);
+      return constant(g.value, name, loc);
     case Global::Kind::ModuleAlias: {
       if (auto m = canonicalModule(g.module)) return SVal::module(*m);
       // A host module (the user's helpers): only its attributes are usable,
@@ -182,32 +230,8 @@ SVal Lowerer::globalOverride(const ModuleScope &scope, const Global &g, const st
       m.scope = &scope;
       return m;
     }
-    case Global::Kind::JitFunction: {
-      // The callee's own scope comes with it, so its globals resolve in its unit.
-      if (g.unit >= units_.size() || !units_[g.unit].module)
-        internalError("frontend", "global '" + name + "' names source unit " +
-                                      std::to_string(g.unit) + " of " +
-                                      std::to_string(units_.size()));
-      const ModuleScope *callee = scopeForUnit(g.unit);
-      const ast::Stmt *def = nullptr;
-      for (const auto &s : callee->mod->body)  // the last definition wins, as in Python
-        if (s->kind == ast::StmtKind::FunctionDef && s->name == g.function) def = s.get();
-      if (!def) {
-        for (const auto &b : callee->mod->brokenDefs)
-          if (b.name == g.function) throw CompileError(b.diag);
-        const SourceFile *f = sm_.file(callee->mod->file);
-        error(loc,
-              "'" + name + "' refers to @jit function '" + g.function +
-                  "', which is not defined in " + (f ? f->name : std::string("its source")),
-              "this is a bug in the code that passed the globals to the compiler");
-      }
-      SVal fn;
-      fn.kind = SVal::Kind::Function;
-      fn.fn = def;
-      fn.scope = callee;
-      fn.knownJit = true;
-      return fn;
-    }
+    case Global::Kind::JitFunction:
+      return jitFunction(g.unit, g.function, name, loc);
     case Global::Kind::Opaque:
       if (g.description.find("function") != std::string::npos)
         error(loc, "'" + name + "' is " + g.description + " and cannot be called from a kernel",

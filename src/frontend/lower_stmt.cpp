@@ -90,7 +90,7 @@ SVal Lowerer::parameterValue(Function &fn, const ast::Param &p, const std::strin
                              const ArgSpec &a, bool constexprParam, int depth) {
   switch (a.kind) {
     case ArgSpec::Kind::Constexpr:
-      return fromConst(a.value);
+      return constant(a.value, name, p.loc);
     case ArgSpec::Kind::Tuple: {
       if (constexprParam)
         error(p.loc,

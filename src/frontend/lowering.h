@@ -384,6 +384,11 @@ class Lowerer {
   SVal attribute(const SVal &obj, const std::string &name, SourceLoc loc);
   SVal subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc);
   SVal listComprehension(const ast::Expr &e);
+  SVal jitFunction(size_t unit, const std::string &function, const std::string &name,
+                   SourceLoc loc);
+  // A compile-time value handed to the compiler, its @jit functions
+  // resolved (`name`: the global or argument it is, for messages).
+  SVal constant(const ConstValue &c, const std::string &name, SourceLoc loc);
   SVal newNamedTuple(const SVal &type, const std::vector<SVal> &args,
                      const std::vector<std::pair<std::string, SVal>> &kwargs, SourceLoc loc);
   std::map<std::string, SVal> *env() { return env_; }

@@ -388,7 +388,7 @@ class JITFunction(KernelInterface):
         units = self._units_cache
         if units is None or _globals_changed(units[1]):
             units = self._build_units()
-        if tuple_args.has_tuples(self, bound):
+        if tuple_args.needs_view(self, bound):
             g = None if warmup else self._launch_grid(grid, grid_fn, bound)
             return tuple_args.run(self, bound, g, opts, units, warmup)
         dispatcher = self._dispatcher if self._dispatcher is not None else self._make_dispatcher()
@@ -509,7 +509,8 @@ class JITFunction(KernelInterface):
                 continue
             if s[0] == "constexpr":
                 value = _unwrap_constexpr(s[1])
-                sp.specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'")))
+                sp.specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'",
+                                                            sp.functions)))
                 sp.constants[p.name] = sp.hook_constants[path] = value
                 sp.named_constants[p.name] = value
                 sp.signature[p.name] = sp.hook_signature[p.name] = "constexpr"
@@ -560,6 +561,8 @@ class JITFunction(KernelInterface):
         `cache[device]`; None when jit_cache_hook declined to compile."""
         from .. import knobs
         _ext()  # the extension loaded (and its error types set) before anything compiles
+        if sp.functions:
+            units_entry = self._units_with(sp.functions)
         units, _, source_hash = units_entry
         passes = _tile_passes()
         key = _hash(_compiler_id(), source_hash, repr(sp.specs), sp.debug, sp.target,
@@ -732,14 +735,21 @@ class JITFunction(KernelInterface):
             entry = self._build_units()
         return entry[2]
 
-    def _build_units(self):
-        units, used = _collect_units(self)
+    def _units_with(self, functions=()):
+        """(units, used globals, source hash) of a compile whose compile-time
+        arguments hold the @jit `functions` (what _encode_const named): the
+        kernel's units, theirs, and those they reach."""
+        units, used = _collect_units(self, functions)
         h = hashlib.blake2b(digest_size=20)
         for u in units:
             h.update(repr(u).encode())
             h.update(b"\0")
         h.update(repr(bool(self.noinline)).encode())
-        entry = (units, used, h.hexdigest())
+        return units, used, h.hexdigest()
+
+    def _build_units(self):
+        entry = self._units_with()
+        used = entry[1]
         if self._units_cache is not None and self._units_cache[2] != entry[2]:
             self._forget_compiled()  # a changed global: what was compiled is stale
         self._units_cache = entry
@@ -769,6 +779,9 @@ class _Specialisation:
         # Tuple arguments (tuple_args.py): the leaves' count, and the
         # function flattening a CompiledKernel launch's arguments into them.
         self.num_params, self.flatten = None, None
+        # @jit functions passed as compile-time values: they join the
+        # compile's source units (JITFunction._units_with).
+        self.functions = []
 
 
 class _Missing:

@@ -226,9 +226,11 @@ def _code_names(code, out: dict) -> None:
         out.setdefault(n, set()).update(names)
 
 
-def _collect_units(root: JITFunction):
+def _collect_units(root: JITFunction, extra=()):
     """Source units for `root` and every @jit function it reaches, with the
     globals each reads, and the (name, dict, value) of every constant read.
+    `extra`: @jit functions passed as compile-time arguments, units 1, 2, ...
+    after root's (so that _encode_const can name them before this runs).
 
     A user module read by a kernel (`helpers.scale(x)`) is passed as an
     opaque namespace plus one dotted entry per attribute the kernel reads
@@ -239,6 +241,10 @@ def _collect_units(root: JITFunction):
     index = {id(root): 0}
     pending = [root]
     order = [root]
+    for f in extra:
+        index[id(f)] = len(order)  # may repeat root: a unit of its own, as _encode_const said
+        order.append(f)
+        pending.append(f)
 
     def entry_for(name, v, where):
         entry = _global_entry(name, v)
@@ -312,9 +318,11 @@ def _global_entry(name, v):
     return (name, "opaque", f"a {type(v).__name__} object")
 
 
-def _encode_const(v, what: str):
+def _encode_const(v, what: str, functions=None):
     """A Python value as the extension's tagged constant; TypeError if it
-    cannot be a compile-time value."""
+    cannot be a compile-time value. `functions`: a list to which @jit
+    functions inside `v` are added, each encoded as the source unit it gets
+    (_collect_units' `extra`: unit 1 + its index there); None refuses them."""
     if v is None:
         return ("none",)
     t = type(v)
@@ -329,7 +337,7 @@ def _encode_const(v, what: str):
     if t is str:
         return ("str", v)
     if t is tuple or t is list:
-        return ("tuple", [_encode_const(e, what) for e in v])
+        return ("tuple", [_encode_const(e, what, functions) for e in v])
     if isinstance(v, type) and issubclass(v, tuple) and hasattr(v, "_fields"):
         # A namedtuple class, which kernels call to build one.
         defaults = getattr(v, "_field_defaults", {})
@@ -337,10 +345,10 @@ def _encode_const(v, what: str):
                 [_encode_const(defaults[f], what) for f in v._fields if f in defaults])
     if isinstance(v, tuple):  # a namedtuple keeps its fields' names; torch.Size is a tuple
         fields = getattr(t, "_fields", None)
-        elems = [_encode_const(e, what) for e in v]
+        elems = [_encode_const(e, what, functions) for e in v]
         return ("tuple", elems, f"{t.__name__}({','.join(fields)})") if fields else ("tuple", elems)
     if type(v).__name__ == "constexpr" and hasattr(v, "value"):
-        return _encode_const(_jit()._unwrap_constexpr(v), what)
+        return _encode_const(_jit()._unwrap_constexpr(v), what, functions)
     if t.__name__ == "dtype" and t.__module__.startswith(("tessera", "triton")):
         return ("dtype", arrays.signature_dtype(v))
     if hasattr(v, "__index__") and t.__module__ == "numpy":
@@ -350,6 +358,11 @@ def _encode_const(v, what: str):
     name = _builtin_name(v)
     if name is not None:
         return ("builtin", name)
+    target = _jit_target(v)
+    if target is not None and functions is not None:
+        if target not in functions:
+            functions.append(target)
+        return ("function", 1 + functions.index(target), target.fn.__name__)
     raise TypeError(f"{what}: a {t.__name__} cannot be a compile-time value")
 
 

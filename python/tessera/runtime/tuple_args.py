@@ -1,8 +1,11 @@
 """Tuple arguments: a kernel parameter given a tuple (nested tuples and
-namedtuples included), as Triton allows.
+namedtuples included), as Triton allows; and compile-time values (a @jit
+function, a dtype, tl.constexpr(...)) given to a parameter not annotated
+tl.constexpr, which Triton specialises as constexprs.
 
-The launch path and the Dispatcher handle one value per parameter. A launch
-whose runtime parameters hold tuples goes through here instead: its values
+The launch path and the Dispatcher handle one value per parameter, each a
+runtime value. A launch whose runtime parameters hold tuples or compile-time
+values goes through here instead: its values
 are flattened into leaves, depth first, and launched through a Dispatcher of
 its own, one per tuple shape (`TupleView`), whose pseudo-parameters are the
 leaves ("ptrs[0]", "t.shape[1]"). Each leaf is specialised as a parameter
@@ -39,23 +42,29 @@ def _tuple_type(v):
     return f"{type(v).__name__}({','.join(fields)})"
 
 
-def _is_compile_time(v) -> bool:
-    """Whether an element of a tuple argument is a compile-time value (as
-    Triton specialises them) rather than a pointer or a runtime scalar."""
+def _is_compile_time(v, in_tuple=True) -> bool:
+    """Whether an element of a tuple argument (or, not `in_tuple`, the value
+    of a parameter) is a compile-time value, as Triton specialises them,
+    rather than a pointer or a runtime scalar. A string given to a parameter
+    is not: more often a mistake (for an array) than a constexpr missing
+    its annotation, it gets the launch's TypeError naming the parameter."""
     from .kernel_source import _builtin_name, _jit_target
     t = type(v)
     if t.__name__ == "constexpr" and hasattr(v, "value"):
         return True
-    if t is str or _jit_target(v) is not None:
+    if (t is str and in_tuple) or _jit_target(v) is not None:
         return True
     if t.__name__ == "dtype" and t.__module__.startswith(("tessera", "triton")):
         return True
     return _builtin_name(v) is not None
 
 
-def has_tuples(jf, bound) -> bool:
-    """Whether a runtime parameter of `jf` holds a tuple in `bound`."""
-    return any(isinstance(bound[i], tuple) for i in jf._runtime_indices)
+def needs_view(jf, bound) -> bool:
+    """Whether a runtime parameter of `jf` holds a tuple, or a compile-time
+    value (Triton specialises a @jit function, a dtype or a tl.constexpr
+    given to any parameter as a constexpr), in `bound`."""
+    return any(isinstance(bound[i], tuple) or _is_compile_time(bound[i], in_tuple=False)
+               for i in jf._runtime_indices)
 
 
 def flatten(jf, bound):
@@ -77,7 +86,7 @@ def flatten(jf, bound):
     for p, v in zip(jf.params, bound):
         if p.is_constexpr or not isinstance(v, tuple):
             leaves.append(v)
-            shape.append(None)
+            shape.append("c" if not p.is_constexpr and _is_compile_time(v, False) else None)
         else:
             shape.append(walk(v, 0))
     return tuple(shape), leaves
@@ -97,9 +106,9 @@ def _leaves_of(jf, shape):
                         p.do_not_specialize_on_alignment))
 
     for p, s in zip(jf.params, shape):
-        if s is None:
-            out.append(Leaf(len(out), p.name, (p.num,), p.is_constexpr, p.do_not_specialize,
-                            p.do_not_specialize_on_alignment))
+        if not isinstance(s, tuple):
+            out.append(Leaf(len(out), p.name, (p.num,), p.is_constexpr or s == "c",
+                            p.do_not_specialize, p.do_not_specialize_on_alignment))
         else:
             walk(p, s, p.name, (p.num,))
     return out
@@ -121,7 +130,7 @@ def nest(shape, specs):
             return ("tuple", [walk(e) for e in s[1:]], s[0])
         return next(it)
 
-    return [next(it) if s is None else walk(s) for s in shape]
+    return [walk(s) for s in shape]
 
 
 def _nest_signatures(jf, shape, leaves, sp):
@@ -136,7 +145,7 @@ def _nest_signatures(jf, shape, leaves, sp):
             return tuple(walk(e) for e in s[1:]) if isinstance(s, tuple) else next(it)
 
         for p, s in zip(jf.params, shape):
-            table[p.name] = next(it) if s is None else walk(s)
+            table[p.name] = walk(s)
 
 
 def on_device(spec, device):

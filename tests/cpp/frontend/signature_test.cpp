@@ -70,8 +70,8 @@ TEST(Signature, TupleTypes) {
   auto empty = parseTupleType("Unit()");
   ASSERT_TRUE(empty.has_value());
   EXPECT_TRUE(empty->fields.empty());
-  for (const char *bad : {"View", "View(a,)", "View(a,a)", "(a)", "1View(a)", "View(a b)",
-                          "View(a", "View(,a)"})
+  for (const char *bad :
+       {"View", "View(a,)", "View(a,a)", "(a)", "1View(a)", "View(a b)", "View(a", "View(,a)"})
     EXPECT_FALSE(parseTupleType(bad).has_value()) << bad;
 }
 

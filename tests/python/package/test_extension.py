@@ -432,14 +432,16 @@ def test_type_errors_name_parameter_and_kernel():
     d = C.Dispatcher("add", NAMES, MODES)
     y = aligned(16)
     msg = ("argument 'x_ptr' of kernel 'add': expected a tensor, an array, an int, a float or "
-           "a bool, got str")
+           "a bool, got str (a string is a compile-time value: annotate the parameter "
+           "`x_ptr: tl.constexpr` if that is what you meant)")
     with pytest.raises(TypeError) as info:
         d.run(("hello", y, 16, 64), (1, 1, 1))
     assert str(info.value) == msg
     with pytest.raises(TypeError) as info:
         d.specialize(("hello", y, 16, 64))
     assert str(info.value) == msg
-    for bad, what in [(1j, "complex"), ([1.0], "list"), (b"xy", "bytes"), ({}, "dict")]:
+    for bad, what in [(1j, "complex"), ([1.0], r"list \(pass a tuple to give the kernel a "
+                       r"tuple\)"), (b"xy", "bytes"), ({}, "dict")]:
         with pytest.raises(TypeError, match=f"argument 'n' of kernel 'add': .* got {what}$"):
             d.run((y, y, bad, 64), (1, 1, 1))
     # Too large for any argument type: Python's error for that, as Triton's.

@@ -277,3 +277,87 @@ def test_one_parameter_takes_scalars_tuples_and_namedtuples():
         out[0] = np.nan
         launch(out, v)
         assert out[0] == expect, v
+
+
+@triton.jit
+def square(x):
+    return x * x
+
+
+@triton.jit
+def shifted_square(x, shift):
+    return square(x + shift)  # reaches another @jit function
+
+
+@triton.jit
+def apply_kernel(X, Y, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(Y + offs, FN(tl.load(X + offs, mask=mask)), mask=mask)
+
+
+class Closure(NamedTuple):
+    fn: object
+    captured: tuple
+
+
+@triton.jit
+def closure_kernel(X, Y, n, closure, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    y = closure.fn(tl.load(X + offs, mask=mask), *closure.captured)
+    tl.store(Y + offs, y, mask=mask)
+
+
+def test_jit_functions_as_compile_time_arguments():
+    n = 40
+    x = RNG.standard_normal(n).astype(np.float32)
+
+    @triton.jit
+    def negate(v):
+        return -v
+
+    for fn, expect in [(square, x * x), (negate, -x)]:
+        y = np.full(n, np.nan, np.float32)
+        apply_kernel[(1,)](x, y, n, fn, BLOCK=64)
+        np.testing.assert_array_equal(y, expect)
+    # In a tuple argument, with the tuple's other elements as its arguments.
+    shift = float(RNG.uniform(-1, 1))
+    y = np.full(n, np.nan, np.float32)
+    closure_kernel[(1,)](x, y, n, Closure(shifted_square, (shift,)), BLOCK=64)
+    np.testing.assert_allclose(y, (x.astype(np.float64) + shift) ** 2, rtol=1e-5, atol=1e-6)
+
+
+@triton.jit
+def unannotated_kernel(out, n, fn, D, name: tl.constexpr):
+    # fn and D get compile-time values without a tl.constexpr annotation:
+    # Triton specialises them as constexprs. (A string needs the annotation:
+    # unannotated, it is refused as an argument, test_jit.py.)
+    tl.static_assert(name == "twice")
+    tl.store(out, fn(tl.full((1,), n, D)).sum() * 2)
+
+
+def test_compile_time_values_given_to_unannotated_parameters():
+    out = np.zeros(1, np.int64)
+    launch = unannotated_kernel[(1,)]
+    for n, fn, d in [(3, square, tl.int64), (4, square, tl.int64), (5, shifted_square, tl.int64),
+                     (6, square, tl.int32)]:
+        out[0] = -1
+        if fn is shifted_square:
+            with pytest.raises(triton.CompilationError, match="missing required argument 'shift'"):
+                launch(out, n, fn, d, "twice")
+            continue
+        launch(out, n, fn, d, "twice")
+        assert out[0] == 2 * n * n
+    out[0] = -1
+    launch(out, tl.constexpr(7), square, tl.int64, "twice")
+    assert out[0] == 98
+
+
+def test_strings_and_lists_for_runtime_parameters_say_what_to_do():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(TypeError, match=r"argument 'values'.*annotate the parameter `values: "
+                                        r"tl.constexpr`"):
+        store_each_kernel[(1,)]((out,), "ab")
+    with pytest.raises(TypeError, match=r"argument 'values'.*got list \(pass a tuple"):
+        store_each_kernel[(1,)]((out,), [1])
