@@ -1,5 +1,6 @@
 // Statements, kernels and @jit function inlining.
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "frontend/lowering.h"
@@ -19,6 +20,18 @@ bool isJitDecorator(const ast::Expr &d) {
 
 bool isConstexprFunctionDecorator(const ast::Expr &d) {
   return decoratorNamed(d, "constexpr_function");
+}
+
+// @triton.must_use_result(words) reaches the compiler as the keyword of the
+// function's @jit(...) decorator: jit(must_use_result="words").
+static std::optional<std::string> mustUseResult(const SVal &callee) {
+  if (callee.kind != SVal::Kind::Function || !callee.fn) return std::nullopt;
+  for (const auto &d : callee.fn->decorators)
+    if (d->kind == ast::ExprKind::Call && isJitDecorator(*d))
+      for (const auto &k : d->keywords)
+        if (k.name == "must_use_result" && k.value && k.value->kind == ast::ExprKind::Str)
+          return k.value->str;
+  return std::nullopt;
 }
 
 // `a`, `a.b`, `a.b.c`: a name and attributes, nothing evaluated on the way.
@@ -394,6 +407,11 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
           error(s.a->loc, "the result of tl.advance is not being used",
                 "tl.advance has no side effects: assign its result, e.g. p = tl.advance(p, "
                 "offsets)");
+        if (auto words = mustUseResult(callee))
+          error(s.a->loc,
+                "the result of " + callee.fn->name + " is not being used" +
+                    (words->empty() ? std::string() : ". " + *words),
+                callee.fn->name + " is marked @triton.must_use_result: assign its result");
       }
       expr(*s.a);
       return;

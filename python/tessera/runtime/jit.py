@@ -934,6 +934,24 @@ def constexpr_function(fn):
     return ConstexprFunction(fn)
 
 
+def must_use_result(x):
+    """Decorator (over @jit or @constexpr_function): a kernel that calls the
+    function and drops its result does not compile. `@must_use_result` or
+    `@must_use_result("words")`, the words added to the message."""
+    if isinstance(x, str):
+        return lambda fn: _mark_must_use(fn, x)
+    return _mark_must_use(x, "")
+
+
+def _mark_must_use(fn, words):
+    if not isinstance(fn, JITFunction):
+        raise TypeError("@must_use_result applies to @jit and @constexpr_function functions; "
+                        "put it above the @jit line")
+    fn._must_use_result = words
+    fn._forget_compiled()  # its callers' compiled code did not check
+    return fn
+
+
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
         do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
     """Decorator making a Python function a Tessera kernel (or a device

@@ -264,6 +264,9 @@ def _collect_units(root: JITFunction, extra=()):
         fn = target.fn
         override = getattr(target, "_src_override", None)
         decorator = "@constexpr_function" if isinstance(target, _jit().ConstexprFunction) else "@jit"
+        words = getattr(target, "_must_use_result", None)
+        if words is not None:  # @triton.must_use_result: one line still (see _function_source)
+            decorator += f"(must_use_result={words!r})"
         source, first_line, col = _function_source(fn, override, getattr(target, "_lines", None),
                                                    decorator)
         names = {}

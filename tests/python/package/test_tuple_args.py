@@ -361,3 +361,29 @@ def test_strings_and_lists_for_runtime_parameters_say_what_to_do():
         store_each_kernel[(1,)]((out,), "ab")
     with pytest.raises(TypeError, match=r"argument 'values'.*got list \(pass a tuple"):
         store_each_kernel[(1,)]((out,), [1])
+
+
+@triton.must_use_result("It has no side effects.")
+@triton.jit
+def pure_cube(x):
+    return x * x * x
+
+
+@triton.jit
+def uses_cube_kernel(out):
+    y = pure_cube(tl.full((4,), 2.0, tl.float32))
+    tl.store(out + tl.arange(0, 4), y)
+
+
+@triton.jit
+def drops_cube_kernel(out):
+    pure_cube(tl.full((4,), 2.0, tl.float32))
+
+
+def test_must_use_result():
+    out = np.zeros(4, np.float32)
+    uses_cube_kernel[(1,)](out)
+    assert out.tolist() == [8.0] * 4
+    with pytest.raises(triton.CompilationError,
+                       match=r"the result of pure_cube is not being used. It has no side effects"):
+        drops_cube_kernel[(1,)](out)
