@@ -173,15 +173,12 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
     }
     case TESSERA_VALUE_TUPLE_TYPE: {
       require(v.s != nullptr, what + ": the namedtuple class is NULL");
-      auto type = tessera::frontend::parseTupleType(v.s);
-      require(type.has_value(), what +
-                                    ": a namedtuple is described as \"Name(field,...)\", got \"" +
-                                    std::string(v.s) + "\"");
-      require(v.elems != nullptr || v.num_elems == 0, what + ": the defaults are NULL");
-      require(v.num_elems <= type->fields.size(), what + ": more defaults than fields");
       ConstValue t;
       t.kind = ConstValue::Kind::TupleType;
-      t.s = v.s;
+      t.s = tupleTypeName(v.s, what);
+      require(v.elems != nullptr || v.num_elems == 0, what + ": the defaults are NULL");
+      require(v.num_elems <= tessera::frontend::parseTupleType(t.s)->fields.size(),
+              what + ": more defaults than fields");
       for (size_t i = 0; i < v.num_elems; ++i)
         t.elems.push_back(
             constValue(v.elems[i], what + " default " + std::to_string(i), depth + 1));

@@ -98,8 +98,9 @@ def _leaves_of(jf, shape):
 
     def walk(p, s, name, path):
         if isinstance(s, tuple):
+            fields = _field_names(s[0])
             for i, e in enumerate(s[1:]):
-                field = _field_name(s[0], i)
+                field = fields[i] if i < len(fields) else None
                 walk(p, e, f"{name}.{field}" if field else f"{name}[{i}]", path + (i,))
             return
         out.append(Leaf(len(out), name, path, s == "c", p.do_not_specialize,
@@ -114,11 +115,11 @@ def _leaves_of(jf, shape):
     return out
 
 
-def _field_name(tuple_type, i):
+def _field_names(tuple_type):
+    """The fields of a namedtuple's "Name(field,...)" ([] for a plain tuple)."""
     if tuple_type is None:
-        return None
-    fields = tuple_type[tuple_type.index("(") + 1:-1].split(",")
-    return fields[i] if i < len(fields) else None
+        return []
+    return tuple_type[tuple_type.index("(") + 1:-1].split(",")
 
 
 def nest(shape, specs):
@@ -179,10 +180,21 @@ def specialize_nested(jf, raw, opts):
     sp.specs = nest(shape, sp.specs)
     _nest_signatures(jf, shape, leaves, sp)
     sp.num_params = len(leaves)
-    view = TupleView.__new__(TupleView)
-    view.shape, view.leaves = shape, leaves
-    sp.flatten = lambda args: view.flat_args(jf, args)
+    sp.flatten = lambda args: flat_args(jf, shape, args)
     return sp
+
+
+def flat_args(jf, shape, args):
+    """The leaves of a CompiledKernel launch's arguments (all the
+    parameters, or already the leaves) for a kernel compiled for tuples
+    shaped `shape`."""
+    if len(args) != len(jf.params):
+        return list(args)
+    got, leaves = flatten(jf, args)
+    if got != shape:
+        raise TypeError(f"{jf.__name__}: these arguments' tuples are shaped differently from "
+                        "the ones this kernel was compiled for")
+    return leaves
 
 
 class TupleView:
@@ -198,17 +210,6 @@ class TupleView:
         self.dispatcher = c.Dispatcher(jf.fn.__name__, [leaf.name for leaf in self.leaves], modes)
         self.dispatcher.configure([None] * len(self.leaves), [], jf._debug)
         self.dispatcher.set_globals([])
-
-    def flat_args(self, jf, args):
-        """The leaves of a CompiledKernel launch's arguments (all the
-        parameters, or already the leaves)."""
-        if len(args) != len(jf.params):
-            return list(args)
-        shape, leaves = flatten(jf, args)
-        if shape != self.shape:
-            raise TypeError(f"{jf.__name__}: these arguments' tuples are shaped differently from "
-                            "the ones this kernel was compiled for")
-        return leaves
 
 
 def run(jf, bound, g, opts, units, warmup):
@@ -229,7 +230,7 @@ def run(jf, bound, g, opts, units, warmup):
     sp.specs = nest(shape, sp.specs)
     _nest_signatures(jf, shape, view.leaves, sp)
     sp.num_params = len(view.leaves)
-    sp.flatten = lambda args: view.flat_args(jf, args)
+    sp.flatten = lambda args: flat_args(jf, shape, args)
     compiled = jf._compiled(sp, units, warmup)
     if compiled is None:
         return None
