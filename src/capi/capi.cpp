@@ -29,6 +29,7 @@ struct tessera_kernel {
   std::shared_ptr<tessera::KernelImpl> impl;
   std::vector<std::pair<std::string, std::string>> params;  // (name, type), cached
   std::vector<Param> kinds;                                 // one per params entry
+  std::vector<tessera::DType> dtypes;                       // kInt and kFloat entries' types
 };
 
 namespace {
@@ -377,15 +378,34 @@ std::vector<ArgSpec> argSpecs(const tessera_arg_spec *args, size_t num) {
   return out;
 }
 
+// Integer argument `v` of parameter `i` as its register holds it; one its
+// type cannot hold (300 for a u8, 2^31 for an i32) is refused, not wrapped.
+template <class What>
+int64_t intArgument(const tessera_kernel &k, size_t i, int64_t v, const What &what) {
+  const DType t = k.dtypes[i];
+  if (!tessera::fitsIntType(t, v))
+    throw tessera::KernelError(
+        what() + " is " + std::to_string(v) + ", which " + tessera::signatureName(t) +
+        (t == DType::I1 ? " cannot hold: pass 0 or 1 (a bool)"
+                        : " cannot hold: pass a value in its range or give the parameter a "
+                          "wider type (annotate it tl.int64)"));
+  return tessera::wrapToIntType(t, v);
+}
+
 tessera_kernel *finish(std::shared_ptr<tessera::KernelImpl> impl) {
   auto k = std::make_unique<tessera_kernel>();
   k->params = impl->params();
   for (const auto &[name, type] : k->params) {
-    const bool isPtr = !type.empty() && type[0] == '*';
-    const auto dt = isPtr ? std::nullopt : tessera::dtypeFromSignatureName(type);
-    k->kinds.push_back(isPtr                         ? tessera_kernel::Param::kPointer
-                       : dt && tessera::isFloat(*dt) ? tessera_kernel::Param::kFloat
-                                                     : tessera_kernel::Param::kInt);
+    auto kind = tessera_kernel::Param::kInt;
+    DType d = DType::I64;  // pointers and untyped parameters
+    if (!type.empty() && type[0] == '*') {
+      kind = tessera_kernel::Param::kPointer;
+    } else if (const auto dt = tessera::dtypeFromSignatureName(type)) {
+      d = *dt;
+      if (tessera::isFloat(d)) kind = tessera_kernel::Param::kFloat;
+    }
+    k->kinds.push_back(kind);
+    k->dtypes.push_back(d);
   }
   k->impl = std::move(impl);
   return k.release();
@@ -572,7 +592,7 @@ tessera_status tessera_kernel_run(const tessera_kernel *kernel, const tessera_ru
         case TESSERA_RUN_INT:
           if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got an integer");
           values[i] = isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
-                              : tessera::interp::ArgValue::integer(a.i);
+                              : tessera::interp::ArgValue::integer(intArgument(k, i, a.i, what));
           break;
         case TESSERA_RUN_FLOAT:
           if (isPtr) throw tessera::KernelError(what() + " must be a buffer, got a float");
@@ -693,6 +713,7 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
     for (size_t i = 0; i < num_args; ++i) {
       const tessera_run_arg &a = args[i];
       const bool isPtr = k.kinds[i] == tessera_kernel::Param::kPointer;
+      const bool isFloat = k.kinds[i] == tessera_kernel::Param::kFloat;
       auto what = [&] {
         return "argument " + std::to_string(i) + " ('" + params[i].first + "') of kernel '" +
                k.impl->name() + "'";
@@ -708,10 +729,12 @@ tessera_status tessera_kernel_launch_cuda(const tessera_kernel *kernel, const te
                                 "writable copy"};
         case TESSERA_RUN_INT:
           if (isPtr) throw tessera::KernelError(what() + " must be a device pointer");
-          values[i] = tessera::interp::ArgValue::integer(a.i);
+          values[i] = isFloat ? tessera::interp::ArgValue::floating(static_cast<double>(a.i))
+                              : tessera::interp::ArgValue::integer(intArgument(k, i, a.i, what));
           break;
         case TESSERA_RUN_FLOAT:
           if (isPtr) throw tessera::KernelError(what() + " must be a device pointer");
+          if (!isFloat) throw tessera::KernelError(what() + " must be an integer, got a float");
           values[i] = tessera::interp::ArgValue::floating(a.f);
           break;
         default:

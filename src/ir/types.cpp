@@ -31,6 +31,22 @@ int bitWidth(DType t) {
 DClass dclass(DType t) {
   return kInfo[static_cast<int>(t)].cls;
 }
+
+bool fitsIntType(DType t, int64_t v) {
+  const int w = bitWidth(t);
+  if (w >= 64) return true;
+  if (t == DType::I1) return v == 0 || v == 1;
+  return v >= -(int64_t{1} << (w - 1)) && v < (int64_t{1} << w);
+}
+
+int64_t wrapToIntType(DType t, int64_t v) {
+  const int w = bitWidth(t);
+  if (w >= 64) return v;
+  const uint64_t low = static_cast<uint64_t>(v) & ((uint64_t{1} << w) - 1);
+  if (dclass(t) != DClass::Signed || !(low >> (w - 1))) return static_cast<int64_t>(low);
+  return static_cast<int64_t>(low | ~((uint64_t{1} << w) - 1));
+}
+
 int byteSize(DType t) {
   return bitWidth(t) == 1 ? 1 : bitWidth(t) / 8;
 }

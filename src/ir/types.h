@@ -45,6 +45,12 @@ inline bool isFp8(DType t) {
   return isFloat(t) && bitWidth(t) == 8;
 }
 int byteSize(DType t);  // storage size in memory (i1 takes one byte)
+// Whether integer `v` is a value of integer type `t` read as signed or as
+// unsigned (-1 is a u8's 255): a kernel argument that is not is refused.
+bool fitsIntType(DType t, int64_t v);
+// `v` as a register of integer type `t` holds it: its low bits, sign-
+// extended for signed types and zero-extended for the others.
+int64_t wrapToIntType(DType t, int64_t v);
 const char *irName(DType t);
 const char *tritonName(DType t);
 const char *signatureName(DType t);

@@ -263,7 +263,11 @@ std::vector<interp::ArgValue> KernelImpl::bindArgs(const std::vector<Arg> &args,
     } else {
       if (a.kind != Arg::Kind::Int)
         throw KernelError(what + " of kernel '" + name_ + "' must be an integer");
-      values.push_back(interp::ArgValue::integer(a.i));
+      if (!fitsIntType(p.type.dtype, a.i))
+        throw KernelError(what + " of kernel '" + name_ + "' is " + std::to_string(a.i) +
+                          ", which " + signatureName(p.type.dtype) +
+                          " cannot hold: pass a value in its range");
+      values.push_back(interp::ArgValue::integer(wrapToIntType(p.type.dtype, a.i)));
     }
   }
   return values;

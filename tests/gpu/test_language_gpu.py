@@ -1210,3 +1210,34 @@ def test_tuple_arguments(gen, transposed):
                                                   BLOCK_M=16, BLOCK_N=64)
     ref = x * (2 * f) + b
     torch.testing.assert_close(y.T if transposed else y, ref, rtol=1e-6, atol=1e-6)
+
+
+@triton.jit
+def annotated_scalars_kernel(out, a: tl.float16, b: tl.uint8, c: tl.int8, d: tl.int64,
+                             e: int, h: "tl.bfloat16", x: "*fp16"):
+    tl.static_assert(a.dtype == tl.float16)
+    tl.static_assert(h.dtype == tl.bfloat16)
+    tl.static_assert(x.dtype.element_ty == tl.float16)
+    tl.store(out + 0, a.to(tl.float64))
+    tl.store(out + 1, b.to(tl.float64))
+    tl.store(out + 2, c.to(tl.float64))
+    tl.store(out + 3, d.to(tl.float64))
+    tl.store(out + 4, e.to(tl.float64))
+    tl.store(out + 5, h.to(tl.float64))
+    tl.store(out + 6, tl.load(x).to(tl.float64))
+
+
+def test_annotated_parameters(gen):
+    # The launch packs each argument as its annotated type: an fp16 or bf16
+    # scalar in its 16 bits, a u8 zero-extended, an i8 sign-extended.
+    a, h = (torch.rand(2, device="cuda", generator=gen, dtype=torch.float64) * 20 - 10).tolist()
+    x = torch.randn(4, device="cuda", generator=gen).half()
+    out = poisoned((7,), torch.float64)
+    annotated_scalars_kernel[(1,)](out, a, 255, -128, 2**40 + 3, -7, h, x)
+    want = [float(torch.tensor(a).half()), 255, -128, 2**40 + 3, -7,
+            float(torch.tensor(h).bfloat16()), float(x[0])]
+    assert out.tolist() == want
+    annotated_scalars_kernel[(1,)](out, a, -1, 200, 0, 0, h, x)  # the low bits, read as the type
+    assert out[1].item() == 255 and out[2].item() == -56
+    with pytest.raises(Exception, match="is 256, which u8 cannot hold"):
+        annotated_scalars_kernel[(1,)](out, a, 256, 0, 0, 0, h, x)

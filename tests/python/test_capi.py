@@ -65,6 +65,19 @@ def test_scalar_run_args() -> None:
     assert_close(out, np.array([-(2**40), 0.1, 4e9]), rtol=0, atol=0)
     run(k, 1, out, 5, 3, 1)  # an int is accepted for a float parameter
     assert_close(out, np.array([5, 3, 1.0]), rtol=0, atol=0)
+    run(k, 1, out, 5, 3, -1)  # -1 is a u32's 2^32 - 1
+    assert_close(out, np.array([5, 3, 2.0**32 - 1]), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("value", [2**32, -(2**31) - 1])
+def test_integer_argument_out_of_its_type_is_refused(value: int) -> None:
+    # The register cannot hold it: an error, not a silently wrapped value.
+    k = compile_kernel(K, "scalar_types_kernel", "*fp64, i64, fp64, u32")
+    out = poisoned(3, np.float64)
+    with pytest.raises(tt.KernelError, match=f"argument 3 .* is {value}, which u32 cannot hold: "
+                       "pass a value in its range"):
+        run(k, 1, out, 1, 0.5, value)
+    assert np.isnan(out).all()
 
 
 @pytest.mark.parametrize("spec,match", [

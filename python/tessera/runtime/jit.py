@@ -180,13 +180,50 @@ def _is_constexpr_annotation(ann) -> bool:
     return getattr(ann, "__name__", "") == "constexpr" or "constexpr" in repr(ann)
 
 
+_SIGNATURE_NAMES = set(type_canonicalisation_dict.values()) - {"void"}
+
+
+def _annotation_type(ann) -> str:
+    """The signature type a runtime parameter's annotation names, as
+    Triton reads it ("fp16" for tl.float16 or "float16", "*fp32" for
+    tl.pointer_type(tl.float32) or "*fp32", "i32" for int), or "" when it
+    names none (a constexpr, torch.Tensor, anything else)."""
+    if ann is None:
+        return ""
+    if isinstance(ann, str):
+        t = ann.strip()
+        if t.startswith("const "):
+            t = t[len("const "):].strip()
+        if t.endswith("*"):
+            inner = _annotation_type(t[:-1])
+            return "*" + inner if inner and not inner.startswith("*") else ""
+        if t.startswith("*"):
+            inner = _annotation_type(t[2:] if t.startswith("*k") else t[1:])
+            return "*" + inner if inner and not inner.startswith("*") else ""
+        for prefix in ("tl.", "triton.language.", "tessera.language."):
+            if t.startswith(prefix):
+                t = t[len(prefix):]
+        t = {"u1": "i1"}.get(t, t)
+        t = type_canonicalisation_dict.get(t.replace("_t", ""), t)
+        return t if t in _SIGNATURE_NAMES else ""
+    element = getattr(ann, "element_ty", None)
+    if element is not None:  # tl.pointer_type
+        inner = _annotation_type(element)
+        return "*" + inner if inner and not inner.startswith("*") else ""
+    if isinstance(ann, type):
+        return _annotation_type(ann.__name__) if ann in (int, float, bool) else ""
+    name = getattr(ann, "name", None)  # tl.dtype
+    return _annotation_type(name) if isinstance(name, str) and hasattr(ann, "primitive_bitwidth") \
+        else ""
+
+
 class KernelParam:
     """One parameter of a @jit function."""
 
     _EMPTY = object()
 
     def __init__(self, num: int, name: str, annotation, default, do_not_specialize: bool,
-                 do_not_specialize_on_alignment: bool):
+                 do_not_specialize_on_alignment: bool, scope: dict | None = None):
         self.num = num
         self.name = name
         self.annotation = annotation
@@ -194,6 +231,20 @@ class KernelParam:
         self.do_not_specialize = do_not_specialize
         self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
         self.is_constexpr = _is_constexpr_annotation(annotation)
+        # The type an annotation gives a runtime parameter ("fp16", "*fp32"):
+        # the kernel sees the argument as that type, as in Triton.
+        self.annotation_type = "" if self.is_constexpr else _annotation_type(annotation)
+        if not self.annotation_type and not self.is_constexpr and isinstance(annotation, str) \
+                and scope is not None:
+            # Under `from __future__ import annotations` every annotation is
+            # its source text: "tl.pointer_type(tl.float16)" or "'fp32'" are
+            # read as Python would evaluate them in the kernel's module.
+            try:
+                value = eval(annotation, dict(scope))  # noqa: S307 - the user's own annotation
+            except Exception:
+                value = None
+            if value is not None and value != annotation:
+                self.annotation_type = _annotation_type(value)
 
     @property
     def has_default(self) -> bool:
@@ -218,6 +269,30 @@ def dispatch_mode(p) -> int:
     if p.do_not_specialize_on_alignment:
         return c.NOALIGN
     return c.RUNTIME
+
+
+def _annotated_spec(kernel, name, annotated, s):
+    """The ArgSpec `s` of parameter `name` as its annotation's type makes
+    it: a pointer's element type, or a scalar's type (floats and bools not
+    specialised on their value, as in Triton). An argument the annotation
+    cannot describe is a TypeError that says so."""
+    what = f"{kernel}: argument '{name}' is annotated {annotated}"
+    if annotated.startswith("*"):
+        if s[0] != "ptr":
+            raise TypeError(f"{what}, a pointer, but got a {'scalar' if s[0] == 'scalar' else s[0]}; "
+                            "pass a tensor or change the annotation")
+        return (s[0], annotated[1:]) + tuple(s[2:])
+    if s[0] != "scalar":
+        raise TypeError(f"{what}, a scalar, but got a {'tensor' if s[0] == 'ptr' else s[0]}; pass a "
+                        "number or change the annotation")
+    if annotated.startswith(("fp", "bf")):
+        return ("scalar", annotated, False, False)
+    if s[1].startswith(("fp", "bf")):
+        raise TypeError(f"{what}, an integer type, but got a float; pass an int or annotate a float "
+                        "type (tl.float32)")
+    if annotated == "i1":
+        return ("scalar", annotated, False, False)
+    return ("scalar", annotated, s[2], s[3])
 
 
 def _unwrap_constexpr(v):
@@ -283,7 +358,8 @@ class JITFunction(KernelInterface):
         for i, name in enumerate(names):
             default = defaults[i - first_default] if i >= first_default else KernelParam._EMPTY
             self.params.append(KernelParam(i, name, annotations.get(name), default,
-                                           i in dns or name in dns, i in dnsa or name in dnsa))
+                                           i in dns or name in dns, i in dnsa or name in dnsa,
+                                           getattr(fn, "__globals__", None)))
         self.arg_names = names
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
         self._runtime_indices = [p.num for p in self.params if not p.is_constexpr]
@@ -516,6 +592,9 @@ class JITFunction(KernelInterface):
                 sp.signature[p.name] = sp.hook_signature[p.name] = "constexpr"
                 sp.view.append(("constexpr", value))
                 continue
+            annotated = getattr(p, "annotation_type", "")
+            if annotated:
+                s = _annotated_spec(self.__name__, p.name, annotated, s)
             sp.specs.append(s)
             sp.runtime.append(p.num)
             ty = ("*" + s[1]) if s[0] == "ptr" else s[1]
