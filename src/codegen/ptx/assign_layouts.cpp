@@ -35,10 +35,10 @@
 //     epilogue's arithmetic), since moving the accumulator out of the
 //     fragments the instruction writes would cost a trip through shared
 //     memory per iteration;
-//   - a store whose pointers would move wider vectors in their own
-//     coalesced layout than in its value's (an accumulator's, or a tile
-//     loaded along another dimension) stores a convert_layout of the value
-//     (separateStores).
+//   - a store whose pointers would move wider vectors, or touch half the
+//     32-byte sectors or fewer, in their own coalesced layout than in its
+//     value's (an accumulator's, or a tile loaded along another dimension)
+//     stores a convert_layout of the value (separateStores).
 // convert_layout ops are inserted where these constraints would disagree,
 // except for index tiles (aranges, splats and constants through shape ops
 // and a few integer ops), which are recomputed in the wanted layout there.
@@ -225,14 +225,14 @@ class Assigner {
       const auto &shape = value->type.shape;
       LinearLayout want = preferred(op);
       const LinearLayout &have = cls_.layouts.at(find(value));
-      if (!conversionWidens(want, have, value)) continue;
+      if (!conversionWidens(op, want, have, value)) continue;
       // Outside an accumulator's class only a transpose pays for the trip
       // through shared memory: a store that is merely narrower (a reduced
       // row's sliced layout, an access less aligned than the load that
       // won the class) still writes whole sectors in order.
       if (!cls_.pinned.count(find(value))) {
         int haveAlong = fastestDim(have);
-        if (shape.size() < 2 || haveAlong == fastestDim(want) ||
+        if (shape.size() < 2 || haveAlong == accessOf(op).dim ||
             have.contiguousRegs(haveAlong) == 1)
           continue;
       }
@@ -255,16 +255,22 @@ class Assigner {
     return changed;
   }
 
-  // Whether an access of tile `v` moves wider vectors in its own layout
-  // `want` than in its class's `have`, along the dim its pointers are
-  // contiguous in, and the conversion between them can be staged: a tile
-  // over kMaxConvertBytes converts in bands of rows, which needs a row bit
-  // both layouts hold in registers.
-  static bool conversionWidens(const LinearLayout &want, const LinearLayout &have, const Value *v) {
-    int along = fastestDim(want);
+  // Whether access `op` of tile `v` costs less in its own layout `want`
+  // than in its class's `have` (wider vectors along the dim its pointers are
+  // contiguous in, or half the 32-byte sectors or fewer: an accumulator's
+  // fragment rows are 8 or 16 bytes wide, so an unaligned epilogue store
+  // touches a sector per row where a row of lanes fills whole ones), and the
+  // conversion between them can be staged: a tile over kMaxConvertBytes
+  // converts in bands of rows, which needs a row bit both layouts hold in
+  // registers.
+  bool conversionWidens(Operation *op, const LinearLayout &want, const LinearLayout &have,
+                        const Value *v) {
+    const Access a = accessOf(op);
     int64_t bytes = v->type.numel() * sharedElemBytes(v->type.dtype);
-    return want.contiguousRegs(along) > have.contiguousRegs(along) &&
-           conversionBands(have, want, bytes).has_value();
+    const bool wider = want.contiguousRegs(a.dim) > have.contiguousRegs(a.dim);
+    const bool fewerSectors = 2 * want.sectorsTouched(a.dim, a.vec, a.elemBytes) <=
+                              have.sectorsTouched(a.dim, a.vec, a.elemBytes);
+    return (wider || fewerSectors) && conversionBands(have, want, bytes).has_value();
   }
 
   // See separateStores. A load in a loop keeps the accumulator's layout: a
@@ -274,7 +280,7 @@ class Assigner {
     if (!isTile(res) || !cls_.pinned.count(find(res))) return false;
     for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
       if (isLoop(*p)) return false;
-    if (!conversionWidens(preferred(op), cls_.layouts.at(find(res)), res)) return false;
+    if (!conversionWidens(op, preferred(op), cls_.layouts.at(find(res)), res)) return false;
     Builder b;
     b.setInsertionPoint(op->parent, std::next(op->self));
     b.setLoc(op->loc);
@@ -447,23 +453,38 @@ class Assigner {
     return op->operand(op->code == OpCode::AsyncCopy ? 1 : 0);
   }
 
+  // How a global access moves its tile at best: `vec` consecutive elements
+  // per thread along `dim`, the dim its pointers are most contiguous in, as
+  // alignment allows (at most 16 bytes); `order` lists dims fastest first.
+  struct Access {
+    std::vector<int> order;
+    int dim = 0;
+    int64_t vec = 1;
+    int elemBytes = 1;
+  };
+  Access accessOf(Operation *op) {
+    const Value *ptr = pointerOf(op);
+    AxisInfo ai = info_.get(ptr);
+    int rank = static_cast<int>(ptr->type.shape.size());
+    Access a;
+    a.order.resize(rank);
+    for (int d = 0; d < rank; ++d) a.order[d] = rank - 1 - d;
+    std::stable_sort(a.order.begin(), a.order.end(),
+                     [&](int x, int y) { return ai.contiguity[x] > ai.contiguity[y]; });
+    a.elemBytes = byteSize(ptr->type.dtype);
+    a.dim = a.order[0];
+    int64_t alignElems = std::max<int64_t>(1, ai.divisibility[a.dim] / a.elemBytes);
+    a.vec = std::min({ai.contiguity[a.dim], alignElems, std::max<int64_t>(1, 16 / a.elemBytes)});
+    int64_t threads = 32 * numWarps_;
+    a.vec =
+        std::max<int64_t>(1, std::min(a.vec, std::max<int64_t>(1, ptr->type.numel() / threads)));
+    return a;
+  }
+
   // The layout a global access prefers: Triton's coalescing rule.
   LinearLayout preferred(Operation *op) {
-    const Value *ptr = pointerOf(op);
-    const auto &shape = ptr->type.shape;
-    AxisInfo ai = info_.get(ptr);
-    int rank = static_cast<int>(shape.size());
-    std::vector<int> order(rank);
-    for (int d = 0; d < rank; ++d) order[d] = rank - 1 - d;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return ai.contiguity[a] > ai.contiguity[b]; });
-    int64_t elemBytes = byteSize(ptr->type.dtype);
-    int d = order[0];
-    int64_t alignElems = std::max<int64_t>(1, ai.divisibility[d] / elemBytes);
-    int64_t vec = std::min({ai.contiguity[d], alignElems, std::max<int64_t>(1, 16 / elemBytes)});
-    int64_t threads = 32 * numWarps_;
-    vec = std::min(vec, std::max<int64_t>(1, ptr->type.numel() / threads));
-    return LinearLayout::coalesced(shape, numWarps_, std::max<int64_t>(1, vec), order);
+    Access a = accessOf(op);
+    return LinearLayout::coalesced(pointerOf(op)->type.shape, numWarps_, a.vec, a.order);
   }
 
   static int vecOf(const LinearLayout &l, const std::vector<int64_t> &shape) {

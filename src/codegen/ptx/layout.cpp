@@ -1,8 +1,10 @@
 #include "codegen/ptx/layout.h"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cstdio>
+#include <set>
 
 namespace tessera::ptx {
 
@@ -205,6 +207,29 @@ int64_t LinearLayout::contiguousRegs(int dim) const {
     n *= 2;
   }
   return n;
+}
+
+int64_t LinearLayout::sectorsTouched(int dim, int64_t vec, int elemBytes) const {
+  vec = std::min(vec, contiguousRegs(dim));
+  const unsigned lanes = 1u << lane.size(), laneDup = replicatedLaneMask();
+  const unsigned warps = 1u << warp.size(), warpDup = replicatedWarpMask();
+  int64_t total = 0;
+  std::set<std::vector<int64_t>> sectors;  // (coordinates, dim's in sectors) per instruction
+  for (unsigned w = 0; w < warps; ++w) {
+    if (w & warpDup) continue;
+    for (int r = 0; r < numRegs(); r += static_cast<int>(vec)) {
+      sectors.clear();
+      for (unsigned l = 0; l < lanes; ++l) {
+        if (l & laneDup) continue;
+        // An aligned vector of at most 16 bytes lies in one sector.
+        std::vector<int64_t> c = coord(r, static_cast<int>(l), static_cast<int>(w));
+        c[dim] = c[dim] * elemBytes / 32;
+        sectors.insert(std::move(c));
+      }
+      total += static_cast<int64_t>(sectors.size());
+    }
+  }
+  return total;
 }
 
 // The layout of the half of a tile whose dim `dim` has bit `v` fixed,

@@ -103,6 +103,13 @@ struct LinearLayout {
   // Elements moved together by one thread along `dim`: the number of
   // registers 0, 1, 2, ... that are consecutive along dim starting at 0.
   int64_t contiguousRegs(int dim) const;
+  // 32-byte sectors a global access of the whole tile in this layout
+  // touches, summed over its instructions, when each thread moves up to
+  // `vec` consecutive elements of `elemBytes` bytes along `dim` at once
+  // (limited by contiguousRegs(dim)): what a store or load costs the memory
+  // system. Elements apart in another dim count as different sectors (rows
+  // are at least a sector apart); replicated lanes and warps add nothing.
+  int64_t sectorsTouched(int dim, int64_t vec, int elemBytes) const;
 
   bool operator==(const LinearLayout &) const = default;
   std::string str() const;

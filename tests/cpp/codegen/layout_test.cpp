@@ -188,3 +188,25 @@ TEST(LinearLayout, TextRoundTrip) {
 }
 
 }  // namespace
+
+// Sectors a 64 x 64 fp16 store touches (4 warps): Triton's coalesced
+// layout for an unaligned row (one element per thread, a warp along a row)
+// fills 2 sectors per instruction; the tensor-core accumulator's row shape
+// (2 elements per thread, 4 lanes a row, 8 rows a warp) touches one per
+// row, 4 times as many in all.
+TEST(LinearLayout, SectorsTouchedByAStore) {
+  auto rowOfLanes = LinearLayout::coalesced({64, 64}, 4, 1, {1, 0});
+  EXPECT_EQ(rowOfLanes.sectorsTouched(1, 1, 2), 4 * 32 * 2);
+  auto fragmentRows = LinearLayout::blocked({64, 64}, {1, 2}, {8, 4}, {4, 1}, {1, 0});
+  EXPECT_EQ(fragmentRows.sectorsTouched(1, 1, 2), 4 * 32 * 8);
+  // Two elements at once halve the instructions, not the sectors each.
+  EXPECT_EQ(fragmentRows.sectorsTouched(1, 2, 2), 4 * 16 * 8);
+  // 16-byte vectors, 8 lanes a row: 4 sectors per row, 4 rows.
+  auto wide = LinearLayout::coalesced({64, 64}, 4, 8, {1, 0});
+  EXPECT_EQ(wide.sectorsTouched(1, 8, 2), 4 * 4 * 16);
+  // A vector wider than the layout holds is cut to it; replicated warps
+  // (a 16-element tile over 4 warps) count once.
+  EXPECT_EQ(fragmentRows.sectorsTouched(1, 8, 2), 4 * 16 * 8);
+  auto small = LinearLayout::coalesced({16}, 4, 1, {0});
+  EXPECT_EQ(small.sectorsTouched(0, 1, 4), 2);
+}
