@@ -13,7 +13,8 @@ __all__ = ["ASTSource", "compile"]
 
 class ASTSource:
     """A @jit function specialised by types: `signature` maps every parameter
-    name to its type ("*fp16", "i32", "fp32", "constexpr", ...),
+    name to its type ("*fp16", "i32", "fp32", "constexpr", ...; one with a
+    value in `constexprs` may be left out, as in Triton),
     `constexprs` the constexpr parameters (by name or (index,) path) to their
     values, `attrs` paths to Triton's attributes ([["tt.divisibility", 16]])."""
 
@@ -56,21 +57,26 @@ def compile(src, target=None, options=None):
     backend = getattr(target, "backend", None)
     if backend not in ("cuda", "cpu"):
         raise ValueError(f"compile: Tessera compiles for 'cuda' and 'cpu' targets, got {target!r}")
-    missing = [n for n in src.fn.arg_names if n not in src.signature]
+    # A parameter given only a constexpr value (Triton's signature leaves
+    # them out: ASTSource(fn, signature={}, constexprs={"N": 5})) is one.
+    given = {k[0] for k in src.constants if len(k) == 1}
+    signature = {n: src.signature[n] if n in src.signature else "constexpr"
+                 for i, n in enumerate(src.fn.arg_names) if n in src.signature or i in given}
+    missing = [n for n in src.fn.arg_names if n not in signature]
     if missing:
         raise ValueError(f"compile: the signature of '{src.name}' has no type for parameter "
                          f"{missing[0]!r}; give every parameter one (\"*fp32\", \"i32\", "
                          "\"constexpr\", ...)")
     for path, name in ((k, src.fn.arg_names[k[0]]) for k in src.constants):
-        if src.signature.get(name) != "constexpr":
+        if signature.get(name) != "constexpr":
             raise ValueError(f"compile: '{name}' has a constexpr value but its type in the "
-                             f"signature is {src.signature.get(name)!r}, not \"constexpr\"")
+                             f"signature is {signature.get(name)!r}, not \"constexpr\"")
     options = dict(options or {})
     if backend == "cuda" and "arch" not in options:
         options["arch"] = f"sm{target.arch}"
     data = {
         "name": kernel_cache.full_name(src.fn.fn),
-        "signature": src.signature,
+        "signature": signature,
         "constant_keys": list(src.constants), "constant_vals": list(src.constants.values()),
         "attrs_keys": list(src.attrs), "attrs_vals": list(src.attrs.values()),
         "options": options,

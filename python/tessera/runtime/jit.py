@@ -584,6 +584,11 @@ class JITFunction(KernelInterface):
                 sp.view.append((sp.signature[p.name], ("D" if s[2] else None, s[4])))
                 continue
             if s[0] == "constexpr":
+                if getattr(p, "do_not_specialize", False) and p.is_constexpr:
+                    raise CompilationError(
+                        f"{self.__name__}: {p.name} marked as constexpr and listed in "
+                        f"do_not_specialize: a tl.constexpr parameter is always specialised; drop "
+                        f"it from do_not_specialize or drop its tl.constexpr annotation")
                 value = _unwrap_constexpr(s[1])
                 sp.specs.append(("constexpr", _encode_const(value, f"argument '{p.name}'",
                                                             sp.functions)))

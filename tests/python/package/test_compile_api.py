@@ -61,3 +61,31 @@ def test_compile_errors_say_what_to_fix():
     with pytest.raises(ValueError, match="'cuda' and 'cpu'"):
         triton.compile(ASTSource(scaled_add, SIGNATURE, constexprs={"BLOCK": 64}),
                        target=triton.GPUTarget("hip", "gfx942", 64))
+
+
+def test_constexprs_may_be_left_out_of_the_signature():
+    # Triton's form: the signature types the runtime parameters, constexprs
+    # gives the others their values.
+    rng = np.random.default_rng()
+    x, y = rng.standard_normal(300).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    sig = {k: v for k, v in SIGNATURE.items() if k != "BLOCK"}
+    src = ASTSource(scaled_add, sig, constexprs={"BLOCK": 64})
+    k = triton.compile(src)
+    assert src.signature == sig  # the caller's object is left as it was
+    out = np.full(300, np.nan, np.float32)
+    k[(5,)](x, y, out, 300, -1.5)
+    np.testing.assert_allclose(out, -1.5 * x + y, rtol=1e-6)
+
+
+@triton.jit(do_not_specialize=["N"])
+def constexpr_not_specialised(out, N: tl.constexpr):
+    tl.store(out, N)
+
+
+def test_do_not_specialize_on_a_constexpr_is_a_compile_error():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(triton.CompilationError, match="N marked as constexpr and listed in "
+                       "do_not_specialize: a tl.constexpr parameter is always specialised"):
+        constexpr_not_specialised[(1,)](out, 5)
+    with pytest.raises(triton.CompilationError, match="N marked as constexpr"):
+        triton.compile(ASTSource(constexpr_not_specialised, {"out": "*i32"}, constexprs={"N": 5}))
