@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 6
+#define TESSERA_CAPI_VERSION 7
 
 /* ---------------------------------------------------------------- status */
 
@@ -86,7 +86,11 @@ typedef enum tessera_value_kind {
      "libdevice.asin"), e.g. a function passed as a tl.constexpr */
   TESSERA_VALUE_BUILTIN = 7,
   /* A namedtuple class, which a kernel may call to build one: s is its
-     "Name(field,...)"; elems the defaults of its last num_elems fields */
+     "Name(field,...)"; elems the defaults of its last fields. i > 0 makes
+     it an aggregate class (triton.aggregate) whose last i - 1 elems are its
+     class attributes, each a TUPLE (STRING name, BOOL binds self, value):
+     methods (FUNCTION values; bound to the instance when the BOOL is 1),
+     "__init__" among them when the class defines one. */
   TESSERA_VALUE_TUPLE_TYPE = 8,
   /* A @jit function passed as a compile-time value: the function named s of
      source unit i (tessera_compile_units; 0 for the other entry points) */

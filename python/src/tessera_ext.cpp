@@ -107,7 +107,7 @@ class CompileInputs {
       raise(PyExc_ValueError,
             "a constant's tuples are nested more than 64 deep (or a tuple contains itself)");
     tessera_value v{};
-    nb::tuple t = tuple(h, 1, 3, "a constant");
+    nb::tuple t = tuple(h, 1, 4, "a constant");
     std::string tag = nb::cast<std::string>(t[0]);
     auto payload = [&]() -> nb::handle {
       if (t.size() != 2 && !(tag == "tuple" && t.size() == 3)) bad("constant", h);
@@ -148,13 +148,35 @@ class CompileInputs {
       if (v.i == -1 && PyErr_Occurred()) throw nb::python_error();
       v.s = str(t[2], "a function's name");
     } else if (tag == "tupletype") {
-      // ("tupletype", "Name(field,...)", [Const default, ...])
-      if (t.size() != 3 || (!PyList_Check(t[2].ptr()) && !PyTuple_Check(t[2].ptr())))
-        bad("constant", h);
+      // ("tupletype", "Name(field,...)", [Const default, ...]), or an
+      // aggregate class: (..., [(name, binds self, Const), ...]) after them.
+      nb::tuple full = tuple(h, 3, 4, "a constant");
+      auto isSeq = [](nb::handle x) { return PyList_Check(x.ptr()) || PyTuple_Check(x.ptr()); };
+      if (!isSeq(full[2]) || (full.size() == 4 && !isSeq(full[3]))) bad("constant", h);
       v.kind = TESSERA_VALUE_TUPLE_TYPE;
-      v.s = str(t[1], "a namedtuple's type");
+      v.s = str(full[1], "a namedtuple's type");
       std::vector<tessera_value> vals;
-      for (nb::handle e : t[2]) vals.push_back(value(e, depth + 1));
+      for (nb::handle e : full[2]) vals.push_back(value(e, depth + 1));
+      if (full.size() == 4) {
+        size_t attrs = 0;
+        for (nb::handle a : full[3]) {
+          nb::tuple attr = tuple(a, 3, 3, "an aggregate's attribute");
+          tessera_value name{}, binds{};
+          name.kind = TESSERA_VALUE_STRING;
+          name.s = str(attr[0], "an attribute's name");
+          binds.kind = TESSERA_VALUE_BOOL;
+          binds.i = PyObject_IsTrue(attr[1].ptr()) > 0;
+          const auto &parts = tuples_.emplace_back(
+              std::vector<tessera_value>{name, binds, value(attr[2], depth + 1)});
+          tessera_value pair{};
+          pair.kind = TESSERA_VALUE_TUPLE;
+          pair.elems = parts.data();
+          pair.num_elems = parts.size();
+          vals.push_back(pair);
+          ++attrs;
+        }
+        v.i = static_cast<int64_t>(attrs) + 1;
+      }
       const auto &stored = tuples_.emplace_back(std::move(vals));
       v.elems = stored.data();
       v.num_elems = stored.size();

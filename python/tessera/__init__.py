@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 from .runtime.errors import CompilationError, KernelError, InterpreterError, OutOfResources, TesseraError
 from .runtime.jit import JITFunction, KernelInterface, constexpr_function, jit, must_use_result
+from .runtime.aggregate import aggregate
 from .runtime.arrays import MockTensor, TensorWrapper, reinterpret
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.driver import GPUTarget
@@ -49,7 +50,7 @@ def next_power_of_2(n: int) -> int:
 __all__ = [
     "Autotuner", "CompilationError", "Config", "GPUTarget", "Heuristics", "InterpreterError",
     "JITFunction", "KernelError", "KernelInterface", "MockTensor", "OutOfResources", "TensorWrapper",
-    "TesseraError", "TritonError", "autotune", "cdiv", "compile", "compiler", "constexpr_function",
+    "TesseraError", "TritonError", "aggregate", "autotune", "cdiv", "compile", "compiler", "constexpr_function",
     "must_use_result",
     "heuristics", "jit",
     "knobs",

@@ -178,11 +178,25 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
       t.kind = ConstValue::Kind::TupleType;
       t.s = tupleTypeName(v.s, what);
       require(v.elems != nullptr || v.num_elems == 0, what + ": the defaults are NULL");
-      require(v.num_elems <= tessera::frontend::parseTupleType(t.s)->fields.size(),
+      require(v.i >= 0 && static_cast<uint64_t>(v.i) <= v.num_elems + 1,
+              what + ": an aggregate's attribute count (i - 1) exceeds its elements");
+      const size_t attrs = v.i > 0 ? static_cast<size_t>(v.i - 1) : 0;
+      require(v.num_elems - attrs <= tessera::frontend::parseTupleType(t.s)->fields.size(),
               what + ": more defaults than fields");
-      for (size_t i = 0; i < v.num_elems; ++i)
-        t.elems.push_back(
-            constValue(v.elems[i], what + " default " + std::to_string(i), depth + 1));
+      t.i = v.i;
+      for (size_t i = 0; i < v.num_elems; ++i) {
+        const bool attr = i >= v.num_elems - attrs;
+        ConstValue e = constValue(
+            v.elems[i], what + (attr ? " attribute " : " default ") + std::to_string(i), depth + 1);
+        if (attr)
+          require(e.kind == ConstValue::Kind::Tuple && e.elems.size() == 3 &&
+                      e.elems[0].kind == ConstValue::Kind::Str &&
+                      e.elems[1].kind == ConstValue::Kind::Bool,
+                  what +
+                      ": an aggregate's attribute is a TUPLE (STRING name, BOOL binds self, "
+                      "value)");
+        t.elems.push_back(std::move(e));
+      }
       return t;
     }
     case TESSERA_VALUE_TUPLE: {

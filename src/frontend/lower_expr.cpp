@@ -94,6 +94,7 @@ SVal fromConst(const ConstValue &c) {
       SVal t;
       t.kind = SVal::Kind::TupleType;
       t.s = c.s;
+      t.i = c.i;  // > 0: an aggregate class (Lowerer::classAttributeCount)
       for (const auto &x : c.elems) t.elems.push_back(fromConst(x));
       return t;
     }
@@ -214,6 +215,7 @@ SVal Lowerer::constant(const ConstValue &c, const std::string &name, SourceLoc l
     for (SVal &e : x.elems) resolve(e);
   };
   resolve(v);
+  registerAggregates(v);
   return v;
 }
 
@@ -442,7 +444,17 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
       if (!obj.s.empty())
         if (auto type = parseTupleType(obj.s))
           for (size_t j = 0; j < type->fields.size() && j < obj.elems.size(); ++j)
-            if (type->fields[j] == name) return obj.elems[j];
+            if (type->fields[j] == name) {
+              if (obj.elems[j].kind == SVal::Kind::Ellipsis && aggregateClass(obj.s))
+                error(loc, "field '" + name + "' is read before __init__ sets it");
+              return obj.elems[j];
+            }
+      // An aggregate's methods, bound to it.
+      if (const SVal *cls = aggregateClass(obj.s)) {
+        if (auto m = classAttribute(*cls, name, &obj)) return *m;
+        error(loc, obj.s.substr(0, obj.s.find('(')) + " has no field or method '" + name + "'",
+              "its fields are " + obj.s.substr(obj.s.find('(')));
+      }
       [[fallthrough]];
     case SVal::Kind::Str:
     case SVal::Kind::None:
@@ -451,6 +463,9 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
       break;
     case SVal::Kind::ConstexprType:
       if (name == "value") return obj.elems[0];
+      break;
+    case SVal::Kind::TupleType:  // an aggregate class's functions, unbound
+      if (auto m = classAttribute(obj, name, nullptr)) return *m;
       break;
     default:
       break;
@@ -461,6 +476,9 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
 // ---- subscripts --------------------------------------------------------------------------
 
 SVal Lowerer::subscript(const SVal &obj, const ast::Expr &index, SourceLoc loc) {
+  if (const SVal *cls = obj.kind == SVal::Kind::Tuple ? aggregateClass(obj.s) : nullptr)
+    if (auto getItem = classAttribute(*cls, "__getitem__", &obj))
+      return call(*getItem, {expr(index)}, {index.loc}, {}, {}, loc);
   if (obj.kind == SVal::Kind::Tuple) {
     SVal idx = expr(index);
     if (idx.kind == SVal::Kind::Slice) {
@@ -785,7 +803,7 @@ SVal Lowerer::newNamedTuple(const SVal &type, const std::vector<SVal> &args,
   }
   SVal r = SVal::tuple({});
   r.s = type.s;
-  const size_t firstDefault = n - type.elems.size();
+  const size_t firstDefault = n - (type.elems.size() - classAttributeCount(type));
   for (size_t i = 0; i < n; ++i) {
     if (!values[i] && i >= firstDefault) values[i] = type.elems[i - firstDefault];
     if (!values[i]) error(loc, t->name + "() missing required argument '" + t->fields[i] + "'");
@@ -797,9 +815,14 @@ SVal Lowerer::newNamedTuple(const SVal &type, const std::vector<SVal> &args,
 SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<SourceLoc> argLocs,
                    std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
                    SourceLoc loc) {
-  if (callee.kind == SVal::Kind::Function)
+  if (callee.kind == SVal::Kind::Function) {
+    if (!callee.elems.empty()) args.insert(args.begin(), callee.elems[0]);  // a bound method
     return inlineFunction(callee, std::move(args), std::move(kwargs), loc);
-  if (callee.kind == SVal::Kind::TupleType) return newNamedTuple(callee, args, kwargs, loc);
+  }
+  if (callee.kind == SVal::Kind::TupleType) {
+    if (callee.i > 0) return newAggregate(callee, std::move(args), std::move(kwargs), loc);
+    return newNamedTuple(callee, args, kwargs, loc);
+  }
   if (callee.kind != SVal::Kind::Builtin) {
     if (callee.kind == SVal::Kind::DType)
       error(loc, "a dtype is not callable",
@@ -809,6 +832,13 @@ SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<Sourc
   const BuiltinDef *def = findBuiltin(callee.s);
   std::string shown = callee.s.rfind("builtins.", 0) == 0 ? callee.s.substr(9) : callee.s;
   if (!def) error(loc, "'" + shown + "' is not supported in kernels");
+  // Triton's builtins take the code generator's state as `_semantic=`
+  // (aggregate methods written in Python pass theirs on): none here.
+  for (size_t k = kwargs.size(); k-- > 0;)
+    if (kwargs[k].first == "_semantic" || kwargs[k].first == "_generator") {
+      kwargs.erase(kwargs.begin() + static_cast<std::ptrdiff_t>(k));
+      if (k < kwLocs.size()) kwLocs.erase(kwLocs.begin() + static_cast<std::ptrdiff_t>(k));
+    }
   // A bound method: self is the first argument.
   if (!callee.elems.empty()) {
     args.insert(args.begin(), callee.elems[0]);

@@ -1,5 +1,6 @@
 // Statements, kernels and @jit function inlining.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -207,7 +208,9 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
 }
 
 SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
-                             std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc) {
+                             std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc,
+                             SVal *finalFirst) {
+  const bool isInit = std::exchange(nextCallIsInit_, false);
   const ast::Stmt *def = callee.fn;
   // A JitFunction global is @jit by the host's word, whatever its decorators
   // are spelled (an alias, a wrapper); a function of the unit itself must be.
@@ -263,6 +266,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     // a tile to `offs_m: tl.constexpr`).
   }
   env_ = &env;
+  if (isInit) initEnvs_.push_back(&env);
   ++inlineDepth_;
   // A constexpr_function's body runs as Python would, at compile time (see
   // constexprFunctionDepth_); a @jit function it calls is lowered as usual.
@@ -275,6 +279,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   try {
     flow = lowerBody(def->body);
   } catch (...) {
+    if (isInit) initEnvs_.pop_back();
     continuation_ = std::move(savedContinuation);
     constexprFunctionDepth_ = savedConstexprDepth;
     --inlineDepth_;
@@ -287,6 +292,8 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   constexprFunctionDepth_ = savedConstexprDepth;
   loopDepth_ = savedLoopDepth;
   --inlineDepth_;
+  if (isInit) initEnvs_.pop_back();
+  if (finalFirst && np > 0) *finalFirst = env[def->params[0].name];
   env_ = savedEnv;
   scope_ = savedScope;
   if (flow.returned && !flow.returnValues.empty()) return flow.returnValues[0];
@@ -338,7 +345,8 @@ void Lowerer::assign(const ast::Expr &target, const SVal &value) {
       error(target.loc, "assignment to a subscript is not supported; tensors are immutable",
             "build a new tensor, e.g. with tl.where(mask, new, old)");
     case ast::ExprKind::Attribute:
-      error(target.loc, "assignment to an attribute is not supported in kernels");
+      assignField(target, value);
+      return;
     default:
       error(target.loc, "cannot assign to this expression");
   }
@@ -407,9 +415,13 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
           error(s.a->loc, "the result of tl.advance is not being used",
                 "tl.advance has no side effects: assign its result, e.g. p = tl.advance(p, "
                 "offsets)");
+        // Named as the call spells it (a.compute, helpers.cube), as Triton does.
+        std::function<std::string(const ast::Expr &)> spelled = [&](const ast::Expr &e) {
+          return e.kind == ast::ExprKind::Attribute ? spelled(*e.a) + "." + e.str : e.str;
+        };
         if (auto words = mustUseResult(callee))
           error(s.a->loc,
-                "the result of " + callee.fn->name + " is not being used" +
+                "the result of " + spelled(*s.a->a) + " is not being used" +
                     (words->empty() ? std::string() : ". " + *words),
                 callee.fn->name + " is marked @triton.must_use_result: assign its result");
       }

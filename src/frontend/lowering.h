@@ -274,8 +274,11 @@ class Lowerer {
             std::vector<std::pair<std::string, SVal>> kwargs, std::vector<SourceLoc> kwLocs,
             SourceLoc loc);
   // Inlines a @jit function; returns its return value (None when it returns nothing).
+  // `finalFirst`: where to put the first parameter's value when the body
+  // ends (an aggregate's __init__ leaves its `self` built there).
   SVal inlineFunction(const SVal &fn, std::vector<SVal> args,
-                      std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc);
+                      std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc,
+                      SVal *finalFirst = nullptr);
 
   // ---- values -------------------------------------------------------------------
   // A runtime value for `v`: constants become `constant` ops with Triton's
@@ -347,7 +350,12 @@ class Lowerer {
   // 1 while lowering the body of a @constexpr_function: numbers bound by
   // assignment stay numbers and loops run at compile time (lower_control.cpp).
   int constexprFunctionDepth_ = 0;
-  std::set<const Value *> constPointers_;  // tl.const parameters
+  std::set<const Value *> constPointers_;   // tl.const parameters
+  std::map<std::string, SVal> aggregates_;  // aggregate classes met, by "Name(field,...)"
+  // The environments of the aggregate __init__ bodies being lowered: only
+  // there may `self.field = value` run (see lower_aggregate.cpp).
+  std::vector<const std::map<std::string, SVal> *> initEnvs_;
+  bool nextCallIsInit_ = false;  // set by newAggregate for the inlineFunction it calls
 
  public:
   // Statement lowering state (see lower_stmt.cpp).
@@ -391,6 +399,26 @@ class Lowerer {
   SVal constant(const ConstValue &c, const std::string &name, SourceLoc loc);
   SVal newNamedTuple(const SVal &type, const std::vector<SVal> &args,
                      const std::vector<std::pair<std::string, SVal>> &kwargs, SourceLoc loc);
+
+  // ---- aggregates (triton.aggregate classes; lower_aggregate.cpp) -------------
+  // A TupleType with i > 0 is an aggregate class: a namedtuple whose last
+  // i - 1 elems are class attributes (STRING name, BOOL binds self, value).
+  // Instances are Tuples whose s names the class, as namedtuples are.
+  static size_t classAttributeCount(const SVal &type);
+  // Remembers the aggregate classes in `v` (a constant handed in), so that
+  // their instances find their methods.
+  void registerAggregates(const SVal &v);
+  // The aggregate class of an instance or class named `s`, or nullptr.
+  const SVal *aggregateClass(const std::string &s) const;
+  // Attribute `name` of aggregate class `cls`: a method bound to `self`
+  // when `self` is given and the method takes it.
+  std::optional<SVal> classAttribute(const SVal &cls, const std::string &name,
+                                     const SVal *self) const;
+  // Cls(args): the class's __init__ run on an instance with no fields set.
+  SVal newAggregate(const SVal &cls, std::vector<SVal> args,
+                    std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc);
+  // `obj.field = value` where obj names an aggregate instance.
+  void assignField(const ast::Expr &target, const SVal &value);
   std::map<std::string, SVal> *env() { return env_; }
   void setEnv(std::map<std::string, SVal> *e) { env_ = e; }
   const ModuleScope *scope() const { return scope_; }

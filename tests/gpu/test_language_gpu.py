@@ -1241,3 +1241,35 @@ def test_annotated_parameters(gen):
     assert out[1].item() == 255 and out[2].item() == -56
     with pytest.raises(Exception, match="is 256, which u8 cannot hold"):
         annotated_scalars_kernel[(1,)](out, a, 256, 0, 0, 0, h, x)
+
+
+@triton.aggregate
+class GpuPair:
+    first: tl.tensor
+    second: tl.tensor
+
+    @triton.jit
+    def total(self):
+        return self.first + self.second
+
+    @triton.jit
+    def swapped(self):
+        return GpuPair(self.second, self.first)
+
+
+@triton.jit
+def aggregate_kernel(x_ptr, out_ptr, n_steps, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    p = GpuPair(tl.zeros([BLOCK], tl.float32), x)
+    for _ in range(n_steps):
+        p = GpuPair(p.first + x, p.second).swapped().swapped()
+    tl.store(out_ptr + i, p.total())
+
+
+def test_aggregate_instances(gen):
+    # An aggregate carried by a run-time loop, its methods inlined.
+    x = torch.randn(128, device="cuda", generator=gen)
+    out = poisoned((128,), torch.float32)
+    aggregate_kernel[(1,)](x, out, 5, BLOCK=128)
+    torch.testing.assert_close(out, 6 * x, rtol=1e-5, atol=1e-5)

@@ -18,7 +18,7 @@ K = "capi_kernels.py"
 
 
 def test_version() -> None:
-    assert tt.lib().tessera_capi_version() == 6
+    assert tt.lib().tessera_capi_version() == 7
     v = tt.lib().tessera_version().decode()
     assert re.fullmatch(r"tessera \d+\.\d+\.\d+ ir-[0-9a-f]{12}", v), v
     assert tt.lib().tessera_version().decode() == v

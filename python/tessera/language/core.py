@@ -46,6 +46,9 @@ __all__ = [
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
 
+from ..runtime.aggregate import aggregate as _aggregate  # noqa: E402,F401  (Triton's tl.core._aggregate)
+
+
 def _host_call(name: str) -> NoReturn:
     """Raises the error of a kernel-language builtin called from host code."""
     raise RuntimeError(f"{name} can only be called inside a @tessera.jit kernel")

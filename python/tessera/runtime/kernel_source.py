@@ -13,7 +13,7 @@ import linecache
 import types
 from typing import TYPE_CHECKING
 
-from . import arrays
+from . import aggregate, arrays
 from .errors import CompilationError
 
 if TYPE_CHECKING:
@@ -246,7 +246,21 @@ def _collect_units(root: JITFunction, extra=()):
         order.append(f)
         pending.append(f)
 
+    def unit_of(target):
+        if id(target) not in index:
+            index[id(target)] = len(order)
+            order.append(target)
+            pending.append(target)
+        return index[id(target)]
+
     def entry_for(name, v, where):
+        if aggregate.is_aggregate(v):
+            # Its methods become source units as @jit globals do.
+            attrs = [(n, binds, ("function", unit_of(t), t.fn.__name__))
+                     for n, binds, t in aggregate.methods(v)]
+            if where is not None:
+                used.append((name.rsplit(".", 1)[-1], where, v))
+            return (name, "const", ("tupletype", aggregate.type_name(v), [], attrs))
         entry = _global_entry(name, v)
         if entry[1] == "jit":
             target = _jit_target(v)

@@ -213,6 +213,36 @@ def test_compile_units_globals_and_callees(rng):
                                               ("scalar", "i32", False, False), ("constexpr", ("int", 64))])
 
 
+def test_aggregate_class_encoding(rng):
+    # ("tupletype", "Name(fields)", defaults, [(name, binds self, value), ...]):
+    # an aggregate class whose methods are @jit functions of other units.
+    kernel = textwrap.dedent("""\
+        @triton.jit
+        def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs)
+            p = P.make(x, x * 2)
+            tl.store(y_ptr + offs, p.total())
+        """)
+    total = "def total(self):\n    return self.a + self.b\n"
+    make = "def make(a, b):\n    return P(a, b)\n"
+    cls = ("tupletype", "P(a,b)", [], [("total", True, ("function", 1, "total")),
+                                       ("make", False, ("function", 2, "make"))])
+    glob = [("triton", "module", "triton"), ("tl", "module", "triton.language"), ("P", "const", cls)]
+    units = [(kernel, "k.py", 1, 0, glob), ("@jit\n" + total, "t.py", 1, 0, []),
+             ("@jit\n" + make, "m.py", 1, 0, [("P", "const", cls)])]
+    specs = [("ptr", "fp32", False), ("ptr", "fp32", False), ("constexpr", ("int", 32))]
+    k = C.compile(units, "k", specs)
+    x = rng.standard_normal(32).astype(np.float32)
+    y = np.full(32, np.nan, np.float32)
+    k.run([x, y], (1, 1, 1))
+    np.testing.assert_allclose(y, x + x * 2, rtol=1e-6)
+    for attr in [("total", True), ("total", True, ("function", 1, "total"), 4), "total"]:
+        bad = [glob[0], glob[1], ("P", "const", ("tupletype", "P(a,b)", [], [attr]))]
+        with pytest.raises(ValueError):
+            C.compile([(kernel, "k.py", 1, 0, bad)] + units[1:], "k", specs)
+
+
 @pytest.mark.parametrize("bad", [
     [("bogus",)],
     [("ptr", "fp32")],

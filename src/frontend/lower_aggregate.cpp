@@ -1,0 +1,112 @@
+// Aggregates: Triton's `@triton.aggregate` classes in kernels.
+//
+// An aggregate is a namedtuple with methods. The host hands the class in as
+// a TupleType constant whose last elements are its class attributes: @jit
+// methods (bound to the instance they are read from, unless static),
+// static functions, and the class's own __init__ where it defines one.
+// An instance is a Tuple whose s names the class, so it flows through
+// calls, returns, loops and tuple unpacking as any tuple does; reading
+// `obj.field` takes an element, `obj.method(...)` inlines the method with
+// `obj` first, and `Cls(...)` runs __init__ on an instance whose fields are
+// all unset, each `self.field = v` rebinding `self` to a copy with that
+// field replaced (values are immutable; the instance __init__ leaves is the
+// result). Setting a field anywhere else is an error, as in Triton: Python
+// would change the object for every holder of it, which a value cannot do.
+// Without an __init__ the fields are taken in order, as a namedtuple's are.
+#include "frontend/lowering.h"
+
+namespace tessera::frontend {
+
+namespace {
+
+// A field __init__ has not set yet. Ellipsis is a value no kernel can put
+// in a field through an assignment that reads as intended.
+SVal unsetField() {
+  SVal v;
+  v.kind = SVal::Kind::Ellipsis;
+  return v;
+}
+
+std::string className(const std::string &s) {
+  return s.substr(0, s.find('('));
+}
+
+}  // namespace
+
+size_t Lowerer::classAttributeCount(const SVal &type) {
+  return type.kind == SVal::Kind::TupleType && type.i > 0 ? static_cast<size_t>(type.i - 1) : 0;
+}
+
+void Lowerer::registerAggregates(const SVal &v) {
+  if (v.kind == SVal::Kind::TupleType && v.i > 0) aggregates_.emplace(v.s, v);
+  for (const SVal &e : v.elems) registerAggregates(e);
+}
+
+const SVal *Lowerer::aggregateClass(const std::string &s) const {
+  if (s.empty()) return nullptr;
+  auto it = aggregates_.find(s);
+  return it == aggregates_.end() ? nullptr : &it->second;
+}
+
+std::optional<SVal> Lowerer::classAttribute(const SVal &cls, const std::string &name,
+                                            const SVal *self) const {
+  const size_t n = classAttributeCount(cls);
+  for (size_t k = cls.elems.size() - n; k < cls.elems.size(); ++k) {
+    const SVal &attr = cls.elems[k];  // (name, binds self, value)
+    if (attr.elems[0].s != name) continue;
+    SVal value = attr.elems[2];
+    if (self && attr.elems[1].i && value.kind == SVal::Kind::Function) value.elems = {*self};
+    return value;
+  }
+  return std::nullopt;
+}
+
+SVal Lowerer::newAggregate(const SVal &cls, std::vector<SVal> args,
+                           std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc) {
+  auto init = classAttribute(cls, "__init__", nullptr);
+  if (!init) return newNamedTuple(cls, args, kwargs, loc);
+  auto type = parseTupleType(cls.s);
+  if (!type) error(loc, "internal error: an aggregate class '" + cls.s + "'");
+  if (init->kind != SVal::Kind::Function)
+    error(loc, className(cls.s) + ".__init__ is not a function");
+  SVal self = SVal::tuple(std::vector<SVal>(type->fields.size(), unsetField()));
+  self.s = cls.s;
+  args.insert(args.begin(), self);
+  SVal built;
+  nextCallIsInit_ = true;
+  inlineFunction(*init, std::move(args), std::move(kwargs), loc, &built);
+  if (built.kind != SVal::Kind::Tuple || built.s != cls.s)
+    error(loc, className(cls.s) + ".__init__ rebound 'self' to " + describe(built),
+          "set its fields with self.field = value");
+  for (size_t j = 0; j < type->fields.size(); ++j)
+    if (built.elems[j].kind == SVal::Kind::Ellipsis)
+      error(loc, className(cls.s) + ".__init__ did not set field '" + type->fields[j] + "'",
+            "assign every field the class declares (self." + type->fields[j] + " = ...)");
+  return built;
+}
+
+void Lowerer::assignField(const ast::Expr &target, const SVal &value) {
+  const ast::Expr *base = target.a.get();
+  auto it = base && base->kind == ast::ExprKind::Name ? env_->find(base->str) : env_->end();
+  if (it == env_->end() || it->second.kind != SVal::Kind::Tuple || !aggregateClass(it->second.s))
+    error(target.loc, "assignment to an attribute is not supported in kernels");
+  // Python would change the one object every holder of it sees; instances
+  // here are values, so a change outside __init__ would reach only this
+  // name. Triton refuses it too.
+  if (initEnvs_.empty() || initEnvs_.back() != env_)
+    error(target.loc, "an aggregate's fields are set only in its __init__",
+          "build a new instance instead, e.g. " + className(it->second.s) + "(...)");
+  SVal &obj = it->second;
+  auto type = parseTupleType(obj.s);
+  for (size_t j = 0; type && j < type->fields.size(); ++j)
+    if (type->fields[j] == target.str) {
+      SVal copy = obj;
+      copy.elems[j] = value;
+      obj = std::move(copy);
+      return;
+    }
+  error(target.loc, className(obj.s) + " has no field '" + target.str + "'",
+        "its fields are " + obj.s.substr(obj.s.find('(')));
+}
+
+}  // namespace tessera::frontend

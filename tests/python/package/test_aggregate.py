@@ -1,0 +1,211 @@
+"""`@triton.aggregate` classes as Triton has them: kernels build instances
+(the class's __init__, or the fields in order), read fields, call @jit,
+static and plain methods, index through __getitem__, and pass instances to
+functions, out of them and around loops. On the interpreter here;
+tests/gpu/test_language_gpu.py runs one on the GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+
+RNG = np.random.default_rng()
+
+
+@triton.aggregate
+class Pair:
+    first: tl.tensor
+    second: tl.tensor
+
+    @triton.jit
+    def total(self):
+        return self.first + self.second
+
+    @triton.jit
+    def swapped(self):
+        return Pair(self.second, self.first)
+
+    @staticmethod
+    @triton.jit
+    def around(x, d):
+        return Pair(x - d, x + d)
+
+    # Triton's builtin-style method: plain Python taking `_semantic`.
+    def get_second(self, _semantic=None):
+        return self.second
+
+    def __getitem__(self, index: tl.constexpr, _semantic=None):
+        if index == 0:
+            return self.first
+        return self.second
+
+
+@triton.aggregate
+class Tiling:
+    scale: tl.tensor
+    BLOCK: tl.constexpr
+    HALF: tl.constexpr
+
+    @triton.constexpr_function
+    def __init__(self, scale, BLOCK):
+        self.scale = scale
+        self.BLOCK = tl.constexpr(BLOCK)
+        self.HALF = tl.constexpr(BLOCK // 2)
+
+
+@triton.jit
+def store_scaled(out_ptr, p, tiling):
+    i = tl.arange(0, tiling.BLOCK)
+    tl.store(out_ptr + i, p.total() * tiling.scale)
+
+
+@triton.jit
+def methods_kernel(x_ptr, out_ptr, s, d, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    p = Pair.around(x, d)
+    tiling = Tiling(s, BLOCK)
+    tl.static_assert(tiling.HALF == BLOCK // 2)
+    tl.static_assert(isinstance(p, Pair))
+    store_scaled(out_ptr, p, tiling)  # 2 x * s
+    q = p.swapped()
+    tl.store(out_ptr + BLOCK + i, q[0] - q.get_second())  # 2 d
+    tl.store(out_ptr + 2 * BLOCK + i, p[1])  # x + d
+
+
+def test_methods_fields_and_constructors():
+    n = 32
+    x = RNG.standard_normal(n).astype(np.float32)
+    s, d = (float(v) for v in RNG.uniform(0.5, 2.0, 2))
+    out = np.full(3 * n, np.nan, np.float32)
+    methods_kernel[(1,)](x, out, s, d, BLOCK=n)
+    lo, hi = x - np.float32(d), x + np.float32(d)  # float32, as the kernel computes them
+    np.testing.assert_allclose(out[:n], (lo + hi) * np.float32(s), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(out[n:2 * n], hi - lo, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(out[2 * n:], hi)
+
+
+@triton.jit
+def step(p, x):
+    return Pair(p.first + x, p.second * 0.5)
+
+
+@triton.jit
+def loop_kernel(x_ptr, out_ptr, n_steps, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    p = Pair(tl.zeros([BLOCK], tl.float32), x)
+    for _ in range(n_steps):  # the instance is carried by the loop
+        p = step(p, x)
+    if tl.sum(p.first) > 0:  # and merged after a run-time if
+        p = p.swapped()
+    tl.store(out_ptr + i, p.first)
+    tl.store(out_ptr + BLOCK + i, p.second)
+
+
+def test_instances_flow_through_calls_loops_and_ifs():
+    n = 16
+    x = RNG.standard_normal(n).astype(np.float32)
+    steps = int(RNG.integers(2, 6))
+    first, second = steps * x, x * np.float32(0.5**steps)
+    if first.sum() > 0:
+        first, second = second, first
+    out = np.full(2 * n, np.nan, np.float32)
+    loop_kernel[(1,)](x, out, steps, BLOCK=n)
+    np.testing.assert_allclose(out[:n], first, rtol=1e-5)
+    np.testing.assert_allclose(out[n:], second, rtol=1e-5)
+
+
+@triton.aggregate
+class Partial:
+    a: tl.tensor
+    b: tl.tensor
+
+    @triton.constexpr_function
+    def __init__(self, a):
+        self.a = a
+
+
+@triton.aggregate
+class Counter:
+    value: tl.tensor
+
+    @triton.jit
+    def bump(self):
+        self.value = self.value + 1
+        return self
+
+
+@triton.jit
+def partial_kernel(out):
+    p = Partial(tl.full([4], 1.0, tl.float32))
+    tl.store(out + tl.arange(0, 4), p.a)
+
+
+@triton.jit
+def bump_kernel(out):
+    c = Counter(tl.full([4], 1, tl.int32)).bump()
+    tl.store(out + tl.arange(0, 4), c.value)
+
+
+@triton.jit
+def unknown_field_kernel(out):
+    p = Pair(tl.full([4], 1.0, tl.float32), tl.full([4], 2.0, tl.float32))
+    tl.store(out + tl.arange(0, 4), p.third)
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (partial_kernel, r"Partial.__init__ did not set field 'b'"),
+    (bump_kernel, r"an aggregate's fields are set only in its __init__"),
+    (unknown_field_kernel, r"Pair has no field or method 'third'"),
+])
+def test_mistakes_are_compile_errors(kernel, message):
+    out = np.zeros(4, np.float32)
+    with pytest.raises(triton.CompilationError, match=message):
+        kernel[(1,)](out)
+
+
+def test_host_side_instances_and_bad_classes():
+    @triton.aggregate
+    class State:
+        x: tl.constexpr
+        y: tl.tensor
+
+    state = State(3, y=7)
+    assert isinstance(state.x, tl.constexpr) and state.x.value == 3 and state.y == 7
+    with pytest.raises(TypeError, match="missing required argument 'y'"):
+        State(3)
+    with pytest.raises(ValueError, match="cannot be a @triton.jit function"):
+        @triton.aggregate
+        class JitInit:
+            x: tl.tensor
+
+            @triton.jit
+            def __init__(self, x):
+                self.x = x
+
+
+@triton.aggregate
+class Square:
+    x: tl.tensor
+
+    @triton.must_use_result
+    @triton.jit
+    def compute(self):
+        return self.x * self.x
+
+
+@triton.jit
+def dropped_result_kernel(out):
+    a = Square(tl.full([4], 3.0, tl.float32))
+    a.compute()
+    tl.store(out + tl.arange(0, 4), a.x)
+
+
+def test_a_dropped_must_use_result_is_named_as_called():
+    out = np.zeros(4, np.float32)
+    with pytest.raises(triton.CompilationError, match="the result of a.compute is not being used"):
+        dropped_result_kernel[(1,)](out)
