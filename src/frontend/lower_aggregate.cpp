@@ -37,9 +37,30 @@ size_t Lowerer::classAttributeCount(const SVal &type) {
   return type.kind == SVal::Kind::TupleType && type.i > 0 ? static_cast<size_t>(type.i - 1) : 0;
 }
 
-void Lowerer::registerAggregates(const SVal &v) {
-  if (v.kind == SVal::Kind::TupleType && v.i > 0) aggregates_.emplace(v.s, v);
-  for (const SVal &e : v.elems) registerAggregates(e);
+// Whether two aggregate classes handed in are the same class: the same
+// attributes, methods the same functions.
+static bool sameClass(const SVal &a, const SVal &b) {
+  if (a.elems.size() != b.elems.size() || a.i != b.i) return false;
+  for (size_t k = 0; k < a.elems.size(); ++k) {
+    const SVal &x = a.elems[k], &y = b.elems[k];
+    if (x.kind != y.kind || x.elems.size() != y.elems.size()) return false;
+    if (x.kind != SVal::Kind::Tuple || x.elems.size() != 3) continue;  // a default
+    if (x.elems[0].s != y.elems[0].s || x.elems[1].i != y.elems[1].i ||
+        x.elems[2].kind != y.elems[2].kind || x.elems[2].fn != y.elems[2].fn)
+      return false;
+  }
+  return true;
+}
+
+void Lowerer::registerAggregates(const SVal &v, SourceLoc loc) {
+  if (v.kind == SVal::Kind::TupleType && v.i > 0) {
+    auto [it, added] = aggregates_.emplace(v.s, v);
+    // Instances know their class by "Name(field,...)" alone.
+    if (!added && !sameClass(it->second, v))
+      error(loc, "two different aggregate classes " + v.s + " are used in one kernel",
+            "rename one of them (instances are told apart by class name and fields)");
+  }
+  for (const SVal &e : v.elems) registerAggregates(e, loc);
 }
 
 const SVal *Lowerer::aggregateClass(const std::string &s) const {

@@ -215,7 +215,7 @@ SVal Lowerer::constant(const ConstValue &c, const std::string &name, SourceLoc l
     for (SVal &e : x.elems) resolve(e);
   };
   resolve(v);
-  registerAggregates(v);
+  registerAggregates(v, loc);
   return v;
 }
 

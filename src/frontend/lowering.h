@@ -407,7 +407,7 @@ class Lowerer {
   static size_t classAttributeCount(const SVal &type);
   // Remembers the aggregate classes in `v` (a constant handed in), so that
   // their instances find their methods.
-  void registerAggregates(const SVal &v);
+  void registerAggregates(const SVal &v, SourceLoc loc);
   // The aggregate class of an instance or class named `s`, or nullptr.
   const SVal *aggregateClass(const std::string &s) const;
   // Attribute `name` of aggregate class `cls`: a method bound to `self`

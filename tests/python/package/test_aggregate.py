@@ -209,3 +209,33 @@ def test_a_dropped_must_use_result_is_named_as_called():
     out = np.zeros(4, np.float32)
     with pytest.raises(triton.CompilationError, match="the result of a.compute is not being used"):
         dropped_result_kernel[(1,)](out)
+
+
+def _box_class(factor):
+    @triton.aggregate
+    class Box:
+        v: tl.tensor
+
+        @triton.jit
+        def get(self):
+            return self.v * factor
+
+    return Box
+
+
+BoxA, BoxB = _box_class(2.0), _box_class(3.0)
+
+
+@triton.jit
+def two_boxes_kernel(out):
+    a = BoxA(tl.full([4], 1.0, tl.float32))
+    b = BoxB(tl.full([4], 1.0, tl.float32))
+    tl.store(out + tl.arange(0, 4), a.get() + b.get())
+
+
+def test_two_classes_of_one_name_and_fields_are_refused():
+    # Instances know their class by name and fields: using both would give
+    # one's methods to the other's instances.
+    out = np.zeros(4, np.float32)
+    with pytest.raises(triton.CompilationError, match="two different aggregate classes Box"):
+        two_boxes_kernel[(1,)](out)
