@@ -46,7 +46,11 @@ __all__ = [
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
 
-from ..runtime.aggregate import aggregate as _aggregate  # noqa: E402,F401  (Triton's tl.core._aggregate)
+def _aggregate(cls):
+    """Triton's tl.core._aggregate: tessera.aggregate (imported on use, as
+    tessera.runtime costs tessera.language's import time)."""
+    from ..runtime.aggregate import aggregate
+    return aggregate(cls)
 
 
 def _host_call(name: str) -> NoReturn:

@@ -174,6 +174,11 @@ def test_host_side_instances_and_bad_classes():
         x: tl.constexpr
         y: tl.tensor
 
+    @tl.core._aggregate  # Triton's spelling
+    class Other:
+        z: tl.tensor
+
+    assert Other(5).z == 5
     state = State(3, y=7)
     assert isinstance(state.x, tl.constexpr) and state.x.value == 3 and state.y == 7
     with pytest.raises(TypeError, match="missing required argument 'y'"):
