@@ -374,9 +374,10 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
     }
     case K::AugAssign: {
       const ast::Expr &t = *s.targets[0];
-      if (t.kind != ast::ExprKind::Name)
+      // Names, and an aggregate's fields in its __init__ (assign says where).
+      if (t.kind != ast::ExprKind::Name && t.kind != ast::ExprKind::Attribute)
         error(t.loc, "augmented assignment is only supported on names");
-      SVal cur = lookupName(t.str, t.loc);
+      SVal cur = t.kind == ast::ExprKind::Name ? lookupName(t.str, t.loc) : expr(t);
       SVal rhs = expr(*s.a);
       assign(t, liftedByAssignment(t, binary(s.binop, cur, rhs, s.loc), inConstexprFunction()));
       return;

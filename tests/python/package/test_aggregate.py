@@ -244,3 +244,37 @@ def test_two_classes_of_one_name_and_fields_are_refused():
     out = np.zeros(4, np.float32)
     with pytest.raises(triton.CompilationError, match="two different aggregate classes Box"):
         two_boxes_kernel[(1,)](out)
+
+
+@triton.aggregate
+class Offset:
+    v: tl.tensor
+
+    @triton.constexpr_function
+    def __init__(self, v, by):
+        self.v = v
+        self.v += by  # augmented assignment to a field, in __init__
+
+
+@triton.jit
+def offset_kernel(x_ptr, out_ptr, by, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    o = Offset(tl.load(x_ptr + i), by)
+    tl.store(out_ptr + i, o.v)
+
+
+@triton.jit
+def offset_outside_init_kernel(out):
+    o = Offset(tl.full([4], 1.0, tl.float32), 1.0)
+    o.v += 1
+    tl.store(out + tl.arange(0, 4), o.v)
+
+
+def test_augmented_assignment_to_fields():
+    x = RNG.standard_normal(8).astype(np.float32)
+    by = float(RNG.uniform(1, 2))
+    out = np.full(8, np.nan, np.float32)
+    offset_kernel[(1,)](x, out, by, BLOCK=8)
+    np.testing.assert_array_equal(out, x + np.float32(by))
+    with pytest.raises(triton.CompilationError, match="fields are set only in its __init__"):
+        offset_outside_init_kernel[(1,)](np.zeros(4, np.float32))
