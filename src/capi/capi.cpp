@@ -398,11 +398,7 @@ template <class What>
 int64_t intArgument(const tessera_kernel &k, size_t i, int64_t v, const What &what) {
   const DType t = k.dtypes[i];
   if (!tessera::fitsIntType(t, v))
-    throw tessera::KernelError(
-        what() + " is " + std::to_string(v) + ", which " + tessera::signatureName(t) +
-        (t == DType::I1 ? " cannot hold: pass 0 or 1 (a bool)"
-                        : " cannot hold: pass a value in its range or give the parameter a "
-                          "wider type (annotate it tl.int64)"));
+    throw tessera::KernelError(what() + tessera::intOutOfRange(t, v));
   return tessera::wrapToIntType(t, v);
 }
 

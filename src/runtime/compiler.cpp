@@ -238,6 +238,13 @@ void KernelImpl::runInterp(std::span<const interp::ArgValue> args,
   }
 }
 
+std::string intOutOfRange(DType t, int64_t v) {
+  return " is " + std::to_string(v) + ", which " + signatureName(t) +
+         (t == DType::I1 ? " cannot hold: pass 0 or 1 (a bool)"
+                         : " cannot hold: pass a value in its range or give the parameter a wider "
+                           "type (annotate it tl.int64)");
+}
+
 std::vector<interp::ArgValue> KernelImpl::bindArgs(const std::vector<Arg> &args,
                                                    std::vector<interp::HostBuffer> *buffers) const {
   const Function &fn = function();
@@ -264,9 +271,7 @@ std::vector<interp::ArgValue> KernelImpl::bindArgs(const std::vector<Arg> &args,
       if (a.kind != Arg::Kind::Int)
         throw KernelError(what + " of kernel '" + name_ + "' must be an integer");
       if (!fitsIntType(p.type.dtype, a.i))
-        throw KernelError(what + " of kernel '" + name_ + "' is " + std::to_string(a.i) +
-                          ", which " + signatureName(p.type.dtype) +
-                          " cannot hold: pass a value in its range");
+        throw KernelError(what + " of kernel '" + name_ + "'" + intOutOfRange(p.type.dtype, a.i));
       values.push_back(interp::ArgValue::integer(wrapToIntType(p.type.dtype, a.i)));
     }
   }

@@ -206,6 +206,12 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req);
 // device's. Throws tessera::Error when there is no driver or device.
 std::string nativeGpuTarget();
 
+// The end of the error for integer argument `v` of a parameter of type `t`
+// that fitsIntType refuses (" is 300, which u8 cannot hold: ..."); callers
+// put the argument's name before it. The API's and the C ABI's launches
+// share it.
+std::string intOutOfRange(DType t, int64_t v);
+
 // Defined in serialize.cpp (declared here for the friendship above).
 std::shared_ptr<KernelImpl> deserializeKernel(std::string_view bytes);
 

@@ -215,8 +215,9 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     if (t.isPtr() || (isInt(t.dtype) && bitWidth(t.dtype) == 64)) {
       slots[i] = a.bits;
     } else if (isInt(t.dtype)) {
-      // An i8 register holds its value sign-extended, a u8 one zero-extended.
-      uint32_t v = static_cast<uint32_t>(wrapToIntType(t.dtype, static_cast<int64_t>(a.bits)));
+      // Already as its register holds it (wrapToIntType, where the
+      // arguments are bound): an i8 sign-extended, a u8 zero-extended.
+      uint32_t v = static_cast<uint32_t>(a.bits);
       std::memcpy(&slots[i], &v, 4);
     } else if (t.dtype == DType::F64) {
       double d = a.kind == interp::ArgValue::Kind::Float

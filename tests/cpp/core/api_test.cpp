@@ -155,4 +155,30 @@ TEST(CoreApi, WrongArgumentsAreKernelErrors) {
                tessera::KernelError);
 }
 
+// An i32 parameter given a value an i32 register cannot hold (read as
+// signed or unsigned) is refused, naming the argument, not wrapped.
+TEST(CoreApi, IntegerOutOfItsTypeIsAKernelError) {
+  auto k = tessera::compile(vectorAddSource(), "add_kernel", kSig);
+  float x[4] = {1, 2, 3, 4}, y[4] = {};
+  auto run = [&](int64_t n) {
+    k->run({tessera::Arg::buffer(x, 16), tessera::Arg::buffer(x, 16), tessera::Arg::buffer(y, 16),
+            tessera::Arg::integer(n)},
+           {1});
+  };
+  try {
+    run(int64_t{1} << 32);
+    FAIL() << "expected a KernelError";
+  } catch (const tessera::KernelError &e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("argument 3 ('n_elements') of kernel 'add_kernel' is 4294967296, which i32 "
+                       "cannot hold: pass a value in its range"),
+              std::string::npos)
+        << msg;
+  }
+  EXPECT_THROW(run(-(int64_t{1} << 31) - 1), tessera::KernelError);
+  EXPECT_EQ(y[3], 0.0f);  // nothing ran
+  run(4);
+  EXPECT_EQ(y[3], 8.0f);
+}
+
 }  // namespace
