@@ -188,6 +188,16 @@ class Assigner {
     resolve();
   }
 
+  // How a global access moves its tile at best: `vec` consecutive elements
+  // per thread along `dim`, the dim its pointers are most contiguous in, as
+  // alignment allows (at most 16 bytes); `order` lists dims fastest first.
+  struct Access {
+    std::vector<int> order;
+    int dim = 0;
+    int64_t vec = 1;
+    int elemBytes = 1;
+  };
+
   // The dimension a thread holds most consecutive elements of.
   static int fastestDim(const LinearLayout &l) {
     int best = 0;
@@ -223,19 +233,19 @@ class Assigner {
       Value *value = op->operand(1);
       if (!isTile(value) || (value->def && value->def->code == OpCode::ConvertLayout)) continue;
       const auto &shape = value->type.shape;
-      LinearLayout want = preferred(op);
+      const Access access = accessOf(op);
+      LinearLayout want = coalescedFor(op, access);
       const LinearLayout &have = cls_.layouts.at(find(value));
-      if (!conversionWidens(op, want, have, value)) continue;
       // Outside an accumulator's class only a transpose pays for the trip
       // through shared memory: a store that is merely narrower (a reduced
       // row's sliced layout, an access less aligned than the load that
       // won the class) still writes whole sectors in order.
       if (!cls_.pinned.count(find(value))) {
         int haveAlong = fastestDim(have);
-        if (shape.size() < 2 || haveAlong == accessOf(op).dim ||
-            have.contiguousRegs(haveAlong) == 1)
+        if (shape.size() < 2 || haveAlong == access.dim || have.contiguousRegs(haveAlong) == 1)
           continue;
       }
+      if (!conversionWidens(access, want, have, value)) continue;
       // The mask too where something else reads it (a load's mask the
       // store shares, which would tie the store to the load's class again;
       // it is recomputed, an index tile, where rematerializeIndexConverts
@@ -255,7 +265,7 @@ class Assigner {
     return changed;
   }
 
-  // Whether access `op` of tile `v` costs less in its own layout `want`
+  // Whether access `a` of tile `v` costs less in its own layout `want`
   // than in its class's `have` (wider vectors along the dim its pointers are
   // contiguous in, or half the 32-byte sectors or fewer: an accumulator's
   // fragment rows are 8 or 16 bytes wide, so an unaligned epilogue store
@@ -263,14 +273,15 @@ class Assigner {
   // conversion between them can be staged: a tile over kMaxConvertBytes
   // converts in bands of rows, which needs a row bit both layouts hold in
   // registers.
-  bool conversionWidens(Operation *op, const LinearLayout &want, const LinearLayout &have,
-                        const Value *v) {
-    const Access a = accessOf(op);
+  static bool conversionWidens(const Access &a, const LinearLayout &want, const LinearLayout &have,
+                               const Value *v) {
     int64_t bytes = v->type.numel() * sharedElemBytes(v->type.dtype);
-    const bool wider = want.contiguousRegs(a.dim) > have.contiguousRegs(a.dim);
-    const bool fewerSectors = 2 * want.sectorsTouched(a.dim, a.vec, a.elemBytes) <=
-                              have.sectorsTouched(a.dim, a.vec, a.elemBytes);
-    return (wider || fewerSectors) && conversionBands(have, want, bytes).has_value();
+    // Sectors are counted (a walk over every register, lane and warp) only
+    // where the vectors do not already decide.
+    const bool cheaper = want.contiguousRegs(a.dim) > have.contiguousRegs(a.dim) ||
+                         2 * want.sectorsTouched(a.dim, a.vec, a.elemBytes) <=
+                             have.sectorsTouched(a.dim, a.vec, a.elemBytes);
+    return cheaper && conversionBands(have, want, bytes).has_value();
   }
 
   // See separateStores. A load in a loop keeps the accumulator's layout: a
@@ -280,7 +291,9 @@ class Assigner {
     if (!isTile(res) || !cls_.pinned.count(find(res))) return false;
     for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
       if (isLoop(*p)) return false;
-    if (!conversionWidens(op, preferred(op), cls_.layouts.at(find(res)), res)) return false;
+    const Access access = accessOf(op);
+    if (!conversionWidens(access, coalescedFor(op, access), cls_.layouts.at(find(res)), res))
+      return false;
     Builder b;
     b.setInsertionPoint(op->parent, std::next(op->self));
     b.setLoc(op->loc);
@@ -453,15 +466,6 @@ class Assigner {
     return op->operand(op->code == OpCode::AsyncCopy ? 1 : 0);
   }
 
-  // How a global access moves its tile at best: `vec` consecutive elements
-  // per thread along `dim`, the dim its pointers are most contiguous in, as
-  // alignment allows (at most 16 bytes); `order` lists dims fastest first.
-  struct Access {
-    std::vector<int> order;
-    int dim = 0;
-    int64_t vec = 1;
-    int elemBytes = 1;
-  };
   Access accessOf(Operation *op) {
     const Value *ptr = pointerOf(op);
     AxisInfo ai = info_.get(ptr);
@@ -482,10 +486,10 @@ class Assigner {
   }
 
   // The layout a global access prefers: Triton's coalescing rule.
-  LinearLayout preferred(Operation *op) {
-    Access a = accessOf(op);
+  LinearLayout coalescedFor(Operation *op, const Access &a) const {
     return LinearLayout::coalesced(pointerOf(op)->type.shape, numWarps_, a.vec, a.order);
   }
+  LinearLayout preferred(Operation *op) { return coalescedFor(op, accessOf(op)); }
 
   static int vecOf(const LinearLayout &l, const std::vector<int64_t> &shape) {
     int best = 1;
