@@ -150,16 +150,15 @@ class CompileInputs {
     } else if (tag == "tupletype") {
       // ("tupletype", "Name(field,...)", [Const default, ...]), or an
       // aggregate class: (..., [(name, binds self, Const), ...]) after them.
-      nb::tuple full = tuple(h, 3, 4, "a constant");
       auto isSeq = [](nb::handle x) { return PyList_Check(x.ptr()) || PyTuple_Check(x.ptr()); };
-      if (!isSeq(full[2]) || (full.size() == 4 && !isSeq(full[3]))) bad("constant", h);
+      if (t.size() < 3 || !isSeq(t[2]) || (t.size() == 4 && !isSeq(t[3]))) bad("constant", h);
       v.kind = TESSERA_VALUE_TUPLE_TYPE;
-      v.s = str(full[1], "a namedtuple's type");
+      v.s = str(t[1], "a namedtuple's type");
       std::vector<tessera_value> vals;
-      for (nb::handle e : full[2]) vals.push_back(value(e, depth + 1));
-      if (full.size() == 4) {
+      for (nb::handle e : t[2]) vals.push_back(value(e, depth + 1));
+      if (t.size() == 4) {
         size_t attrs = 0;
-        for (nb::handle a : full[3]) {
+        for (nb::handle a : t[3]) {
           nb::tuple attr = tuple(a, 3, 3, "an aggregate's attribute");
           tessera_value name{}, binds{};
           name.kind = TESSERA_VALUE_STRING;

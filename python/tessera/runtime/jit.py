@@ -183,6 +183,11 @@ def _is_constexpr_annotation(ann) -> bool:
 _SIGNATURE_NAMES = set(type_canonicalisation_dict.values()) - {"void"}
 
 
+def _pointer_to(inner: str) -> str:
+    # "*fp16" for "fp16"; "" for no type or a pointer to a pointer.
+    return "*" + inner if inner and not inner.startswith("*") else ""
+
+
 def _annotation_type(ann) -> str:
     """The signature type a runtime parameter's annotation names, as
     Triton reads it ("fp16" for tl.float16 or "float16", "*fp32" for
@@ -195,11 +200,9 @@ def _annotation_type(ann) -> str:
         if t.startswith("const "):
             t = t[len("const "):].strip()
         if t.endswith("*"):
-            inner = _annotation_type(t[:-1])
-            return "*" + inner if inner and not inner.startswith("*") else ""
+            return _pointer_to(_annotation_type(t[:-1]))
         if t.startswith("*"):
-            inner = _annotation_type(t[2:] if t.startswith("*k") else t[1:])
-            return "*" + inner if inner and not inner.startswith("*") else ""
+            return _pointer_to(_annotation_type(t[2:] if t.startswith("*k") else t[1:]))
         for prefix in ("tl.", "triton.language.", "tessera.language."):
             if t.startswith(prefix):
                 t = t[len(prefix):]
@@ -208,8 +211,7 @@ def _annotation_type(ann) -> str:
         return t if t in _SIGNATURE_NAMES else ""
     element = getattr(ann, "element_ty", None)
     if element is not None:  # tl.pointer_type
-        inner = _annotation_type(element)
-        return "*" + inner if inner and not inner.startswith("*") else ""
+        return _pointer_to(_annotation_type(element))
     if isinstance(ann, type):
         return _annotation_type(ann.__name__) if ann in (int, float, bool) else ""
     name = getattr(ann, "name", None)  # tl.dtype

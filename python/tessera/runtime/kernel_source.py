@@ -246,7 +246,7 @@ def _collect_units(root: JITFunction, extra=()):
         order.append(f)
         pending.append(f)
 
-    def unit_of(target):
+    def unit_of(target):  # the unit of a @jit function, added on first sight
         if id(target) not in index:
             index[id(target)] = len(order)
             order.append(target)
@@ -258,17 +258,12 @@ def _collect_units(root: JITFunction, extra=()):
             # Its methods become source units as @jit globals do.
             attrs = [(n, binds, ("function", unit_of(t), t.fn.__name__))
                      for n, binds, t in aggregate.methods(v)]
-            if where is not None:
-                used.append((name.rsplit(".", 1)[-1], where, v))
-            return (name, "const", ("tupletype", aggregate.type_name(v), [], attrs))
-        entry = _global_entry(name, v)
+            entry = (name, "const", ("tupletype", aggregate.type_name(v), [], attrs))
+        else:
+            entry = _global_entry(name, v)
         if entry[1] == "jit":
             target = _jit_target(v)
-            if id(target) not in index:
-                index[id(target)] = len(order)
-                order.append(target)
-                pending.append(target)
-            return (name, "jit", (index[id(target)], target.fn.__name__))
+            return (name, "jit", (unit_of(target), target.fn.__name__))
         if entry[1] == "const" and where is not None:
             used.append((name.rsplit(".", 1)[-1], where, v))
         return entry
