@@ -24,7 +24,8 @@ const std::unordered_map<std::string, BuiltinDef> &builtinTable() {
   return table;
 }
 
-// Canonical module names: "tl" (triton.language, tessera.language, tl.math),
+// Canonical module names: "tl" (triton.language, tessera.language and their
+// submodules core, math, random, standard),
 // "triton" (triton, tessera), "libdevice".
 std::optional<std::string> canonicalModule(const std::string &dotted) {
   static const std::pair<const char *, const char *> kMap[] = {
@@ -35,6 +36,11 @@ std::optional<std::string> canonicalModule(const std::string &dotted) {
       {"triton.language.math", "tl"},
       {"tessera.language.math", "tl"},
       {"triton.language.core", "tl"},
+      {"tessera.language.core", "tl"},
+      {"triton.language.random", "tl"},
+      {"tessera.language.random", "tl"},
+      {"triton.language.standard", "tl"},
+      {"tessera.language.standard", "tl"},
       {"triton.language.extra", "tl.extra"},
       {"tessera.language.extra", "tl.extra"},
       {"triton.language.extra.cuda", "tl.extra.cuda"},
@@ -316,7 +322,9 @@ SVal Lowerer::attribute(const SVal &obj, const std::string &name, SourceLoc loc)
         if (name == "bool") return SVal::dtypeVal(DType::I1);
         if (name == "float8e4m3fn") return SVal::dtypeVal(DType::F8E4NV);
         if (name == "float8e5m2") return SVal::dtypeVal(DType::F8E5);
-        if (name == "math" || name == "core") return SVal::module("tl");  // tl.core.X is tl.X
+        // tl.core.X, tl.math.X, tl.random.X and tl.standard.X are tl.X (Triton's submodules).
+        if (name == "math" || name == "core" || name == "random" || name == "standard")
+          return SVal::module("tl");
         if (name == "pi32_t") {  // Triton's alias of tl.pointer_type(tl.int32)
           SVal p = SVal::dtypeVal(DType::I32);
           p.i = 1;

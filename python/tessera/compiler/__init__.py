@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..runtime.errors import CompilationError, KernelError, OutOfResources
+from . import errors  # noqa: F401  (`triton.compiler.errors.X` without importing it, as in Triton)
 
 # cuda_info's message when a kernel needs more shared memory than allowed.
 _SHARED_TOO_BIG = re.compile(r"needs (\d+) bytes of shared memory per block .* allows at most (\d+)")

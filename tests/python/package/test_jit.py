@@ -1,6 +1,10 @@
 """@jit and kernel[grid](...): binding, specialisation, introspection,
 callees across files, globals. Kernels run on the CPU interpreter against
 NumPy with fresh random inputs and poisoned outputs."""
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -443,6 +447,18 @@ def test_constexpr_function_from_host_code():
 def static_assert_kernel(out_ptr, B: tl.constexpr):
     tl.static_assert(B > 8, "B must exceed 8")
     tl.store(out_ptr, B)
+
+
+def test_compiler_errors_module_is_an_attribute_after_import():
+    # Triton's tests write `triton.compiler.errors.CompilationError` having
+    # imported only `triton`; a fresh interpreter, since this one may have
+    # imported the submodule already.
+    pydir = pathlib.Path(triton.__file__).resolve().parents[1]
+    code = (f"import sys; sys.path.insert(0, {str(pydir)!r}); import tessera; "
+            "print(tessera.compiler.errors.CompilationError is tessera.CompilationError)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True"
 
 
 def test_compiler_errors_module_names_triton_classes():

@@ -399,7 +399,7 @@ def random_parts_kernel(seed, u_ptr, n_ptr, ref_u_ptr, ref_n_ptr, BLOCK: tl.cons
     offs = tl.arange(0, BLOCK)
     a, b, _, _ = tl.randint4x(seed, offs)
     u1 = tl.uint_to_uniform_float(a)
-    n1, _ = tl.pair_uniform_to_normal(u1, tl.uint_to_uniform_float(b))
+    n1, _ = tl.random.pair_uniform_to_normal(u1, tl.uint_to_uniform_float(b))  # Triton's module
     tl.store(u_ptr + offs, u1)
     tl.store(n_ptr + offs, n1)
     tl.store(ref_u_ptr + offs, tl.rand(seed, offs))
@@ -418,7 +418,7 @@ def test_random_building_blocks():
 @triton.jit
 def uniform_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.uint_to_uniform_float(tl.load(x_ptr + offs)))
+    tl.store(out_ptr + offs, tl.random.uint_to_uniform_float(tl.load(x_ptr + offs)))
 
 
 @pytest.mark.parametrize("dtype,scale", [("uint32", 4.6566127342e-10), ("int64", 1.0842020432385337e-19),
