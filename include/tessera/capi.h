@@ -78,7 +78,9 @@ typedef enum tessera_value_kind {
   TESSERA_VALUE_INT = 2,    /* i */
   TESSERA_VALUE_FLOAT = 3,  /* f */
   TESSERA_VALUE_STRING = 4, /* s */
-  TESSERA_VALUE_DTYPE = 5, /* s: "fp32"/"i32"/... or "float32"/"int32"/..., optional "tl." prefix */
+  /* s: "fp32"/"i32"/... or "float32"/"int32"/..., optional "tl." prefix; a
+     leading "*" makes it the pointer type to that dtype ("*fp16") */
+  TESSERA_VALUE_DTYPE = 5,
   /* elems[0 .. num_elems); s: NULL, or a namedtuple's class and fields,
      "Point(x,y)", read as attributes (p.x) */
   TESSERA_VALUE_TUPLE = 6,

@@ -151,8 +151,13 @@ ConstValue constValue(const tessera_value &v, const std::string &what, int depth
     case TESSERA_VALUE_STRING:
       require(v.s != nullptr, what + ": the string value is NULL");
       return ConstValue::string(v.s);
-    case TESSERA_VALUE_DTYPE:
-      return ConstValue::dtypeValue(dtypeArg(v.s, what));
+    case TESSERA_VALUE_DTYPE: {
+      // "*fp16": tl.pointer_type(tl.float16), a pointer dtype as `ptr.dtype` gives.
+      const bool pointer = v.s != nullptr && v.s[0] == '*';
+      ConstValue d = ConstValue::dtypeValue(dtypeArg(pointer ? v.s + 1 : v.s, what));
+      d.i = pointer;
+      return d;
+    }
     case TESSERA_VALUE_BUILTIN: {
       require(v.s != nullptr, what + ": the builtin name is NULL");
       const auto &names = tessera::frontend::builtinNames();

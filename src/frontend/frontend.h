@@ -23,6 +23,7 @@ namespace tessera::frontend {
 // A compile-time value handed to the compiler (a constexpr argument or a
 // global constant resolved by the Python layer).
 struct ConstValue {
+  // DType: i = 1 for the pointer type to `dtype` (tl.pointer_type).
   // Builtin: s names a kernel-language function ("cuda.smid"), such as one
   // passed as a tl.constexpr argument.
   // TupleType: a namedtuple class, s its "Name(field,...)", elems the

@@ -84,8 +84,11 @@ SVal fromConst(const ConstValue &c) {
       return SVal::floating(c.f);
     case ConstValue::Kind::Str:
       return SVal::string(c.s);
-    case ConstValue::Kind::DType:
-      return SVal::dtypeVal(c.dtype);
+    case ConstValue::Kind::DType: {
+      SVal d = SVal::dtypeVal(c.dtype);
+      d.i = c.i;  // a pointer type, as tl.pointer_type gives
+      return d;
+    }
     case ConstValue::Kind::Builtin:
       return SVal::builtin(c.s);
     case ConstValue::Kind::Function: {

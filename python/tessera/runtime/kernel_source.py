@@ -363,6 +363,11 @@ def _encode_const(v, what: str, functions=None):
         return _encode_const(_jit()._unwrap_constexpr(v), what, functions)
     if t.__name__ == "dtype" and t.__module__.startswith(("tessera", "triton")):
         return ("dtype", arrays.signature_dtype(v))
+    if t.__name__ == "pointer_type" and t.__module__.startswith(("tessera", "triton")):
+        element = getattr(v, "element_ty", None)
+        if type(element).__name__ != "dtype" or getattr(v, "address_space", 1) != 1:
+            raise TypeError(f"{what}: only pointers to scalars in global memory can be compile-time values")
+        return ("dtype", "*" + arrays.signature_dtype(element))
     if hasattr(v, "__index__") and t.__module__ == "numpy":
         return _encode_const(int(v), what)
     if isinstance(v, float):  # numpy float64 and friends

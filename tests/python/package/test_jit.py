@@ -149,6 +149,27 @@ def test_global_constant_change_recompiles():
         FACTOR = 2
 
 
+AS_FLOAT = tl.pointer_type(tl.float32)  # a pointer type as a global (Triton's type aliases)
+INT_PTR = tl.pointer_type(tl.int32)
+
+
+@triton.jit
+def pointer_type_constants_kernel(x_ptr, out_ptr, PT: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(x_ptr.dtype == INT_PTR)
+    tl.static_assert(PT == AS_FLOAT and PT.element_ty == tl.float32)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr.to(PT) + offs))  # the int32 words read as floats
+
+
+def test_pointer_types_as_globals_and_constexprs(rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = poisoned(32, np.float32)
+    pointer_type_constants_kernel[(1,)](x.view(np.int32), out, PT=tl.pointer_type(tl.float32), BLOCK=32)
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(triton.CompilationError, match="static_assert"):
+        pointer_type_constants_kernel[(1,)](x.view(np.int32), out, PT=tl.pointer_type(tl.int32), BLOCK=32)
+
+
 def test_keyword_and_default_errors(rng):
     x = np.zeros(4, dtype=np.float32)
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'n'"):
