@@ -92,7 +92,9 @@ typedef enum tessera_value_kind {
      it an aggregate class (triton.aggregate) whose last i - 1 elems are its
      class attributes, each a TUPLE (STRING name, BOOL binds self, value):
      methods (FUNCTION values; bound to the instance when the BOOL is 1),
-     "__init__" among them when the class defines one. */
+     "__init__" among them when the class defines one, and the defaults of
+     fields (named as the field, BOOL 0), which Cls(...) takes for a field
+     not passed. */
   TESSERA_VALUE_TUPLE_TYPE = 8,
   /* A @jit function passed as a compile-time value: the function named s of
      source unit i (tessera_compile_units; 0 for the other entry points) */

@@ -701,6 +701,12 @@ SVal pointerType(Lowerer &l, A &a) {
   return d;
 }
 
+// tl.aggregate_replace(obj, field=value, ...): Triton's copy of an aggregate
+// instance with some fields changed (instances are values, so `obj` keeps its own).
+SVal aggregateReplace(Lowerer &l, A &a) {
+  return l.replaceFields(a["obj"], a.locOf("obj"), a.extraKwargs, a.extraKwargLocs);
+}
+
 // tl.tensor and tl.tensor_descriptor name classes (for isinstance); kernels
 // get their values from operations, never by constructing one.
 SVal classCall(Lowerer &l, A &a) {
@@ -781,6 +787,7 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"builtins.isinstance", {"obj", "classinfo"}, pyIsinstance},
       {"tl.tensor", {"*args"}, classCall},
       {"tl.pointer_type", {"element_ty", "address_space=1", "const=False"}, pointerType},
+      {"tl.aggregate_replace", {"obj", "**changes"}, aggregateReplace},
       {"tl.tensor_descriptor", {"*args"}, classCall},
       {"builtins.getattr", {"*args"}, pyGetattr},
       {"builtins.hasattr", {"obj", "name"}, pyHasattr},

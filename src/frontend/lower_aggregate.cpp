@@ -12,7 +12,11 @@
 // field replaced (values are immutable; the instance __init__ leaves is the
 // result). Setting a field anywhere else is an error, as in Triton: Python
 // would change the object for every holder of it, which a value cannot do.
-// Without an __init__ the fields are taken in order, as a namedtuple's are.
+// Without an __init__ the fields are taken in order, as a namedtuple's are,
+// a missing one from its default (a class attribute named as the field);
+// tl.aggregate_replace copies an instance with fields changed (replaceFields).
+#include <algorithm>
+
 #include "frontend/lowering.h"
 
 namespace tessera::frontend {
@@ -128,6 +132,25 @@ void Lowerer::assignField(const ast::Expr &target, const SVal &value) {
     }
   error(target.loc, className(obj.s) + " has no field '" + target.str + "'",
         "its fields are " + obj.s.substr(obj.s.find('(')));
+}
+
+SVal Lowerer::replaceFields(const SVal &obj, SourceLoc objLoc,
+                            const std::vector<std::pair<std::string, SVal>> &changes,
+                            const std::vector<SourceLoc> &changeLocs) {
+  if (obj.kind != SVal::Kind::Tuple || !aggregateClass(obj.s))
+    error(objLoc, "tl.aggregate_replace expects an aggregate instance, got " + describe(obj),
+          "pass an instance of a @triton.aggregate class");
+  auto type = parseTupleType(obj.s);
+  SVal copy = obj;
+  for (size_t k = 0; k < changes.size(); ++k) {
+    const auto &fields = type->fields;
+    auto it = std::find(fields.begin(), fields.end(), changes[k].first);
+    if (it == fields.end())
+      error(changeLocs[k], className(obj.s) + " has no field '" + changes[k].first + "'",
+            "its fields are " + obj.s.substr(obj.s.find('(')));
+    copy.elems[static_cast<size_t>(it - fields.begin())] = changes[k].second;
+  }
+  return copy;
 }
 
 }  // namespace tessera::frontend

@@ -817,6 +817,8 @@ SVal Lowerer::newNamedTuple(const SVal &type, const std::vector<SVal> &args,
   const size_t firstDefault = n - (type.elems.size() - classAttributeCount(type));
   for (size_t i = 0; i < n; ++i) {
     if (!values[i] && i >= firstDefault) values[i] = type.elems[i - firstDefault];
+    if (!values[i] && type.i > 0)  // an aggregate's field default is a class attribute
+      if (auto d = classAttribute(type, t->fields[i], nullptr)) values[i] = *d;
     if (!values[i]) error(loc, t->name + "() missing required argument '" + t->fields[i] + "'");
     r.elems.push_back(*values[i]);
   }
@@ -859,9 +861,14 @@ SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<Sourc
   ca.loc = loc;
   ca.name = shown;
   int varargIndex = -1;
+  bool takesKwargs = false;
   std::vector<std::string> defaults;
   for (const char *p : def->params) {
     std::string s = p;
+    if (s.starts_with("**")) {
+      takesKwargs = true;
+      continue;
+    }
     std::string dflt;
     bool hasDefault = false;
     if (auto eq = s.find('='); eq != std::string::npos) {
@@ -899,6 +906,11 @@ SVal Lowerer::call(const SVal &callee, std::vector<SVal> args, std::vector<Sourc
   }
   for (size_t k = 0; k < kwargs.size(); ++k) {
     auto it = std::find(ca.params.begin(), ca.params.end(), kwargs[k].first);
+    if (takesKwargs && it == ca.params.end()) {
+      ca.extraKwargs.push_back(kwargs[k]);
+      ca.extraKwargLocs.push_back(kwLocs[k]);
+      continue;
+    }
     if (it == ca.params.end() || static_cast<int>(it - ca.params.begin()) == varargIndex) {
       std::string list;
       for (size_t q = 0; q < n; ++q)

@@ -209,6 +209,9 @@ struct CallArgs {
   std::vector<bool> given;          // explicitly passed
   std::vector<SVal> varargs;        // for a "*args" parameter
   std::vector<SourceLoc> varargLocs;
+  // For a "**kwargs" parameter: the keywords no other parameter takes.
+  std::vector<std::pair<std::string, SVal>> extraKwargs;
+  std::vector<SourceLoc> extraKwargLocs;
 
   int index(std::string_view p) const;
   const SVal &operator[](std::string_view p) const { return values[index(p)]; }
@@ -221,7 +224,8 @@ using BuiltinFn = SVal (*)(Lowerer &, CallArgs &);
 
 struct BuiltinDef {
   const char *name;  // canonical: "tl.load", "tensor.to", "triton.cdiv", "builtins.min"
-  // Python-style parameters: "x", "axis=None", "*args", "keep_dims=False".
+  // Python-style parameters: "x", "axis=None", "*args", "keep_dims=False",
+  // "**kwargs" (last).
   std::vector<const char *> params;
   BuiltinFn fn;
 };
@@ -419,6 +423,11 @@ class Lowerer {
                     std::vector<std::pair<std::string, SVal>> kwargs, SourceLoc loc);
   // `obj.field = value` where obj names an aggregate instance.
   void assignField(const ast::Expr &target, const SVal &value);
+  // tl.aggregate_replace(obj, field=value, ...): a copy of the instance
+  // `obj` with those fields changed.
+  SVal replaceFields(const SVal &obj, SourceLoc objLoc,
+                     const std::vector<std::pair<std::string, SVal>> &changes,
+                     const std::vector<SourceLoc> &changeLocs);
   std::map<std::string, SVal> *env() { return env_; }
   void setEnv(std::map<std::string, SVal> *e) { env_ = e; }
   const ModuleScope *scope() const { return scope_; }

@@ -27,7 +27,7 @@ from .core import (
     reshape, view, expand_dims, broadcast_to, broadcast, trans, permute, join, split, cat, gather,
     histogram, static_print, static_assert, device_print, device_assert,
     multiple_of, max_contiguous, max_constancy, assume, condition, debug_barrier,
-    inline_asm_elementwise, map_elementwise,
+    inline_asm_elementwise, map_elementwise, aggregate_replace,
 )
 from .math import (
     exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, sin, cos, erf, floor, ceil, abs, fdiv, div_rn, fma,
@@ -65,7 +65,7 @@ __all__ = [
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather", "histogram",
     "static_print", "static_assert", "device_print", "device_assert",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
-    "inline_asm_elementwise", "map_elementwise",
+    "inline_asm_elementwise", "map_elementwise", "aggregate_replace",
     # math
     "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
     "abs", "fdiv", "div_rn", "fma", "umulhi",

@@ -39,7 +39,7 @@ __all__ = [
     "broadcast_to", "broadcast", "trans", "permute", "join", "split", "cat", "gather",
     "histogram", "static_print", "static_assert", "device_print", "device_assert",
     "multiple_of", "max_contiguous", "max_constancy", "assume", "condition", "debug_barrier",
-    "inline_asm_elementwise", "map_elementwise",
+    "inline_asm_elementwise", "map_elementwise", "aggregate_replace",
 ]
 
 # The largest number of elements a tensor may have (tl.arange's limit).
@@ -51,6 +51,13 @@ def _aggregate(cls):
     tessera.runtime costs tessera.language's import time)."""
     from ..runtime.aggregate import aggregate
     return aggregate(cls)
+
+
+def aggregate_replace(obj: Any, **changes: Any) -> Any:
+    """A copy of the @triton.aggregate instance ``obj`` with the named fields
+    changed (``obj`` is unchanged): in kernels, and on the host."""
+    from ..runtime.aggregate import replace
+    return replace(obj, **changes)
 
 
 def _host_call(name: str) -> NoReturn:

@@ -258,6 +258,12 @@ def _collect_units(root: JITFunction, extra=()):
             # Its methods become source units as @jit globals do.
             attrs = [(n, binds, ("function", unit_of(t), t.fn.__name__))
                      for n, binds, t in aggregate.methods(v)]
+            # Field defaults are class attributes: a kernel's Cls(...) takes them.
+            for f, d in aggregate.field_defaults(v).items():
+                try:
+                    attrs.append((f, False, _encode_const(d, f"{v.__name__}.{f}'s default")))
+                except TypeError:
+                    pass  # not a compile-time value: a kernel must pass the field
             entry = (name, "const", ("tupletype", aggregate.type_name(v), [], attrs))
         else:
             entry = _global_entry(name, v)

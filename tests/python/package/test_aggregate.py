@@ -278,3 +278,121 @@ def test_augmented_assignment_to_fields():
     np.testing.assert_array_equal(out, x + np.float32(by))
     with pytest.raises(triton.CompilationError, match="fields are set only in its __init__"):
         offset_outside_init_kernel[(1,)](np.zeros(4, np.float32))
+
+
+# ---------------------------------------------------------------- inheritance, defaults, replace
+
+
+@triton.aggregate
+class Shifted:
+    data: tl.tensor
+    BLOCK: tl.constexpr
+    shift: tl.constexpr = 3  # a default, wrapped in tl.constexpr on the host
+
+    @triton.jit
+    def moved(self):
+        return self.data + self.shift
+
+
+@triton.aggregate
+class ScaledShift(Shifted):  # fields data, BLOCK, shift, then scale; moved() inherited
+    scale: tl.tensor
+
+    @triton.jit
+    def result(self):
+        return self.moved() * self.scale
+
+
+@triton.jit
+def inherited_kernel(x_ptr, out_ptr, f, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    s = ScaledShift(x, BLOCK, scale=f)  # `shift` from the base's default
+    tl.static_assert(s.shift == 3 and s.BLOCK == BLOCK)
+    t = tl.aggregate_replace(s, shift=5, data=x * 2)  # a copy: `s` keeps its fields
+    tl.store(out_ptr + offs, s.result())
+    tl.store(out_ptr + BLOCK + offs, t.result())
+    tl.store(out_ptr + 2 * BLOCK + offs, Shifted(x, BLOCK).moved())
+
+
+def test_inheritance_defaults_and_replace_in_kernels():
+    n = 16
+    x = RNG.standard_normal(n).astype(np.float32)
+    f = np.float32(RNG.uniform(0.5, 2))
+    out = np.full(3 * n, np.nan, np.float32)
+    inherited_kernel[(1,)](x, out, f, BLOCK=n)
+    np.testing.assert_allclose(out[:n], (x + 3) * f, rtol=1e-6)
+    np.testing.assert_allclose(out[n:2 * n], (x * 2 + 5) * f, rtol=1e-6)
+    np.testing.assert_allclose(out[2 * n:], x + 3, rtol=1e-6)
+
+
+@triton.jit
+def replace_unknown_field_kernel(out):
+    s = Shifted(tl.full([4], 1.0, tl.float32), 4)
+    t = tl.aggregate_replace(s, bogus=1)
+    tl.store(out + tl.arange(0, 4), t.data)
+
+
+@triton.jit
+def replace_non_aggregate_kernel(out):
+    t = tl.aggregate_replace(tl.full([4], 1.0, tl.float32), data=1)
+    tl.store(out + tl.arange(0, 4), t)
+
+
+@triton.jit
+def missing_field_kernel(out):
+    s = ScaledShift(tl.full([4], 1.0, tl.float32), 4)
+    tl.store(out + tl.arange(0, 4), s.data)
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (replace_unknown_field_kernel, r"Shifted has no field 'bogus'"),
+    (replace_non_aggregate_kernel, r"tl.aggregate_replace expects an aggregate instance"),
+    (missing_field_kernel, r"ScaledShift\(\) missing required argument 'scale'"),
+])
+def test_replace_and_default_mistakes(kernel, message):
+    with pytest.raises(triton.CompilationError, match=message):
+        kernel[(1,)](np.zeros(4, np.float32))
+
+
+def test_host_inheritance_defaults_replace_and_immutability():
+    @triton.aggregate
+    class Base:
+        x: tl.constexpr = tl.constexpr(100)
+
+    @triton.aggregate
+    class Child(Base):
+        y: "tl.constexpr"  # a string annotation, as under PEP 563
+        z: tl.constexpr = 42
+
+    c = Child(y=7)
+    assert (c.x.value, c.y.value, c.z.value) == (100, 7, 42)
+    assert all(isinstance(v, tl.constexpr) for v in (c.x, c.y, c.z))
+    d = tl.aggregate_replace(c, x=1)
+    assert (d.x.value, d.y.value, c.x.value) == (1, 7, 100) and isinstance(d.x, tl.constexpr)
+    with pytest.raises(AttributeError, match="cannot assign to field 'x' on immutable aggregate"):
+        c.x = tl.constexpr(5)
+    assert c.x.value == 100
+    with pytest.raises(TypeError, match="has no field 'w'"):
+        tl.aggregate_replace(c, w=1)
+    with pytest.raises(TypeError, match="expects an aggregate instance"):
+        tl.aggregate_replace(42, x=1)
+    with pytest.raises(TypeError, match="Aggregates can only inherit from other aggregates"):
+        class Plain:
+            pass
+
+        @triton.aggregate
+        class Bad(Plain):
+            x: tl.constexpr
+
+    @triton.aggregate
+    class WithInit:
+        x: tl.constexpr
+
+        def __init__(self, x):
+            self.x = x + 1  # __init__ may set fields; they freeze when it returns
+
+    w = WithInit(10)
+    assert w.x.value == 11
+    with pytest.raises(AttributeError, match="immutable"):
+        w.x = 3
