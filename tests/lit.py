@@ -9,11 +9,13 @@ Each FILE holds its own commands:
       Runs through bash with `set -o pipefail`; fails on a non-zero exit.
       A line ending in `\\` continues on the next RUN line.
   // VERIFY: tessera-opt %s --split-input-file
-      Runs expecting a non-zero exit. Every diagnostic on its stderr of the
-      form `PATH:LINE:COL: error: MESSAGE` (PATH being this file) must match an
+      Runs expecting a non-zero exit (a zero one when the file expects only
+      warnings). Every diagnostic on its stderr of the form
+      `PATH:LINE:COL: error: MESSAGE` (PATH being this file) must match an
       `expected-error {{substring}}` comment on LINE (or one written on another
-      line as `expected-error@+N {{...}}` / `expected-error@-N {{...}}`), and
-      every expected-error must be produced.
+      line as `expected-error@+N {{...}}` / `expected-error@-N {{...}}`), every
+      `PATH:LINE:COL: warning: MESSAGE` an `expected-warning {{...}}` comment
+      alike, and every expected diagnostic must be produced.
 
 `#` works in place of `//`. Substitutions: %s (the file), %S (its directory),
 %t (a temporary path for this test), tessera-opt / tesserac (the binaries in
@@ -31,8 +33,8 @@ import tempfile
 
 RUN_RE = re.compile(r"^\s*(?://|#)\s*RUN:\s?(.*)$")
 VERIFY_RE = re.compile(r"^\s*(?://|#)\s*VERIFY:\s?(.*)$")
-EXPECTED_RE = re.compile(r"expected-error(?:@([+-])(\d+))?\s*\{\{(.*?)\}\}")
-DIAG_RE = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$")
+EXPECTED_RE = re.compile(r"expected-(error|warning)(?:@([+-])(\d+))?\s*\{\{(.*?)\}\}")
+DIAG_RE = re.compile(r"^(.*?):(\d+):(\d+): (error|warning): (.*)$")
 TOOLS = ("tessera-opt", "tesserac")
 TIMEOUT_S = 120
 
@@ -93,18 +95,19 @@ def run_shell(command):
         raise TestFailure(f"timed out after {TIMEOUT_S}s: {command}")
 
 
-def expected_errors(lines):
-    """[line, substring, met] for each expected-error comment."""
+def expected_diagnostics(lines):
+    """[kind, line, substring, met] for each expected-error and
+    expected-warning comment."""
     out = []
     for number, line in enumerate(lines, start=1):
         for m in EXPECTED_RE.finditer(line):
-            sign, offset, text = m.groups()
+            kind, sign, offset, text = m.groups()
             target = number
             if sign == "+":
                 target = number + int(offset)
             elif sign == "-":
                 target = number - int(offset)
-            out.append([target, text, False])
+            out.append([kind, target, text, False])
     return out
 
 
@@ -115,33 +118,38 @@ def same_file(diag_path, path):
 
 
 def check_verify(command, result, path, lines):
-    if result.returncode == 0:
+    expected = expected_diagnostics(lines)
+    errors_expected = any(e[0] == "error" for e in expected)
+    if errors_expected and result.returncode == 0:
         raise TestFailure(f"VERIFY command succeeded but was expected to fail: {command}")
-    expected = expected_errors(lines)
+    if not errors_expected and result.returncode != 0:
+        raise TestFailure(f"VERIFY command failed (exit {result.returncode}) where only warnings "
+                          f"were expected: {command}\n--- stderr ---\n{result.stderr}")
     problems = []
     diagnostics = 0
     for line in result.stderr.splitlines():
         m = DIAG_RE.match(line)
         if not m:
             continue
-        diag_path, diag_line, _, message = m.groups()
+        diag_path, diag_line, _, kind, message = m.groups()
         diagnostics += 1
         match = None
         if same_file(diag_path, path):
             for e in expected:
-                if not e[2] and e[0] == int(diag_line) and e[1] in message:
+                if not e[3] and e[0] == kind and e[1] == int(diag_line) and e[2] in message:
                     match = e
                     break
         if match:
-            match[2] = True
+            match[3] = True
         else:
-            problems.append(f"  unexpected error at line {diag_line}: {message}")
-    for target, text, met in expected:
+            problems.append(f"  unexpected {kind} at line {diag_line}: {message}")
+    for kind, target, text, met in expected:
         if not met:
-            problems.append(f"  expected error at line {target} not produced: {{{{{text}}}}}")
+            problems.append(f"  expected {kind} at line {target} not produced: {{{{{text}}}}}")
     if diagnostics == 0:
         problems.append("  the command exited with status "
-                        f"{result.returncode} but printed no 'file:line:col: error:' lines")
+                        f"{result.returncode} but printed no 'file:line:col: error:' or "
+                        "'warning:' lines")
     if problems:
         raise TestFailure("VERIFY mismatch for: " + command + "\n" + "\n".join(problems) +
                           "\n--- stderr ---\n" + result.stderr)

@@ -200,6 +200,7 @@ int main(int argc, char **argv) {
     try {
       if (haveSignature) req.args = tessera::frontend::parseSignature(signature);
       auto k = tessera::compileKernel(req);
+      for (const tessera::CompileWarning &w : k->warnings()) std::cerr << w.text;
       if (split && i) text += "# -----\n";
       if (emit == tessera::kUnspecializedPtxStage && k->ir(emit).empty())
         throw tessera::CompilationError(

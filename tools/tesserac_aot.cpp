@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "codegen/ptx/gpu_passes.h"
@@ -217,11 +218,14 @@ int aotMain(int argc, char **argv) {
   // specialised kernel and its unspecialised twin does not arise here.
   req.globalScratch = false;
   std::vector<tessera::AotVariant> variants;
+  std::set<std::string> warned;
   std::string ptxas = noCubin ? "" : findPtxas(ptxasGiven);
   try {
     for (const std::string &sig : signatures) {
       req.args = tessera::frontend::parseSignature(sig);
       variants.push_back({req.args, sig, tessera::compileKernel(req), ""});
+      for (const tessera::CompileWarning &w : variants.back().kernel->warnings())
+        if (warned.insert(w.text).second) std::cerr << w.text;  // once, not per signature
       if (!ptxas.empty()) assembleForOccupancy(ptxas, variants.back(), req.target);
     }
     tessera::AotFiles files = tessera::generateAot(name, file, variants);

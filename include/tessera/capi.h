@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define TESSERA_CAPI_VERSION 7
+#define TESSERA_CAPI_VERSION 8
 
 /* ---------------------------------------------------------------- status */
 
@@ -276,6 +276,15 @@ TESSERA_CAPI_EXPORT const char *tessera_kernel_param_name(const tessera_kernel *
                                                           size_t index);
 TESSERA_CAPI_EXPORT const char *tessera_kernel_param_type(const tessera_kernel *kernel,
                                                           size_t index);
+
+/* The compile's warnings (code that compiles but is likely a mistake, where
+ * Triton warns too), in the order found; none for a deserialised kernel.
+ * tessera_kernel_warning returns warning `index` rendered as a diagnostic
+ * ("file:line:col: warning: ...", the source line, a caret, a note) and,
+ * where `file`/`line` are not NULL, its file name and line. */
+TESSERA_CAPI_EXPORT size_t tessera_kernel_num_warnings(const tessera_kernel *kernel);
+TESSERA_CAPI_EXPORT const char *tessera_kernel_warning(const tessera_kernel *kernel, size_t index,
+                                                       const char **file, int32_t *line);
 
 /* ------------------------------------------------------------ persisting */
 

@@ -95,10 +95,22 @@ struct RunOptions {
   int numThreads = 0;  // 0: all hardware threads
 };
 
+// A warning of the compile: code that compiles but is likely a mistake
+// (where Triton warns too). `text` is rendered as an error is
+// ("file:line:col: warning: message", the source line, a caret, a note).
+struct CompileWarning {
+  std::string file;
+  int line = 0, column = 0;
+  std::string message, text;
+};
+
 class TESSERA_API CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
   virtual const std::string &name() const = 0;
+  // The compile's warnings, in the order found (none for a kernel read back
+  // from a cache: they were given when it was compiled).
+  virtual const std::vector<CompileWarning> &warnings() const = 0;
   // The IR after each stage, in pipeline order: ("ttir-initial", text), ("ttir", text).
   virtual const std::vector<std::pair<std::string, std::string>> &stages() const = 0;
   // The named stage's text; empty when there is no such stage.

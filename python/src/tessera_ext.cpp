@@ -357,6 +357,20 @@ nb::list params(const Kernel &k) {
   return out;
 }
 
+// (text, file, line) of each warning of the compile.
+nb::list warnings(const Kernel &k) {
+  nb::list out;
+  size_t n = tessera_kernel_num_warnings(k.get());
+  for (size_t i = 0; i < n; ++i) {
+    const char *file = nullptr;
+    int32_t line = 0;
+    const char *text = tessera_kernel_warning(k.get(), i, &file, &line);
+    if (!text) raiseLastError(tessera_last_status());
+    out.append(nb::make_tuple(nb::str(text), nb::str(file ? file : ""), line));
+  }
+  return out;
+}
+
 nb::str ir(const Kernel &k, const std::string &stage) {
   const char *text = tessera_kernel_ir(k.get(), stage.c_str());
   if (!text) raiseLastError(tessera_last_status());
@@ -421,6 +435,7 @@ void bindKernel(nb::module_ &m) {
       .def_prop_ro("name", [](const Kernel &k) { return nb::str(tessera_kernel_name(k.get())); })
       .def_prop_ro("stages", &stages)
       .def_prop_ro("params", &params)
+      .def_prop_ro("warnings", &warnings)
       .def("ir", &ir, nb::arg("stage"))
       .def("serialize", &serialize)
       .def_static("deserialize", &deserialize, nb::arg("data"))

@@ -68,6 +68,9 @@ class Kernel:
     name: str
     stages: list[str]  # IR stage names in pipeline order
     params: list[tuple[str, str]]  # runtime parameters: (name, "*fp32" / "i32")
+    # The compile's warnings: (rendered "file:line:col: warning: ..." text,
+    # file, line); none for a deserialised kernel.
+    warnings: list[tuple[str, str, int]]
 
     def ir(self, stage: str) -> str: ...
 

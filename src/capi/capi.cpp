@@ -553,6 +553,27 @@ const char *tessera_kernel_param_name(const tessera_kernel *kernel, size_t index
   return out;
 }
 
+size_t tessera_kernel_num_warnings(const tessera_kernel *kernel) {
+  size_t out = 0;
+  guarded([&] { out = kernelRef(kernel).impl->warnings().size(); });
+  return out;
+}
+
+const char *tessera_kernel_warning(const tessera_kernel *kernel, size_t index, const char **file,
+                                   int32_t *line) {
+  const char *out = nullptr;
+  guarded([&] {
+    const auto &warnings = kernelRef(kernel).impl->warnings();
+    require(index < warnings.size(), "warning index " + std::to_string(index) + " out of range (" +
+                                         std::to_string(warnings.size()) + " warnings)");
+    const tessera::CompileWarning &w = warnings[index];
+    if (file) *file = w.file.c_str();
+    if (line) *line = w.line;
+    out = w.text.c_str();
+  });
+  return out;
+}
+
 const char *tessera_kernel_param_type(const tessera_kernel *kernel, size_t index) {
   const char *out = nullptr;
   guarded([&] {

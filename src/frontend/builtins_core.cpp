@@ -370,8 +370,13 @@ SVal clamp(Lowerer &l, A &a) {
 }
 
 SVal where(Lowerer &l, A &a) {
-  Value *c = l.cast(l.tensorArg(a["condition"], a.locOf("condition"), "the condition"),
-                    Type::scalar(DType::I1), a.locOf("condition"));
+  Value *c = l.tensorArg(a["condition"], a.locOf("condition"), "the condition");
+  if (c->type.dtype != DType::I1)  // Triton's deprecation: it will become an error there
+    l.warn(a.locOf("condition"),
+           std::string("tl.where with a non-boolean condition (") + tritonName(c->type.dtype) +
+               ") is deprecated in Triton and will be an error there",
+           "compare explicitly, e.g. tl.where(c != 0, x, y)");
+  c = l.cast(c, Type::scalar(DType::I1), a.locOf("condition"));
   SVal x = a["x"], y = a["y"];
   std::vector<Value *> v;
   bool xp = x.isTensor() && x.v->type.isPtrLike(), yp = y.isTensor() && y.v->type.isPtrLike();

@@ -125,6 +125,9 @@ struct LowerUnit {
 struct LowerOptions {
   bool debug = false;  // device_assert is kept only with debug
   int numWarps = 4;    // the launch's warps: tl.extra.cuda.num_warps() is a constexpr
+  // Where the warnings go (each once per location and message); nullptr
+  // drops them.
+  std::vector<Diagnostic> *warnings = nullptr;
 };
 
 // Lowers kernel `name` of units[0]. `args` has one entry per kernel parameter

@@ -202,8 +202,13 @@ void lowerIf(Lowerer &l, const ast::Stmt &s, const ast::Body &body, size_t index
     return;
   }
   Value *c = l.tensorArg(cond, s.a->loc, "an if condition");
-  if (c->type.isTile() && c->type.numel() == 1)  // Triton takes a one-element tensor
+  if (c->type.isTile() && c->type.numel() == 1) {  // Triton takes a one-element tensor, warning
+    l.warn(
+        s.a->loc,
+        "an if condition that is a one-element tensor (" + describe(cond) + ") instead of a scalar",
+        "write `if (cond).item():`");
     c = oneElementScalar(l, c, s.a->loc, "an if condition");
+  }
   if (c->type.isTile())
     l.error(s.a->loc, "an if condition must be a scalar, not a tensor (" + describe(cond) + ")",
             "use tl.where(cond, a, b) to select per element, or reduce the condition first");

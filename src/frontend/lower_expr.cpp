@@ -639,6 +639,16 @@ SVal Lowerer::operand(const ast::Expr &e) {
           continue;
         }
         SVal rhs = expr(*e.list[k]);
+        for (const SVal *v : {&acc, &rhs})
+          if (v->isTensor() && !v->v->type.shape.empty()) {  // Triton's deprecation warning
+            const char *bit = e.boolop == ast::BoolOp::And ? "&" : "|";
+            warn(e.loc,
+                 std::string("'and' and 'or' on tensors that are not scalars are deprecated in "
+                             "Triton; use '") +
+                     bit + "'",
+                 std::string("write the element-wise form, e.g. (a > 0) ") + bit + " (b > 0)");
+            break;
+          }
         Value *x = cast(tensorArg(acc, e.loc, "operand"), Type::scalar(DType::I1), e.loc);
         Value *y = cast(tensorArg(rhs, e.list[k]->loc, "operand"), Type::scalar(DType::I1), e.loc);
         broadcastPair(x, y, e.loc);

@@ -263,6 +263,15 @@ SVal Lowerer::binary(BinOp op, const SVal &a, const SVal &b, SourceLoc loc) {
               "cast the tensor to a wider type first, e.g. x.to(tl.int64)");
       }
     }
+  if ((op == BinOp::LShift || op == BinOp::RShift) && a.isTensor() && b.kind == SVal::Kind::Int) {
+    const int bits = bitWidth(dtypeOf(a));  // Triton's check_bit_width: the shifted tensor's
+    if (b.wide() >= bits)
+      warn(loc,
+           "shifting a " + std::string(tritonName(dtypeOf(a))) + " tensor by " +
+               std::to_string(b.i) + " bits, its width or more: Triton leaves the result undefined",
+           "shift by less than " + std::to_string(bits) +
+               ", or widen the operand first, e.g. x.to(tl.int64)");
+  }
   if (op == BinOp::Div && isInt(d)) d = DType::F32;  // int / int is float32 in Triton
   if (op == BinOp::FloorDiv && isFloat(d))
     error(loc, "the // operator is only defined on integers in Triton kernels",

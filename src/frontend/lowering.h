@@ -260,6 +260,16 @@ class Lowerer {
   [[noreturn]] void error(SourceLoc loc, std::string msg, std::string hint = {}) const {
     fail(loc, std::move(msg), std::move(hint));
   }
+  // A warning (support/diagnostics.h): kept once per location and message,
+  // none from a dry run (its code may never be the kernel's).
+  void warn(SourceLoc loc, std::string msg, std::string hint = {}) const {
+    if (dryRun_ || !opts_.warnings) return;
+    for (const Diagnostic &w : *opts_.warnings)
+      if (w.loc.file == loc.file && w.loc.line == loc.line && w.loc.col == loc.col &&
+          w.message == msg)
+        return;
+    opts_.warnings->push_back({loc, std::move(msg), std::move(hint)});
+  }
   // A compile-time integer computed exactly: `v`, big when outside [-2^63,
   // 2^64) (see SVal::isBig). `overflowed`: the 128-bit computation itself
   // overflowed, Triton's "Nonrepresentable integer" error at once.

@@ -328,7 +328,14 @@ std::shared_ptr<KernelImpl> compileKernel(const CompileRequest &req) {
     for (size_t u = 0; u < units.size(); ++u) lowerUnits.push_back({&mods[u], &units[u].globals});
     frontend::LowerOptions lower = req.lower;
     lower.numWarps = req.numWarps;
+    std::vector<Diagnostic> warnings;
+    lower.warnings = &warnings;
     k->module_ = frontend::lowerKernel(sm, lowerUnits, req.kernel, req.args, lower);
+    for (const Diagnostic &w : warnings) {
+      const SourceFile *f = sm.file(w.loc.file);
+      k->warnings_.push_back({f ? f->name : std::string(), static_cast<int>(w.loc.line),
+                              static_cast<int>(w.loc.col), w.message, render(sm, w, "warning")});
+    }
     PrintOptions po;
     if (keepsStage(req, "ttir-initial"))
       k->stages_.emplace_back("ttir-initial", printModule(*k->module_, po));

@@ -104,6 +104,7 @@ const std::vector<std::string> &defaultPipeline();
 class KernelImpl : public CompiledKernel {
  public:
   const std::string &name() const override { return name_; }
+  const std::vector<CompileWarning> &warnings() const override { return warnings_; }
   const std::vector<std::pair<std::string, std::string>> &stages() const override {
     return stages_;
   }
@@ -169,6 +170,7 @@ class KernelImpl : public CompiledKernel {
   size_t numUnits_ = 0;
   std::unique_ptr<Module> module_;
   std::vector<std::pair<std::string, std::string>> stages_;
+  std::vector<CompileWarning> warnings_;
   // The interpreter's form of the kernel, built on the first run and reused
   // (building it costs more than running a small launch).
   mutable std::once_flag prepareOnce_;

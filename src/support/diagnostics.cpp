@@ -20,13 +20,13 @@ void internalError(const std::string &pass, const std::string &message, SourceLo
   throw CompileError(std::move(d));
 }
 
-std::string render(const SourceManager &sm, const Diagnostic &d) {
+std::string render(const SourceManager &sm, const Diagnostic &d, std::string_view severity) {
   std::string out;
   const SourceFile *f = sm.file(d.loc.file);
   if (f) {
     out += f->name + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": ";
   }
-  out += "error: " + d.message + "\n";
+  out += std::string(severity) + ": " + d.message + "\n";
   if (f && d.loc.line) {
     std::string_view line = sm.lineText(d.loc.file, d.loc.line);
     // The user's line had colOffset more columns of indentation than our

@@ -9,16 +9,23 @@
 // boundary (tessera::compile, the tools) catches it and returns the rendered
 // text. A compiler bug is reported through internalError(), which names the
 // pass, so users can tell their mistakes from ours.
+//
+// Warnings ("file:line:col: warning: ...") are code that compiles but is
+// likely a mistake, where Triton warns too (tl.where on a non-boolean
+// condition, a shift past the type's width): the front end collects them
+// and the kernel keeps them; Python raises each as a UserWarning at its
+// line.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "support/source.h"
 
 namespace tessera {
 
-// An error (the compiler reports nothing milder: what is legal compiles).
+// An error, or a warning (which does not stop the compile).
 struct Diagnostic {
   SourceLoc loc;
   std::string message;
@@ -43,7 +50,8 @@ class RuntimeError : public std::runtime_error {
                                 SourceLoc loc = {});
 
 // Renders a diagnostic with its source line and caret (when the location is
-// known to `sm`).
-std::string render(const SourceManager &sm, const Diagnostic &d);
+// known to `sm`); `severity` is "error" or "warning".
+std::string render(const SourceManager &sm, const Diagnostic &d,
+                   std::string_view severity = "error");
 
 }  // namespace tessera

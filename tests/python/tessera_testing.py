@@ -177,6 +177,10 @@ def lib() -> ctypes.CDLL:
         "tessera_kernel_num_params": (ctypes.c_size_t, [kp]),
         "tessera_kernel_param_name": (ctypes.c_char_p, [kp, ctypes.c_size_t]),
         "tessera_kernel_param_type": (ctypes.c_char_p, [kp, ctypes.c_size_t]),
+        "tessera_kernel_num_warnings": (ctypes.c_size_t, [kp]),
+        "tessera_kernel_warning": (ctypes.c_char_p, [kp, ctypes.c_size_t,
+                                                     ctypes.POINTER(ctypes.c_char_p),
+                                                     ctypes.POINTER(ctypes.c_int32)]),
         "tessera_kernel_run": (
             ctypes.c_int,
             [kp, ctypes.POINTER(CRunArg), ctypes.c_size_t, ctypes.c_int64, ctypes.c_int64,
@@ -277,6 +281,11 @@ class Kernel:
              L.tessera_kernel_param_type(self._h, i).decode())
             for i in range(L.tessera_kernel_num_params(self._h))
         ]
+        self.warnings: list[tuple[str, str, int]] = []  # (text, file, line)
+        for i in range(L.tessera_kernel_num_warnings(self._h)):
+            file, line = ctypes.c_char_p(), ctypes.c_int32()
+            text = L.tessera_kernel_warning(self._h, i, ctypes.byref(file), ctypes.byref(line))
+            self.warnings.append((text.decode(), file.value.decode(), line.value))
 
     def ir(self, stage: str = "ttir") -> str:
         text = lib().tessera_kernel_ir(self._h, stage.encode())

@@ -18,7 +18,7 @@ K = "capi_kernels.py"
 
 
 def test_version() -> None:
-    assert tt.lib().tessera_capi_version() == 7
+    assert tt.lib().tessera_capi_version() == 8
     v = tt.lib().tessera_version().decode()
     assert re.fullmatch(r"tessera \d+\.\d+\.\d+ ir-[0-9a-f]{12}", v), v
     assert tt.lib().tessera_version().decode() == v
@@ -481,3 +481,37 @@ def test_tuple_argument_specs(rng: np.random.Generator) -> None:
 def test_bad_tuple_specs(spec: tuple, match: str) -> None:
     with pytest.raises(tt.InvalidArgument, match=match):
         compile_specs(TUPLE_SRC, "tuple_kernel", [("ptr", "fp32"), spec, ("constexpr", 0)])
+
+
+WARNED = '''\
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, out_ptr, n):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.where(x, x, -1), mask=offs < n)
+'''
+
+
+def test_compile_warnings_are_kept_with_the_kernel(rng: np.random.Generator) -> None:
+    k = compile_kernel(WARNED, "k", "*i32, *i32, i32", file_name="warned.py", cache=False)
+    assert len(k.warnings) == 1
+    text, file, line = k.warnings[0]
+    assert (file, line) == ("warned.py", 8)
+    assert text.startswith("warned.py:8:39: warning: tl.where with a non-boolean condition (int32)")
+    lines = text.splitlines()  # the source line, a caret under the condition, the note
+    assert lines[1] == "    " + WARNED.splitlines()[7] and lines[2] == " " * (4 + 38) + "^"
+    assert lines[3].startswith("note: compare explicitly")
+    x = rng.integers(-3, 3, 64).astype(np.int32)
+    out = poisoned(64, np.int32)
+    run(k, 1, x, out, 64)  # it still compiles and runs as Triton's does
+    np.testing.assert_array_equal(out, np.where(x != 0, x, -1))
+    clean = compile_kernel(WARNED.replace("tl.where(x,", "tl.where(x != 0,"), "k", "*i32, *i32, i32",
+                           cache=False)
+    assert clean.warnings == []
+    L = tt.lib()
+    assert L.tessera_kernel_warning(k._h, 1, None, None) is None  # out of range: an error status
+    assert tt.lib().tessera_last_status() != 0
+    tt.lib().tessera_clear_error()

@@ -113,6 +113,18 @@ def _tile_passes() -> tuple:
     return (True, p)
 
 
+def _warn(kernel) -> None:
+    """Each warning of a compile as a UserWarning at its line of the user's
+    file, as Triton gives them (once, when the kernel is compiled: a kernel
+    read back from the disk cache was warned about when it was built)."""
+    found = kernel.warnings
+    if not found:
+        return
+    import warnings
+    for text, file, line in found:
+        warnings.warn_explicit(text.rstrip("\n"), UserWarning, file or "<kernel>", line)
+
+
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3,
                      passes=(True, ""), fp_fusion=True, reflect_ftz=True, maxnreg=0):
     from .. import knobs
@@ -145,6 +157,7 @@ def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num
             raise r from None
         raise
     stats.compiles += 1
+    _warn(kernel)
     if knobs.compilation.dump_ir:
         _dump(kernel, name, key)
     if disk is not None:

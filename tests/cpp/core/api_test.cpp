@@ -91,6 +91,32 @@ TEST(CoreApi, CompilationErrorHasLocationAndCaret) {
   }
 }
 
+TEST(CoreApi, WarningsAreKeptWithTheKernel) {
+  std::string src =
+      "import triton\n"
+      "import triton.language as tl\n"
+      "\n"
+      "@triton.jit\n"
+      "def k(out_ptr):\n"
+      "    offs = tl.arange(0, 16)\n"
+      "    tl.store(out_ptr + offs, offs << 40)\n";
+  tessera::CompileOptions opts;
+  opts.fileName = "shift.py";
+  auto k = tessera::compile(src, "k", "*i32", opts);
+  ASSERT_EQ(k->warnings().size(), 1u);
+  const tessera::CompileWarning &w = k->warnings()[0];
+  EXPECT_EQ(w.file, "shift.py");
+  EXPECT_EQ(w.line, 7);
+  EXPECT_EQ(w.column, 30);
+  EXPECT_NE(w.message.find("shifting a int32 tensor by 40 bits"), std::string::npos) << w.message;
+  EXPECT_EQ(w.text.rfind("shift.py:7:30: warning: " + w.message + "\n", 0), 0u) << w.text;
+  EXPECT_NE(w.text.find("note: shift by less than 32"), std::string::npos) << w.text;
+  std::vector<int32_t> out(16, -1);
+  k->run({tessera::Arg::buffer(out.data(), out.size() * sizeof(int32_t))}, {1, 1, 1});
+  auto clean = tessera::compile(src.replace(src.find("<< 40"), 5, "<< 4"), "k", "*i32", opts);
+  EXPECT_TRUE(clean->warnings().empty());
+}
+
 TEST(CoreApi, FirstLineAndColumnOffset) {
   std::string src =
       "import triton\n"

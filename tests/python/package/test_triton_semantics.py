@@ -388,6 +388,7 @@ def test_runtime_conditional_expression(rng, c):
     assert np.allclose(out, ref)
 
 
+@pytest.mark.filterwarnings("ignore:.*one-element tensor")  # Triton warns too; tested elsewhere
 @pytest.mark.parametrize("v", [3, -2])
 def test_one_element_condition_and_item(v):
     out = np.zeros(1, np.int32)
