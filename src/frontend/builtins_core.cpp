@@ -412,6 +412,21 @@ SVal tupleFn(Lowerer &l, A &a) {
   return v;
 }
 
+// list(xs) and tuple(xs): a kernel's lists are tuples, so both copy a tuple
+// or list (a namedtuple becomes a plain tuple); with no argument, empty.
+SVal pyListOrTuple(Lowerer &l, A &a) {
+  if (!a.has("iterable")) return SVal::tuple({});
+  SVal v = a["iterable"];
+  if (v.kind != SVal::Kind::Tuple)
+    l.error(a.locOf("iterable"),
+            (a.name.starts_with("builtins.") ? a.name.substr(9) : a.name) +
+                "() in a kernel takes a tuple or a list, got " + describe(v),
+            "build it from values known when compiling");
+  v.s.clear();
+  v.assigned = false;
+  return v;
+}
+
 SVal constexprTypeFn(Lowerer &l, A &a) {
   const SVal &v = a["value"];
   if (!v.isConst() || v.assigned)
@@ -781,6 +796,8 @@ std::vector<BuiltinDef> coreBuiltins() {
       {"builtins.min", {"*args"}, pyMin},
       {"builtins.max", {"*args"}, pyMax},
       {"builtins.len", {"obj"}, pyLen},
+      {"builtins.list", {"iterable=None"}, pyListOrTuple},
+      {"builtins.tuple", {"iterable=None"}, pyListOrTuple},
       {"builtins.int", {"x"}, pyInt},
       {"builtins.float", {"x"}, pyFloat},
       {"builtins.bool", {"x"}, pyBool},

@@ -230,17 +230,35 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
   std::map<std::string, SVal> env;
   size_t np = def->params.size();
   std::vector<bool> bound(np, false);
-  if (args.size() > np)
-    error(loc, def->name + "() takes " + std::to_string(np) + " arguments but " +
+  // Python's binding: positional arguments fill the parameters before a
+  // `*args` one, which takes the rest as a tuple; keyword-only parameters
+  // (after it, or after a bare `*`) take keywords alone.
+  size_t positional = 0;
+  while (positional < np && def->params[positional].kind == ast::Param::Kind::Normal) ++positional;
+  const bool hasVarArgs =
+      positional < np && def->params[positional].kind == ast::Param::Kind::VarArgs;
+  for (const ast::Param &p : def->params)
+    if (p.kind == ast::Param::Kind::VarKw)
+      error(p.loc, def->name + " takes **" + p.name + ", which @jit functions cannot",
+            "name the keyword parameters it takes");
+  if (args.size() > positional && !hasVarArgs)
+    error(loc, def->name + "() takes " + std::to_string(positional) + " positional arguments but " +
                    std::to_string(args.size()) + " were given");
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size() && i < positional; ++i) {
     env[def->params[i].name] = args[i];
     bound[i] = true;
   }
+  if (hasVarArgs) {
+    std::vector<SVal> rest;
+    for (size_t i = positional; i < args.size(); ++i) rest.push_back(args[i]);
+    env[def->params[positional].name] = SVal::tuple(std::move(rest));
+    bound[positional] = true;
+  }
   for (auto &kw : kwargs) {
     const std::string &k = kw.first;
-    auto it = std::find_if(def->params.begin(), def->params.end(),
-                           [&](const ast::Param &p) { return p.name == k; });
+    auto it = std::find_if(def->params.begin(), def->params.end(), [&](const ast::Param &p) {
+      return p.name == k && p.kind != ast::Param::Kind::VarArgs;
+    });
     if (it == def->params.end())
       error(loc, def->name + "() got an unexpected keyword argument '" + k + "'");
     size_t idx = it - def->params.begin();
@@ -256,7 +274,9 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     if (!bound[i]) {
       if (!p.defaultValue) {
         scope_ = savedScope;
-        error(loc, def->name + "() missing required argument '" + p.name + "'");
+        error(loc, def->name + "() missing required " +
+                       (p.kind == ast::Param::Kind::KwOnly ? "keyword-only " : "") + "argument '" +
+                       p.name + "'");
       }
       env_ = &env;
       env[p.name] = expr(*p.defaultValue);

@@ -53,6 +53,15 @@ def _aggregate(cls):
     return aggregate(cls)
 
 
+def builtin(fn):
+    """Triton's tl.core.builtin (a function taking `_semantic` that Triton's
+    front end runs): compiled as a @jit function, its `_semantic` receiving
+    None, so its body must be kernel code (as Tessera compiles aggregates'
+    builtin-style methods)."""
+    from ..runtime.jit import JITFunction
+    return JITFunction(fn)
+
+
 def aggregate_replace(obj: Any, **changes: Any) -> Any:
     """A copy of the @triton.aggregate instance ``obj`` with the named fields
     changed (``obj`` is unchanged): in kernels, and on the host."""

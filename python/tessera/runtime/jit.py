@@ -343,10 +343,11 @@ class JITFunction(KernelInterface):
         code = fn.__code__
         if code.co_flags & 0x08:
             raise TypeError(f"@jit function '{fn.__name__}' cannot take **kwargs")
-        if code.co_flags & 0x04:
-            raise TypeError(f"@jit function '{fn.__name__}' cannot take *args")
-        if code.co_kwonlyargcount:
-            raise TypeError(f"@jit function '{fn.__name__}' cannot take keyword-only parameters")
+        # *args and keyword-only parameters serve functions that kernels call
+        # (Triton takes them there); a kernel launched from the host takes
+        # plain parameters (run() says so).
+        self._not_a_kernel = ("*args" if code.co_flags & 0x04 else
+                              "keyword-only parameters" if code.co_kwonlyargcount else None)
         names = list(code.co_varnames[:code.co_argcount])
         defaults = fn.__defaults__ or ()
         first_default = len(names) - len(defaults)
@@ -452,6 +453,10 @@ class JITFunction(KernelInterface):
     # ---- launching -----------------------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
+        if self._not_a_kernel:
+            raise TypeError(f"'{self.__name__}' takes {self._not_a_kernel}, which only functions "
+                            "called from kernels may: a kernel launched from the host takes plain "
+                            "parameters")
         if not warmup and torch_compiling():  # the launch becomes an op of the graph
             return torch_launcher(self, grid)(*args, **kwargs)
         # The C++ Launcher passes a grid function's result with the function.

@@ -184,6 +184,64 @@ def test_wrong_argument_type_names_parameter():
         add_kernel[(1,)](x, "not an array", x, 4)
 
 
+@triton.jit
+def first_of(*dims):
+    return dims[0]
+
+
+@triton.jit
+def weighted_total(a, *rest, scale=1, bias):  # *args, then keyword-only parameters
+    s = a
+    for r in tl.static_range(len(rest)):
+        s = s + rest[r] * (r + 2)
+    return s * scale + bias
+
+
+@tl.core.builtin  # Triton's builtin-style function: compiled as @jit, _semantic gets None
+def as_list(*args, _semantic=None):
+    return list(args)
+
+
+@triton.jit
+def varargs_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    dims: tl.constexpr = (1, 0)
+    tl.static_assert(first_of(*dims) == 1 and len(as_list(4, 8, 16)) == 3)
+    tl.static_assert(as_list(4, 8, 16)[1] == 8 and tuple() == () and list((1, 2)) == (1, 2))
+    tl.store(out_ptr + offs, weighted_total(x, x, x * x, scale=3, bias=first_of(x, 5)))
+    tl.store(out_ptr + BLOCK + offs, weighted_total(x, bias=1.0))
+
+
+def test_varargs_and_keyword_only_parameters_of_called_functions(rng):
+    x = rng.standard_normal(16).astype(np.float32)
+    out = poisoned(32, np.float32)
+    varargs_kernel[(1,)](x, out, BLOCK=16)
+    np.testing.assert_allclose(out[:16], (x + 2 * x + 3 * x * x) * 3 + x, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[16:], x + 1, rtol=1e-6)
+    with pytest.raises(TypeError, match="takes [*]args, which only functions called from kernels"):
+        first_of[(1,)](x)
+
+
+@triton.jit
+def missing_keyword_only_kernel(out_ptr):
+    tl.store(out_ptr, weighted_total(1.0, 2.0))
+
+
+@triton.jit
+def list_of_a_tensor_kernel(out_ptr):
+    tl.store(out_ptr, list(tl.full((), 1.0, tl.float32)))
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (missing_keyword_only_kernel, "weighted_total[(][)] missing required keyword-only argument 'bias'"),
+    (list_of_a_tensor_kernel, "list[(][)] in a kernel takes a tuple or a list"),
+])
+def test_varargs_mistakes(kernel, message):
+    with pytest.raises(triton.CompilationError, match=message):
+        kernel[(1,)](np.zeros(1, np.float32))
+
+
 def test_calling_jit_function_from_host_is_an_error():
     with pytest.raises(RuntimeError, match=r"add_kernel\[grid\]"):
         add_kernel(1, 2, 3, 4)
