@@ -242,8 +242,9 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
       error(p.loc, def->name + " takes **" + p.name + ", which @jit functions cannot",
             "name the keyword parameters it takes");
   if (args.size() > positional && !hasVarArgs)
-    error(loc, def->name + "() takes " + std::to_string(positional) + " positional arguments but " +
-                   std::to_string(args.size()) + " were given");
+    error(loc, def->name + "() takes " + std::to_string(positional) + " positional argument" +
+                   (positional == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                   " were given");
   for (size_t i = 0; i < args.size() && i < positional; ++i) {
     env[def->params[i].name] = args[i];
     bound[i] = true;

@@ -35,7 +35,7 @@ def kernel(x_ptr, n):
 # -----
 @triton.jit
 def kernel(x_ptr, n):
-    v = helper(n, n)  # expected-error {{helper() takes 1 arguments but 2 were given}}
+    v = helper(n, n)  # expected-error {{helper() takes 1 positional argument but 2 were given}}
 
 # -----
 @triton.jit
