@@ -69,6 +69,7 @@ enum class ExprKind {
   Starred,         // *a
   ListComp,        // [a for ...]      (list = CompFor clauses, outermost first)
   CompFor,         // for a in b if list[0] if list[1] ...  (a clause of a ListComp)
+  NamedExpr,       // str := a         (the walrus operator)
   Unsupported,     // str = construct name ("lambda", "list comprehension", "dict", ...)
 };
 

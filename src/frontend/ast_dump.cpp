@@ -147,6 +147,11 @@ class Dumper {
       case ExprKind::Starred:
         node("*", {e->a.get()});
         return;
+      case ExprKind::NamedExpr:
+        open(":= " + e->str);
+        child(e->a.get());
+        out += ')';
+        return;
       case ExprKind::ListComp:
         open("listcomp");
         child(e->a.get());

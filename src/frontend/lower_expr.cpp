@@ -724,6 +724,8 @@ SVal Lowerer::operand(const ast::Expr &e) {
       error(e.loc, "internal error: a comprehension clause outside its comprehension");
     case K::Starred:
       error(e.loc, "starred expression is only allowed in a call's arguments");
+    case K::NamedExpr:
+      return namedExpr(e);
     case K::Unsupported:
       error(e.loc, "unsupported Python syntax in a kernel: " + e.str,
             "kernels support a subset of Python; see the language reference");

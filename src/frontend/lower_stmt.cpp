@@ -344,6 +344,16 @@ static SVal liftedByAssignment(const ast::Expr &target, SVal value, bool constex
   return value;
 }
 
+SVal Lowerer::namedExpr(const ast::Expr &e) {
+  ast::Expr target;
+  target.kind = ast::ExprKind::Name;
+  target.str = e.str;
+  target.loc = e.loc;
+  SVal v = liftedByAssignment(target, expr(*e.a), inConstexprFunction());
+  assign(target, v);
+  return v;
+}
+
 void Lowerer::assign(const ast::Expr &target, const SVal &value) {
   switch (target.kind) {
     case ast::ExprKind::Name:

@@ -398,6 +398,8 @@ class Lowerer {
                  bool &consumedRest);
   SVal lookupName(const std::string &name, SourceLoc loc);
   void assign(const ast::Expr &target, const SVal &value);
+  // (name := value): binds the name as an assignment does; the value is the result.
+  SVal namedExpr(const ast::Expr &e);
   const ModuleScope *scopeForUnit(size_t unit);
   std::optional<SVal> globalValue(const ModuleScope &scope, const std::string &name, SourceLoc loc);
   // The value of a global handed to the compiler for `name`, used at `loc`.

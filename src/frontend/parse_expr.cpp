@@ -78,10 +78,11 @@ ExprPtr Parser::parseTestListStar(bool allowYield) {
 
 ExprPtr Parser::parseNamedTest() {
   if (tok().kind == TokKind::Name && peek(1).isOp(":=")) {
-    SourceLoc loc = take().loc;
+    ExprPtr e = newExpr(ExprKind::NamedExpr, tok().loc);
+    e->str = take().text;
     take();
-    parseTest();
-    return unsupported(loc, "walrus operator");
+    e->a = parseTest();
+    return finish(std::move(e));
   }
   return parseTest();
 }

@@ -106,10 +106,13 @@ TEST(ParseExpr, UnsupportedConstructs) {
   EXPECT_EQ(expr("{a: b for a in c}"), "(unsupported \"dict comprehension\")");
   EXPECT_EQ(expr("{a, *b}"), "(unsupported \"set display\")");
   EXPECT_EQ(expr("{a for a in b}"), "(unsupported \"set comprehension\")");
-  EXPECT_EQ(expr("(y := 3)"), "(unsupported \"walrus operator\")");
-  EXPECT_EQ(expr("f(y := 3)"), "(call f (unsupported \"walrus operator\"))");
   EXPECT_EQ(expr("await x"), "(unsupported \"await expression\")");
   EXPECT_EQ(expr("(yield x)"), "(unsupported \"yield expression\")");
+}
+
+TEST(ParseExpr, NamedExpressions) {
+  EXPECT_EQ(expr("(y := 3)"), "(:= y 3)");
+  EXPECT_EQ(expr("f(y := a + 1, 2)"), "(call f (:= y (+ a 1)) 2)");
 }
 
 TEST(ParseExpr, FStrings) {

@@ -1074,3 +1074,23 @@ def test_compile_error_under_triton_interpret_is_an_interpreter_error(monkeypatc
     with pytest.raises(triton.CompilationError) as e:
         bad_axis_kernel[(1,)](np.zeros(1, np.int32))
     assert not isinstance(e.value, InterpreterError)
+
+
+@triton.jit
+def named_expression_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if (count := tl.sum((m := offs < n).to(tl.int32), 0)) > 0:  # the walrus operator
+        x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    else:
+        x = tl.zeros([BLOCK], tl.float32)
+    z = (y := x * 2) + count
+    tl.store(out_ptr + offs, z + y + (half := BLOCK // 2), mask=m)
+
+
+def test_named_expressions(rng):
+    x = rng.standard_normal(16).astype(np.float32)
+    out = np.full(16, np.nan, np.float32)
+    n = int(rng.integers(1, 16))
+    named_expression_kernel[(1,)](x, out, n, BLOCK=16)
+    np.testing.assert_allclose(out[:n], 4 * x[:n] + n + 8, rtol=1e-6)
+    assert np.isnan(out[n:]).all()
