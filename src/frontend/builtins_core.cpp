@@ -552,6 +552,16 @@ SVal pyMinMax(Lowerer &l, A &a, bool isMax) {
   std::vector<SVal> vals = a.varargs;
   if (vals.size() == 1 && vals[0].kind == SVal::Kind::Tuple) vals = vals[0].elems;
   if (vals.empty()) l.error(a.loc, a.name + "() expects at least one argument");
+  // Python's min/max of numbers depend on the order where a NaN or a -0.0
+  // is among them; Triton refuses those (its builtin_min/builtin_max).
+  if (std::all_of(vals.begin(), vals.end(), [](const SVal &v) { return v.isConst(); }))
+    for (const SVal &v : vals)
+      if (v.kind == SVal::Kind::Float && (std::isnan(v.f) || (v.f == 0 && std::signbit(v.f))))
+        l.error(a.loc,
+                std::string("compile-time ") + (isMax ? "max" : "min") + " does not support " +
+                    (std::isnan(v.f) ? "NaN values" : "negative zero"),
+                "the result would depend on the order of the arguments; use tl.minimum or "
+                "tl.maximum with propagate_nan, or compare explicitly");
   SVal acc = vals[0];
   for (size_t i = 1; i < vals.size(); ++i) {
     if (acc.isConst() && vals[i].isConst()) {

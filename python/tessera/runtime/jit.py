@@ -1011,6 +1011,11 @@ class ConstexprFunction(JITFunction):
         return self.fn(*[_unwrap_constexpr(a) for a in args],
                        **{k: _unwrap_constexpr(v) for k, v in kwargs.items()})
 
+    def __get__(self, obj, objtype=None):
+        # A method of a class (an aggregate's): bound to the instance, as a
+        # plain function would be.
+        return self if obj is None else types.MethodType(self, obj)
+
     def __getitem__(self, grid):
         raise TypeError(f"'{self.__name__}' is a @constexpr_function: call it, from a kernel or "
                         "from Python; it is not a kernel to launch")

@@ -394,5 +394,13 @@ def test_host_inheritance_defaults_replace_and_immutability():
 
     w = WithInit(10)
     assert w.x.value == 11
+
+    @triton.aggregate
+    class WithMethod(Base):
+        @triton.constexpr_function
+        def get_x(self):  # called on a host instance: bound, as a plain method is
+            return self.x
+
+    assert WithMethod(x=5).get_x().value == 5
     with pytest.raises(AttributeError, match="immutable"):
         w.x = 3

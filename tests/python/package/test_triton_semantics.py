@@ -1094,3 +1094,21 @@ def test_named_expressions(rng):
     named_expression_kernel[(1,)](x, out, n, BLOCK=16)
     np.testing.assert_allclose(out[:n], 4 * x[:n] + n + 8, rtol=1e-6)
     assert np.isnan(out[n:]).all()
+
+
+@triton.jit
+def constexpr_min_max_kernel(out_ptr, A: tl.constexpr, B: tl.constexpr):
+    lo: tl.constexpr = min(A, B, 3)
+    hi: tl.constexpr = max(A, B)
+    tl.store(out_ptr, lo)
+    tl.store(out_ptr + 1, hi)
+
+
+def test_builtin_min_max_of_constants():
+    out = np.full(2, np.nan, np.float32)
+    constexpr_min_max_kernel[(1,)](out, A=1.5, B=-2.0)
+    assert out.tolist() == [-2.0, 1.5]
+    # The result of Python's min/max would depend on the argument order.
+    for a, b, what in ((1.0, float("nan"), "NaN values"), (1.0, -0.0, "negative zero")):
+        with pytest.raises(triton.CompilationError, match=f"compile-time min does not support {what}"):
+            constexpr_min_max_kernel[(1,)](out, A=a, B=b)
