@@ -113,16 +113,23 @@ def _tile_passes() -> tuple:
     return (True, p)
 
 
+# Python's record of the warnings shown, so that the default filter shows
+# each once a process (as Triton's, raised from one line of its own, are)
+# however many configurations or specialisations compile the same line.
+_WARNINGS_SHOWN: dict = {}
+
+
 def _warn(kernel) -> None:
     """Each warning of a compile as a UserWarning at its line of the user's
-    file, as Triton gives them (once, when the kernel is compiled: a kernel
-    read back from the disk cache was warned about when it was built)."""
+    file, as Triton gives them (when the kernel is compiled: a kernel read
+    back from the disk cache was warned about when it was built)."""
     found = kernel.warnings
     if not found:
         return
     import warnings
     for text, file, line in found:
-        warnings.warn_explicit(text.rstrip("\n"), UserWarning, file or "<kernel>", line)
+        warnings.warn_explicit(text.rstrip("\n"), UserWarning, file or "<kernel>", line,
+                               registry=_WARNINGS_SHOWN)
 
 
 def _load_or_compile(key, units, name, specs, debug, target="", num_warps=4, num_stages=3,

@@ -6,6 +6,9 @@ kernel still runs as Triton's does. NumPy references, poisoned outputs."""
 from __future__ import annotations
 
 import inspect
+import pathlib
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -93,3 +96,26 @@ def test_the_intended_forms_do_not_warn():
         warnings.simplefilter("error")
         clean_kernel[(1,)](x, out, BLOCK=32)
     np.testing.assert_array_equal(out, _reference(x, 31))
+
+
+def test_a_line_warns_once_a_process(tmp_path):
+    # Under Python's default filter, as Triton's warnings (raised from one
+    # line of its own) show: three specialisations compile the line, one
+    # warning is shown.
+    script = tmp_path / "three.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(pathlib.Path(triton.__file__).resolve().parents[1])!r})\n"
+        "import numpy as np, tessera as triton, tessera.language as tl\n"
+        "@triton.jit\n"
+        "def k(X, Y, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(X + offs)\n"
+        "    tl.store(Y + offs, tl.where(x, x, 0))\n"
+        "for b in (8, 16, 32):\n"
+        "    k[(1,)](np.ones(32, np.int32), np.zeros(32, np.int32), BLOCK=b)\n")
+    r = subprocess.run([sys.executable, "-W", "default", str(script)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("UserWarning") == 1, r.stderr
+    assert f"{script}:8: UserWarning: {script}:8:33: warning: tl.where" in r.stderr
