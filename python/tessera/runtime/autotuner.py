@@ -72,7 +72,7 @@ import sys
 import time
 import types
 
-from .errors import CompilationError, OutOfResources
+from .errors import AutotunerError, CompilationError, OutOfResources
 from .jit import (JITFunction, _ext, _launch_hooks_set, _unwrap_constexpr, register_launchable,
                   torch_compiling, torch_launcher)
 from .tuning_key import KEY_KINDS, TuningCache, launch_token, tuning_key
@@ -570,7 +570,7 @@ class Autotuner(_Wrapper):
         self.nargs = bound
         try:
             out = []
-            for config in self.prune_configs(kwargs, bound):
+            for config in self.prune_configs(kwargs, self._positional(args)):
                 self._check_conflicts(args, kwargs, config)
                 out.append(self.fn.warmup(*args, **kwargs, **config.all_kwargs()))
             return out
@@ -591,16 +591,23 @@ class Autotuner(_Wrapper):
 
     # ---- pruning -------------------------------------------------------------------------
 
+    def _positional(self, args) -> dict:
+        # What Triton hands early_config_prune and perf_model as the named
+        # arguments: those passed by position (keywords come as **kwargs).
+        return dict(zip(self.arg_names, args))
+
     def prune_configs(self, kwargs, nargs=None) -> list:
-        """The configs worth timing for these arguments (prune_configs_by)."""
+        """The configs worth timing for these arguments (prune_configs_by):
+        `nargs` the arguments given by position, `kwargs` the keywords."""
         if nargs is None:
             nargs = self.nargs if self.nargs is not None else {}
         meta = {k: v for k, v in kwargs.items() if k not in _NOT_ARGS}
         configs = list(self.configs)
         if self.early_config_prune is not None:
             configs = list(self.early_config_prune(self.configs, nargs, **meta))
-            if not configs:
-                raise ValueError(f"autotune of '{self.__name__}': early_config_prune kept no config")
+            if not configs:  # Triton's error, word for word
+                raise AutotunerError("No valid autotuner configs after pruning. `early_config_prune` "
+                                     "should return at least one config.")
         if self.perf_model is not None:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:
@@ -633,7 +640,7 @@ class Autotuner(_Wrapper):
                           f"the disk cache: {best};")
                 return best
 
-        configs = self.prune_configs(kwargs, bound)
+        configs = self.prune_configs(kwargs, self._positional(args))
         for config in configs:
             self._check_conflicts(args, kwargs, config)
         bench = self._benchmarker()

@@ -94,6 +94,18 @@ class InterpretedCompilationError(CompilationError, InterpreterError):
     `except` clause catches it."""
 
 
+class AutotunerError(TesseraError):
+    """An autotuning that cannot go on (Triton's triton.runtime.errors.AutotunerError),
+    such as an early_config_prune that kept no config."""
+
+    def __init__(self, error_message=None):
+        self.error_message = error_message
+        super().__init__(error_message)
+
+    def __str__(self) -> str:
+        return f"Autotuner error: {self.error_message or ''}"
+
+
 class OutOfResources(TesseraError):
     """A configuration needs more of a resource than the target has. The
     autotuner skips configurations that raise it."""

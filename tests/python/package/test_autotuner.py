@@ -14,7 +14,8 @@ import pytest
 
 from tessera.runtime import autotuner as at
 from tessera.runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from tessera.runtime.errors import CompilationError, KernelError, OutOfResources
+from tessera.runtime.errors import (AutotunerError, CompilationError, KernelError, OutOfResources,
+                                    TesseraError)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.abspath(os.path.join(HERE, "..", "..", "..", "python"))
@@ -284,9 +285,10 @@ def test_early_config_prune():
     got = {}
 
     def prune(configs, named_args, **kwargs):
+        # As in Triton: the arguments given by position, then the keywords.
         got["named_args"] = dict(named_args)
         got["kwargs"] = kwargs
-        return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]]
+        return [c for c in configs if c.kwargs["BLOCK"] <= {**named_args, **kwargs}["n"]]
 
     k, bench = make_kernel(prune_configs_by={"early_config_prune": prune})
     k[(1,)](None, 40)
@@ -295,11 +297,14 @@ def test_early_config_prune():
     assert "grid" not in got["kwargs"] and "warmup" not in got["kwargs"]
     k[(1,)](None, n=100)
     assert bench.calls == 1 + 2 and k.best_config.kwargs["BLOCK"] == 64
-    assert got["kwargs"] == {"n": 100}
+    assert got["kwargs"] == {"n": 100} and got["named_args"] == {"x": None}
 
     empty, _ = make_kernel(prune_configs_by={"early_config_prune": lambda c, a, **k: []})
-    with pytest.raises(ValueError, match="kept no config"):
+    with pytest.raises(AutotunerError) as info:  # Triton's error, word for word
         empty[(1,)](None, 1)
+    assert isinstance(info.value, TesseraError)  # triton.TritonError
+    assert str(info.value) == ("Autotuner error: No valid autotuner configs after pruning. "
+                               "`early_config_prune` should return at least one config.")
 
 
 @pytest.mark.parametrize("top_k,expect_timed", [(1, [128]), (2, [128, 64]), (0.34, [128]), (0.67, [128, 64]),
