@@ -28,6 +28,10 @@ Triton's) every time it is read, unless it was assigned in this process:
                                 (scripts/differential.py) compares "none" with the default.
     autotuning.print            TESSERA_PRINT_AUTOTUNING, TRITON_PRINT_AUTOTUNING
     autotuning.cache            TESSERA_CACHE_AUTOTUNING, TRITON_CACHE_AUTOTUNING
+    autotuning.listener         a function called (keywords fn, key, best_config, configs_timings,
+                                duration, cache_hit) when a key is tuned or its config read back
+                                from the disk cache (not for a key tuned before in this process,
+                                nor for a single config), as Triton's
     runtime.jit_cache_hook      a function called (Triton's keyword arguments) before a kernel
                                 not in memory is compiled or loaded; a true result skips it
     runtime.jit_post_compile_hook  called the same way after it was compiled or loaded
@@ -216,6 +220,7 @@ class language_knobs(base_knobs):
 class autotuning_knobs(base_knobs):
     print = _Env(("TESSERA_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"), bool, False)
     cache = _Env(("TESSERA_CACHE_AUTOTUNING", "TRITON_CACHE_AUTOTUNING"), bool, False)
+    listener = _Value()
 
 
 class NvidiaTool:

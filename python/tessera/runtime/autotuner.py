@@ -638,6 +638,7 @@ class Autotuner(_Wrapper):
                 if _print_autotuning():
                     print(f"Tessera autotuning for function {self.__name__}: best config loaded from "
                           f"the disk cache: {best};")
+                self._tell_listener(key, best, timings, None)
                 return best
 
         configs = self.prune_configs(kwargs, self._positional(args))
@@ -674,7 +675,21 @@ class Autotuner(_Wrapper):
         if _print_autotuning():
             print(f"Tessera autotuning for function {self.__name__} finished after "
                   f"{self.bench_time:.2f}s; best config selected: {best};")
+        self._tell_listener(key, best, timings, self.bench_time)
         return best
+
+    def _tell_listener(self, key, best, timings, duration) -> None:
+        # knobs.autotuning.listener, as Triton calls it: the @jit function under
+        # the wrappers, and duration None where the disk cache answered.
+        from .. import knobs
+        listener = knobs.autotuning.listener
+        if listener is None:
+            return
+        fn = self.fn
+        while not isinstance(fn, JITFunction) and hasattr(fn, "fn"):
+            fn = fn.fn
+        listener(fn=fn, key=key, best_config=best, configs_timings=timings, duration=duration,
+                 cache_hit=duration is None)
 
     def _reset(self, bound) -> None:
         for name in self.reset_to_zero:

@@ -596,6 +596,30 @@ def test_cache_results_round_trip(disk):
     assert b2.calls == 3 and len(entries(disk)) == 2
 
 
+def test_listener_hears_each_tuning_and_disk_hit(disk):
+    from tessera import knobs
+    heard = []
+
+    def listener(*, fn, key, best_config, configs_timings, duration, cache_hit):
+        heard.append((key, best_config, len(configs_timings), duration, cache_hit))
+
+    with knobs.autotuning.scope():
+        knobs.autotuning.listener = listener
+        k1, _ = make_kernel(cache_results=True)
+        k1[(1,)](None, 50)
+        k1[(1,)](None, 50)  # tuned before in this process: not heard
+        [(key, best, n, duration, hit)] = heard
+        assert best is k1.best_config and best.kwargs["BLOCK"] == 64 and n == 3
+        assert duration > 0 and not hit
+        k2, b2 = make_kernel(cache_results=True)  # another process, as it were: the disk answers
+        k2[(1,)](None, 50)
+        assert b2.calls == 0 and heard[-1][0] == key and heard[-1][3:] == (None, True)
+        one, _ = make_kernel(configs=CONFIGS[:1])
+        one[(1,)](None, 50)  # a single config is not tuned
+        assert len(heard) == 2
+    assert knobs.autotuning.listener is None
+
+
 def test_cache_results_key_parts(disk):
     k1, _ = make_kernel(cache_results=True)
     k1[(1,)](None, 50)
