@@ -39,6 +39,10 @@ Triton's) every time it is read, unless it was assigned in this process:
                                 launch metadata (`.get()`: name, stream, and what the kernel's
                                 `launch_metadata=` function adds); the profiler's hook="triton"
     runtime.launch_exit_hook    called the same way after the launch was queued
+    runtime.kernel_load_start_hook, kernel_load_end_hook  HookChains (`.add(f)`, `.remove(f)`)
+                                called with (module, function, name, metadata_group, hash) as a
+                                compiled kernel becomes ready (module and function None: Tessera
+                                loads modules in C++)
     nvidia.ptxas, .cuobjdump, .nvdisasm  NVIDIA's tools as Triton reports them (`path`, `version`):
                                 TRITON_PTXAS_PATH (...) or the one on PATH. Tessera's kernels
                                 are assembled by the driver, not by these; programs that check
@@ -196,6 +200,27 @@ class cache_knobs(base_knobs):
     disable = _Env(("TESSERA_CACHE_DISABLE",), bool, False)
 
 
+class HookChain:
+    """Hooks called in order (Triton's knobs.HookChain): `add(f)`, `remove(f)`,
+    and calling the chain calls each (last added first when `reversed`)."""
+
+    def __init__(self, reversed: bool = False):
+        self.calls = []
+        self.reversed = reversed
+
+    def add(self, func) -> None:
+        if func not in self.calls:
+            self.calls.append(func)
+
+    def remove(self, func) -> None:
+        if func in self.calls:
+            self.calls.remove(func)
+
+    def __call__(self, *args, **kwargs) -> None:
+        for call in (reversed(self.calls) if self.reversed else list(self.calls)):
+            call(*args, **kwargs)
+
+
 class runtime_knobs(base_knobs):
     interpret = _Env(("TRITON_INTERPRET",), bool, False)
     override_arch = _Env(("TRITON_OVERRIDE_ARCH",), str, None)
@@ -203,6 +228,16 @@ class runtime_knobs(base_knobs):
     jit_post_compile_hook = _Value()
     launch_enter_hook = _Value()
     launch_exit_hook = _Value()
+
+    def __init__(self):
+        super().__init__()
+        # Called as a compiled kernel becomes ready to launch in this process
+        # (compiled, or read back from the disk cache; on a GPU around the
+        # loading of its module): (module, function, name, metadata_group,
+        # hash). Tessera's modules are loaded in C++, so module and function
+        # are None and metadata_group is {}.
+        self.kernel_load_start_hook = HookChain()
+        self.kernel_load_end_hook = HookChain(reversed=True)
 
 
 class compilation_knobs(base_knobs):

@@ -59,8 +59,11 @@ class CompiledKernel:
         self.packed_metadata = None
         self._asm = None
         self._device = device
+        from .. import knobs
+        knobs.runtime.kernel_load_start_hook(None, None, self.name, {}, self.hash)
         if device >= 0:
             self._init_handles()
+        knobs.runtime.kernel_load_end_hook(None, None, self.name, {}, self.hash)
 
     @property
     def asm(self) -> dict:

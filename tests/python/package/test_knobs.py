@@ -168,3 +168,35 @@ def test_codegen_options_are_accepted_on_the_cpu():
         fill[(1,)](out, V=5, maxnreg=8)
     with pytest.raises(TypeError, match="unexpected keyword argument 'enable_fma'"):
         fill[(1,)](out, V=5, enable_fma=False)
+
+
+@triton.jit
+def load_hook_kernel(out_ptr, V: tl.constexpr):
+    tl.store(out_ptr, V)
+
+
+def test_kernel_load_hooks_are_chains_called_as_a_kernel_becomes_ready():
+    calls = []
+    start = lambda *a: calls.append(("start", *a))  # noqa: E731
+    end0 = lambda *a: calls.append(("end0", a[2], a[4]))  # noqa: E731
+    end1 = lambda *a: calls.append(("end1", a[2], a[4]))  # noqa: E731
+    hooks = triton.knobs.runtime
+    hooks.kernel_load_start_hook.add(start)
+    hooks.kernel_load_start_hook.add(start)  # once only, as Triton's HookChain
+    hooks.kernel_load_end_hook.add(end0)
+    hooks.kernel_load_end_hook.add(end1)
+    try:
+        out = np.zeros(1, np.int32)
+        v = int(np.random.default_rng().integers(1, 1 << 30))
+        load_hook_kernel[(1,)](out, V=v)
+        load_hook_kernel[(1,)](out, V=v)  # in memory: not loaded again
+        assert out[0] == v
+        h = load_hook_kernel.warmup(out, V=v, grid=(1,)).hash  # the kernel loaded above
+        assert isinstance(h, str) and h
+        assert calls == [("start", None, None, "load_hook_kernel", {}, h),
+                         ("end1", "load_hook_kernel", h), ("end0", "load_hook_kernel", h)]
+    finally:
+        hooks.kernel_load_start_hook.remove(start)
+        hooks.kernel_load_end_hook.remove(end0)
+        hooks.kernel_load_end_hook.remove(end1)
+    assert hooks.kernel_load_start_hook.calls == [] and hooks.kernel_load_end_hook.calls == []
