@@ -16,6 +16,8 @@
 // a missing one from its default (a class attribute named as the field);
 // tl.aggregate_replace copies an instance with fields changed (replaceFields).
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 #include "frontend/lowering.h"
 
@@ -41,8 +43,20 @@ size_t Lowerer::classAttributeCount(const SVal &type) {
   return type.kind == SVal::Kind::TupleType && type.i > 0 ? static_cast<size_t>(type.i - 1) : 0;
 }
 
+// Whether two class attributes are the same: the same function, or equal
+// compile-time values (floats compared bit for bit).
+static bool sameConstant(const SVal &a, const SVal &b) {
+  if (a.kind != b.kind || a.fn != b.fn || a.i != b.i || a.s != b.s ||
+      std::bit_cast<uint64_t>(a.f) != std::bit_cast<uint64_t>(b.f) ||
+      a.elems.size() != b.elems.size())
+    return false;
+  for (size_t k = 0; k < a.elems.size(); ++k)
+    if (!sameConstant(a.elems[k], b.elems[k])) return false;
+  return true;
+}
+
 // Whether two aggregate classes handed in are the same class: the same
-// attributes, methods the same functions.
+// attributes, methods the same functions, defaults the same values.
 static bool sameClass(const SVal &a, const SVal &b) {
   if (a.elems.size() != b.elems.size() || a.i != b.i) return false;
   for (size_t k = 0; k < a.elems.size(); ++k) {
@@ -50,7 +64,7 @@ static bool sameClass(const SVal &a, const SVal &b) {
     if (x.kind != y.kind || x.elems.size() != y.elems.size()) return false;
     if (x.kind != SVal::Kind::Tuple || x.elems.size() != 3) continue;  // a default
     if (x.elems[0].s != y.elems[0].s || x.elems[1].i != y.elems[1].i ||
-        x.elems[2].kind != y.elems[2].kind || x.elems[2].fn != y.elems[2].fn)
+        !sameConstant(x.elems[2], y.elems[2]))  // a method, or a field's default
       return false;
   }
   return true;

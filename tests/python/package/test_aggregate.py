@@ -238,12 +238,33 @@ def two_boxes_kernel(out):
     tl.store(out + tl.arange(0, 4), a.get() + b.get())
 
 
+def _scale_class(default):
+    @triton.aggregate
+    class Scale:
+        v: tl.tensor
+        s: tl.constexpr = default
+
+    return Scale
+
+
+ScaleA, ScaleB = _scale_class(2), _scale_class(3)
+
+
+@triton.jit
+def two_scales_kernel(out):
+    a = ScaleA(tl.full([4], 1.0, tl.float32))
+    b = ScaleB(tl.full([4], 1.0, tl.float32))
+    tl.store(out + tl.arange(0, 4), a.v * a.s + b.v * b.s)
+
+
 def test_two_classes_of_one_name_and_fields_are_refused():
     # Instances know their class by name and fields: using both would give
-    # one's methods to the other's instances.
+    # one's methods (or defaults) to the other's instances.
     out = np.zeros(4, np.float32)
     with pytest.raises(triton.CompilationError, match="two different aggregate classes Box"):
         two_boxes_kernel[(1,)](out)
+    with pytest.raises(triton.CompilationError, match="two different aggregate classes Scale"):
+        two_scales_kernel[(1,)](out)
 
 
 @triton.aggregate
