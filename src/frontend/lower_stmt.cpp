@@ -174,6 +174,8 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
   fn->name = name;
   fn->loc = def->loc;
   std::map<std::string, SVal> env;
+  std::set<std::string> constexprNames;
+  constexprNames_ = &constexprNames;
   env_ = &env;
   scope_ = scope;
   b_.setInsertionPointToEnd(&fn->body);
@@ -287,6 +289,8 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     // a tile to `offs_m: tl.constexpr`).
   }
   env_ = &env;
+  std::set<std::string> constexprNames;
+  std::set<std::string> *savedConstexprNames = std::exchange(constexprNames_, &constexprNames);
   if (isInit) initEnvs_.push_back(&env);
   ++inlineDepth_;
   // A constexpr_function's body runs as Python would, at compile time (see
@@ -301,6 +305,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     flow = lowerBody(def->body);
   } catch (...) {
     if (isInit) initEnvs_.pop_back();
+    constexprNames_ = savedConstexprNames;
     continuation_ = std::move(savedContinuation);
     constexprFunctionDepth_ = savedConstexprDepth;
     --inlineDepth_;
@@ -310,6 +315,7 @@ SVal Lowerer::inlineFunction(const SVal &callee, std::vector<SVal> args,
     throw;
   }
   continuation_ = std::move(savedContinuation);
+  constexprNames_ = savedConstexprNames;
   constexprFunctionDepth_ = savedConstexprDepth;
   loopDepth_ = savedLoopDepth;
   --inlineDepth_;
@@ -344,12 +350,29 @@ static SVal liftedByAssignment(const ast::Expr &target, SVal value, bool constex
   return value;
 }
 
+SVal Lowerer::bindingValue(const ast::Expr &target, SVal value) {
+  value = liftedByAssignment(target, std::move(value), inConstexprFunction());
+  if (!constexprNames_) return value;
+  if (target.kind == ast::ExprKind::Name && constexprNames_->count(target.str)) {
+    if (!value.isConst())
+      error(target.loc,
+            "'" + target.str + "' is declared tl.constexpr but is assigned " + describe(value),
+            "assign it a value known when compiling, or drop the tl.constexpr declaration");
+    value.assigned = false;
+  } else if ((target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) &&
+             value.kind == SVal::Kind::Tuple && value.elems.size() == target.list.size()) {
+    for (size_t k = 0; k < target.list.size(); ++k)
+      value.elems[k] = bindingValue(*target.list[k], std::move(value.elems[k]));
+  }
+  return value;
+}
+
 SVal Lowerer::namedExpr(const ast::Expr &e) {
   ast::Expr target;
   target.kind = ast::ExprKind::Name;
   target.str = e.str;
   target.loc = e.loc;
-  SVal v = liftedByAssignment(target, expr(*e.a), inConstexprFunction());
+  SVal v = bindingValue(target, expr(*e.a));
   assign(target, v);
   return v;
 }
@@ -400,7 +423,7 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
       return;
     case K::Assign: {
       SVal v = expr(*s.a);
-      for (const auto &t : s.targets) assign(*t, liftedByAssignment(*t, v, inConstexprFunction()));
+      for (const auto &t : s.targets) assign(*t, bindingValue(*t, v));
       return;
     }
     case K::AugAssign: {
@@ -410,22 +433,27 @@ void Lowerer::lowerStmt(const ast::Stmt &s, const ast::Body &body, size_t index,
         error(t.loc, "augmented assignment is only supported on names");
       SVal cur = t.kind == ast::ExprKind::Name ? lookupName(t.str, t.loc) : expr(t);
       SVal rhs = expr(*s.a);
-      assign(t, liftedByAssignment(t, binary(s.binop, cur, rhs, s.loc), inConstexprFunction()));
+      assign(t, bindingValue(t, binary(s.binop, cur, rhs, s.loc)));
       return;
     }
-    case K::AnnAssign:
+    case K::AnnAssign: {
+      bool constexprAnnotated = isConstexprAnnotation(s.b.get());
+      // `x: tl.constexpr` (with a value or not) keeps x constexpr through
+      // the function's later assignments, as Triton does.
+      if (constexprAnnotated && constexprNames_ && s.targets[0]->kind == ast::ExprKind::Name)
+        constexprNames_->insert(s.targets[0]->str);
       if (s.a) {
         SVal v = expr(*s.a);
-        bool constexprAnnotated = isConstexprAnnotation(s.b.get());
         if (constexprAnnotated && !v.isConst())
           error(s.a->loc, "a value annotated tl.constexpr must be a compile-time constant");
         if (constexprAnnotated)
           v.assigned = false;
         else
-          v = liftedByAssignment(*s.targets[0], v, inConstexprFunction());
+          v = bindingValue(*s.targets[0], v);
         assign(*s.targets[0], v);
       }
       return;
+    }
     case K::ExprStmt:
       if (s.a->kind == ast::ExprKind::Str) return;  // docstring
       if (const ast::Expr *target = hintStatementTarget(s)) {

@@ -370,6 +370,9 @@ class Lowerer {
   // there may `self.field = value` run (see lower_aggregate.cpp).
   std::vector<const std::map<std::string, SVal> *> initEnvs_;
   bool nextCallIsInit_ = false;  // set by newAggregate for the inlineFunction it calls
+  // The names the function being lowered declared `name: tl.constexpr`
+  // (with a value or without): its later assignments keep them constexpr.
+  std::set<std::string> *constexprNames_ = nullptr;
 
  public:
   // Statement lowering state (see lower_stmt.cpp).
@@ -400,6 +403,10 @@ class Lowerer {
   void assign(const ast::Expr &target, const SVal &value);
   // (name := value): binds the name as an assignment does; the value is the result.
   SVal namedExpr(const ast::Expr &e);
+  // What an assignment binds to `target`: numbers marked as bound by
+  // assignment (SVal::assigned), except for names declared tl.constexpr,
+  // which must get compile-time values and stay constexpr.
+  SVal bindingValue(const ast::Expr &target, SVal value);
   const ModuleScope *scopeForUnit(size_t unit);
   std::optional<SVal> globalValue(const ModuleScope &scope, const std::string &name, SourceLoc loc);
   // The value of a global handed to the compiler for `name`, used at `loc`.

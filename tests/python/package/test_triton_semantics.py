@@ -1112,3 +1112,34 @@ def test_builtin_min_max_of_constants():
     for a, b, what in ((1.0, float("nan"), "NaN values"), (1.0, -0.0, "negative zero")):
         with pytest.raises(triton.CompilationError, match=f"compile-time min does not support {what}"):
             constexpr_min_max_kernel[(1,)](out, A=a, B=b)
+
+
+@triton.constexpr_function
+def plus_one(v):
+    return v + 1
+
+
+@triton.jit
+def declared_constexpr_kernel(out_ptr):
+    y: tl.constexpr  # declared: later assignments keep y constexpr
+    x, y = 0, plus_one(4)
+    tl.static_assert(y.type == tl.constexpr_type(5) and x.dtype == tl.int32)
+    z: tl.constexpr = 2
+    if (z := plus_one(z)) != 3:  # the walrus keeps it too
+        tl.static_assert(False)
+    tl.store(out_ptr + tl.arange(0, 2), tl.full((2,), y * z, tl.int32) + x)
+
+
+@triton.jit
+def declared_constexpr_runtime_kernel(out_ptr, n):
+    m: tl.constexpr
+    m = n * 2
+    tl.store(out_ptr, m)
+
+
+def test_declared_constexpr_names_stay_constexpr():
+    out = np.zeros(2, np.int32)
+    declared_constexpr_kernel[(1,)](out)
+    assert out.tolist() == [15, 15]
+    with pytest.raises(triton.CompilationError, match="'m' is declared tl.constexpr but is assigned"):
+        declared_constexpr_runtime_kernel[(1,)](out, 3)
