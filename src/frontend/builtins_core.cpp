@@ -419,8 +419,7 @@ SVal pyListOrTuple(Lowerer &l, A &a) {
   SVal v = a["iterable"];
   if (v.kind != SVal::Kind::Tuple)
     l.error(a.locOf("iterable"),
-            (a.name.starts_with("builtins.") ? a.name.substr(9) : a.name) +
-                "() in a kernel takes a tuple or a list, got " + describe(v),
+            a.name + "() in a kernel takes a tuple or a list, got " + describe(v),
             "build it from values known when compiling");
   v.s.clear();
   v.assigned = false;

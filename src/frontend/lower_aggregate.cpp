@@ -15,7 +15,6 @@
 // Without an __init__ the fields are taken in order, as a namedtuple's are,
 // a missing one from its default (a class attribute named as the field);
 // tl.aggregate_replace copies an instance with fields changed (replaceFields).
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -35,6 +34,16 @@ SVal unsetField() {
 
 std::string className(const std::string &s) {
   return s.substr(0, s.find('('));
+}
+
+// The index of `field` among the fields of the instance `obj`, or the
+// user's error at `loc`.
+size_t fieldIndex(Lowerer &l, const SVal &obj, const std::string &field, SourceLoc loc) {
+  if (auto type = parseTupleType(obj.s))
+    for (size_t j = 0; j < type->fields.size(); ++j)
+      if (type->fields[j] == field) return j;
+  l.error(loc, className(obj.s) + " has no field '" + field + "'",
+          "its fields are " + obj.s.substr(obj.s.find('(')));
 }
 
 }  // namespace
@@ -136,16 +145,9 @@ void Lowerer::assignField(const ast::Expr &target, const SVal &value) {
     error(target.loc, "an aggregate's fields are set only in its __init__",
           "build a new instance instead, e.g. " + className(it->second.s) + "(...)");
   SVal &obj = it->second;
-  auto type = parseTupleType(obj.s);
-  for (size_t j = 0; type && j < type->fields.size(); ++j)
-    if (type->fields[j] == target.str) {
-      SVal copy = obj;
-      copy.elems[j] = value;
-      obj = std::move(copy);
-      return;
-    }
-  error(target.loc, className(obj.s) + " has no field '" + target.str + "'",
-        "its fields are " + obj.s.substr(obj.s.find('(')));
+  SVal copy = obj;
+  copy.elems[fieldIndex(*this, obj, target.str, target.loc)] = value;
+  obj = std::move(copy);
 }
 
 SVal Lowerer::replaceFields(const SVal &obj, SourceLoc objLoc,
@@ -154,16 +156,9 @@ SVal Lowerer::replaceFields(const SVal &obj, SourceLoc objLoc,
   if (obj.kind != SVal::Kind::Tuple || !aggregateClass(obj.s))
     error(objLoc, "tl.aggregate_replace expects an aggregate instance, got " + describe(obj),
           "pass an instance of a @triton.aggregate class");
-  auto type = parseTupleType(obj.s);
   SVal copy = obj;
-  for (size_t k = 0; k < changes.size(); ++k) {
-    const auto &fields = type->fields;
-    auto it = std::find(fields.begin(), fields.end(), changes[k].first);
-    if (it == fields.end())
-      error(changeLocs[k], className(obj.s) + " has no field '" + changes[k].first + "'",
-            "its fields are " + obj.s.substr(obj.s.find('(')));
-    copy.elems[static_cast<size_t>(it - fields.begin())] = changes[k].second;
-  }
+  for (size_t k = 0; k < changes.size(); ++k)
+    copy.elems[fieldIndex(*this, obj, changes[k].first, changeLocs[k])] = changes[k].second;
   return copy;
 }
 

@@ -175,7 +175,7 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
   fn->loc = def->loc;
   std::map<std::string, SVal> env;
   std::set<std::string> constexprNames;
-  constexprNames_ = &constexprNames;
+  std::set<std::string> *savedConstexprNames = std::exchange(constexprNames_, &constexprNames);
   env_ = &env;
   scope_ = scope;
   b_.setInsertionPointToEnd(&fn->body);
@@ -206,6 +206,7 @@ std::unique_ptr<Module> Lowerer::lowerKernel(const std::string &name,
   b_.setLoc(def->endLoc.known() ? def->endLoc : def->loc);
   b_.create(OpCode::Return, {}, {});
   module->functions.push_back(std::move(fn));
+  constexprNames_ = savedConstexprNames;
   return module;
 }
 
@@ -337,32 +338,22 @@ Lowerer::FlowResult Lowerer::lowerBody(const ast::Body &body, size_t from) {
   return flow;
 }
 
-// See SVal::assigned. Unpacking (a, b = 1, 2) binds each number by assignment.
-static SVal liftedByAssignment(const ast::Expr &target, SVal value, bool constexprFunction) {
-  if (constexprFunction) return value;  // Python's numbers, not scalar tensors
-  if (value.isNumber()) {
-    value.assigned = true;
-  } else if (value.kind == SVal::Kind::Tuple &&
-             (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List)) {
-    for (SVal &e : value.elems)
-      if (e.isNumber()) e.assigned = true;
-  }
-  return value;
-}
-
+// See SVal::assigned. Unpacking (a, b = 1, 2) binds each element to its
+// target; a constexpr function's numbers stay Python's numbers.
 SVal Lowerer::bindingValue(const ast::Expr &target, SVal value) {
-  value = liftedByAssignment(target, std::move(value), inConstexprFunction());
-  if (!constexprNames_) return value;
-  if (target.kind == ast::ExprKind::Name && constexprNames_->count(target.str)) {
+  if ((target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) &&
+      value.kind == SVal::Kind::Tuple && value.elems.size() == target.list.size()) {
+    for (size_t k = 0; k < target.list.size(); ++k)
+      value.elems[k] = bindingValue(*target.list[k], std::move(value.elems[k]));
+    return value;
+  }
+  if (!inConstexprFunction() && value.isNumber()) value.assigned = true;
+  if (target.kind == ast::ExprKind::Name && constexprNames_ && constexprNames_->count(target.str)) {
     if (!value.isConst())
       error(target.loc,
             "'" + target.str + "' is declared tl.constexpr but is assigned " + describe(value),
             "assign it a value known when compiling, or drop the tl.constexpr declaration");
     value.assigned = false;
-  } else if ((target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) &&
-             value.kind == SVal::Kind::Tuple && value.elems.size() == target.list.size()) {
-    for (size_t k = 0; k < target.list.size(); ++k)
-      value.elems[k] = bindingValue(*target.list[k], std::move(value.elems[k]));
   }
   return value;
 }
