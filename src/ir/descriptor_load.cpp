@@ -15,9 +15,10 @@ bool isPowerOfTwo(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-// The optional `checks` attribute: dims of a rank-`n` block, increasing.
-bool validChecks(const Operation &op, size_t n) {
-  const Attr *a = op.attr("checks");
+// The optional `checks` (or `unbounded_below`) attribute: dims of a
+// rank-`n` block, increasing.
+bool validChecks(const Operation &op, size_t n, const char *name = "checks") {
+  const Attr *a = op.attr(name);
   if (!a) return true;
   const auto *dims = std::get_if<std::vector<int64_t>>(a);
   if (!dims) return false;
@@ -45,6 +46,10 @@ DescriptorLoadParts descriptorLoadParts(const Operation &op) {
   if (op.attr("checks"))
     for (int64_t d : op.intsAttr("checks"))
       if (d >= 0 && static_cast<size_t>(d) < n) p.checked[d] = true;
+  p.unboundedBelow.assign(n, false);
+  if (op.attr("unbounded_below"))
+    for (int64_t d : op.intsAttr("unbounded_below"))
+      if (d >= 0 && static_cast<size_t>(d) < n) p.unboundedBelow[d] = true;
   return p;
 }
 
@@ -67,6 +72,14 @@ std::string checkDescriptorLoad(const Operation &op) {
   if (pad != "zero" && pad != "nan")
     return "padding must be \"zero\" or \"nan\", got \"" + pad + "\"";
   if (!validChecks(op, n)) return "checks must list dims of the block in increasing order";
+  if (!validChecks(op, n, "unbounded_below"))
+    return "unbounded_below must list dims of the block in increasing order";
+  if (const Attr *below = op.attr("unbounded_below"); below && op.attr("checks"))
+    for (int64_t d : std::get<std::vector<int64_t>>(*below)) {
+      const std::vector<int64_t> checks = op.intsAttr("checks");
+      if (std::find(checks.begin(), checks.end(), d) == checks.end())
+        return "unbounded_below dim " + std::to_string(d) + " is not a checked dim";
+    }
   const bool store = op.code == OpCode::DescriptorStore;
   if (store && op.attr("padding")) return "a store takes no padding";
   if (op.operands.size() != 1 + 3 * n + (store ? 1 : 0))
@@ -155,6 +168,8 @@ std::string checkTmaOp(const Operation &op) {
         if (!isScalar(i, DType::I32)) return "coordinates must be i32";
       if (!isScalar(n - 1, DType::I1)) return "runs must be i1";
       if (op.intAttr("expect") < 0) return "expect must be at least 0";
+      if (!validChecks(op, n - 4, "unbounded_below"))
+        return "unbounded_below must list dims of the destination in increasing order";
       std::string pad = op.strAttr("padding", "zero");
       if (pad != "zero" && pad != "nan") return "padding must be \"zero\" or \"nan\"";
       return {};
@@ -223,12 +238,16 @@ void blockPointers(Builder &b, const DescriptorLoadParts &p, Value *&ptrs, Value
     term = broadcastTo(b, term, block);
     offset = offset ? b.op1(OpCode::Add, {offset, term}, term->type) : term;
     if (!p.checked[d]) continue;
-    Value *zero = broadcastTo(b, b.constInt(0, i64), s);
-    Value *ge =
-        b.op1(OpCode::Cmp, {idx, zero}, idx->type.withElement(i1), {{"pred", std::string("ge")}});
-    Value *lt = b.op1(OpCode::Cmp, {idx, broadcastTo(b, shape64[d], s)}, idx->type.withElement(i1),
+    Value *ge = nullptr;
+    if (!p.unboundedBelow[d]) {
+      Value *zero = broadcastTo(b, b.constInt(0, i64), s);
+      ge =
+          b.op1(OpCode::Cmp, {idx, zero}, idx->type.withElement(i1), {{"pred", std::string("ge")}});
+    }
+    Value *in = b.op1(OpCode::Cmp, {idx, broadcastTo(b, shape64[d], s)}, idx->type.withElement(i1),
                       {{"pred", std::string("lt")}});
-    Value *in = broadcastTo(b, b.op1(OpCode::And, {ge, lt}, ge->type), block);
+    if (ge) in = b.op1(OpCode::And, {ge, in}, ge->type);
+    in = broadcastTo(b, in, block);
     mask = mask ? b.op1(OpCode::And, {mask, in}, in->type) : in;
   }
   Value *base = broadcastTo(b, p.base, block);
@@ -290,12 +309,14 @@ Value *transposeDescriptorLoad(Operation &op) {
   b.setLoc(op.loc);
   std::vector<Value *> ops{p.base,       p.shape[1],   p.shape[0],  p.strides[1],
                            p.strides[0], p.offsets[1], p.offsets[0]};
-  std::vector<int64_t> block{p.block[1], p.block[0]}, checks;
-  for (int64_t d : {1, 0})
+  std::vector<int64_t> block{p.block[1], p.block[0]}, checks, below;
+  for (int64_t d : {1, 0}) {
     if (p.checked[d]) checks.push_back(1 - d);
-  std::sort(checks.begin(), checks.end());
+    if (p.unboundedBelow[d]) below.push_back(1 - d);
+  }
   std::vector<NamedAttr> attrs{{"block", block}, {"padding", op.strAttr("padding", "zero")}};
   if (checks.size() != 2) attrs.push_back({"checks", checks});
+  if (!below.empty()) attrs.push_back({"unbounded_below", below});
   const Type &t = op.results[0]->type;
   Operation *load = b.create(OpCode::DescriptorLoad, ops, {t.withShape(block)}, std::move(attrs));
   Value *back =

@@ -28,6 +28,12 @@ struct DescriptorLoadParts {
   // boundary_check dims: reading past the others is undefined, which the
   // tensor memory accelerator refines to reading the padding.
   std::vector<bool> checked;
+  // The checked dims whose coordinate may be negative and is then read
+  // without a lower bound, as the pointer load that descriptors-from-
+  // pointers made the op from reads it (attribute `unbounded_below`): the
+  // expansion masks only `offset + i < shape` there, and the copy engine,
+  // which reads the padding below 0, traps on a negative coordinate.
+  std::vector<bool> unboundedBelow;
   // The descriptor itself: base, shapes, strides (what its tensor map is
   // made of, and what must be defined before a loop that makes it).
   std::vector<Value *> descriptor() const;
@@ -45,8 +51,9 @@ std::string checkTmaOp(const Operation &op);
 
 // Replaces `op` by the masked load it means: element i of the block reads
 // base[sum_d (offsets[d] + i_d) * strides[d]] where 0 <= offsets[d] + i_d <
-// shape[d] in every checked dim, else the padding (0 or NaN); with no dim
-// checked, an unmasked load. The new ops carry the op's location.
+// shape[d] in every checked dim (no lower bound in an unbounded_below dim),
+// else the padding (0 or NaN); with no dim checked, an unmasked load. The new ops carry the op's
+// location.
 void expandDescriptorLoad(Operation &op);
 
 // Replaces descriptor_store `op` by the masked store it means: element i of

@@ -406,18 +406,47 @@ bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int de
     for (int id : m) {
       Value *v = leaves_.value(id);
       if (v->def) {
-        if (v->def->code != OpCode::ProgramId && v->def->code != OpCode::NumPrograms) return false;
+        if (v->def->code == OpCode::ProgramId || v->def->code == OpCode::NumPrograms) continue;
+        if (!nonNegativeLeaf(*v->def, at, depth)) return false;
         continue;
       }
       const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
       if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
       auto step = passes::constantOf(loop->operand(2));
-      if (!step || step->isFloat || step->i <= 0) return false;
+      const Operation *stepDef = loop->operand(2)->def;
+      bool programs = stepDef && stepDef->code == OpCode::NumPrograms;  // at least 1
+      if (!programs && (!step || step->isFloat || step->i <= 0)) return false;
       std::optional<AffineTile> lb = of(loop->operand(0));
       if (!lb || lb->pointer || !nonNegative(lb->base, at, depth + 1)) return false;
     }
   }
   return true;
+}
+
+// A leaf the polynomials do not see into, non-negative by its operands'
+// signs: a signed remainder takes its dividend's sign, a quotient of two
+// non-negative values and the minimum of two are non-negative, and a
+// maximum is where one operand is (a grouped tile order's `first_m + tile %
+// rows`).
+bool AffineAnalysis::nonNegativeLeaf(const Operation &def, const Operation *at, int depth) {
+  if (depth > 4 || def.results.size() != 1 || !isSigned(def.result()->type.dtype) ||
+      def.result()->type.isTile())
+    return false;
+  auto operand = [&](unsigned i) {
+    std::optional<AffineTile> x = of(def.operand(i));
+    return x && !x->pointer && nonNegative(x->base, at, depth + 1);
+  };
+  switch (def.code) {
+    case OpCode::Rem:
+      return operand(0);
+    case OpCode::Div:
+    case OpCode::Min:
+      return operand(0) && operand(1);
+    case OpCode::Max:
+      return operand(0) || operand(1);
+    default:
+      return false;
+  }
 }
 
 Value *materialize(Builder &b, const Poly &p, const LeafTable &leaves, DType t) {

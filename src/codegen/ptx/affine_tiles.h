@@ -106,9 +106,11 @@ class AffineAnalysis {
   // Whether `p` is >= 0 for every value its leaves take when `at` runs:
   // positive terms over program ids, their counts, and loop counters that
   // count up from a lower bound that is itself such a polynomial
-  // (attention's diagonal loop starts at its program's first row); or such
-  // terms plus a positive multiple of a polynomial an assume before `at`
-  // (dominating it) says is >= 0.
+  // (attention's diagonal loop starts at its program's first row) by a
+  // constant or by the program count (a persistent loop over tiles), and
+  // remainders, quotients, minima and maxima of such values
+  // (nonNegativeLeaf); or such terms plus a positive multiple of a
+  // polynomial an assume before `at` (dominating it) says is >= 0.
   bool nonNegative(const Poly &p, const Operation *at, int depth = 0);
 
  private:
@@ -117,6 +119,7 @@ class AffineAnalysis {
   Poly scalarPoly(Value *v);
   void assume(Value *cond, const Operation *where);
   bool nonNegativeTerms(const Poly &p, const Operation *at, int depth);
+  bool nonNegativeLeaf(const Operation &def, const Operation *at, int depth);
   struct Assumed {
     Poly nonNegative;
     const Operation *where;  // the assume

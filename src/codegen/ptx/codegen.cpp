@@ -9,13 +9,13 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"descriptors-from-pointers",
+       "on sm_90a, load a dot operand's box of pointers as a tensor-descriptor load",
+       &descriptorsFromPointers},
       {"flatten-loops",
        "fuse a loop marked flatten (tl.range(..., flatten=True)) with its inner loop, so that "
        "the pipeline spans the outer iterations",
        &flattenLoops},
-      {"descriptors-from-pointers",
-       "on sm_90a, load a dot operand's box of pointers as a tensor-descriptor load",
-       &descriptorsFromPointers},
       {"expand-descriptor-loads",
        "turn each tensor-descriptor load into the masked pointer load it means",
        &expandDescriptorLoadsPass},

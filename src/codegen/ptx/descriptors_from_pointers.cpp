@@ -13,10 +13,15 @@
 // NaN (or absent). The box then starts at coordinates (c0, c1), the parts
 // of the pointer's offset that change with the loop (p advanced by BK * s1
 // per iteration: c1 = BK * k), over a tensor of shape (c0 + U0, c1 + U1)
-// and base p minus those parts. The load is exact when that base, the
-// shapes and the strides do not change in the loop (the map is made once
-// before it), the coordinates are provably >= 0 (the copy engine pads a
-// negative one where the pointer load would have read memory), and the
+// and base p minus those parts. In a persistent kernel, whose loop over
+// tiles is marked flatten and holds the K loop, the parts that change with
+// the tile (c0 = pid_m * BM) are coordinates too, and the map is made once
+// before the loop over tiles rather than once a tile. The load is exact
+// when that base, the shapes and the strides do not change in the loop
+// (the map is made once before it), the coordinates are provably >= 0 (the
+// copy engine pads a negative one where the pointer load would have read
+// memory; a tile's coordinate, seldom provable, is unbounded_below
+// instead: descriptor_load.h), and the
 // base is 16-byte aligned and the non-unit stride a multiple of 16 bytes
 // as axis info proves. A dim without a bound is unchecked, as a block
 // pointer's dim outside boundary_check.
@@ -28,8 +33,10 @@
 // tile is one dot's A or B, the product accumulates in the loop, and every
 // store of it masks the same bound; wrappedElementsUnstored).
 //
-// Requires: one optimised, inlined kernel; runs before expand-descriptor-
-// loads, which turns a load whose first dim is the contiguous one and
+// Requires: one optimised, inlined kernel; runs first of the GPU passes:
+// before flatten-loops, which fuses a loop over tiles with the K loop
+// once their loads no longer read the tile's offsets as tiles, and before
+// expand-descriptor-loads, which turns a load whose first dim is the contiguous one and
 // hints the alignment, and pipeline-dot-operands, which serves the load on
 // the copy engine or expands it back into a masked pointer load of the
 // same elements.
@@ -153,21 +160,31 @@ class Converter {
   AffineAnalysis affine_;
 };
 
+// The loop over which the map stays fixed: the loop over tiles that holds
+// `loop` directly where it is marked flatten (a persistent kernel's, which
+// flatten-loops fuses with `loop` next), else `loop` itself.
+Operation *mapScope(Operation *loop) {
+  Operation *outer = loop->parent->parentOp;
+  if (outer && outer->code == OpCode::For && outer->intAttr("flatten") == 1) return outer;
+  return loop;
+}
+
 bool Converter::convert(Operation *load) {
   Operation *loop = load->parent->parentOp;
   const Type &out = load->result()->type;
   if (!loop || loop->code != OpCode::For || out.shape.size() != 2 || load->intAttr("volatile"))
     return false;
+  Operation *scope = mapScope(loop);
   int eb = byteSize(out.dtype);
   if ((eb != 1 && eb != 2) || !feedsDotsOnly(load->result(), *load->parent)) return false;
   std::optional<AffineTile> ptrs = affine_.of(load->operand(0));
   // The scalar pointer the offsets start from is the map's base: made
   // before the loop, so not one the loop changes (a carried or loaded one).
   if (!ptrs || !ptrs->pointer || ptrs->coef.size() != 2 ||
-      passes::isDefinedInside(ptrs->pointer, loop))
+      passes::isDefinedInside(ptrs->pointer, scope))
     return false;
   LeafTable &leaves = affine_.leaves();
-  auto varying = [&](int id) { return passes::isDefinedInside(leaves.value(id), loop); };
+  auto varying = [&](int id) { return passes::isDefinedInside(leaves.value(id), scope); };
   auto invariant = [&](const Poly &p) { return p.termsWithLeaf(varying, true).isZero(); };
   const Poly &s0 = ptrs->coef[0], &s1 = ptrs->coef[1];
   bool rowMajor = s1.constantValue() == 1, colMajor = s0.constantValue() == 1;
@@ -213,8 +230,17 @@ bool Converter::convert(Operation *load) {
       coord[1 - wideDim] = coord[1 - wideDim] + term;
   }
   std::vector<Poly> shape(2);
+  std::vector<int64_t> unboundedBelow;
   for (int d = 0; d < 2; ++d) {
-    if (!affine_.nonNegative(coord[d], load)) return false;
+    // A tile's coordinate (a persistent kernel's row of tiles) is seldom
+    // provably >= 0: it comes of divisions by counts of tiles made of the
+    // kernel's arguments. The box then reads below 0 as the pointer load
+    // did (descriptor_load.h, unbounded_below): no lower bound where it is
+    // expanded, a trap where the copy engine would read the padding.
+    if (!affine_.nonNegative(coord[d], load)) {
+      if (scope == loop || !limits[d]) return false;
+      unboundedBelow.push_back(d);
+    }
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
@@ -235,10 +261,10 @@ bool Converter::convert(Operation *load) {
   if (colMajor && !rowMajor) std::swap(block[0], block[1]);
   if (!tmaBoxFits(block, eb, SharedLayout::swizzleFor(block[1] * eb))) return false;
 
-  // The descriptor before the loop, the coordinates at the load.
+  // The descriptor before the loop (over tiles), the coordinates at the load.
   Builder b;
   b.setLoc(load->loc);
-  b.setInsertionPointBefore(loop);
+  b.setInsertionPointBefore(scope);
   Value *base = ptrs->pointer;
   if (!offset.isZero())
     base = b.op1(OpCode::AddPtr, {base, materialize(b, offset, leaves, DType::I64)}, base->type);
@@ -256,6 +282,7 @@ bool Converter::convert(Operation *load) {
   std::vector<NamedAttr> attrs{{"block", out.shape},
                                {"padding", std::string(nan ? "nan" : "zero")}};
   if (checks.size() != 2) attrs.push_back({"checks", checks});
+  if (!unboundedBelow.empty()) attrs.push_back({"unbounded_below", unboundedBelow});
   Value *box = b.op1(OpCode::DescriptorLoad, operands, out, std::move(attrs));
   replaceAllUsesWith(*load->parent, load->result(), box);
   eraseOp(load);

@@ -20,7 +20,8 @@
 //     absolute shared addresses, which is SharedLayout's swizzle on
 //     1024-aligned slots, so the wgmma descriptors read the slots unchanged.
 //     Out-of-bounds elements are zero (or NaN), as the descriptor's masked
-//     load reads them, and count towards the bytes.
+//     load reads them, and count towards the bytes. A negative coordinate
+//     of an unbounded_below dim traps (descriptor_load.h).
 //   - barrier_wait: every thread spins on mbarrier.try_wait.parity; with
 //     first_thread, thread 0 alone, and its warp reconverges after it.
 //   - barrier_arrive: every thread's mbarrier.arrive (release semantics:
@@ -381,6 +382,17 @@ void Emitter::emitTmaOp(Operation &op) {
   std::string bar = barrierAt(op.operand(1), op.operand(2));
   std::string p = reg(RegClass::Pred);
   ins("and.pred " + p + ", " + firstThreadPred() + ", " + get(op.operand(runs))[0]);
+  // A coordinate that descriptors-from-pointers could not prove >= 0: the
+  // pointer load it replaced read memory below the tensor's first row or
+  // column, where the copy engine would read the padding, so the kernel
+  // traps rather than read other elements.
+  if (op.attr("unbounded_below"))
+    for (int64_t d : op.intsAttr("unbounded_below")) {
+      std::string bad = reg(RegClass::Pred);
+      ins("setp.lt.and.s32 " + bad + ", " + get(op.operand(3 + static_cast<unsigned>(d)))[0] +
+          ", 0, " + p);
+      ins("@" + bad + " trap");
+    }
   if (int64_t expect = op.intAttr("expect"))
     ins("@" + p + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
         std::to_string(expect));

@@ -6,13 +6,14 @@
 // instead of each tile starting with an empty ring and ending with a drain
 // (Triton's fuse-nested-loops).
 //
-// Requires: verified Tile IR with calls inlined, before the passes that
-// pipeline loops (descriptors-from-pointers onwards).
+// Requires: verified Tile IR with calls inlined, after descriptors-from-
+// pointers (which makes a dot operand's map once before O) and before the
+// passes that pipeline loops (expand-descriptor-loads onwards).
 // Guarantees: an outer loop O marked {flatten = 1} whose body is
 //   P  pure ops without regions (the tile's coordinates, the accumulator's
 //      zeros), which may read O's induction variable t but not O's carried
-//      values X, and whose results that depend on t and that I or E read
-//      are scalars
+//      values X, and whose results that depend on t and that I reads are
+//      scalars (tiles that only E reads are made again in E)
 //   I  one `for` loop over k, its bounds and step defined outside O, with
 //      carried values Y whose inits may come from P
 //   E  any ops (the epilogue), then O's yield
@@ -20,11 +21,13 @@
 //   nO, nI = the trip counts of O and I (computed in i64)
 //   if nI > 0 and nO * nI < 2^31:
 //     F: for it in [0, nO * nI), carrying X, Y, r (I's step), t, and C
-//        (P's values that depend on t and that I or E read; P's others are
-//        made once before F), from r = 0, t = O's first, C = P at t:
+//        (P's scalars that depend on t and that I or E read, or that the
+//        tiles E reads are made of; P's others are made once before F),
+//        from r = 0, t = O's first, C = P at t:
 //       k = I.lb + r * I.step; I's body at k, each Y from P's init when
 //       r == 0, else carried
-//       if r == nI - 1: E, yielding O's next X;  else: X unchanged
+//       if r == nI - 1: P's tiles that E reads from C, then E, yielding
+//       O's next X;  else: X unchanged
 //       r, t = (0, t + O.step) after a tile's last step, else (r + 1, t);
 //       C = P at the new t after a tile's last step (an `if`), else C
 //     yield F's X
@@ -96,11 +99,14 @@ class Flattener {
 
   // P's ops that depend on t, and their results read after P. False when
   // one reads X (F would recompute it from the epilogue's X, and the
-  // pipeliners could not run the coordinates ahead of it), or when a tile
-  // would be carried: for tutorial 09's pointer kernel (its row and column
-  // offsets, broadcast to the blocks' shapes) the carried tiles cost more
-  // registers (220 a thread against 196) than the fused pipeline gained
-  // (569 TFLOP/s nested, 493 fused, on an H200 at K = 8192).
+  // pipeliners could not run the coordinates ahead of it), or when I reads
+  // a tile of them, which F would carry: for tutorial 09's pointer kernel
+  // (its row and column offsets, broadcast to the blocks' shapes) the
+  // carried tiles cost more registers (220 a thread against 196) than the
+  // fused pipeline gained (569 TFLOP/s nested, 493 fused, on an H200 at K =
+  // 8192). A tile only E reads (the store's offsets and mask) is made again
+  // in E's branch, once a tile, from the scalars it is made of, which F
+  // carries instead.
   bool plan() {
     std::unordered_set<const Value *> tainted{ob_.args[0].get()};
     for (auto &o : ob_.ops) {
@@ -113,21 +119,45 @@ class Flattener {
       if (variant_.count(o.get()))
         for (auto &r : o->results) tainted.insert(r.get());
     }
-    std::unordered_set<const Value *> readAfter;
+    std::unordered_set<const Value *> readByInner;  // I's bounds and inits too
+    inner_->walk(
+        [&](Operation *op) { readByInner.insert(op->operands.begin(), op->operands.end()); });
+    std::unordered_set<const Value *> readAfter = readByInner;
     bool after = false;
     for (auto &o : ob_.ops) {
-      after = after || o.get() == inner_;
       if (after)
         o->walk([&](Operation *op) { readAfter.insert(op->operands.begin(), op->operands.end()); });
+      after = after || o.get() == inner_;
     }
+    // Backwards over P: a variant tile read after P (or by one made again)
+    // is made again in E; the scalars those read are carried.
+    std::vector<Operation *> p;
     for (auto &o : ob_.ops) {
       if (o.get() == inner_) break;
-      if (variant_.count(o.get()))
-        for (auto &r : o->results)
-          if (readAfter.count(r.get())) coordinates_.push_back(r.get());
+      p.push_back(o.get());
     }
-    for (const Value *c : coordinates_)
-      if (c->type.isTile()) return false;
+    std::unordered_set<const Value *> carried;
+    for (auto it = p.rbegin(); it != p.rend(); ++it) {
+      Operation *op = *it;
+      if (!variant_.count(op)) continue;
+      bool needed = false, tile = false;
+      for (auto &r : op->results) {
+        needed = needed || readAfter.count(r.get());
+        tile = tile || r->type.isTile();
+        if (r->type.isTile() && readByInner.count(r.get())) return false;
+      }
+      if (!needed) continue;
+      if (!tile) {
+        for (auto &r : op->results) carried.insert(r.get());
+        continue;
+      }
+      remade_.insert(op);
+      readAfter.insert(op->operands.begin(), op->operands.end());
+    }
+    for (Operation *op : p)
+      if (variant_.count(op) && !remade_.count(op))
+        for (auto &r : op->results)
+          if (carried.count(r.get())) coordinates_.push_back(r.get());
     return true;
   }
 
@@ -297,6 +327,10 @@ class Flattener {
     Operation *epilogue = in.create(OpCode::If, {last}, xTypes, {{"epilogue", int64_t{1}}}, 2);
     Builder then(epilogue->regions[0].get());
     then.setLoc(outer_->loc);
+    for (auto &o : ob_.ops) {
+      if (o.get() == inner_) break;
+      if (remade_.count(o.get())) cloneOp(*o, then, m);
+    }
     bool after = false;
     for (auto &o : ob_.ops) {
       if (o.get() == inner_) {
@@ -346,7 +380,8 @@ class Flattener {
   Operation *outer_, *inner_;
   Block &ob_, &ib_;
   std::unordered_set<const Operation *> variant_;  // P's ops that depend on t
-  std::vector<Value *> coordinates_;               // their results read after P: F carries them
+  std::vector<Value *> coordinates_;  // their scalars read after P (or by remade_): F carries them
+  std::unordered_set<const Operation *> remade_;  // their tiles read after P: made again in E
 };
 
 void flattenIn(Function &fn, Block &block) {
