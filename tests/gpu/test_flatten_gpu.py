@@ -1,6 +1,7 @@
 """Persistent matmuls whose loop over tiles is marked `flatten=True`
 (tutorial 09's form): flatten-loops fuses it with the K loop, so that one
-ring of copies runs across tiles. Ragged shapes, K below one block and K = 0
+ring of copies runs across tiles; pointer loads carried by the K loop (the
+example matmul's) read through one map made before the tile loop. Ragged shapes, K below one block and K = 0
 (the unflattened loop's path), fewer tiles than programs and more programs
 than tiles, on the tensor memory accelerator (descriptors) and on cp.async
 (pointers), against float64 products with poisoned outputs. Also: integer
@@ -85,6 +86,36 @@ def pointer_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, strid
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+# The example matmul's loop made persistent by hand: pointers carried by
+# the K loop, the tile's rows and columns tiles that only the epilogue
+# reads after the loop. On sm_90a the loads take the copy engine with one
+# map made before the tile loop (the tile's offsets are coordinates), and
+# the loops fuse, the epilogue's tiles made again once a tile.
+@triton.jit
+def carried_pointer_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                               GROUP: tl.constexpr, NUM_SMS: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = grouped_tile(tile, GROUP * num_pid_n, num_pid_m, GROUP)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            k_left = K - k * BK
+            a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0)
+            b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BK
+            b_ptrs += BK * stride_bk
+        tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
 # (M, N, K, programs); descriptors need 16-byte row strides (N, K multiples
 # of 8) and K > 0.
 SHAPES = [(1000, 704, 200, 132), (256, 512, 32, 4), (128, 256, 64, 200), (1024, 1024, 1024, 7),
@@ -126,6 +157,19 @@ def test_flattened_pointer_matmul(gen, M, N, K, programs, flatten):
     grid = (min(programs, triton.cdiv(M, BM) * triton.cdiv(N, BN)),)
     pointer_persistent[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM, BN, BK,
                              8, programs, flatten, num_warps=8, num_stages=3)
+    _check(c, a, b)
+
+
+@pytest.mark.parametrize("M,N,K,programs", POINTER_SHAPES)
+@pytest.mark.parametrize("blocks,warps,stages", [((128, 256, 64), 8, 3), ((64, 64, 32), 4, 2)])
+def test_flattened_carried_pointer_matmul(gen, M, N, K, programs, blocks, warps, stages):
+    BM, BN, BK = blocks
+    a = torch.randn((M, K), generator=gen, device="cuda").half()
+    b = torch.randn((K, N), generator=gen, device="cuda").half()
+    c = poisoned((M, N), torch.float16)
+    grid = (min(programs, triton.cdiv(M, BM) * triton.cdiv(N, BN)),)
+    carried_pointer_persistent[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM,
+                                     BN, BK, 8, programs, num_warps=warps, num_stages=stages)
     _check(c, a, b)
 
 

@@ -28,6 +28,32 @@
 # RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel divide_in_loop --signature "*i32:16, *i32:16, *i32:16, *i32:16, i32, 4, 128, False" --emit ptx --target sm_90a -o %t.div.ptx
 # RUN: FileCheck %s --check-prefix=DIV < %t.div.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.div.ptx -o %t.div.cubin
+# RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel carried_pointer_persistent --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 256, 64, 8, 132" --emit ttgir --target sm_90a --num-warps 8 --print-after flatten-loops 2>&1 >/dev/null | FileCheck %s --check-prefix=CARRIED
+# RUN: tesserac compile %S/../gpu/test_flatten_gpu.py --kernel carried_pointer_persistent --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 256, 64, 8, 132" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.carried.ptx
+# RUN: FileCheck %s --check-prefix=CARRIEDPTX < %t.carried.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.carried.ptx -o %t.carried.cubin
+
+# The example's loop made persistent (pointers carried by the K loop):
+# descriptors-from-pointers first, with the tile's rows and columns as the
+# boxes' coordinates (not provably >= 0: unbounded_below) and the maps'
+# bases the matrices'; then the loops fuse, the epilogue's row and column
+# tiles made again in its branch from the carried scalars.
+# CARRIED: for {{.*}} {flattened = 1}
+# CARRIED: descriptor_load %a_ptr, {{.*}} unbounded_below = [0]} : tile<128x64xf16>
+# CARRIED: descriptor_load %b_ptr, {{.*}} unbounded_below = [1]} : tile<64x256xf16>
+# CARRIED: dot
+# CARRIED: if %{{[0-9]+}} {epilogue = 1} {
+# CARRIED-NEXT: splat %{{[0-9]+}} : tile<128xi32>
+# CARRIED: store
+# One map per operand made before the loops; a negative tile coordinate
+# traps where the copy engine would read padding.
+# CARRIEDPTX: tensormap.cp_fenceproxy
+# CARRIEDPTX: tensormap.cp_fenceproxy
+# CARRIEDPTX-NOT: tensormap.cp_fenceproxy
+# CARRIEDPTX: setp.lt.and.s32
+# CARRIEDPTX-NEXT: trap
+# CARRIEDPTX: cp.async.bulk.tensor.2d
+# CARRIEDPTX: wgmma.mma_async
 
 # The guard: if (the K loop runs, the pairs fit) fused, else as written.
 # IR: if
