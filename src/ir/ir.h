@@ -138,6 +138,10 @@ struct ParamAttrs {
   // integer known divisible by `divisibility`, an integer known == 1.
   int64_t divisibility = 1;
   bool equalToOne = false;
+  // A parameter the launcher fills with the size of the grid the kernel
+  // was launched with along this axis (0, 1, 2): a persistent kernel's,
+  // which runs fewer programs (persistent-programs); -1 for the kernel's own.
+  int gridAxis = -1;
 };
 
 class Function {
@@ -165,8 +169,10 @@ class Module {
   int targetSm = 80;
   // The architecture-specific target (sm_90a): Hopper's wgmma may be used.
   bool archSpecific = false;
-  // Tensor maps may be built in the kernel (a global scratch the launcher
-  // passes); ahead-of-time launchers pass none.
+  // The launcher is Tessera's runtime: tensor maps may be built in the
+  // kernel (a global scratch the launcher passes), and the kernel may be
+  // persistent (the launcher passes the grid; persistent-programs).
+  // Ahead-of-time launchers do neither.
   bool globalScratch = true;
   // Triton's enable_fp_fusion (contract-fp) and enable_reflect_ftz (exp2
   // flushes subnormal results to zero), GPU compile options.

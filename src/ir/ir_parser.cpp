@@ -659,9 +659,12 @@ class IRParser {
       } else if (key == "equal_to_one") {
         if (value != 0 && value != 1) fail(locAt(valueAt), "equal_to_one must be 0 or 1");
         attrs.equalToOne = value == 1;
+      } else if (key == "grid_axis") {
+        if (value < 0 || value > 2) fail(locAt(valueAt), "grid_axis must be 0, 1 or 2");
+        attrs.gridAxis = static_cast<int>(value);
       } else {
         fail(locAt(at), "unknown parameter attribute '" + key + "'",
-             "parameters accept 'divisibility' and 'equal_to_one'");
+             "parameters accept 'divisibility', 'equal_to_one' and 'grid_axis'");
       }
     } while (tryConsume(","));
     expect("}", "to close the parameter attributes");

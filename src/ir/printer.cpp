@@ -201,6 +201,7 @@ class Printer {
       if (pa.divisibility != 1)
         parts.push_back("divisibility = " + std::to_string(pa.divisibility));
       if (pa.equalToOne) parts.push_back("equal_to_one = 1");
+      if (pa.gridAxis >= 0) parts.push_back("grid_axis = " + std::to_string(pa.gridAxis));
       if (!parts.empty()) {
         out += " {" + parts[0];
         for (size_t p = 1; p < parts.size(); ++p) out += ", " + parts[p];

@@ -59,8 +59,9 @@ struct CompileRequest {
   // stages "ttgir" (Tile IR with layouts) and "ptx"; empty: CPU only.
   std::string target;
   // Whether the kernel may build tensor maps in a global scratch that its
-  // launches pass (descriptors made in the kernel on sm_90a); ahead-of-time
-  // launchers turn it off, and such loads stay on cp.async.
+  // launches pass (descriptors made in the kernel on sm_90a) and be made
+  // persistent (its launches pass the grid); ahead-of-time launchers turn
+  // it off, and such loads stay on cp.async, one tile a program.
   bool globalScratch = true;
   int numWarps = 4;
   int numStages = 3;  // software pipelining depth of loops (1: none)
@@ -134,6 +135,11 @@ class KernelImpl : public CompiledKernel {
   int sharedBytes() const;
   // Global scratch per program (tensor maps the kernel builds), 0 if none.
   int globalScratchBytes() const;
+  // Whether the kernel is persistent (`tessera.persistent`: its programs
+  // loop over the grid's; persistent-programs): a launch runs at most as
+  // many programs as the GPU holds and passes the grid after the kernel's
+  // parameters.
+  bool persistent() const;
   // The kernel arguments that are row strides of tensor maps the kernel
   // builds (`tessera.map_stride` lines: argument, element bytes).
   const std::vector<std::pair<int, int>> &mapStrideArgs() const;
@@ -185,7 +191,8 @@ class KernelImpl : public CompiledKernel {
   mutable std::mutex gpuMutex_;
   mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
   mutable std::vector<std::shared_ptr<void>> loadedOwners_;
-  mutable int numWarps_ = -1, launchThreads_ = -1, sharedBytes_ = -1, globalScratchBytes_ = -1;
+  mutable int numWarps_ = -1, launchThreads_ = -1, sharedBytes_ = -1, globalScratchBytes_ = -1,
+              persistent_ = -1;
   mutable std::once_flag tensorMapsOnce_, mapStridesOnce_;
   mutable std::vector<std::pair<int, int>> mapStrides_;
   mutable std::vector<TensorMapParam> tensorMaps_;

@@ -3,6 +3,7 @@
 // parameters are packed to the kernel's PTX parameter types, and the launch
 // goes on the caller's stream with the dynamic shared memory the code
 // generator asked for.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -51,6 +52,12 @@ int KernelImpl::globalScratchBytes() const {
   if (globalScratchBytes_ < 0)
     globalScratchBytes_ = headerValue(ir("ptx"), "// tessera.global_scratch = ");
   return globalScratchBytes_;
+}
+
+bool KernelImpl::persistent() const {
+  if (persistent_ < 0)
+    persistent_ = ir("ptx").find("// tessera.persistent = ") != std::string::npos;
+  return persistent_ == 1;
 }
 
 const std::vector<std::pair<int, int>> &KernelImpl::mapStrideArgs() const {
@@ -198,16 +205,17 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
   // One 8-byte slot per parameter, filled as the PTX declares it (emit.cpp:
   // pointers and 64-bit integers .u64, other integers .u32, f64 .f64, other
   // floats .f32).
-  // The tensor maps (of sm_90a kernels that read host descriptors) follow
-  // the kernel's own parameters, then the global scratch and the padding
-  // block of kernels that build maps themselves; an empty grid launches
-  // nothing and needs none.
+  // A persistent kernel's grid follows the kernel's own parameters; then
+  // the tensor maps (of sm_90a kernels that read host descriptors), then
+  // the global scratch and the padding block of kernels that build maps
+  // themselves; an empty grid launches nothing and needs none.
   const std::vector<TensorMapParam> &maps = tensorMapParams();
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
   const size_t numMaps = empty ? 0 : maps.size();
   const int scratchPerProgram = empty ? 0 : globalScratchBytes();
-  Scratch<uint64_t, 32> slots(args.size() + 2);
-  Scratch<void *, 32> ptrs(args.size() + numMaps + 2);
+  const size_t gridParams = persistent() ? 3 : 0, own = args.size() + gridParams;
+  Scratch<uint64_t, 32> slots(own + 2);
+  Scratch<void *, 32> ptrs(own + numMaps + 2);
   for (size_t i = 0; i < args.size(); ++i) {
     const Type &t = fn.body.args[i]->type;
     const interp::ArgValue &a = args[i];
@@ -232,10 +240,33 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     }
     ptrs[i] = &slots[i];
   }
-  const int64_t g[3] = {grid.x, grid.y, grid.z};
+  int64_t g[3] = {grid.x, grid.y, grid.z};
   // Past the hardware's grid limits the launch itself refuses the grid.
   const bool gridFits = grid.x > 0 && grid.y > 0 && grid.z > 0 && grid.x < (int64_t{1} << 31) &&
                         grid.y < 65536 && grid.z < 65536;
+  if (gridParams && gridFits) {
+    // As many programs as the GPU holds at once (or as the grid has), each
+    // looping over the grid's with the grid's size in hand.
+    const uint64_t programs = static_cast<uint64_t>(grid.x) * static_cast<uint64_t>(grid.y) *
+                              static_cast<uint64_t>(grid.z);
+    if (programs >= (uint64_t{1} << 31))
+      throw Error("kernel '" + name_ + "': a grid of " + std::to_string(programs) +
+                  " programs is more than its persistent loop over them counts (2^31 - 1); "
+                  "launch fewer programs");
+    const cuda::DeviceInfo &info = cuda::deviceInfo(device);
+    int perSm = cuda::residentBlocks(info, lk.attrs().numRegs, lk.blockThreads(),
+                                     lk.attrs().staticSharedBytes + lk.dynamicSharedBytes());
+    const uint64_t resident = static_cast<uint64_t>(std::max(1, info.smCount)) *
+                              static_cast<uint64_t>(std::max(1, perSm));
+    for (size_t a = 0; a < 3; ++a) {
+      uint32_t v = static_cast<uint32_t>(g[a]);
+      slots[args.size() + a] = 0;
+      std::memcpy(&slots[args.size() + a], &v, 4);
+      ptrs[args.size() + a] = &slots[args.size() + a];
+    }
+    g[0] = static_cast<int64_t>(std::min(programs, resident));
+    g[1] = g[2] = 1;
+  }
   // A row stride the tensor memory accelerator cannot take would trap in
   // the kernel: say which argument before launching.
   for (auto [arg, elementBytes] : mapStrideArgs()) {
@@ -255,17 +286,18 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
                   "kernel for sm_90 (TESSERA_TARGET=sm_90) to read it with ordinary loads");
   }
   if (scratchPerProgram > 0 && gridFits) {
-    const uint64_t programs = static_cast<uint64_t>(grid.x) * static_cast<uint64_t>(grid.y) *
-                              static_cast<uint64_t>(grid.z);
+    // (The programs launched: a persistent kernel's program reuses its slot.)
+    const uint64_t programs =
+        static_cast<uint64_t>(g[0]) * static_cast<uint64_t>(g[1]) * static_cast<uint64_t>(g[2]);
     if (programs > (uint64_t{1} << 40) / static_cast<uint64_t>(scratchPerProgram))
       throw Error("kernel '" + name_ + "': a grid of " + std::to_string(programs) +
                   " programs would need more than 2^40 bytes of global scratch for the tensor "
                   "maps it builds; launch fewer programs (a persistent loop over tiles)");
     const size_t bytes = static_cast<size_t>(programs * scratchPerProgram);
-    slots[args.size()] = cuda::globalScratch(device, stream, bytes);
-    slots[args.size() + 1] = cuda::paddingBlock(device, false);
-    ptrs[args.size() + numMaps] = &slots[args.size()];
-    ptrs[args.size() + numMaps + 1] = &slots[args.size() + 1];
+    slots[own] = cuda::globalScratch(device, stream, bytes);
+    slots[own + 1] = cuda::paddingBlock(device, false);
+    ptrs[own + numMaps] = &slots[own];
+    ptrs[own + numMaps + 1] = &slots[own + 1];
   }
   if (numMaps == 0)
     return lk.launch(g, lk.blockThreads(), lk.dynamicSharedBytes(), stream, ptrs.data());
@@ -281,7 +313,7 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
                   ", data type " + std::to_string(t.dtype) +
                   "); compile it again with this version of Tessera");
     encoded[k] = tensorMapFor(t, args, fn, name_, device);
-    ptrs[args.size() + k] = &encoded[k];
+    ptrs[own + k] = &encoded[k];
   }
   lk.launch(g, lk.blockThreads(), lk.dynamicSharedBytes(), stream, ptrs.data());
 }

@@ -9,6 +9,10 @@ namespace tessera::ptx {
 
 const std::vector<PassInfo> &gpuPasses() {
   static const std::vector<PassInfo> passes = {
+      {"persistent-programs",
+       "on sm_90a, run a kernel of one tile a program as one program an SM looping over tiles "
+       "(flatten), where its dot operands then load through the copy engine",
+       &persistentPrograms},
       {"descriptors-from-pointers",
        "on sm_90a, load a dot operand's box of pointers as a tensor-descriptor load",
        &descriptorsFromPointers},

@@ -930,6 +930,10 @@ PtxKernel Emitter::run() {
   out << "// tessera.num_warps = " << opts_.numWarps << "\n";
   // The launch adds the producer warp of a warp-specialised kernel.
   if (producerWarps_) out << "// tessera.producer_warps = " << producerWarps_ << "\n";
+  // A persistent kernel: the index of its first grid parameter (the
+  // launcher passes the grid there and runs fewer programs).
+  for (size_t i = 0; i < fn_.paramAttrs.size(); ++i)
+    if (fn_.paramAttrs[i].gridAxis == 0) out << "// tessera.persistent = " << i << "\n";
   out << "// tessera.shared_bytes = " << sharedBytes_ << "\n" << tensorMapHeader() << "\n";
   out << ".version " << ptxVersion_ / 10 << "." << ptxVersion_ % 10 << "\n.target "
       << opts_.target.name() << "\n.address_size 64\n\n";

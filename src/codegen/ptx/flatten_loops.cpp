@@ -17,7 +17,8 @@
 //   I  one `for` loop over k, its bounds and step defined outside O, with
 //      carried values Y whose inits may come from P
 //   E  any ops (the epilogue), then O's yield
-// with i32 induction variables and constant positive steps, becomes
+// with i32 induction variables and constant positive steps (O's may be the
+// program count: persistent-programs), becomes
 //   nO, nI = the trip counts of O and I (computed in i64)
 //   if nI > 0 and nO * nI < 2^31:
 //     F: for it in [0, nO * nI), carrying X, Y, r (I's step), t, and C
@@ -64,6 +65,13 @@ bool positiveConstantStep(const Operation &loop) {
   return s && !s->isFloat && s->i > 0;
 }
 
+// The loop over tiles may also step by the program count (at least 1): a
+// persistent kernel's (persistent-programs).
+bool positiveStep(const Operation &loop) {
+  const Operation *d = loop.operand(2)->def;
+  return positiveConstantStep(loop) || (d && d->code == OpCode::NumPrograms);
+}
+
 bool i32Loop(const Operation &loop) {
   return loop.operand(0)->type == Type::scalar(DType::I32);
 }
@@ -71,7 +79,7 @@ bool i32Loop(const Operation &loop) {
 // The single inner loop of `outer` when it has the shape the pass takes.
 Operation *innerLoopOf(Operation &outer) {
   if (outer.code != OpCode::For || outer.intAttr("flatten") != 1 || !forYield(&outer) ||
-      !i32Loop(outer) || !positiveConstantStep(outer))
+      !i32Loop(outer) || !positiveStep(outer))
     return nullptr;
   Operation *inner = nullptr;
   for (auto &o : outer.regions[0]->ops) {

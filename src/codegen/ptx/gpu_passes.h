@@ -15,6 +15,8 @@
 
 namespace tessera::ptx {
 
+// persistent_programs.cpp
+void persistentPrograms(Module &m);
 // flatten_loops.cpp
 void flattenLoops(Module &m);
 // descriptors_from_pointers.cpp
