@@ -6,7 +6,8 @@
 # descriptors-from-pointers and flatten-loops make one ring span the tiles.
 # Left as written: other targets, a kernel with an atomic (programs that may
 # wait on each other), dot operands the copy engine cannot read (rows not
-# known to be 16-byte multiples), a K loop marked warp_specialize.
+# known to be 16-byte multiples), a K loop marked warp_specialize, and
+# kernels for ahead-of-time launchers (which pass no grid).
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 --print-after persistent-programs,flatten-loops -o %t.ptx 2> %t.ir
 # RUN: FileCheck %s --check-prefix=IR < %t.ir
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -16,6 +17,9 @@
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32, 1, i32, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %s --kernel matmul_counting_tiles --signature "*fp16:16, *fp16:16, *fp32:16, *i32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %s --kernel matmul_specialized --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=KEPT
+# RUN: rm -rf %t.aot && mkdir -p %t.aot
+# RUN: tesserac aot %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --name mm --num-warps 8 --target sm_90a -o %t.aot
+# RUN: FileCheck %s --check-prefix=AOT --implicit-check-not=tessera.persistent --input-file %t.aot/mm.c
 import triton
 import triton.language as tl
 
@@ -85,3 +89,5 @@ def matmul_specialized(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.co
 
 # KEPT-NOT: tessera.persistent
 # KEPT: .entry
+
+# AOT: tessera.num_warps = 8
