@@ -72,6 +72,18 @@ class FunctionVerifier : public OpErrorSink {
         report(fn_.loc, "function @" + fn_.name + ": parameter #" + std::to_string(i) +
                             " has divisibility " + std::to_string(fn_.paramAttrs[i].divisibility) +
                             "; it must be >= 1");
+    // A persistent kernel's grid (persistent-programs): three i32 parameters
+    // for axes 0, 1, 2, last, where the launcher passes them.
+    for (size_t i = 0; i < fn_.paramAttrs.size() && i < fn_.body.args.size(); ++i) {
+      int axis = fn_.paramAttrs[i].gridAxis;
+      if (axis < 0) continue;
+      size_t want = fn_.body.args.size() - 3 + static_cast<size_t>(axis);
+      if (fn_.body.args.size() < 3 || i != want ||
+          !(fn_.body.args[i]->type == Type::scalar(DType::I32)))
+        report(fn_.loc, "function @" + fn_.name + ": parameter #" + std::to_string(i) +
+                            " has grid_axis " + std::to_string(axis) +
+                            "; the grid's parameters are the last three, i32, axes 0, 1, 2");
+    }
     for (const Type &t : fn_.resultTypes)
       if (std::string problem = verifier_detail::checkValueType(t); !problem.empty())
         report(fn_.loc, "function @" + fn_.name + " result type: " + problem);

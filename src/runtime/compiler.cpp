@@ -180,7 +180,11 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
       hasOp(gpuModule, [](const Operation &op) { return op.code == OpCode::WarpSpecialize; })) {
     for (auto &fn : twin->functions)
       fn->walk([&](Operation *op) {
-        if (isMarked(*op)) op->removeAttr("warp_specialize");
+        // Unmarked with 0 rather than no mark: persistent-programs leaves a
+        // loop whose warp specialisation was asked for as written, so the
+        // twin keeps the kernel's launch (one tile a program, its
+        // parameters) and the loader may run either.
+        if (isMarked(*op)) op->setAttr("warp_specialize", int64_t{0});
       });
     // Its passes are neither printed nor timed: the kernel asked for is
     // the specialised one.

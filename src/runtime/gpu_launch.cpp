@@ -249,15 +249,17 @@ void KernelImpl::launchCuda(std::span<const interp::ArgValue> args, interp::Grid
     // looping over the grid's with the grid's size in hand.
     const uint64_t programs = static_cast<uint64_t>(grid.x) * static_cast<uint64_t>(grid.y) *
                               static_cast<uint64_t>(grid.z);
-    if (programs >= (uint64_t{1} << 31))
-      throw Error("kernel '" + name_ + "': a grid of " + std::to_string(programs) +
-                  " programs is more than its persistent loop over them counts (2^31 - 1); "
-                  "launch fewer programs");
     const cuda::DeviceInfo &info = cuda::deviceInfo(device);
     int perSm = cuda::residentBlocks(info, lk.attrs().numRegs, lk.blockThreads(),
                                      lk.attrs().staticSharedBytes + lk.dynamicSharedBytes());
     const uint64_t resident = static_cast<uint64_t>(std::max(1, info.smCount)) *
                               static_cast<uint64_t>(std::max(1, perSm));
+    // The loop counts in i32: its last step (a program id past the grid's
+    // last, by the programs launched) must not wrap.
+    if (programs + std::min(programs, resident) >= (uint64_t{1} << 31))
+      throw Error("kernel '" + name_ + "': a grid of " + std::to_string(programs) +
+                  " programs is more than its persistent loop over them counts (2^31 less "
+                  "the programs the GPU holds at once); launch fewer programs");
     for (size_t a = 0; a < 3; ++a) {
       uint32_t v = static_cast<uint32_t>(g[a]);
       slots[args.size() + a] = 0;

@@ -337,6 +337,8 @@ std::optional<AffineTile> AffineAnalysis::carried(Value *arg) {
 }
 
 AffineAnalysis::AffineAnalysis(Function &fn) {
+  for (size_t i = 0; i < fn.paramAttrs.size() && i < fn.body.args.size(); ++i)
+    if (fn.paramAttrs[i].gridAxis >= 0) gridParams_.insert(fn.body.args[i].get());
   fn.walk([&](Operation *op) {
     if (op->code == OpCode::Assume) assume(op->operand(0), op);
   });
@@ -410,6 +412,7 @@ bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int de
         if (!nonNegativeLeaf(*v->def, at, depth)) return false;
         continue;
       }
+      if (gridParams_.count(v)) continue;  // a grid's size, which the launcher passes
       const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
       if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
       auto step = passes::constantOf(loop->operand(2));
@@ -447,6 +450,31 @@ bool AffineAnalysis::nonNegativeLeaf(const Operation &def, const Operation *at, 
     default:
       return false;
   }
+}
+
+bool AffineAnalysis::nonNegativeBarDivisors(const Poly &p, const Operation *at, int depth) {
+  if (nonNegative(p, at)) return true;
+  for (const auto &[m, c] : p.terms()) {
+    if (c < 0) return false;
+    for (int id : m) {
+      if (nonNegativeTerms(Poly::leaf(id), at, 0)) continue;
+      // A quotient or remainder (the dividend's sign) of such a value, or
+      // the minimum of two.
+      const Operation *d = leaves_.value(id)->def;
+      if (!d || depth > 4 || d->results.size() != 1 || !isSigned(d->result()->type.dtype) ||
+          d->result()->type.isTile())
+        return false;
+      auto barDivisors = [&](unsigned i) {
+        std::optional<AffineTile> x = of(d->operand(i));
+        return x && !x->pointer && nonNegativeBarDivisors(x->base, at, depth + 1);
+      };
+      bool ok = (d->code == OpCode::Div || d->code == OpCode::Rem) ? barDivisors(0)
+                : d->code == OpCode::Min ? barDivisors(0) && barDivisors(1)
+                                         : false;
+      if (!ok) return false;
+    }
+  }
+  return true;
 }
 
 Value *materialize(Builder &b, const Poly &p, const LeafTable &leaves, DType t) {

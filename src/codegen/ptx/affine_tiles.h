@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/ir.h"
@@ -109,9 +110,15 @@ class AffineAnalysis {
   // (attention's diagonal loop starts at its program's first row) by a
   // constant or by the program count (a persistent loop over tiles), and
   // remainders, quotients, minima and maxima of such values
-  // (nonNegativeLeaf); or such terms plus a positive multiple of a
-  // polynomial an assume before `at` (dominating it) says is >= 0.
+  // (nonNegativeLeaf), and a persistent kernel's grid sizes; or such terms
+  // plus a positive multiple of a polynomial an assume before `at`
+  // (dominating it) says is >= 0.
   bool nonNegative(const Poly &p, const Operation *at, int depth = 0);
+  // Whether `p` is >= 0 but where a divisor of unknown sign is negative:
+  // positive multiples of leaves nonNegative takes and of signed quotients
+  // and remainders (and minima) of such values (a tile index divided by a
+  // count of tiles, which is negative only for a negative size).
+  bool nonNegativeBarDivisors(const Poly &p, const Operation *at, int depth = 0);
 
  private:
   std::optional<AffineTile> compute(Value *v);
@@ -124,6 +131,7 @@ class AffineAnalysis {
     Poly nonNegative;
     const Operation *where;  // the assume
   };
+  std::unordered_set<const Value *> gridParams_;  // ParamAttrs::gridAxis >= 0
   std::vector<Assumed> assumed_;
   PtrMap<Value *, std::optional<AffineTile>> memo_;
   LeafTable leaves_;

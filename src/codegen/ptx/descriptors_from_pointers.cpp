@@ -21,9 +21,9 @@
 // (the map is made once before it), the coordinates are provably >= 0 (the
 // copy engine pads a negative one where the pointer load would have read
 // memory; a tile's coordinate, seldom provable, is unbounded_below
-// instead: descriptor_load.h), and the
-// base is 16-byte aligned and the non-unit stride a multiple of 16 bytes
-// as axis info proves. A dim without a bound is unchecked, as a block
+// instead where it is >= 0 but for a negative divisor: descriptor_load.h),
+// and the base is 16-byte aligned and the non-unit stride a multiple of 16
+// bytes as axis info proves. A dim without a bound is unchecked, as a block
 // pointer's dim outside boundary_check.
 //
 // An index wrapped into range, `(x0 + tl.arange(0, n)) % M` (Triton's
@@ -136,12 +136,14 @@ int64_t divisibility(const Poly &p, const LeafTable &leaves, const AxisInfoMap &
 // box, it passes 2^31 only past a tensor that long along that dim; a larger
 // step (a row advance on the contiguous dim, `p += BK * N` with the row
 // stride an argument) could pass it in a tensor of 2^31 elements in all.
-bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box) {
+bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box, const LeafTable &leaves) {
   if (c.isZero()) return true;
   if (c.size() != 1) return false;
   const auto &[m, coef] = *c.terms().begin();
   auto step = passes::constantOf(loop->operand(2));
   if (m.size() != 1 || !step || step->isFloat || step->i <= 0 || coef <= 0) return false;
+  // The counter itself (in a loop over tiles, a tile's index may vary too).
+  if (leaves.value(*m.begin()) != loop->regions[0]->args[0].get()) return false;
   return coef <= box && coef * step->i <= box;
 }
 
@@ -234,17 +236,21 @@ bool Converter::convert(Operation *load) {
   for (int d = 0; d < 2; ++d) {
     // A tile's coordinate (a persistent kernel's row of tiles) is seldom
     // provably >= 0: it comes of divisions by counts of tiles made of the
-    // kernel's arguments. The box then reads below 0 as the pointer load
-    // did (descriptor_load.h, unbounded_below): no lower bound where it is
-    // expanded, a trap where the copy engine would read the padding.
+    // kernel's arguments. Where it is >= 0 but for a negative divisor (a
+    // negative size), the box reads below 0 as the pointer load did
+    // (descriptor_load.h, unbounded_below): no lower bound where it is
+    // expanded, a trap where the copy engine would read the padding. A
+    // coordinate that may be negative otherwise (a halo: pid * BM - 8)
+    // keeps the pointer load.
     if (!affine_.nonNegative(coord[d], load)) {
-      if (scope == loop || !limits[d]) return false;
+      if (scope == loop || !limits[d] || !affine_.nonNegativeBarDivisors(coord[d], load))
+        return false;
       unboundedBelow.push_back(d);
     }
     if (limits[d]) {
       shape[d] = *limits[d] + coord[d];
       if (!invariant(shape[d])) return false;
-    } else if (!stepsAtMostABox(coord[d], loop, out.shape[d])) {
+    } else if (!stepsAtMostABox(coord[d], loop, out.shape[d], leaves)) {
       return false;
     }
   }

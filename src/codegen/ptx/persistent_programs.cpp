@@ -17,7 +17,8 @@
 //      warp_specialize) with a dot that reads a load of pointers
 //   E  ops after it (the epilogue), then `return`
 // with no atomics, `while` loops, inline assembly or nested `return`
-// (programs that could wait on each other, or leave early) anywhere, gets
+// (programs that could wait on each other, or leave early) and no
+// device_print or device_assert (which name the program) anywhere, gets
 // three i32 parameters after its own (ParamAttrs::gridAxis 0, 1, 2: the
 // grid it was launched with, which the launcher passes; gpu_launch.cpp)
 // and becomes
@@ -32,19 +33,23 @@
 // Preserves: what each tile computes. Tiles run in order of t within a
 // program, which independent programs cannot observe.
 #include "codegen/ptx/gpu_passes.h"
+#include "codegen/ptx/tma.h"
 #include "passes/pass_utils.h"
 
 namespace tessera::ptx {
 namespace {
 
-// Ops whose presence means programs may depend on each other or leave
-// early: not made persistent.
-bool sharesWithOtherPrograms(const Operation &op, const Block &body) {
+// Ops whose presence keeps one tile a program: programs that may depend on
+// each other or leave early, and debugging output, which names the program
+// running (device_print's pid, device_assert's block).
+bool keepsOneTileAProgram(const Operation &op, const Block &body) {
   switch (op.code) {
     case OpCode::AtomicRmw:
     case OpCode::AtomicCas:
     case OpCode::While:
     case OpCode::InlineAsm:
+    case OpCode::Print:
+    case OpCode::Assert:
       return true;
     case OpCode::Return:
       return op.parent != &body;
@@ -69,15 +74,16 @@ bool readsLoad(const Operation &op, unsigned i) {
 
 // The K loop of a one-tile kernel body, or null where the body does not
 // have the shape this pass takes: the matmul loads its operands by pointers
-// (kernels on tensor descriptors are left as written), and the loop is not
-// marked warp_specialize (warp-specialize takes no fused loop).
+// (kernels on tensor descriptors are left as written), and the loop's warp
+// specialisation was not asked for (warp-specialize takes no fused loop;
+// the unspecialised twin of a marked loop carries warp_specialize = 0).
 Operation *tileLoop(Function &fn) {
   Block &body = fn.body;
   Operation *loop = nullptr;
   bool shared = false;
   for (auto &o : body.ops) {
     Operation *op = o.get();
-    op->walk([&](Operation *inner) { shared = shared || sharesWithOtherPrograms(*inner, body); });
+    op->walk([&](Operation *inner) { shared = shared || keepsOneTileAProgram(*inner, body); });
     if (op->code == OpCode::Return) continue;
     if (op->code == OpCode::For && !loop) {
       loop = op;
@@ -92,27 +98,27 @@ Operation *tileLoop(Function &fn) {
       !(loop->operand(0)->type == Type::scalar(DType::I32)))
     return nullptr;
   auto step = passes::constantOf(loop->operand(2));
-  if (!step || step->isFloat || step->i <= 0 || loop->intAttr("warp_specialize") == 1)
-    return nullptr;
+  if (!step || step->isFloat || step->i <= 0 || loop->attr("warp_specialize")) return nullptr;
   bool dot = false;
   for (auto &o : loop->regions[0]->ops)
     dot = dot || (o->code == OpCode::Dot && (readsLoad(*o, 0) || readsLoad(*o, 1)));
   return dot ? loop : nullptr;
 }
 
-// Whether `fn`'s dots read an operand that is not a tensor-descriptor load
-// (a pointer load the copy engine would not serve: a loop over tiles then
-// costs more than it gains).
-bool dotReadsPointerLoads(Function &fn) {
-  bool pointers = false;
+// Whether one of `m`'s dots reads an operand the copy engine will not load
+// (a pointer load, or a descriptor load it cannot serve): a loop over tiles
+// then costs more than it gains.
+bool dotReadsOtherLoads(Module &m) {
+  Function &fn = *m.functions[0];
+  bool other = false;
   fn.walk([&](Operation *op) {
     if (op->code != OpCode::Dot) return;
     for (unsigned i = 0; i < 2; ++i) {
       const Operation *d = loadedFrom(op->operand(i));
-      pointers = pointers || !d || d->code != OpCode::DescriptorLoad;
+      other = other || !d || d->code != OpCode::DescriptorLoad || !tmaMayServe(*d, fn, m);
     }
   });
-  return pointers;
+  return other;
 }
 
 // Wraps fn's body (P, I, E) in the loop over tiles.
@@ -184,7 +190,7 @@ void persistentPrograms(Module &m) {
   std::unique_ptr<Module> trial = cloneModule(m);
   makePersistent(*trial->functions[0]);
   descriptorsFromPointers(*trial);
-  if (dotReadsPointerLoads(*trial->functions[0])) return;
+  if (dotReadsOtherLoads(*trial)) return;
   makePersistent(fn);
 }
 
