@@ -191,8 +191,10 @@ class KernelImpl : public CompiledKernel {
   mutable std::mutex gpuMutex_;
   mutable std::array<std::atomic<const void *>, kMaxDevices> loaded_{};
   mutable std::vector<std::shared_ptr<void>> loadedOwners_;
-  mutable int numWarps_ = -1, launchThreads_ = -1, sharedBytes_ = -1, globalScratchBytes_ = -1,
-              persistent_ = -1;
+  // Read from the PTX header on first use; atomic, as launches on several
+  // threads may be the first at once (each computes the same value).
+  mutable std::atomic<int> numWarps_{-1}, launchThreads_{-1}, sharedBytes_{-1},
+      globalScratchBytes_{-1}, persistent_{-1};
   mutable std::once_flag tensorMapsOnce_, mapStridesOnce_;
   mutable std::vector<std::pair<int, int>> mapStrides_;
   mutable std::vector<TensorMapParam> tensorMaps_;
