@@ -213,9 +213,10 @@ int aotMain(int argc, char **argv) {
   if (auto units = tessera::followImports(file, *source); units.size() > 1) req.units = units;
   req.kernel = kernel;
   // The launchers pass no global scratch and no grid: descriptors made in
-  // the kernel keep cp.async on sm_90a, and no kernel is made persistent. So no loop of theirs
-  // fills by tensor copies, warp-specialize splits none, and the JIT loader's choice between a
-  // specialised kernel and its unspecialised twin does not arise here.
+  // the kernel keep cp.async on sm_90a, and no kernel is made persistent.
+  // So no loop of theirs fills by tensor copies, warp-specialize splits
+  // none, and the JIT loader's choice between a specialised kernel and its
+  // unspecialised twin does not arise here.
   req.globalScratch = false;
   std::vector<tessera::AotVariant> variants;
   std::set<std::string> warned;

@@ -74,12 +74,12 @@ std::string checkDescriptorLoad(const Operation &op) {
   if (!validChecks(op, n)) return "checks must list dims of the block in increasing order";
   if (!validChecks(op, n, "unbounded_below"))
     return "unbounded_below must list dims of the block in increasing order";
-  if (const Attr *below = op.attr("unbounded_below"); below && op.attr("checks"))
-    for (int64_t d : std::get<std::vector<int64_t>>(*below)) {
-      const std::vector<int64_t> checks = op.intsAttr("checks");
+  if (op.attr("unbounded_below") && op.attr("checks")) {
+    const std::vector<int64_t> checks = op.intsAttr("checks");
+    for (int64_t d : op.intsAttr("unbounded_below"))
       if (std::find(checks.begin(), checks.end(), d) == checks.end())
         return "unbounded_below dim " + std::to_string(d) + " is not a checked dim";
-    }
+  }
   const bool store = op.code == OpCode::DescriptorStore;
   if (store && op.attr("padding")) return "a store takes no padding";
   if (op.operands.size() != 1 + 3 * n + (store ? 1 : 0))

@@ -52,8 +52,8 @@ std::string checkTmaOp(const Operation &op);
 // Replaces `op` by the masked load it means: element i of the block reads
 // base[sum_d (offsets[d] + i_d) * strides[d]] where 0 <= offsets[d] + i_d <
 // shape[d] in every checked dim (no lower bound in an unbounded_below dim),
-// else the padding (0 or NaN); with no dim checked, an unmasked load. The new ops carry the op's
-// location.
+// else the padding (0 or NaN); with no dim checked, an unmasked load. The
+// new ops carry the op's location.
 void expandDescriptorLoad(Operation &op);
 
 // Replaces descriptor_store `op` by the masked store it means: element i of

@@ -409,7 +409,7 @@ bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int de
       Value *v = leaves_.value(id);
       if (v->def) {
         if (v->def->code == OpCode::ProgramId || v->def->code == OpCode::NumPrograms) continue;
-        if (!nonNegativeLeaf(*v->def, at, depth)) return false;
+        if (!nonNegativeLeaf(*v->def, at, depth, false)) return false;
         continue;
       }
       if (gridParams_.count(v)) continue;  // a grid's size, which the launcher passes
@@ -430,23 +430,29 @@ bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int de
 // signs: a signed remainder takes its dividend's sign, a quotient of two
 // non-negative values and the minimum of two are non-negative, and a
 // maximum is where one operand is (a grouped tile order's `first_m + tile %
-// rows`).
-bool AffineAnalysis::nonNegativeLeaf(const Operation &def, const Operation *at, int depth) {
+// rows`). With `barDivisors`, the operands need be so only but for a
+// negative divisor (nonNegativeBarDivisors), a quotient's divisor not at
+// all, and no maximum is taken.
+bool AffineAnalysis::nonNegativeLeaf(const Operation &def, const Operation *at, int depth,
+                                     bool barDivisors) {
   if (depth > 4 || def.results.size() != 1 || !isSigned(def.result()->type.dtype) ||
       def.result()->type.isTile())
     return false;
   auto operand = [&](unsigned i) {
     std::optional<AffineTile> x = of(def.operand(i));
-    return x && !x->pointer && nonNegative(x->base, at, depth + 1);
+    return x && !x->pointer &&
+           (barDivisors ? nonNegativeBarDivisors(x->base, at, depth + 1)
+                        : nonNegative(x->base, at, depth + 1));
   };
   switch (def.code) {
     case OpCode::Rem:
       return operand(0);
     case OpCode::Div:
+      return operand(0) && (barDivisors || operand(1));
     case OpCode::Min:
       return operand(0) && operand(1);
     case OpCode::Max:
-      return operand(0) || operand(1);
+      return !barDivisors && (operand(0) || operand(1));
     default:
       return false;
   }
@@ -458,20 +464,8 @@ bool AffineAnalysis::nonNegativeBarDivisors(const Poly &p, const Operation *at, 
     if (c < 0) return false;
     for (int id : m) {
       if (nonNegativeTerms(Poly::leaf(id), at, 0)) continue;
-      // A quotient or remainder (the dividend's sign) of such a value, or
-      // the minimum of two.
       const Operation *d = leaves_.value(id)->def;
-      if (!d || depth > 4 || d->results.size() != 1 || !isSigned(d->result()->type.dtype) ||
-          d->result()->type.isTile())
-        return false;
-      auto barDivisors = [&](unsigned i) {
-        std::optional<AffineTile> x = of(d->operand(i));
-        return x && !x->pointer && nonNegativeBarDivisors(x->base, at, depth + 1);
-      };
-      bool ok = (d->code == OpCode::Div || d->code == OpCode::Rem) ? barDivisors(0)
-                : d->code == OpCode::Min ? barDivisors(0) && barDivisors(1)
-                                         : false;
-      if (!ok) return false;
+      if (!d || !nonNegativeLeaf(*d, at, depth, true)) return false;
     }
   }
   return true;

@@ -126,7 +126,7 @@ class AffineAnalysis {
   Poly scalarPoly(Value *v);
   void assume(Value *cond, const Operation *where);
   bool nonNegativeTerms(const Poly &p, const Operation *at, int depth);
-  bool nonNegativeLeaf(const Operation &def, const Operation *at, int depth);
+  bool nonNegativeLeaf(const Operation &def, const Operation *at, int depth, bool barDivisors);
   struct Assumed {
     Poly nonNegative;
     const Operation *where;  // the assume

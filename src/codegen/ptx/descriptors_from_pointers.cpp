@@ -33,11 +33,11 @@
 // tile is one dot's A or B, the product accumulates in the loop, and every
 // store of it masks the same bound; wrappedElementsUnstored).
 //
-// Requires: one optimised, inlined kernel; runs first of the GPU passes:
-// before flatten-loops, which fuses a loop over tiles with the K loop
-// once their loads no longer read the tile's offsets as tiles, and before
-// expand-descriptor-loads, which turns a load whose first dim is the contiguous one and
-// hints the alignment, and pipeline-dot-operands, which serves the load on
+// Requires: one optimised, inlined kernel; runs before flatten-loops,
+// which fuses a loop over tiles with the K loop once their loads no longer
+// read the tile's offsets as tiles, before expand-descriptor-loads, which
+// turns a load whose first dim is the contiguous one and hints the
+// alignment, and before pipeline-dot-operands, which serves the load on
 // the copy engine or expands it back into a masked pointer load of the
 // same elements.
 // Guarantees: every load it replaces reads, in every element, what the

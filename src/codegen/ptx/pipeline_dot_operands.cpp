@@ -462,10 +462,9 @@ class Pipeliner {
       ops.push_back(runs);
       std::vector<NamedAttr> attrs{{"expect", expect},
                                    {"padding", std::string(p.nanPadding ? "nan" : "zero")}};
-      std::vector<int64_t> below;
-      for (size_t d = 0; d < p.unboundedBelow.size(); ++d)
-        if (p.unboundedBelow[d]) below.push_back(static_cast<int64_t>(d));
-      if (!below.empty()) attrs.push_back({"unbounded_below", below});
+      // The load's dims are the copy's coordinates, in order.
+      if (const Attr *below = ld.attr("unbounded_below"))
+        attrs.push_back({"unbounded_below", *below});
       if (tensorMap)
         ops.push_back(tensorMap);
       else
