@@ -85,13 +85,15 @@ def run(gen, M, N, K, dtype, b_nk=False, mask=1, step_k=False, batch=1, pad_cols
     b = sliced(N, K).transpose(1, 2) if b_nk else sliced(K, N)
     c = poisoned((batch, M, N))
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN), batch)
-    ptr_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                     b.stride(2), BM, BN, BK, mask, step_k, num_warps=warps, num_stages=stages)
+    k = ptr_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                         b.stride(2), BM, BN, BK, mask, step_k, num_warps=warps,
+                         num_stages=stages)
     for i in range(batch):
         ref = a[i].double() @ b[i].double()
         if mask == 3:
             ref[0] = 0
         check(c[i], ref, K)
+    return k
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -135,6 +137,17 @@ def test_ragged_k_inside_a_16_byte_chunk(gen, b_nk, k):
     # Rows 128 elements apart for A (and B as N x K); B as K x N too, with
     # N = k modulo 8, so that both operands qualify for the copy engine.
     run(gen, 130, 128 + k % 8, k, torch.float16, b_nk=b_nk, pad_cols=128 - k, pad_value=1000.0)
+
+
+@pytest.mark.parametrize("blocks,stages", [((16, 64, 128), 6), ((32, 64, 128), 4)])
+def test_mma_sync_dot_keeps_pointer_loads(gen, blocks, stages):
+    """Blocks of fewer rows than a warpgroup's 64 (the skinny matmul's)
+    run on mma.sync, whose ring fills by cp.async whatever the load is: the
+    pointer loads stay as written, and the kernel one tile a program."""
+    k = run(gen, 16, 200, 1000, torch.float16, blocks=blocks, stages=stages)
+    ptx = k.asm["ptx"]
+    assert "mma.sync" in ptx
+    assert "cp.async.bulk.tensor" not in ptx and "tessera.persistent" not in ptx
 
 
 def test_big_blocks_eight_warps(gen):

@@ -6,7 +6,7 @@
 # descriptors-from-pointers and flatten-loops make one ring span the tiles.
 # Left as written: other targets, a kernel with an atomic (programs that may
 # wait on each other), dot operands the copy engine cannot read (rows not
-# known to be 16-byte multiples), a row coordinate that may be negative (a
+# known to be 16-byte multiples, or a dot on mma.sync: 32-row blocks), a row coordinate that may be negative (a
 # halo), a K loop marked warp_specialize and its unspecialised twin, and
 # kernels for ahead-of-time launchers (which pass no grid).
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 --print-after persistent-programs,flatten-loops -o %t.ptx 2> %t.ir
@@ -16,6 +16,7 @@
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_90 --num-warps 8 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32, 1, i32, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 8 | FileCheck %s --check-prefix=KEPT
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 32, 64, 128, 8, 'ieee'" --emit ptx --target sm_90a --num-warps 4 --num-stages 4 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %s --kernel matmul_counting_tiles --signature "*fp16:16, *fp16:16, *fp32:16, *i32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %s --kernel matmul_specialized --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit ptx --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=KEPT
 # RUN: tesserac compile %s --kernel matmul_specialized --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit ptx-unspecialized --target sm_90a --num-warps 4 | FileCheck %s --check-prefix=KEPT

@@ -24,7 +24,11 @@
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel grouped_wrapped --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 4, 1" --emit ptx --target sm_90a | FileCheck %s --check-prefix=KN
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel grouped_wrapped --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, 64, 128, 64, 4, 3" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
 # Loads that stay on cp.async: a mask that is not a box, a row stride not
-# known to be a multiple of 16 bytes, and every target but sm_90a.
+# known to be a multiple of 16 bytes, a dot on mma.sync (32 rows, fewer
+# than a warpgroup's 64), and every target but sm_90a.
+# RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 32, 128, 64, 1, 0" --emit ptx --target sm_90a --print-after descriptors-from-pointers -o %t.mma.ptx 2> %t.mma.ir
+# RUN: FileCheck %s --check-prefix=MMA-SYNC --input-file %t.mma.ir
+# RUN: FileCheck %s --check-prefix=CP-ASYNC --input-file %t.mma.ptx
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 3, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32, i32:16, i32:16, 1, 64, 128, 64, 1, 0" --emit ptx --target sm_90a | FileCheck %s --check-prefix=CP-ASYNC
 # RUN: tesserac compile %S/../gpu/test_pointer_tma_gpu.py --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16, i32:16, 1, 64, 128, 64, 1, 0" --emit ptx --target sm_90 | FileCheck %s --check-prefix=CP-ASYNC
@@ -72,6 +76,11 @@
 # BOTH: wgmma.mma_async
 # BOTH-NOT: cp.async.cg
 # BOTH-NOT: ld.global
+# A dot on mma.sync: its loads are not converted (they would come back from
+# pipeline-dot-operands as masked loads of box arithmetic).
+# MMA-SYNC: for
+# MMA-SYNC-NOT: descriptor_load
+# MMA-SYNC: dot
 # CP-ASYNC-NOT: tensormap
 # CP-ASYNC-NOT: cp.async.bulk.tensor
 # CP-ASYNC: cp.async.cg.shared.global

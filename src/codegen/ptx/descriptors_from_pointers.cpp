@@ -1,6 +1,8 @@
 // descriptors-from-pointers: on sm_90a, a masked tl.load of a tile of
 // pointers that reads a box of a row-major matrix, inside the K loop of a
-// matmul, becomes a descriptor_load, so that the tensor memory accelerator
+// matmul whose dot runs on wgmma (mma.h's wgmmaMayRead: 64-row warpgroup
+// tiles; an mma.sync dot reads its ring through cp.async whatever the load
+// is), becomes a descriptor_load, so that the tensor memory accelerator
 // fills the dot's ring (as it does for a tensor descriptor or a block
 // pointer) instead of cp.async copies addressed thread by thread:
 //
@@ -51,6 +53,7 @@
 #include "codegen/ptx/affine_tiles.h"
 #include "codegen/ptx/gpu_passes.h"
 #include "codegen/ptx/layout.h"
+#include "codegen/ptx/mma.h"
 #include "codegen/ptx/tma.h"
 #include "passes/axis_info.h"
 #include "passes/pass_utils.h"
@@ -147,9 +150,31 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box, const Le
   return coef <= box && coef * step->i <= box;
 }
 
+// Whether every dot reading `load` (directly or through a transpose; only
+// dots do, feedsDotsOnly says) could run on wgmma with the loaded tile
+// contiguous along its dim `contig`. An mma.sync dot's ring fills by
+// cp.async: its box would come back as a masked load of 64-bit box
+// arithmetic, dearer than the pointers it was (a 16x64x128 matmul's K step
+// took 231 SASS instructions against 125, and 371 once persistent).
+bool readByWgmma(Operation *load, int contig, const Module &m) {
+  bool ok = true;
+  for (const auto &o : load->parent->ops) {
+    if (o->code != OpCode::Dot) continue;
+    for (int i = 0; i < 2; ++i) {
+      const Value *u = o->operand(i);
+      int c = u == load->result() ? contig : -1;
+      if (u->def && u->def->code == OpCode::Permute && u->def->operand(0) == load->result())
+        c = 1 - contig;
+      if (c >= 0) ok = ok && wgmmaMayRead(*o, i, c, m.numWarps, m.targetSm, m.archSpecific);
+    }
+  }
+  return ok;
+}
+
 class Converter {
  public:
-  explicit Converter(Function &fn) : fn_(fn), info_(analyzeAxisInfo(fn)), affine_(fn) {}
+  Converter(Function &fn, const Module &m)
+      : fn_(fn), module_(m), info_(analyzeAxisInfo(fn)), affine_(fn) {}
   bool convert(Operation *load);
 
  private:
@@ -158,6 +183,7 @@ class Converter {
   std::vector<std::pair<Operation *, unsigned>> usesOf(const Value *v);
 
   Function &fn_;
+  const Module &module_;
   AxisInfoMap info_;
   AffineAnalysis affine_;
 };
@@ -191,6 +217,7 @@ bool Converter::convert(Operation *load) {
   const Poly &s0 = ptrs->coef[0], &s1 = ptrs->coef[1];
   bool rowMajor = s1.constantValue() == 1, colMajor = s0.constantValue() == 1;
   if ((!rowMajor && !colMajor) || !invariant(s0) || !invariant(s1)) return false;
+  if (!readByWgmma(load, rowMajor ? 1 : 0, module_)) return false;
 
   // The mask's bounds, and the padding `other` asks for.
   Limits limits(2);
@@ -382,7 +409,7 @@ void descriptorsFromPointers(Module &m) {
         loads.push_back(op);
     });
     if (loads.empty()) continue;
-    Converter c(*fn);
+    Converter c(*fn, m);
     for (Operation *load : loads) converted += c.convert(load);
   }
   if (converted == 0) return;

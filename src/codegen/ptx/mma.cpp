@@ -203,6 +203,20 @@ std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targ
                    la->contig, lb->contig, numWarps, targetSm, archSpecific);
 }
 
+bool wgmmaMayRead(const Operation &op, int operand, int contig, int numWarps, int targetSm,
+                  bool archSpecific) {
+  const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &r = op.result()->type;
+  if (!a.isTile() || !b.isTile() || a.rank() != 2 || b.rank() != 2 || r.rank() != 2) return false;
+  auto plan = [&](int contigA, int contigB, bool aInRegisters) {
+    return planWgmma(r.shape[0], r.shape[1], a.shape[1], a.dtype, b.dtype, r.dtype, contigA,
+                     contigB, numWarps, targetSm, archSpecific, aInRegisters)
+        .has_value();
+  };
+  for (int other = 0; other < 2; ++other)
+    if (operand == 0 ? plan(contig, other, false) : plan(other, contig, false)) return true;
+  return operand == 1 && plan(1, contig, true);
+}
+
 LinearLayout wgmmaAccumulatorLayout(int64_t M, int64_t N, const WgmmaPlan &p, int numWarps) {
   LinearLayout l;
   l.shape = {M, N};

@@ -128,6 +128,14 @@ std::optional<WgmmaPlan> planWgmma(int64_t M, int64_t N, int64_t K, DType a, DTy
 // one too or a 2-D tile in registers.
 std::optional<WgmmaPlan> selectWgmma(const Operation &op, int numWarps, int targetSm,
                                      bool archSpecific);
+// Whether dot `op`, its operands still tiles in registers (before
+// pipeline-dot-operands), could run on wgmma with operand `operand` (0 for
+// A, 1 for B) in shared memory contiguous along the operand's dim
+// `contig`, the other operand in shared memory either way or (A) in
+// registers. A load that only such a dot reads is worth the copy engine;
+// for an mma.sync dot the ring fills by cp.async whatever the load is.
+bool wgmmaMayRead(const Operation &op, int operand, int contig, int numWarps, int targetSm,
+                  bool archSpecific);
 // The accumulator layout: per warpgroup mTiles x 64 rows by n columns; in
 // each 64-row tile warp w of the group holds rows 16w..16w+15 as mma.sync's
 // 16 x 8 fragments. Register r is element r % (n / 2) of the instruction's

@@ -10,6 +10,8 @@
 
 #include <set>
 
+#include "ir/ir.h"
+
 using namespace tessera::ptx;
 
 namespace {
@@ -272,6 +274,39 @@ TEST(WgmmaLayouts, AccumulatorMatchesTheIsaFragment) {
                         tessera::DType::F32, 1, 0, 4, 90, true));
   EXPECT_FALSE(planWgmma(128, 128, 64, tessera::DType::F32, tessera::DType::F32,
                          tessera::DType::F32, 1, 1, 4, 90, true));
+}
+
+// Which dots' loads are worth the copy engine (descriptors-from-pointers):
+// those wgmma could read with the load's contiguous dim as it is.
+TEST(WgmmaLayouts, WgmmaMayReadALoadedOperand) {
+  using tessera::DType;
+  using tessera::Type;
+  auto dot = [](tessera::Function &fn, int64_t M, int64_t N, int64_t K, DType in) {
+    Type a = Type::tile({M, K}, Type::scalar(in)), b = Type::tile({K, N}, Type::scalar(in));
+    Type acc = Type::tile({M, N}, Type::scalar(DType::F32));
+    tessera::Builder builder(&fn.body);
+    return builder
+        .op1(tessera::OpCode::Dot, {fn.body.addArg(a), fn.body.addArg(b), fn.body.addArg(acc)}, acc)
+        ->def;
+  };
+  tessera::Function fn;
+  const tessera::Operation *big = dot(fn, 128, 256, 64, DType::F16);
+  EXPECT_TRUE(wgmmaMayRead(*big, 0, 1, 8, 90, true));
+  EXPECT_TRUE(wgmmaMayRead(*big, 1, 1, 8, 90, true));
+  EXPECT_TRUE(wgmmaMayRead(*big, 1, 0, 8, 90, true));
+  EXPECT_FALSE(wgmmaMayRead(*big, 0, 1, 8, 90, false));  // sm_90: no wgmma
+  EXPECT_FALSE(wgmmaMayRead(*big, 0, 1, 8, 80, false));
+  EXPECT_FALSE(wgmmaMayRead(*big, 0, 1, 2, 90, true));  // not a warpgroup
+  // The skinny matmul's blocks: fewer rows than a warpgroup's 64.
+  const tessera::Operation *skinny = dot(fn, 32, 64, 128, DType::F16);
+  EXPECT_FALSE(wgmmaMayRead(*skinny, 0, 1, 4, 90, true));
+  EXPECT_FALSE(wgmmaMayRead(*skinny, 1, 1, 4, 90, true));
+  // fp8 only K-major: A along K (dim 1), B along K (dim 0).
+  const tessera::Operation *fp8 = dot(fn, 128, 128, 64, DType::F8E4NV);
+  EXPECT_TRUE(wgmmaMayRead(*fp8, 0, 1, 4, 90, true));
+  EXPECT_FALSE(wgmmaMayRead(*fp8, 0, 0, 4, 90, true));
+  EXPECT_TRUE(wgmmaMayRead(*fp8, 1, 0, 4, 90, true));
+  EXPECT_FALSE(wgmmaMayRead(*fp8, 1, 1, 4, 90, true));
 }
 
 // Operand A from registers (wgmma's m64nNk16 / m64nNk32 A fragment, which

@@ -157,7 +157,7 @@ def bigstep(a_ptr, b_ptr, c_ptr, n, sam, STEP: tl.constexpr, BM: tl.constexpr, B
     rn = tl.arange(0, BN)
     rk = tl.arange(0, BK)
     a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    b_ptrs = b_ptr + rk[:, None] + rn[None, :] * BK
     acc = tl.zeros((BM, BN), dtype=tl.int32)
     for k in range(0, n):
         a = tl.load(a_ptrs)
@@ -412,7 +412,9 @@ TEST(PointerTmaReview, LoadedBase) {
 // An unmasked dim stepped by more than its box each iteration (here 4096
 // elements of a 64-wide box): its int32 coordinate has no bound, so A stays
 // a pointer load (with 2^28 a step, nine steps passed 2^31 and the rewritten
-// kernel read element -2^31); B, which does not move, may still convert.
+// kernel read element -2^31); B, which does not move, may still convert (it
+// is stored K-major, as wgmma's int8 form reads it: a dot on mma.sync keeps
+// its pointer loads).
 TEST(PointerTmaReview, BigStep) {
   const int BM = 64, BN = 64, BK = 64, sam = 16, n = 3, step = 4096;
   std::vector<Buf> bufs{Buf{std::vector<uint8_t>(size_t(n) * step + BM * sam + BK, 1), true, "a"},
