@@ -64,6 +64,7 @@ def main():
     for spec in args.configs:
         cfg = tuple(int(x) for x in spec.split(","))
         row = f"  {spec:18s}"
+        rate = {}
         for name, mod in (("tessera", tessera_matmul), ("triton", tri)):
             if mod is None:
                 continue
@@ -77,7 +78,10 @@ def main():
                 continue
             err = ((c.double() - ref.double()).norm() / ref.double().norm()).item()
             tf = flops / bench(f) / 1e9
+            rate[name] = tf
             row += f" | {name} {tf:6.1f} TFLOP/s ({tf / cublas:4.2f} of cuBLAS) err {err:.1e}"
+        if len(rate) == 2:
+            row += f" || tessera/triton {rate['tessera'] / rate['triton']:4.2f}"
         print(row, flush=True)
 
 
