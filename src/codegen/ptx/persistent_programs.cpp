@@ -10,7 +10,9 @@
 //
 // Requires: one optimised, inlined kernel; runs first of the GPU passes,
 // before descriptors-from-pointers (which the change must leave serving
-// every dot operand of the K loop on the copy engine: tried on a copy).
+// every dot operand of the K loop on the copy engine: tried on a copy; a
+// dot on mma.sync, whose loads that pass leaves as they are, so keeps one
+// tile a program).
 // Guarantees: a kernel whose body is
 //   P  pure ops without regions (program ids, the tile's offsets)
 //   I  one `for` loop (i32 counter, constant positive step, not marked
