@@ -155,7 +155,7 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box, const Le
 // contiguous along its dim `contig`. An mma.sync dot's ring fills by
 // cp.async: its box would come back as a masked load of 64-bit box
 // arithmetic, dearer than the pointers it was (a 16x64x128 matmul's K step
-// took 231 SASS instructions against 125, and 371 once persistent).
+// took 208 SASS instructions against 104, and 365 once persistent).
 bool readByWgmma(Operation *load, int contig, const Module &m) {
   bool ok = true;
   for (const auto &o : load->parent->ops) {
