@@ -28,22 +28,31 @@ BRANCH_TARGET = re.compile(r"\bBRA(?:\.[A-Z.]+)?\s+(?:`\(\.L_x_\d+\)\s*)?0x([0-9
 PREDICATE = re.compile(r"^@!?U?P\w+\s+")
 
 
-def find_tool(name):
-    """A CUDA tool's path, or None."""
-    found = shutil.which(name)
-    if found:
-        return found
+def find_tools(name):
+    """Every copy of a CUDA tool found, in order: PATH, $CUDA_HOME/bin (or
+    $CUDA_PATH, /usr/local/cuda), an installed Triton's bundled one."""
+    found = [shutil.which(name)]
     for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if home and (pathlib.Path(home) / "bin" / name).is_file():
-            return str(pathlib.Path(home) / "bin" / name)
+            found.append(str(pathlib.Path(home) / "bin" / name))
     try:
         import triton  # noqa: F401  (only for the tools its wheel carries)
         bundled = pathlib.Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
         if bundled.is_file():
-            return str(bundled)
+            found.append(str(bundled))
     except ImportError:
         pass
-    return None
+    unique = []
+    for path in found:
+        if path and os.path.realpath(path) not in map(os.path.realpath, unique):
+            unique.append(path)
+    return unique
+
+
+def find_tool(name):
+    """A CUDA tool's path, or None."""
+    tools = find_tools(name)
+    return tools[0] if tools else None
 
 
 def parse_sass(text):
@@ -104,9 +113,14 @@ def assemble(ptx, arch, workdir):
         m = re.search(r"^\s*\.target\s+(sm_\w+)", pathlib.Path(ptx).read_text(), re.M)
         arch = m.group(1) if m else "sm_90a"
     cubin = pathlib.Path(workdir) / (pathlib.Path(ptx).stem + ".cubin")
-    run = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx, "-o", str(cubin)],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
+    # A newer compiler's PTX (a later .version) may need a newer ptxas: each
+    # one found is tried in turn.
+    for ptxas in find_tools("ptxas"):
+        run = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx, "-o", str(cubin)],
+                             capture_output=True, text=True)
+        if run.returncode == 0:
+            break
+    else:
         sys.exit(f"sass_loops: ptxas failed on {ptx}:\n{run.stderr}")
     sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True)
     if sass.returncode != 0:
