@@ -104,9 +104,9 @@ def describe(texts, top):
 
 def assemble(ptx, arch, workdir):
     """(ptxas's -v report, cuobjdump's SASS) of one PTX file."""
-    ptxas, cuobjdump = find_tool("ptxas"), find_tool("cuobjdump")
-    if not ptxas or not cuobjdump:
-        missing = " and ".join(n for n, t in (("ptxas", ptxas), ("cuobjdump", cuobjdump)) if not t)
+    ptxases, cuobjdump = find_tools("ptxas"), find_tool("cuobjdump")
+    if not ptxases or not cuobjdump:
+        missing = " and ".join(n for n, t in (("ptxas", ptxases), ("cuobjdump", cuobjdump)) if not t)
         sys.exit(f"sass_loops: {missing} not found: install the CUDA toolkit (or Triton, whose "
                  "wheel carries cuobjdump) or put it on PATH")
     if arch is None:
@@ -115,7 +115,7 @@ def assemble(ptx, arch, workdir):
     cubin = pathlib.Path(workdir) / (pathlib.Path(ptx).stem + ".cubin")
     # A newer compiler's PTX (a later .version) may need a newer ptxas: each
     # one found is tried in turn.
-    for ptxas in find_tools("ptxas"):
+    for ptxas in ptxases:
         run = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx, "-o", str(cubin)],
                              capture_output=True, text=True)
         if run.returncode == 0:

@@ -201,6 +201,16 @@ void eraseUnusedOps(Function &fn, Block &block, bool nested,
   sweep(block);
 }
 
+std::optional<int64_t> positiveConstantStep(const Operation &loop) {
+  auto s = constantOf(loop.operand(2));
+  if (!s || s->isFloat || s->i <= 0) return std::nullopt;
+  return s->i;
+}
+
+bool i32Loop(const Operation &loop) {
+  return loop.operand(0)->type == Type::scalar(DType::I32);
+}
+
 Operation *forYield(Operation *loop) {
   if (loop->regions.size() != 1) return nullptr;
   Block &body = *loop->regions[0];

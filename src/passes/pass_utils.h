@@ -100,6 +100,10 @@ void eraseUnusedOps(Function &fn, Block &block, bool nested,
 // The yield of `loop`, a `for` whose n carried values line up (n + 3
 // operands, n results, n + 1 body arguments, a yield of n), else null.
 Operation *forYield(Operation *loop);
+// The step of `loop` (a `for`) where it is a positive integer constant.
+std::optional<int64_t> positiveConstantStep(const Operation &loop);
+// Whether `loop`'s induction variable is an i32.
+bool i32Loop(const Operation &loop);
 // Whether `arg` is a carried block argument of a `for` loop (not its
 // induction variable) whose yield feeds `next` back into it: `arg` at the
 // next iteration is `next`.

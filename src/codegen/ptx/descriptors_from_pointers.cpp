@@ -143,11 +143,11 @@ bool stepsAtMostABox(const Poly &c, const Operation *loop, int64_t box, const Le
   if (c.isZero()) return true;
   if (c.size() != 1) return false;
   const auto &[m, coef] = *c.terms().begin();
-  auto step = passes::constantOf(loop->operand(2));
-  if (m.size() != 1 || !step || step->isFloat || step->i <= 0 || coef <= 0) return false;
+  std::optional<int64_t> step = passes::positiveConstantStep(*loop);
+  if (m.size() != 1 || !step || coef <= 0) return false;
   // The counter itself (in a loop over tiles, a tile's index may vary too).
   if (leaves.value(*m.begin()) != loop->regions[0]->args[0].get()) return false;
-  return coef <= box && coef * step->i <= box;
+  return coef <= box && coef * *step <= box;
 }
 
 // Whether every dot reading `load` (directly or through a transpose; only

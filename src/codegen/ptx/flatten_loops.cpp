@@ -58,22 +58,15 @@ namespace {
 
 using passes::constantOf;
 using passes::forYield;
+using passes::i32Loop;
+using passes::positiveConstantStep;
 using Mapping = std::unordered_map<const Value *, Value *>;
-
-bool positiveConstantStep(const Operation &loop) {
-  auto s = constantOf(loop.operand(2));
-  return s && !s->isFloat && s->i > 0;
-}
 
 // The loop over tiles may also step by the program count (at least 1): a
 // persistent kernel's (persistent-programs).
 bool positiveStep(const Operation &loop) {
   const Operation *d = loop.operand(2)->def;
   return positiveConstantStep(loop) || (d && d->code == OpCode::NumPrograms);
-}
-
-bool i32Loop(const Operation &loop) {
-  return loop.operand(0)->type == Type::scalar(DType::I32);
 }
 
 // The single inner loop of `outer` when it has the shape the pass takes.

@@ -97,10 +97,9 @@ Operation *tileLoop(Function &fn) {
   }
   if (shared || !loop || body.terminator() == nullptr ||
       body.terminator()->code != OpCode::Return || !passes::forYield(loop) ||
-      !(loop->operand(0)->type == Type::scalar(DType::I32)))
+      !passes::i32Loop(*loop) || !passes::positiveConstantStep(*loop) ||
+      loop->attr("warp_specialize"))
     return nullptr;
-  auto step = passes::constantOf(loop->operand(2));
-  if (!step || step->isFloat || step->i <= 0 || loop->attr("warp_specialize")) return nullptr;
   bool dot = false;
   for (auto &o : loop->regions[0]->ops)
     dot = dot || (o->code == OpCode::Dot && (readsLoad(*o, 0) || readsLoad(*o, 1)));
