@@ -1,12 +1,14 @@
 # tl.dot on tensor cores (mma.sync, sm_80+): the matmul example and small
 # dots of every dtype the instruction takes. In a loop (num_stages >= 2) the
 # operands travel global -> shared by cp.async into a ring of num_stages
-# buffers (pipeline-dot-operands); otherwise they go from registers to
-# padded shared memory in 16-byte stores. Fragments come back by ldmatrix
+# buffers (pipeline-dot-operands), swizzled; otherwise they go from
+# registers to padded shared memory in 16-byte stores. Fragments come back by ldmatrix
 # (.trans for an operand stored M- or N-contiguous), one mma.sync per 16x8
 # accumulator tile; fp32 "ieee" and fp8 below sm_89 stay on FMAs.
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=EXAMPLE
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=INTERLEAVED
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=SWIZZLED
+# RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=SWZPTX
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 --num-stages 1 | FileCheck %s --check-prefix=REGS
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ptx --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=RAGGED
 # RUN: tesserac compile %S/../../examples/matmul.py --kernel matmul_kernel --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8, 'ieee'" --emit ttgir --target sm_80 --num-warps 8 | FileCheck %s --check-prefix=LAYOUT
@@ -83,6 +85,23 @@ import triton.language as tl
 # EXAMPLE: bra [[HEAD]]
 # EXAMPLE: cp.async.wait_group 0
 # EXAMPLE: st.global
+
+# The rings are swizzled (128-byte rows: the swizzle wgmma reads), not
+# padded: a padded row starts 16 bytes past the last one's 128-byte
+# alignment, and a copy's line that lands across two of shared memory's
+# goes to L2 as two requests. ldmatrix reads the swizzle conflict-free:
+# each K step's column has its own lane address (made before the loop,
+# added to the slot's address), and A's 16-row tiles are whole 8-row
+# groups apart, which the swizzle leaves alone, so they stay immediates.
+# SWIZZLED: local_alloc : memdesc<3x128x64xf16, #"shared<contig=1, swizzle=128>">
+# SWIZZLED: local_alloc : memdesc<3x64x256xf16, #"shared<contig=1, swizzle=128>">
+# SWZPTX: xor.b32
+# SWZPTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{.*}}}, [[[A:%r[0-9]+]]];
+# SWZPTX-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{.*}}}, [[[A]]+2048];
+# SWZPTX-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{.*}}}, [[[A]]+4096];
+# SWZPTX-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{.*}}}, [[[A]]+6144];
+# SWZPTX-NEXT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{.*}}}, [[[B0:%r[0-9]+]]];
+# SWZPTX-NEXT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{.*}}}, [[[B1:%r[0-9]+]]];
 
 # 128x256x64 blocks: four K steps, three before the wait. The copies for
 # two iterations ahead are issued one at a time among those steps'

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
+#include <memory>
 
 #include "codegen/ptx/emitter.h"
 #include "support/diagnostics.h"
@@ -60,12 +61,31 @@ std::function<std::string(int)> Emitter::sharedAddresses(const Value *dst, const
   else
     ins("add.u32 " + base + ", " + get(dst)[0] + ", " + threadLinear(l, strides, eb));
   std::string thread = sl.swizzle ? swizzledThreadOffset(l, sl, shape, eb) : "";
-  return [this, l, sl, strides, shape, eb, base, thread](int i) {
+  // The bits a thread's offset may have set: a register's offset with none
+  // of them XORs in as it adds (rows in whole 8-row groups, columns past
+  // the lanes'), so it goes into the instruction, after one add of the
+  // thread's offset to the base.
+  int64_t threadBits = 0;
+  for (const auto *bases : {&l.lane, &l.warp})
+    for (const Basis &bs : *bases)
+      if (!bs.isZero())
+        threadBits |= sl.offset(shape, bs.dim == sl.contig ? 0 : bs.value,
+                                bs.dim == sl.contig ? bs.value : 0, eb);
+  auto threadBase = std::make_shared<std::string>();
+  return [this, l, sl, strides, shape, eb, base, thread, threadBits, threadBase](int i) {
     auto c = l.regCoord(i);
     int64_t row = c[1 - sl.contig], col = c[sl.contig];
     if (!sl.swizzle) return addr(base, (c[0] * strides[0] + c[1] * strides[1]) * eb);
+    int64_t off = sl.offset(shape, row, col, eb);
+    if ((off & threadBits) == 0) {
+      if (threadBase->empty()) {
+        *threadBase = reg(RegClass::B32);
+        ins("add.u32 " + *threadBase + ", " + thread + ", " + base);
+      }
+      return addr(*threadBase, off);
+    }
     std::string t = reg(RegClass::B32), a = reg(RegClass::B32);
-    ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(sl.offset(shape, row, col, eb)));
+    ins("xor.b32 " + t + ", " + thread + ", " + std::to_string(off));
     ins("add.u32 " + a + ", " + t + ", " + base);
     return addr(a, 0);
   };

@@ -15,7 +15,12 @@
 // batch entries in turn. Shared memory
 // follows the file's protocol (barrier, write, barrier, read), so the
 // operands need not outlive the op. Operands already in shared memory
-// (memdesc ring slots) are read in place; the prefetching form (six
+// (memdesc ring slots) are read in place, padded or swizzled (the
+// layout's 16-byte chunks XORed with row bits, which keeps the copies that
+// fill the ring aligned to whole 128-byte lines); each ldmatrix row address
+// is then the lane's own swizzled offset for that K step's column, computed
+// once before the loop, plus a whole number of 8-row groups, which the
+// swizzle leaves alone; the prefetching form (six
 // operands, from pipeline-dot-operands) carries its first K step's
 // fragments from the previous iteration and, before its last K step, waits
 // for the next slot (cp.async.wait_group, bar.sync) and loads that slot's
@@ -27,6 +32,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <set>
 
 #include "codegen/ptx/emitter.h"
@@ -47,10 +53,13 @@ int fastDim(const LinearLayout &l) {
 
 // One operand as stored in shared memory: rows `pitch` bytes apart, the
 // tile's contiguous dim along each row; a batched operand's matrices one
-// after the other, `matrixBytes` apart.
+// after the other, `matrixBytes` apart. A swizzled ring slot (`swizzle` =
+// S, the pitch) cuts the rows into S-byte columns of `rows` rows each
+// (SharedLayout).
 struct Staged {
   bool trans = false;  // rows are K (stored M- or N-contiguous)
   int64_t base = 0, pitch = 0, bytes = 0, matrixBytes = 0;
+  int64_t swizzle = 0, rows = 0;
   std::vector<int64_t> strides;  // per tile dim, in elements
 };
 
@@ -162,6 +171,10 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       Staged s;
       s.trans = sl->contig != kDim;
       s.pitch = sl->pitch;
+      s.swizzle = sl->swizzle;
+      s.rows = sl->rows(v->type.shape);
+      if (s.swizzle && s.rows % 8 != 0)
+        internalError("emit-ptx", "a swizzled dot operand with rows not in groups of 8");
       return s;
     }
     bool trans = eb == 2 && fastDim(layoutOf(v)) != kDim;
@@ -198,10 +211,15 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   std::string warpM = threadCoord(warpOnly, md), warpN = threadCoord(warpOnly, md + 1);
   // The warp's own batch entry, when warps take entries.
   const std::string warpB = split.b > 1 ? threadCoord(warpOnly, 0) : "";
-  auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo) {
+  // `colBytes` (swizzled operands only; 0 otherwise): the K step's or
+  // tile's offset along the row, which the swizzle does not simply add.
+  auto laneOffset = [&](const Staged &s, LdmatrixRow (*rowOf)(int, bool), const std::string &wo,
+                        int64_t colBytes) {
     LdmatrixRow r0 = rowOf(0, s.trans), r8 = rowOf(8, s.trans), r16 = rowOf(16, s.trans);
     std::string key = "ldm|" + std::to_string(s.pitch) + "|" + std::to_string(s.trans) + "|" +
-                      (rowOf == ldmatrixRowA ? "A" : "B") + "|" + wo;
+                      (rowOf == ldmatrixRowA ? "A" : "B") + "|" + wo + "|" +
+                      std::to_string(s.swizzle) + "|" + std::to_string(s.rows) + "|" +
+                      std::to_string(colBytes);
     if (auto it = cached_.find(key); it != cached_.end()) return it->second;
     // row = lane % 8 + bit3 * (r8.row) + bit4 * (r16.row); likewise the column.
     std::string b3 = reg(RegClass::B32), b4 = reg(RegClass::B32), row = reg(RegClass::B32),
@@ -220,17 +238,40 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       prologueIns("mad.lo.s32 " + col + ", " + wo + ", " + std::to_string(eb) + ", " + col);
     else
       prologueIns("add.s32 " + row + ", " + row + ", " + wo);
-    prologueIns("mad.lo.s32 " + t + ", " + row + ", " + std::to_string(s.pitch) + ", " + col);
+    if (!s.swizzle) {
+      prologueIns("mad.lo.s32 " + t + ", " + row + ", " + std::to_string(s.pitch) + ", " + col);
+      return cached_[key] = t;
+    }
+    // SharedLayout::offset: the linear offset (column block, row, byte in
+    // the row), then the 16-byte chunk index XORed with bits 7 and up.
+    const int64_t S = s.swizzle;
+    std::string blk = reg(RegClass::B32), x = reg(RegClass::B32);
+    if (colBytes) prologueIns("add.s32 " + col + ", " + col + ", " + std::to_string(colBytes));
+    prologueIns("shr.u32 " + blk + ", " + col + ", " +
+                std::to_string(std::countr_zero(uint64_t(S))));
+    prologueIns("and.b32 " + col + ", " + col + ", " + std::to_string(S - 1));
+    prologueIns("mad.lo.s32 " + t + ", " + row + ", " + std::to_string(S) + ", " + col);
+    prologueIns("mad.lo.s32 " + t + ", " + blk + ", " + std::to_string(s.rows * S) + ", " + t);
+    prologueIns("shr.u32 " + x + ", " + t + ", 3");
+    prologueIns("and.b32 " + x + ", " + x + ", " + std::to_string(S - 16));
+    prologueIns("xor.b32 " + t + ", " + t + ", " + x);
     return cached_[key] = t;
   };
+  // Per memdesc (a ring slot's address changes every iteration) and
+  // column: the register ldmatrix addresses add their offsets to.
+  std::map<std::pair<const Value *, int64_t>, std::string> slotAddresses;
   auto laneAddress = [&](const Value *v, const Staged &s, LdmatrixRow (*rowOf)(int, bool),
-                         const std::string &wo) {
-    std::string off = laneOffset(s, rowOf, wo);
-    std::string out = reg(RegClass::B32);
+                         const std::string &wo, int64_t colBytes = 0) {
+    std::string off = laneOffset(s, rowOf, wo, colBytes);
     if (v->type.isMemDesc()) {
-      ins("add.u32 " + out + ", " + off + ", " + get(v)[0]);
+      std::string &out = slotAddresses[{v, colBytes}];
+      if (out.empty()) {
+        out = reg(RegClass::B32);
+        ins("add.u32 " + out + ", " + off + ", " + get(v)[0]);
+      }
       return out;
     }
+    std::string out = reg(RegClass::B32);
     std::string key = "ldma|" + off + "|" + std::to_string(s.base) + "|" + warpB + "|" +
                       std::to_string(s.matrixBytes);
     if (auto it = cached_.find(key); it != cached_.end()) return it->second;
@@ -242,28 +283,44 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
     prologueIns("add.s32 " + out + ", " + t + ", " + smemBase());
     return cached_[key] = out;
   };
-  std::string pa = aInRegisters ? "" : laneAddress(a, sa, ldmatrixRowA, warpM);
-  std::string pb = laneAddress(b, sb, ldmatrixRowB, warpN);
-  auto ldmatrixInto = [&](const Regs &r, bool trans, const std::string &p, int64_t off) {
-    ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(r.size()) + (trans ? ".trans" : "") +
-        ".shared.b16 " + join(r) + ", " + addr(p, off));
+  // Where fragment ldmatrix reads start: an operand's address register
+  // for the column, and the offset added in the instruction. Padded rows
+  // take the whole offset in the instruction; swizzled ones the rows only
+  // (whole 8-row groups: K steps of 16 rows and tiles of 8 or 16).
+  struct Where {
+    std::string reg;
+    int64_t offset;
   };
-  auto ldmatrix = [&](int n, bool trans, const std::string &p, int64_t off) {
+  auto where = [&](const Value *v, const Staged &s, bool isA, int64_t row, int64_t colBytes,
+                   int64_t extra) {
+    LdmatrixRow (*rowOf)(int, bool) = isA ? ldmatrixRowA : ldmatrixRowB;
+    const std::string &wo = isA ? warpM : warpN;
+    if (!s.swizzle) return Where{laneAddress(v, s, rowOf, wo), extra + row * s.pitch + colBytes};
+    if (row % 8 != 0) internalError("emit-ptx", "a swizzled ldmatrix step off an 8-row group");
+    return Where{laneAddress(v, s, rowOf, wo, colBytes), extra + row * s.pitch};
+  };
+  auto ldmatrixInto = [&](const Regs &r, bool trans, const Where &w) {
+    ins("ldmatrix.sync.aligned.m8n8.x" + std::to_string(r.size()) + (trans ? ".trans" : "") +
+        ".shared.b16 " + join(r) + ", " + addr(w.reg, w.offset));
+  };
+  auto ldmatrix = [&](int n, bool trans, const Where &w) {
     Regs r;
     for (int i = 0; i < n; ++i) r.push_back(reg(RegClass::B32));
-    ldmatrixInto(r, trans, p, off);
+    ldmatrixInto(r, trans, w);
     return r;
   };
   // Operand fragments of K step kk: A's per 16-row tile, B's per 8-column
   // tile (ldmatrix.x4 takes two of those at once). A warp's e-th batch
   // entry (e = 0 unless batched) lies split.b * e matrices past its first.
-  auto offA = [&](int64_t kk, int64_t m, int64_t e = 0) {
-    return e * split.b * sa.matrixBytes +
-           (sa.trans ? kk * mi.k * sa.pitch + m * 16 * eb : m * 16 * sa.pitch + kk * mi.k * eb);
+  auto offA = [&](const Value *v, int64_t kk, int64_t m, int64_t e = 0) {
+    int64_t extra = e * split.b * sa.matrixBytes;
+    return sa.trans ? where(v, sa, true, kk * mi.k, m * 16 * eb, extra)
+                    : where(v, sa, true, m * 16, kk * mi.k * eb, extra);
   };
-  auto offB = [&](int64_t kk, int64_t n, int64_t e = 0) {
-    return e * split.b * sb.matrixBytes +
-           (sb.trans ? kk * mi.k * sb.pitch + n * 8 * eb : n * 8 * sb.pitch + kk * mi.k * eb);
+  auto offB = [&](const Value *v, int64_t kk, int64_t n, int64_t e = 0) {
+    int64_t extra = e * split.b * sb.matrixBytes;
+    return sb.trans ? where(v, sb, false, kk * mi.k, n * 8 * eb, extra)
+                    : where(v, sb, false, n * 8, kk * mi.k * eb, extra);
   };
   auto fragmentFromRegisters = [&](int64_t kk, int64_t m) {
     const Regs &v = get(a);
@@ -277,10 +334,10 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
   auto loadStep = [&](int64_t kk, std::vector<Regs> &fa, std::vector<Regs> &fb, int64_t e) {
     for (int64_t m = 0; m < tilesM; ++m)
       fa[m] =
-          aInRegisters ? fragmentFromRegisters(kk, m) : ldmatrix(4, sa.trans, pa, offA(kk, m, e));
+          aInRegisters ? fragmentFromRegisters(kk, m) : ldmatrix(4, sa.trans, offA(a, kk, m, e));
     for (int64_t n = 0; n < tilesN; n += 2) {
       bool pair = n + 1 < tilesN;
-      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, pb, offB(kk, n, e));
+      Regs r = ldmatrix(pair ? 4 : 2, sb.trans, offB(b, kk, n, e));
       fb[n] = {r[0], r[1]};
       if (pair) fb[n + 1] = {r[2], r[3]};
     }
@@ -299,14 +356,14 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
                   "next iteration's copies off the slot it reads");
   const bool prefetch = op.operands.size() == 6;
   std::vector<Regs> carriedA(tilesM), carriedB(tilesN);
-  std::string pna, pnb;
-  auto loadCarried = [&](const std::string &p, const std::string &q) {
-    for (int64_t m = 0; m < tilesM; ++m) ldmatrixInto(carriedA[m], sa.trans, p, offA(0, m));
+  // K step 0 of the slots `va` and `vb` (this iteration's or the next's).
+  auto loadCarried = [&](const Value *va, const Value *vb) {
+    for (int64_t m = 0; m < tilesM; ++m) ldmatrixInto(carriedA[m], sa.trans, offA(va, 0, m));
     for (int64_t n = 0; n < tilesN; n += 2) {
       bool pair = n + 1 < tilesN;
       Regs r = carriedB[n];
       if (pair) r.insert(r.end(), carriedB[n + 1].begin(), carriedB[n + 1].end());
-      ldmatrixInto(r, sb.trans, q, offB(0, n));
+      ldmatrixInto(r, sb.trans, offB(vb, 0, n));
     }
   };
   // The ring's copies that emitBlock set aside (deferredCopies_): one
@@ -337,13 +394,21 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       for (int i = 0; i < 4; ++i) r.push_back(reg(RegClass::B32));
     for (Regs &r : carriedB)
       for (int i = 0; i < 2; ++i) r.push_back(reg(RegClass::B32));
-    pna = laneAddress(op.operand(3), sa, ldmatrixRowA, warpM);
-    pnb = laneAddress(op.operand(4), sb, ldmatrixRowB, warpN);
+    // Every address the K steps read this slot at is made here, ahead of
+    // the first iteration's own loads, which sit in a branch that later
+    // iterations skip; so are the next slot's, which would otherwise sit
+    // between the wait and its first ldmatrix.
+    for (int64_t kk = 0; kk < kSteps; ++kk) {
+      for (int64_t m = 0; m < tilesM; ++m) offA(a, kk, m);
+      for (int64_t n = 0; n < tilesN; n += 2) offB(b, kk, n);
+    }
+    for (int64_t m = 0; m < tilesM; ++m) offA(op.operand(3), 0, m);
+    for (int64_t n = 0; n < tilesN; n += 2) offB(op.operand(4), 0, n);
     // The first iteration's own loads, branched around (a uniform branch)
     // rather than predicated: later iterations then issue nothing here.
     std::string loaded = newLabel();
     ins("@!" + get(op.operand(5))[0] + " bra.uni " + loaded);
-    loadCarried(pa, pb);
+    loadCarried(a, b);
     label(loaded);
   }
 
@@ -426,7 +491,7 @@ void Emitter::emitMmaDot(Operation &op, const MmaInstr &mi) {
       }
       if (prefetch && kk == kSteps - 1) {
         waitForNextSlot();
-        loadCarried(pna, pnb);
+        loadCarried(op.operand(3), op.operand(4));
       }
       if (promote && kk % chunk == 0)
         for (int r = first; r < last; ++r) ins("mov.f32 " + partial[r] + ", 0f00000000");

@@ -146,8 +146,10 @@ std::optional<int> conversionBands(const LinearLayout &from, const LinearLayout 
 // row. Two forms:
 //   padded      rows are `pitch` bytes apart: the row's bytes plus 16, so
 //               the eight 16-byte rows that one ldmatrix reads fall in
-//               distinct banks (mma.sync);
-//   swizzled    the swizzle wgmma reads, S = 32, 64 or 128 bytes wide: the
+//               distinct banks (mma.sync operands with rows under 32 bytes,
+//               and those staged from registers);
+//   swizzled    the swizzle wgmma reads (and ldmatrix, conflict-free: the
+//               mma.sync rings), S = 32, 64 or 128 bytes wide: the
 //               contiguous dim is cut into S-byte columns, each a block of
 //               all the rows (S bytes apart); the 16-byte chunk index within
 //               S is XORed with address bits from bit 7 up (for S = 128: the

@@ -40,11 +40,14 @@
 // memory in whichever orientation is contiguous in global memory (ldmatrix
 // .trans reads either); other widths only when K is contiguous. Either way
 // axis info must prove runs of at least 4 bytes contiguous and equally
-// masked (K a multiple of 16 does, for the matmul's K mask). When both
-// operands of a dot are candidates and the dot fits wgmma (mma.h's
-// planWgmma: sm_90a, 16-bit types or K-major fp8), both rings use the
-// swizzled layout wgmma reads (the widest of 128, 64, 32 bytes the
-// contiguous extent fills) instead of padded rows; so does B's ring when B
+// masked (K a multiple of 16 does, for the matmul's K mask). Rings use
+// the swizzled layout (the widest of 128, 64, 32 bytes the contiguous
+// extent fills, rows in groups of 8), which ldmatrix and wgmma both read
+// without bank conflicts and which keeps every copy's 128-byte line in one
+// line of shared memory; rows narrower than 32 bytes are padded instead
+// (mmaSyncLayout). When both operands of a dot are candidates and the dot
+// fits wgmma (mma.h's planWgmma: sm_90a, 16-bit types or K-major fp8), the
+// candidates are marked for wgmma (Candidate::wgmma), as B's is when B
 // alone is a candidate and A is a 16-bit tile, which wgmma then reads from
 // registers (such dots are marked overlap only as a loop's accumulator
 // chain). An operand written as the
@@ -117,6 +120,7 @@ struct Candidate {
   // axis info cannot align): each copy keeps the run's first elements.
   std::optional<PrefixMask> prefix;
   Value *limit = nullptr;  // buildPrefixLimit's value, made next to the load
+  bool wgmma = false;      // its dot runs on wgmma (else mma.sync)
   // The contiguous dim as the dot sees the operand.
   int dotContig() const { return trans ? 1 - shared.contig : shared.contig; }
 };
@@ -163,9 +167,8 @@ class Pipeliner {
     info_ = analyzeMemoryAxisInfo(fn_);
     std::vector<Candidate> cands = candidates();
     // A load that several dots read fills one ring, so every reader must
-    // be a candidate and all must agree on its layout (wgmma's swizzle, or
-    // padded rows); where not, it stays a load and the candidates are
-    // chosen again.
+    // be a candidate and all must agree on its shared layout; where not, it
+    // stays a load and the candidates are chosen again.
     for (Operation *load = unservable(cands); load; load = unservable(cands)) {
       excluded_.insert(load);
       cands = candidates();
@@ -180,7 +183,8 @@ class Pipeliner {
       bool descriptor = c.load->code == OpCode::DescriptorLoad;
       anyDescriptor = anyDescriptor || descriptor;
       const Type &t = c.load->result()->type;
-      tma = tma && descriptor && tmaBoxFits(t.shape, byteSize(t.dtype), c.shared.swizzle);
+      tma =
+          tma && descriptor && c.wgmma && tmaBoxFits(t.shape, byteSize(t.dtype), c.shared.swizzle);
     }
     if (served_) {
       if (anyDescriptor && tma)
@@ -264,7 +268,21 @@ class Pipeliner {
       }
     }
     if (run * eb < 4) return std::nullopt;
-    return SharedLayout::padded(ptr->type.shape, contig, eb);
+    return mmaSyncLayout(ptr->type.shape, contig, eb);
+  }
+
+  // The ring layout for an mma.sync operand: swizzled where the row fills
+  // whole 32-, 64- or 128-byte columns and the rows come in groups of 8,
+  // else padded. Both keep ldmatrix free of bank conflicts, but a padded
+  // row starts 16 bytes past the last one's alignment, and a copy whose
+  // 128-byte line lands across two of shared memory's goes to L2 as two
+  // requests (the skinny matmul on an H200: 2.8x the requests and 1.7x
+  // the sectors of the swizzled ring, 0.84x Triton's speed).
+  static SharedLayout mmaSyncLayout(const std::vector<int64_t> &shape, int contig, int eb) {
+    int64_t rowBytes = shape[contig] * eb, rows = shape[1 - contig];
+    int s = SharedLayout::swizzleFor(rowBytes);
+    if (s && rowBytes % s == 0 && rows % 8 == 0) return SharedLayout::swizzled(contig, s);
+    return SharedLayout::padded(shape, contig, eb);
   }
 
   std::vector<Candidate> candidates() {
@@ -336,7 +354,8 @@ class Pipeliner {
             {ld, dot, i, slices_.inProgramOrder(seen), *shared, false, tr, prefix, nullptr});
       }
       // Both operands in shared memory and a shape wgmma takes (sm_90a):
-      // they get its swizzle instead of the padded rows. So does B alone
+      // they are marked for it, in its swizzle (rows of any width that fill
+      // one; mmaSyncLayout may have padded them). So is B alone
       // when A is a tile computed in registers (attention's P, or a Q
       // loaded before the loop), which wgmma reads from registers.
       const Type &a = dot->operand(0)->type, &b = dot->operand(1)->type;
@@ -357,6 +376,7 @@ class Pipeliner {
           int contig = out[k].shared.contig;
           out[k].shared = SharedLayout::swizzled(
               contig, SharedLayout::swizzleFor(t.shape[contig] * byteSize(t.dtype)));
+          out[k].wgmma = true;
         }
       if (bAlone) registerA_.insert(dot);
     }
@@ -559,18 +579,16 @@ class Pipeliner {
       // accumulator chain (the emitter then keeps its group in flight past
       // the registers' last use); any other such dot waits for itself, and
       // its loop keeps the copies at the top.
-      overlap = overlap && c.shared.swizzle != 0 &&
-                (!registerA_.count(c.dot) || accumulatesInPlace(*c.dot));
+      overlap = overlap && c.wgmma && (!registerA_.count(c.dot) || accumulatesInPlace(*c.dot));
     }
     // A loop that rotate-dot-loops will rotate reads a slot one iteration
     // late too: its copies go after the dots as well, behind the barrier.
     // (Asked before the loop gains carried values here. Only wgmma dots,
     // whose rings are swizzled, are rotated; mma.sync rings keep their
     // placement, and the prefetching dot its wait count.)
-    const bool copiesLast =
-        overlap || (std::all_of(cands.begin(), cands.end(),
-                                [](const Candidate &c) { return c.shared.swizzle != 0; }) &&
-                    findDotRotation(*loop_, module_));
+    const bool copiesLast = overlap || (std::all_of(cands.begin(), cands.end(),
+                                                    [](const Candidate &c) { return c.wgmma; }) &&
+                                        findDotRotation(*loop_, module_));
     const int64_t slots = stages_;
     const int lookAhead = static_cast<int>(stages_) - 1;
     if (overlap)
@@ -695,7 +713,7 @@ class Pipeliner {
     head.setInsertionPoint(&body_, body_.ops.begin());
     head.setLoc(loop_->loc);
     bool mmaSync = std::all_of(cands.begin(), cands.end(), [&](const Candidate &c) {
-      return c.shared.swizzle == 0 && !registerA_.count(c.dot);
+      return !c.wgmma && !registerA_.count(c.dot);
     });
     // One mma.sync dot reading both operands from rings, with a copy in
     // flight besides the one waited for, prefetches (CUTLASS's Ampere main
@@ -766,7 +784,7 @@ class Pipeliner {
       head.create(OpCode::BarrierWait, {bars, readSlot, phase}, {});
     else
       released(head);
-    // For mma.sync dots (padded rings, none swizzled for wgmma) with a
+    // For mma.sync dots (no ring marked for wgmma) with a
     // copy in flight besides the one waited for, the copies go after the
     // dots instead: the warps' first ldmatrix then follows the wait
     // directly, and ptxas spreads the copies among the last mma.syncs,
