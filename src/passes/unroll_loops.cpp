@@ -25,10 +25,10 @@ namespace {
 using namespace passes;
 
 void unroll(Operation *loop, int64_t factor) {
-  Value *lb = loop->operand(0), *ub = loop->operand(1), *step = loop->operand(2);
-  auto s = constantOf(step);
+  Value *lb = loop->operand(0), *ub = loop->operand(1);
+  auto s = positiveConstantStep(*loop);
   const DType ivType = lb->type.dtype;
-  if (!s || s->isFloat || s->i <= 0 || (ivType != DType::I32 && ivType != DType::I64)) return;
+  if (!s || (ivType != DType::I32 && ivType != DType::I64)) return;
   const Type iv = Type::scalar(ivType), i64 = Type::scalar(DType::I64);
   Builder b;
   b.setInsertionPointBefore(loop);
@@ -42,16 +42,16 @@ void unroll(Operation *loop, int64_t factor) {
       b.op1(OpCode::Cmp, {span, zero}, Type::scalar(DType::I1), {{"pred", std::string("gt")}});
   Value *perStep = b.op1(
       OpCode::Add,
-      {b.op1(OpCode::Div, {b.op1(OpCode::Sub, {span, one}, i64), b.constInt(s->i, i64)}, i64), one},
+      {b.op1(OpCode::Div, {b.op1(OpCode::Sub, {span, one}, i64), b.constInt(*s, i64)}, i64), one},
       i64);
   Value *trips = b.op1(OpCode::Select, {runs, perStep, zero}, i64);
   Value *f = b.constInt(factor, i64);
   Value *main = b.op1(OpCode::Sub, {trips, b.op1(OpCode::Rem, {trips, f}, i64)}, i64);
   Value *mainEnd =
-      b.op1(OpCode::Add, {lb64, b.op1(OpCode::Mul, {main, b.constInt(s->i, i64)}, i64)}, i64);
+      b.op1(OpCode::Add, {lb64, b.op1(OpCode::Mul, {main, b.constInt(*s, i64)}, i64)}, i64);
   if (ivType != DType::I64) mainEnd = b.op1(OpCode::Cast, {mainEnd}, iv);
 
-  std::vector<Value *> operands{lb, mainEnd, b.constInt(s->i * factor, iv)};
+  std::vector<Value *> operands{lb, mainEnd, b.constInt(*s * factor, iv)};
   std::vector<Type> types;
   for (size_t i = 3; i < loop->operands.size(); ++i) {
     operands.push_back(loop->operand(i));
@@ -71,7 +71,7 @@ void unroll(Operation *loop, int64_t factor) {
   for (int64_t k = 0; k < factor; ++k) {
     std::unordered_map<const Value *, Value *> mapping;
     mapping[from.args[0].get()] =
-        k == 0 ? newIv : in.op1(OpCode::Add, {newIv, in.constInt(k * s->i, iv)}, iv);
+        k == 0 ? newIv : in.op1(OpCode::Add, {newIv, in.constInt(k * *s, iv)}, iv);
     for (size_t i = 1; i < from.args.size(); ++i) mapping[from.args[i].get()] = carried[i - 1];
     for (auto &op : from.ops)
       if (op.get() != yield) cloneOp(*op, in, mapping);

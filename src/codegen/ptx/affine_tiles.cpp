@@ -327,9 +327,9 @@ std::optional<AffineTile> AffineAnalysis::carried(Value *arg) {
   if (!step || passes::isDefinedInside(step, loop)) return std::nullopt;
   std::optional<AffineTile> init = of(loop->operand(3 + n)), inc = of(step);
   if (!init || !inc || !inc->uniform() || inc->pointer) return std::nullopt;
-  auto loopStep = passes::constantOf(loop->operand(2));
-  if (!loopStep || loopStep->isFloat || loopStep->i <= 0) return std::nullopt;
-  std::optional<Poly> perIteration = inc->base.dividedBy(Poly::constant(loopStep->i));
+  auto loopStep = passes::positiveConstantStep(*loop);
+  if (!loopStep) return std::nullopt;
+  std::optional<Poly> perIteration = inc->base.dividedBy(Poly::constant(*loopStep));
   if (!perIteration) return std::nullopt;
   Poly iv = Poly::leaf(leaves_.idOf(arg->owner->args[0].get()));
   init->base = init->base + (iv - scalarPoly(loop->operand(0))) * *perIteration;
@@ -415,10 +415,9 @@ bool AffineAnalysis::nonNegativeTerms(const Poly &p, const Operation *at, int de
       if (gridParams_.count(v)) continue;  // a grid's size, which the launcher passes
       const Operation *loop = v->owner ? v->owner->parentOp : nullptr;
       if (!loop || loop->code != OpCode::For || v->index != 0 || depth > 4) return false;
-      auto step = passes::constantOf(loop->operand(2));
       const Operation *stepDef = loop->operand(2)->def;
       bool programs = stepDef && stepDef->code == OpCode::NumPrograms;  // at least 1
-      if (!programs && (!step || step->isFloat || step->i <= 0)) return false;
+      if (!programs && !passes::positiveConstantStep(*loop)) return false;
       std::optional<AffineTile> lb = of(loop->operand(0));
       if (!lb || lb->pointer || !nonNegative(lb->base, at, depth + 1)) return false;
     }

@@ -160,9 +160,9 @@ class Pipeliner {
     if (lb->type.isTile() || !isSigned(lb->type.dtype) ||
         (bitWidth(lb->type.dtype) != 32 && bitWidth(lb->type.dtype) != 64))
       return;
-    auto step = passes::constantOf(loop_->operand(2));
-    if (!step || step->isFloat || step->i <= 0) return;
-    step_ = step->i;
+    auto step = passes::positiveConstantStep(*loop_);
+    if (!step) return;
+    step_ = *step;
     uses_ = countUses(fn_);
     info_ = analyzeMemoryAxisInfo(fn_);
     std::vector<Candidate> cands = candidates();

@@ -42,7 +42,6 @@
 
 namespace tessera::ptx {
 
-using passes::constantOf;
 using passes::forYield;
 
 std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
@@ -50,8 +49,7 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
   Operation *yield = forYield(&loop);
   if (!yield) return std::nullopt;
   const DType ivType = loop.operand(0)->type.dtype;
-  auto step = constantOf(loop.operand(2));
-  if ((ivType != DType::I32 && ivType != DType::I64) || !step || step->isFloat || step->i <= 0)
+  if ((ivType != DType::I32 && ivType != DType::I64) || !passes::positiveConstantStep(loop))
     return std::nullopt;
   Block &body = *loop.regions[0];
   std::unordered_map<const Value *, int> uses;
