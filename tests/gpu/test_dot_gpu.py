@@ -701,3 +701,41 @@ def test_warp_specialized_attention(gen, d, bm, bn, warps, stages, ws):
     # (The loader runs the unspecialised twin where the producer warp would
     # spill or cost a block per SM.)
     assert kern.n_max_threads in ({32 * warps, 32 * (warps + 1)} if specialized else {32 * warps})
+
+
+@pytest.mark.parametrize("programs", [1, 5, 132])
+@pytest.mark.parametrize("ws", [True, False])
+@pytest.mark.parametrize("bm,bn,warps,stages", [(128, 128, 8, 2), (128, 64, 8, 3), (64, 64, 4, 3)])
+@pytest.mark.parametrize("d", [64, 128])
+def test_tiled_attention(gen, d, bm, bn, warps, stages, ws, programs):
+    # The attention above written persistent: a loop over tiles around the
+    # marked key loop, Q by descriptor too, its K and V rings filled by
+    # tensor copies tile after tile. Tiles fewer than, equal to and more
+    # than the programs (one program runs 15 tiles).
+    heads, n = 5, 384
+    q, k, v = (random_operand((heads * n, d), torch.float16, gen) for _ in range(3))
+    out = poisoned((heads * n, d), torch.float16)
+    DOTS.tiled_attention_kernel[(programs,)](q, k, v, out, n, heads, 0.3, BM=bm, BN=bn, D=d, WS=ws,
+                                             PROGRAMS=programs, num_warps=warps,
+                                             num_stages=stages)
+    ref = torch.cat([
+        torch.softmax(q[h * n:(h + 1) * n].double() @ k[h * n:(h + 1) * n].double().T * 0.3,
+                      dim=1) @ v[h * n:(h + 1) * n].double() for h in range(heads)
+    ])
+    assert rel_err(out, ref) <= 5e-3
+
+
+@pytest.mark.parametrize("programs", [3, 132])
+@pytest.mark.parametrize("ws", [True, False])
+@pytest.mark.parametrize("bm,bn,bk,warps,stages", [(128, 128, 64, 8, 3), (128, 64, 64, 4, 4)])
+def test_tiled_matmul(gen, bm, bn, bk, warps, stages, ws, programs):
+    # Tutorial 09's persistent matmul as it runs with warp_specialize on
+    # Hopper: the loop over tiles marked, not flattened, the K loop inside;
+    # M, N ragged.
+    m, n, k = 517, 389, 448
+    a = random_operand((m, k), torch.float16, gen)
+    b = random_operand((n, k), torch.float16, gen)
+    c = poisoned((m, n), torch.float32)
+    DOTS.tiled_matmul_kernel[(programs,)](a, b, c, m, n, k, BM=bm, BN=bn, BK=bk, WS=ws,
+                                          PROGRAMS=programs, num_warps=warps, num_stages=stages)
+    assert rel_err(c, a.double() @ b.double().T) <= 1e-3

@@ -170,6 +170,40 @@ def test_descriptor_attention(rng: np.random.Generator, ws: int) -> None:
     assert_close(o, np.concatenate(ref), np.float16, rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("programs", [1, 4, 16])
+def test_tiled_attention(rng: np.random.Generator, programs: int) -> None:
+    # The same attention written persistent (a loop over (query block, head)
+    # tiles in each program, Q through a descriptor too): fewer programs than
+    # tiles (6), as many, and more.
+    heads, n, bm, bn, d = 2, 96, 32, 16, 16
+    q, k, v = (rng.standard_normal((heads * n, d)).astype(np.float16) for _ in range(3))
+    o = poisoned((heads * n, d), np.float16)
+    kern = compile_kernel("dots.py", "tiled_attention_kernel",
+                          f"*fp16, *fp16, *fp16, *fp16, i32, i32, fp32, {bm}, {bn}, {d}, 1, {programs}")
+    run(kern, programs, q, k, v, o, n, heads, 0.3)
+    ref = []
+    for h in range(heads):
+        rows = slice(h * n, (h + 1) * n)
+        s = q[rows].astype(np.float64) @ k[rows].astype(np.float64).T * 0.3
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        ref.append(p / p.sum(axis=1, keepdims=True) @ v[rows].astype(np.float64))
+    assert_close(o, np.concatenate(ref), np.float16, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("programs", [1, 5])
+def test_tiled_matmul(rng: np.random.Generator, programs: int) -> None:
+    # Tutorial 09's loop over tiles marked warp_specialize with the K loop in
+    # it; M and N ragged (the descriptor pads, the store masks).
+    m, n, k = 45, 37, 48
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((n, k)).astype(np.float16)
+    c = poisoned((m, n), np.float32)
+    kern = compile_kernel("dots.py", "tiled_matmul_kernel",
+                          f"*fp16, *fp16, *fp32, i32, i32, i32, 16, 16, 16, 1, {programs}")
+    run(kern, programs, a, b, c, m, n, k)
+    assert_close(c, a.astype(np.float64) @ b.astype(np.float64).T, np.float32, rtol=1e-3, atol=1e-3)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_accumulating_sum_of_dots(rng: np.random.Generator, dtype: type) -> None:
     # acc += tl.dot(a, b) in a loop, which compiles to one chained dot.

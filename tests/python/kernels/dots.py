@@ -284,3 +284,59 @@ def descriptor_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, sm_scale, BM: tl.
         acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
         m_i = m_new
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def tiled_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, heads, sm_scale, BM: tl.constexpr,
+                           BN: tl.constexpr, D: tl.constexpr, WS: tl.constexpr,
+                           PROGRAMS: tl.constexpr):
+    # descriptor_attention_kernel written persistent: PROGRAMS programs loop
+    # over the (query block, head) tiles, Q read through a descriptor too;
+    # WS marks the key loop.
+    rows = heads * n
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    blocks = n // BM
+    scale = sm_scale * 1.4426950408889634  # log2(e): exp2 below
+    rd = tl.arange(0, D)
+    for tile in tl.range(tl.program_id(0), blocks * heads, PROGRAMS):
+        first = (tile // blocks) * n
+        rq = first + (tile % blocks) * BM
+        q = q_desc.load([rq, 0])
+        m_i = tl.full([BM], float("-inf"), tl.float32)
+        l_i = tl.zeros([BM], tl.float32)
+        acc = tl.zeros([BM, D], tl.float32)
+        for start in tl.range(0, n, BN, warp_specialize=WS):
+            k = k_desc.load([first + start, 0])
+            s = tl.dot(q, k.T)
+            m_new = tl.maximum(m_i, tl.max(s, 1) * scale)
+            p = tl.math.exp2(s * scale - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = v_desc.load([first + start, 0])
+            acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+            m_i = m_new
+        rm = rq + tl.arange(0, BM)
+        tl.store(o_ptr + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def tiled_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, WS: tl.constexpr, PROGRAMS: tl.constexpr):
+    # Tutorial 09's shape with warp_specialize on Hopper: the loop over C's
+    # tiles marked, the K loop in it (not flattened); A is M x K, B is N x K
+    # (read .T).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, warp_specialize=WS):
+        rm = (tile // tiles_n) * BM
+        rn = (tile % tiles_n) * BN
+        acc = tl.zeros([BM, BN], tl.float32)
+        for k in range(0, K, BK):
+            acc += tl.dot(a_desc.load([rm, k]), b_desc.load([rn, k]).T)
+        om = rm + tl.arange(0, BM)
+        on = rn + tl.arange(0, BN)
+        tl.store(c_ptr + om[:, None] * N + on[None, :], acc,
+                 mask=(om[:, None] < M) & (on[None, :] < N))
