@@ -670,6 +670,14 @@ def test_single_dot(gen, dt, mnk, warps, x_t, y_t, chain):
     assert err <= (2e-2 if dt.itemsize == 1 else 1e-2), f"relative error {err:.3g}"
 
 
+def heads_attention(q, k, v, heads, n, scale):
+    # softmax(Q K^T * scale) V in float64 for each head's n rows.
+    return torch.cat([
+        torch.softmax(q[h * n:(h + 1) * n].double() @ k[h * n:(h + 1) * n].double().T * scale,
+                      dim=1) @ v[h * n:(h + 1) * n].double() for h in range(heads)
+    ])
+
+
 # (BM, BN, warps, stages): one producer warp beside 8 or 4; 64x64 on 4 warps
 # is rotated.
 WS_CONFIGS = [(128, 128, 8, 2), (128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3), (64, 32, 4, 4)]
@@ -691,10 +699,7 @@ def test_warp_specialized_attention(gen, d, bm, bn, warps, stages, ws):
     kern = DOTS.descriptor_attention_kernel[(n // bm, heads)](q, k, v, out, n, 0.3, BM=bm, BN=bn,
                                                               D=d, WS=ws, num_warps=warps,
                                                               num_stages=stages)
-    ref = torch.cat([
-        torch.softmax(q[h * n:(h + 1) * n].double() @ k[h * n:(h + 1) * n].double().T * 0.3,
-                      dim=1) @ v[h * n:(h + 1) * n].double() for h in range(heads)
-    ])
+    ref = heads_attention(q, k, v, heads, n, 0.3)
     assert rel_err(out, ref) <= 5e-3
     specialized = "tessera.producer_warps" in kern.asm["ptx"]
     assert specialized == (ws and ".target sm_90a" in kern.asm["ptx"])
@@ -718,10 +723,7 @@ def test_tiled_attention(gen, d, bm, bn, warps, stages, ws, programs):
     DOTS.tiled_attention_kernel[(programs,)](q, k, v, out, n, heads, 0.3, BM=bm, BN=bn, D=d, WS=ws,
                                              PROGRAMS=programs, num_warps=warps,
                                              num_stages=stages)
-    ref = torch.cat([
-        torch.softmax(q[h * n:(h + 1) * n].double() @ k[h * n:(h + 1) * n].double().T * 0.3,
-                      dim=1) @ v[h * n:(h + 1) * n].double() for h in range(heads)
-    ])
+    ref = heads_attention(q, k, v, heads, n, 0.3)
     assert rel_err(out, ref) <= 5e-3
 
 

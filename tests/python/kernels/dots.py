@@ -255,20 +255,11 @@ def streamed_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, BM: tl.constexpr, B
 
 
 @triton.jit
-def descriptor_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, sm_scale, BM: tl.constexpr,
-                                BN: tl.constexpr, D: tl.constexpr, WS: tl.constexpr):
-    # Online-softmax attention over one loop of keys, K and V read through
-    # descriptors made in the kernel (tensor copies on sm_90a); WS asks for
-    # warp specialisation of that loop. Heads are program_id(1), n rows each,
-    # stored one after another; n a multiple of BM and BN.
-    head = tl.program_id(1)
-    rows = tl.num_programs(1) * n
-    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
-    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
-    first = head * n
-    rm = first + tl.program_id(0) * BM + tl.arange(0, BM)
-    rd = tl.arange(0, D)
-    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+def _attend_keys(q, k_desc, v_desc, first, n, sm_scale, BM: tl.constexpr, BN: tl.constexpr,
+                 D: tl.constexpr, WS: tl.constexpr):
+    # One block of queries against keys first .. first + n (K and V through
+    # descriptors), online softmax over one loop, which WS marks for warp
+    # specialisation; the normalised output in fp16.
     scale = sm_scale * 1.4426950408889634  # log2(e): exp2 below
     m_i = tl.full([BM], float("-inf"), tl.float32)
     l_i = tl.zeros([BM], tl.float32)
@@ -283,7 +274,26 @@ def descriptor_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, sm_scale, BM: tl.
         v = v_desc.load([first + start, 0])
         acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
         m_i = m_new
-    tl.store(o_ptr + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+    return (acc / l_i[:, None]).to(tl.float16)
+
+
+@triton.jit
+def descriptor_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, sm_scale, BM: tl.constexpr,
+                                BN: tl.constexpr, D: tl.constexpr, WS: tl.constexpr):
+    # Online-softmax attention over one loop of keys, K and V read through
+    # descriptors made in the kernel (tensor copies on sm_90a); WS asks for
+    # warp specialisation of that loop. Heads are program_id(1), n rows each,
+    # stored one after another; n a multiple of BM and BN.
+    head = tl.program_id(1)
+    rows = tl.num_programs(1) * n
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    first = head * n
+    rm = first + tl.program_id(0) * BM + tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    o = _attend_keys(q, k_desc, v_desc, first, n, sm_scale, BM, BN, D, WS)
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)
 
 
 @triton.jit
@@ -298,27 +308,13 @@ def tiled_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, heads, sm_scale, BM: t
     k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
     v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
     blocks = n // BM
-    scale = sm_scale * 1.4426950408889634  # log2(e): exp2 below
     rd = tl.arange(0, D)
     for tile in tl.range(tl.program_id(0), blocks * heads, PROGRAMS):
         first = (tile // blocks) * n
         rq = first + (tile % blocks) * BM
-        q = q_desc.load([rq, 0])
-        m_i = tl.full([BM], float("-inf"), tl.float32)
-        l_i = tl.zeros([BM], tl.float32)
-        acc = tl.zeros([BM, D], tl.float32)
-        for start in tl.range(0, n, BN, warp_specialize=WS):
-            k = k_desc.load([first + start, 0])
-            s = tl.dot(q, k.T)
-            m_new = tl.maximum(m_i, tl.max(s, 1) * scale)
-            p = tl.math.exp2(s * scale - m_new[:, None])
-            alpha = tl.math.exp2(m_i - m_new)
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = v_desc.load([first + start, 0])
-            acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
-            m_i = m_new
+        o = _attend_keys(q_desc.load([rq, 0]), k_desc, v_desc, first, n, sm_scale, BM, BN, D, WS)
         rm = rq + tl.arange(0, BM)
-        tl.store(o_ptr + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+        tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)
 
 
 @triton.jit
