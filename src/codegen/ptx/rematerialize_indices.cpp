@@ -1,5 +1,8 @@
 // rematerialize-indices: index and address tiles computed before a loop and
-// read only after it are computed again after the loop.
+// read only after it are computed again after the loop; those computed
+// before a loop that holds a loop (a loop over tiles around a key or K
+// loop) and read in it only outside its inner loops are computed again in
+// its body.
 //
 // Requires: verified Tile IR (the GPU passes before assign-layouts have run).
 // Guarantees: no integer, boolean or pointer tile defined by cheap
@@ -9,6 +12,12 @@
 // loop does not read (a loaded tile a mask compares: keeping it would cost
 // more registers than the mask). Such a reader reads a copy made right
 // after the loop, rebuilt from scalars and from tiles the loop reads.
+// Nor is such a tile read inside a `for` loop L of its block whose body
+// holds a loop, where no loop nested in L reads it (nor a tile it is
+// rebuilt from): those readers read a copy made in L's body, before the
+// first op there that reads it. (Done first, so that a copy read again
+// after the inner loop gets its own copy there by the rule above.)
+// Originals left with no reader are erased.
 // Preserves: what the program computes (the copies are pure and identical).
 //
 // Why: CSE shares arithmetic wherever it is equal, so a kernel that loads a
@@ -18,11 +27,17 @@
 // the whole loop: for attention's 128x128 Q/O tiles, 16 64-bit addresses and
 // 32 predicates per thread, about 70 registers the loop's accumulators need.
 // Recomputing them after the loop costs a few dozen instructions once.
+// Likewise licm hoists a loop over tiles' invariant index tiles (the
+// column offsets and bounds of each tile's Q load) out of it, where they
+// live through every inner loop: a persistent attention kernel took 216
+// registers against the one-tile kernel's 168. Recomputing them costs a
+// few dozen instructions a tile.
 #include <map>
 #include <unordered_set>
 
 #include "codegen/ptx/gpu_passes.h"
 #include "ir/op_groups.h"
+#include "passes/pass_utils.h"
 
 namespace tessera::ptx {
 
@@ -138,8 +153,88 @@ class Rematerializer {
   std::unordered_map<const Operation *, OpList::iterator> insertAt_;
 };
 
+// Copies into the bodies of `block`'s loops over inner loops the index
+// tiles of `block` that those bodies read only outside their inner loops.
+class Sinker {
+ public:
+  explicit Sinker(Block &block) : block_(block) {}
+
+  void run() {
+    size_t i = 0;
+    for (auto &op : block_.ops) position_[op.get()] = i++;
+    for (auto &op : block_.ops)
+      if (op->code == OpCode::For && holdsLoop(*op->regions[0])) sinkInto(*op);
+  }
+
+ private:
+  static bool holdsLoop(Block &body) {
+    bool found = false;
+    for (auto &op : body.ops) op->walk([&](Operation *o) { found = found || isLoop(*o); });
+    return found;
+  }
+
+  void sinkInto(Operation &loop) {
+    Block &body = *loop.regions[0];
+    // What the loops nested in `loop` read in their bodies (their own
+    // operands are read once, before they run).
+    std::unordered_set<const Value *> innerReads;
+    for (auto &op : body.ops)
+      op->walk([&](Operation *o) {
+        if (!isLoop(*o)) return;
+        for (auto &region : o->regions)
+          for (auto &inner : region->ops)
+            inner->walk(
+                [&](Operation *r) { innerReads.insert(r->operands.begin(), r->operands.end()); });
+      });
+    std::unordered_map<const Value *, Value *> copies;
+    sinkable_.clear();
+    // Top-level ops of the body in order; each reader of a sinkable tile
+    // (itself or an op nested in it) reads a copy made just before it.
+    for (auto it = body.ops.begin(); it != body.ops.end(); ++it) {
+      Operation *top = it->get();
+      top->walk([&](Operation *user) {
+        for (Value *&v : user->operands)
+          if (sinkable(v, loop, innerReads)) v = copyBefore(v, body, it, copies);
+      });
+    }
+  }
+
+  // A cheap index tile of this block defined before `loop`, that no inner
+  // loop reads, rebuildable from scalars and such tiles.
+  bool sinkable(Value *v, Operation &loop, const std::unordered_set<const Value *> &innerReads) {
+    Operation *def = v->def;
+    if (!def || def->parent != &block_ || !isCheapIndexOp(*def) ||
+        position_.at(def) >= position_.at(&loop) || innerReads.count(v))
+      return false;
+    if (auto it = sinkable_.find(v); it != sinkable_.end()) return it->second;
+    bool ok = true;
+    for (Value *o : def->operands) ok = ok && (!o->type.isTile() || sinkable(o, loop, innerReads));
+    return sinkable_[v] = ok;
+  }
+
+  // `v`'s copy in `body` (made before `at`, with the copies of its tile
+  // operands, unless made already).
+  Value *copyBefore(Value *v, Block &body, OpList::iterator at,
+                    std::unordered_map<const Value *, Value *> &copies) {
+    if (auto it = copies.find(v); it != copies.end()) return it->second;
+    std::unordered_map<const Value *, Value *> mapping;
+    for (Value *o : v->def->operands)
+      if (o->type.isTile()) mapping[o] = copyBefore(o, body, at, copies);
+    Builder b;
+    b.setInsertionPoint(&body, at);
+    return copies[v] = cloneOp(*v->def, b, mapping)->result();
+  }
+
+  Block &block_;
+  std::unordered_map<const Operation *, size_t> position_;
+  std::unordered_map<const Value *, bool> sinkable_;  // for the loop sinkInto serves
+};
+
 void rematerializeBlock(Block &block) {
-  // Inner blocks first (a loop body's own loops), then this one.
+  // Copies into loops over inner loops first (they may move readers into
+  // the loop bodies), then inner blocks (a loop body's own loops), then
+  // this one.
+  Sinker(block).run();
   for (auto &op : block.ops)
     for (auto &region : op->regions) rematerializeBlock(*region);
   Rematerializer(block).run();
@@ -148,7 +243,12 @@ void rematerializeBlock(Block &block) {
 }  // namespace
 
 void rematerializeIndices(Module &m) {
-  for (auto &fn : m.functions) rematerializeBlock(fn->body);
+  for (auto &fn : m.functions) {
+    rematerializeBlock(fn->body);
+    // Originals whose every reader now reads a copy.
+    passes::eraseUnusedOps(*fn, fn->body, /*nested=*/true,
+                           [](const Operation &op) { return isCheapIndexOp(op); });
+  }
 }
 
 }  // namespace tessera::ptx
