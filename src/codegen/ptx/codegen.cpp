@@ -35,7 +35,8 @@ const std::vector<PassInfo> &gpuPasses() {
        &stageDotOperands},
       {"pipeline-loads", "prefetch loads of later loop iterations (num_stages)", &pipelineLoads},
       {"rematerialize-indices",
-       "recompute after a loop the index and address tiles computed before it",
+       "recompute after a loop, or in the body of a loop over tiles, the index and address tiles "
+       "computed before it",
        &rematerializeIndices},
       {"assign-layouts", "give every tile a distributed layout; coalesce global accesses",
        &assignLayouts},
