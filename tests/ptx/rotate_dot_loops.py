@@ -6,11 +6,17 @@
 # and only then, behind a CTA barrier, do the tensor copies refill the ring
 # slot P V read. The last P V follows the loop. With 128x64 tiles on 4
 # warps S takes 64 registers a thread and the loop is not rotated: each
-# product is waited for as it is issued.
+# product is waited for as it is issued (S, P and the accumulator would
+# hold 224). 128x128 tiles on 8 warps (64 + 32 + 64 = 160) rotate with 3
+# stages, not with 2 (the delayed P V would hold one of only two slots).
 # RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 64, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.rotated.ptx
 # RUN: FileCheck %s --check-prefix=ROTATED < %t.rotated.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.rotated.ptx -o %t.rotated.cubin
 # RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 128, 64, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=PLAIN
+# RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.wide.ptx
+# RUN: FileCheck %s --check-prefix=WIDE < %t.wide.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.wide.ptx -o %t.wide.cubin
+# RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 | FileCheck %s --check-prefix=TWOSLOTS
 # RUN: tesserac compile %S/../python/package/kernels/flash_attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, 1, i32, 1024, 128, 64, 64, 1" --emit ptx --target sm_80 --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=SM80
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel streamed_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 64, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=STREAMED
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel streamed_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, 32, 64, 64" --emit ttgir --target sm_90a --num-warps 4 --num-stages 3 | FileCheck %s --check-prefix=NARROW
@@ -42,6 +48,27 @@
 # ROTATED: wgmma.commit_group.sync.aligned
 # ROTATED-NOT: {{ex2|mul.f32}}
 # ROTATED: wgmma.wait_group.sync.aligned 0
+
+# 128x128 on 8 warps, 3 stages: rotated, as above.
+# WIDE: wgmma.mma_async.sync.aligned.m64n128k16
+# WIDE: wgmma.wait_group.sync.aligned 0
+# WIDE: ex2.approx.f32
+# WIDE: wgmma.commit_group.sync.aligned
+# WIDE-NOT: wgmma.wait_group
+# WIDE: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}
+# WIDE: wgmma.commit_group.sync.aligned
+# WIDE: wgmma.wait_group.sync.aligned 1
+# WIDE: ex2.approx.f32
+# WIDE: wgmma.wait_group.sync.aligned 0
+
+# With 2 stages: each product waited for as it is issued.
+# TWOSLOTS-NOT: wgmma.wait_group.sync.aligned 1
+# TWOSLOTS: wgmma.commit_group.sync.aligned
+# TWOSLOTS-NEXT: wgmma.wait_group.sync.aligned 0
+# TWOSLOTS: ex2.approx.f32
+# TWOSLOTS: wgmma.commit_group.sync.aligned
+# TWOSLOTS-NEXT: wgmma.wait_group.sync.aligned 0
+# TWOSLOTS-NOT: wgmma.wait_group.sync.aligned 1
 
 # PLAIN-NOT: wgmma.wait_group.sync.aligned 1
 # PLAIN: wgmma.mma_async.sync.aligned.m64n64k16

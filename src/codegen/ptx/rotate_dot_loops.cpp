@@ -105,19 +105,32 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
                    order[o.get()] > order[first] && order[o.get()] < order[second];
         }
     if (firstCarried || readers == 0 || readers != uses[arg] || !placed) continue;
-    // The rotated loop holds S_j, P_{j-1} and the accumulator at once. Where
-    // S takes more than 32 registers a thread it measured slower, at the
-    // same blocks per SM: tutorial 06's D=128 forward on an H200, rotated
-    // against not, 128x64 tiles on 4 warps 480 against 523 TFLOP/s (255
-    // registers against 254), 128x128 on 8 warps 469 against 491 (207
-    // against 170); 64x64 on 4 warps 454 against 442 (3 stages) and 352
-    // against 319 (4). At D=64, 64x64 tiles came out even. With the
-    // warpgroups no longer held in step by a CTA barrier before each ring
-    // refill (pipeline-dot-operands' release barriers), 128x128 on 8 warps
-    // still measured no better rotated: 540 against 543 with 3 stages, 412
-    // against 543 with 2.
+    // The rotated loop holds S_j, P_{j-1} and the accumulator at once, and
+    // its delayed dot keeps P V's ring slot one Q K^T longer (the slot is
+    // refilled that much later). An S of up to 32 registers a thread
+    // rotates; a larger one only with three or more stages, and where the
+    // three take at most 160 registers a thread. Measured on tutorial 06's
+    // D=128 forward, H200, rotated against not: 128x64 tiles on 4 warps
+    // 480 against 523 TFLOP/s (the three 224 registers; 255 used against
+    // 254); 64x64 on 4 warps 454 against 442 with 3 stages and 352 against
+    // 319 with 4 (at D=64 even). 128x128 on 8 warps (the three 160; 211
+    // registers against 168): earlier builds 469 against 491, then 540
+    // against 543 with 3 stages and 412 against 543 with 2; on 2026-12-03
+    // (one call, two alternating rounds, N 4096 / 8192) 577-578 / 586-590
+    // with 3 stages against 558-566 / 578-584 unrotated with 2 and 559-565
+    // / 570-581 with 3, and 402 / 422 with 2 stages: with two slots, the
+    // refill then starts a whole iteration late.
     const Type &s = first->result()->type;
-    if (s.rank() != 2 || s.shape[0] * s.shape[1] > int64_t{32} * 32 * m.numWarps) continue;
+    if (s.rank() != 2) continue;
+    const int64_t threads = int64_t{32} * m.numWarps;
+    auto regsPerThread = [&](const Type &t) {
+      return t.numel() * bitWidth(t.dtype) / 32 / threads;
+    };
+    const int64_t sRegs = regsPerThread(s);
+    const int64_t held =
+        sRegs + regsPerThread(second->operand(0)->type) + regsPerThread(second->result()->type);
+    const int64_t stages = loop.intAttr("num_stages", m.numStages);
+    if (sRegs > 32 && (stages < 3 || held > 160)) continue;
     return DotRotation{first, second, k};
   }
   return std::nullopt;
