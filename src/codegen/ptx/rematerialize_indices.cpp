@@ -163,29 +163,27 @@ class Sinker {
     size_t i = 0;
     for (auto &op : block_.ops) position_[op.get()] = i++;
     for (auto &op : block_.ops)
-      if (op->code == OpCode::For && holdsLoop(*op->regions[0])) sinkInto(*op);
+      if (op->code == OpCode::For) sinkInto(*op);
   }
 
  private:
-  static bool holdsLoop(Block &body) {
-    bool found = false;
-    for (auto &op : body.ops) op->walk([&](Operation *o) { found = found || isLoop(*o); });
-    return found;
-  }
-
+  // (Nothing to do for a loop that holds no loop.)
   void sinkInto(Operation &loop) {
     Block &body = *loop.regions[0];
     // What the loops nested in `loop` read in their bodies (their own
     // operands are read once, before they run).
     std::unordered_set<const Value *> innerReads;
+    bool holdsLoop = false;
     for (auto &op : body.ops)
       op->walk([&](Operation *o) {
         if (!isLoop(*o)) return;
+        holdsLoop = true;
         for (auto &region : o->regions)
           for (auto &inner : region->ops)
             inner->walk(
                 [&](Operation *r) { innerReads.insert(r->operands.begin(), r->operands.end()); });
       });
+    if (!holdsLoop) return;
     std::unordered_map<const Value *, Value *> copies;
     sinkable_.clear();
     // Top-level ops of the body in order; each reader of a sinkable tile
