@@ -107,21 +107,31 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
     if (firstCarried || readers == 0 || readers != uses[arg] || !placed) continue;
     // The rotated loop holds S_j, P_{j-1} and the accumulator at once, and
     // its delayed dot keeps P V's ring slot one Q K^T longer (the slot is
-    // refilled that much later). An S of up to 32 registers a thread
-    // rotates; a larger one only with three or more stages, and where the
-    // three take at most 160 registers a thread. Measured on tutorial 06's
-    // D=128 forward, H200, rotated against not: 128x64 tiles on 4 warps
-    // 480 against 523 TFLOP/s (the three 224 registers; 255 used against
-    // 254); 64x64 on 4 warps 454 against 442 with 3 stages and 352 against
-    // 319 with 4 (at D=64 even). 128x128 on 8 warps (the three 160; 211
-    // registers against 168): earlier builds 469 against 491, then 540
-    // against 543 with 3 stages and 412 against 543 with 2; on 2026-12-03
-    // (one call, two alternating rounds, N 4096 / 8192) 577-578 / 586-590
-    // with 3 stages against 558-566 / 578-584 unrotated with 2 and 559-565
-    // / 570-581 with 3, and 402 / 422 with 2 stages: with two slots, the
-    // refill then starts a whole iteration late.
+    // refilled that much later). So it rotates only with three stages or
+    // more: with two, the refill starts a whole iteration late. An S of up
+    // to 32 registers a thread rotates; a larger one only where the three
+    // take at most 160 registers a thread and Q K^T reduces over at least
+    // 128 (its product long enough to cover the softmax's extra moves).
+    // Measured on tutorial 06's forward, H200, TFLOP/s rotated against not:
+    //   D 128, 128x64 on 4 warps, 3 stages: 480 against 523 (the three 224
+    //     registers; 255 used against 254).
+    //   64x64 on 4 warps: 454 against 442 with 3 stages, 352 against 319
+    //     with 4 (at D 64 too).
+    //   128x64 on 8 warps, 2 stages (S 32 registers): D 128 N 4096 / 16384
+    //     346-348 / 386-387 against 569-570 / 602-603; D 64 N 4096 365-366
+    //     against 440-442.
+    //   D 128, 128x128 on 8 warps (the three 160; 211 registers against
+    //     168), N 4096 / 8192 / 16384: with 3 stages 573-575 / 581-599 /
+    //     613-614 against 562-564 / 581-586 / 593 (causal 491-493 / 580-587
+    //     against 483-489 / 568-569 at 4096 / 16384); with 2 stages 402 /
+    //     422 against 558-566 / 578-584.
+    //   D 128, 64x128 on 4 warps, 3 stages (160): 416-424 against 409-413.
+    //   D 64, 128x64 on 4 warps, 3 stages (160): 417-418 against 424-434.
+    const int64_t stages = loop.intAttr("num_stages", m.numStages);
+    if (stages < 3) continue;
     const Type &s = first->result()->type;
-    if (s.rank() != 2) continue;
+    const Type &q = first->operand(0)->type;
+    if (s.rank() != 2 || q.rank() != 2) continue;
     const int64_t threads = int64_t{32} * m.numWarps;
     auto regsPerThread = [&](const Type &t) {
       return t.numel() * bitWidth(t.dtype) / 32 / threads;
@@ -129,8 +139,7 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
     const int64_t sRegs = regsPerThread(s);
     const int64_t held =
         sRegs + regsPerThread(second->operand(0)->type) + regsPerThread(second->result()->type);
-    const int64_t stages = loop.intAttr("num_stages", m.numStages);
-    if (sRegs > 32 && (stages < 3 || held > 160)) continue;
+    if (sRegs > 32 && (held > 160 || q.shape[1] < 128)) continue;
     return DotRotation{first, second, k};
   }
   return std::nullopt;
