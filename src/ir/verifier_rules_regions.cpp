@@ -72,6 +72,16 @@ void Rules::warpSpecialize() {
   if (!requireIntAttr("producer_warps", warps)) return;
   if (warps < 1 || warps > 4)
     return (void)fail("producer_warps must be from 1 to 4, got " + std::to_string(warps));
+  // setmaxnreg's counts: multiples of 8 from 24 to 256, for whole warpgroups.
+  for (const char *name : {"producer_registers", "consumer_registers"}) {
+    if (!op_.attr(name)) continue;
+    int64_t regs = op_.intAttr(name, 0);
+    if (regs < 24 || regs > 256 || regs % 8 != 0)
+      return (void)fail(std::string(name) + " must be a multiple of 8 from 24 to 256, got " +
+                        std::to_string(regs));
+    if (warps != 4)
+      return (void)fail(std::string(name) + " needs a producer warpgroup (producer_warps = 4)");
+  }
   const char *names[] = {"the consumer region", "the producer region"};
   for (size_t i = 0; i < 2; ++i) {
     if (!op_.regions[i]->args.empty())

@@ -2,10 +2,16 @@
 # whose K and V rings fill by tensor copies gets a producer warp: it builds
 # the tensor maps, waits for each slot's release and issues the copies,
 # while the consumers only wait for data and arrive on the releases,
-# synchronising among themselves on named barrier 1. No setmaxnreg.
+# synchronising among themselves on named barrier 1. Where the loop was
+# rotated with a large S on two consumer warpgroups (128x128 tiles on 8
+# warps, 3 stages), a producer warpgroup instead, which hands its registers
+# to the consumers with setmaxnreg.
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 2 -o %t.ws8.ptx
 # RUN: FileCheck %s --check-prefix=WS8 < %t.ws8.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws8.ptx -o %t.ws8.cubin
+# RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.wg.ptx
+# RUN: FileCheck %s --check-prefix=WG < %t.wg.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a -v %t.wg.ptx -o %t.wg.cubin 2>&1 | FileCheck %s --check-prefix=WG-PTXAS
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.ws4.ptx
 # RUN: FileCheck %s --check-prefix=WS4 < %t.ws4.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws4.ptx -o %t.ws4.cubin
@@ -63,6 +69,23 @@
 # WS8: cp.async.bulk.tensor.2d
 # WS8-NOT: wgmma
 # WS8: ret;
+
+# The producer warpgroup: 12 warps launched (ptxas allocates 168 registers
+# a thread), the consumers raise theirs to 240 before anything else, the
+# producers lower theirs to 24 before three of their warps end.
+# WG: // tessera.producer_warps = 4
+# WG: .maxntid 384, 1, 1
+# WG: setp.ge.u32 [[PRODUCER:%p[0-9]+]], %r0, 256;
+# WG-NEXT: @[[PRODUCER]] bra [[PRODUCE:\$L[0-9]+]];
+# WG-NEXT: setmaxnreg.inc.sync.aligned.u32 240;
+# WG: wgmma.wait_group.sync.aligned 1
+# WG: [[PRODUCE]]:
+# WG-NEXT: setmaxnreg.dec.sync.aligned.u32 24;
+# WG-NEXT: setp.ne.u32 [[NOTLEAD:%p[0-9]+]], %r{{[0-9]+}}, 8;
+# WG-NEXT: @[[NOTLEAD]] bra
+# WG: cp.async.bulk.tensor.2d
+# WG-PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+# WG-PTXAS: Used 168 registers
 
 # One consumer warpgroup, and a loop rotated (rotate-dot-loops): its
 # peeled first iteration's copies, in a branch, move too.

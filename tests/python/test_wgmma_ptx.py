@@ -14,7 +14,7 @@ import tempfile
 
 import pytest
 
-from tessera_testing import REPO, _ptxas, assemble_ptx
+from tessera_testing import REPO, _ptxas, assemble_ptx, ptxas_report
 
 TESSERAC = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", REPO / "build")) / "tesserac"
 
@@ -230,7 +230,7 @@ def test_attention_fp8(dtype, name, v_keys_contiguous):
 
 
 @pytest.mark.parametrize("causal", [0, 1])
-@pytest.mark.parametrize("cfg", [(128, 128, 8, 2), (64, 64, 4, 3)],
+@pytest.mark.parametrize("cfg", [(128, 128, 8, 2), (64, 64, 4, 3), (128, 128, 8, 3)],
                          ids=lambda c: "{}x{}-w{}-s{}".format(*c))
 def test_attention_warp_specialized(causal, cfg):
     # attention(..., warp_specialize=True): the key loop whose K and V come
@@ -239,7 +239,11 @@ def test_attention_warp_specialized(causal, cfg):
     # copies, one after the other, into one set of rings: the shared memory
     # is the unspecialised kernel's, a few barriers more and at most one more
     # 1024-byte alignment step (two sets of rings would be tens of KB more).
+    # 128x128 on 8 warps with 3 stages is rotated with an S of 64 registers
+    # a thread: a producer warpgroup hands its registers to the consumers
+    # (setmaxnreg), which then hold S, P and the accumulator without a spill.
     bm, bn, warps, stages = cfg
+    producers = 4 if (bm, bn, warps, stages) == (128, 128, 8, 3) else 1
 
     def compile_(ws, emit="ptx"):
         sig = ("*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, "
@@ -256,8 +260,12 @@ def test_attention_warp_specialized(causal, cfg):
     if _ptxas() is not None:
         assemble_ptx(ptx, "sm_90a")
         assemble_ptx(twin, "sm_90a")
-    assert "// tessera.producer_warps = 1" in ptx
-    assert f".maxntid {32 * (warps + 1)}, 1, 1" in ptx
+    assert f"// tessera.producer_warps = {producers}" in ptx
+    assert f".maxntid {32 * (warps + producers)}, 1, 1" in ptx
+    handover = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32 (\d+);", ptx)
+    assert handover == ([("inc", "240"), ("dec", "24")] if producers == 4 else []), handover
+    if producers == 4 and _ptxas() is not None:
+        assert ptxas_report(ptx, "sm_90a")["stack"] == 0
     assert f"bar.sync 1, {32 * warps};" in ptx
     shared = lambda p: int(re.search(r"tessera.shared_bytes = (\d+)", p).group(1))  # noqa: E731
     assert shared(ptx) <= shared(compile_(0)) + 1024 + 64

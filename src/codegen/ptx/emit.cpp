@@ -528,25 +528,28 @@ void Emitter::barrier() {
   ins(side_ == Side::Consumers ? "bar.sync 1, " + std::to_string(numThreads()) : "bar.sync 0");
 }
 
-// The consumer warps run region 0; the producer warp, numbered after them,
-// runs region 1 (scalar code and tensor copies), and both end at the
-// kernel's return. No setmaxnreg: every thread keeps ptxas's even share
-// (.maxntid counts the producer; 168 registers with 8 consumer warps).
-// Moving a producer warpgroup's registers to the consumers (232 each) made
-// ptxas schedule the attention loop worse: tutorial 06's D=128 forward,
-// 128x128 tiles on 8 warps, H200, N 4096 and 16384: 589 and 584 TFLOP/s,
-// against 630 and 637 with one producer warp and no hand-over.
+// The consumer warps run region 0; the producer warp (or warpgroup),
+// numbered after them, runs region 1 (scalar code and tensor copies), and
+// both end at the kernel's return. Where the op gives register counts, each
+// side first moves to its own with setmaxnreg (ptxas allocates .maxntid's
+// even share at launch, 168 a thread with 8 consumer warps and a producer
+// warpgroup, and fits the code after each setmaxnreg in its new count).
 void Emitter::emitWarpSpecialize(Operation &op) {
   producerWarps_ = static_cast<int>(op.intAttr("producer_warps"));
   std::string producer = newLabel(), end = newLabel(), isProducer = reg(RegClass::Pred);
   ins("setp.ge.u32 " + isProducer + ", " + tid_ + ", " + std::to_string(numThreads()));
   ins("@" + isProducer + " bra " + producer);
   side_ = Side::Consumers;
+  if (int64_t regs = op.intAttr("consumer_registers", 0))
+    ins("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(regs));
   emitBlock(*op.regions[0]);
   if (!wgmmaGroups_.empty()) waitForWgmmaGroups(0);
   ins("bra " + end);
   label(producer);
   side_ = Side::Producer;
+  // The whole warpgroup hands its registers over before its other warps end.
+  if (int64_t regs = op.intAttr("producer_registers", 0))
+    ins("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(regs));
   if (producerWarps_ > 1) {  // the first producer warp does the work
     std::string notLead = reg(RegClass::Pred);
     ins("setp.ne.u32 " + notLead + ", " + warp_ + ", " + std::to_string(leadWarp()));

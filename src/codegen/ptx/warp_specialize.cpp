@@ -3,9 +3,9 @@
 // accelerator gets one more warp, a producer, that issues every tensor copy
 // and waits for every slot's release. The warps that multiply (the
 // consumers) then neither stop for a release nor issue a copy: they wait
-// for data and arrive on the release barriers, nothing else. (One warp, not
-// a warpgroup whose registers go to the consumers: emitWarpSpecialize says
-// why.)
+// for data and arrive on the release barriers, nothing else. (A warpgroup
+// whose registers go to the consumers where a rotated loop needs them:
+// producerAttrs says when.)
 //
 // Requires: the whole GPU pipeline before it (pipeline-dot-operands made
 // the rings: tma_copy ops before and in the loops, release barriers that
@@ -16,7 +16,8 @@
 //   - the local_allocs and barrier_allocs that the copies use, and the
 //     allocations of the body before them, moved to the top (every thread
 //     initialises and publishes the barriers);
-//   - `warp_specialize {producer_warps = 1}`: region 0 holds the rest of the
+//   - `warp_specialize {producer_warps = 1}` (or 4, with producer_registers
+//     and consumer_registers, see producerAttrs): region 0 holds the rest of the
 //     body less the tensor copies and the copying thread's release waits
 //     (and the ops only those read); region 1, run by the producer warp,
 //     holds the copies, the release waits, clones of the scalar ops they
@@ -94,6 +95,39 @@ class WarpSpecializer {
   // it did not gain (tutorial 06's D=128 forward, 8 warps, autotuned:
   // 585-597 against 581-599).
   static bool wants(const Operation &loop) { return loop.intAttr("warp_specialize") == 1; }
+
+  // One producer warp, the consumers keeping ptxas's even share of the
+  // registers; but a producer warpgroup that hands its registers to the
+  // consumers (setmaxnreg: 24 a thread for it, what is left of the SM's
+  // 65536 for them) where a loop rotated on two consumer warpgroups or more
+  // holds an S of more than 32 registers a thread (rotate-dot-loops' large
+  // S): S, P and the accumulator held at once then need more than the even
+  // share (128x128 attention tiles on 8 warps: 211 registers against 168,
+  // which spilled). Measured on tutorial 06's D=128 forward, 128x128 on 8
+  // warps, 3 stages, H200, TFLOP/s at N 4096 / 8192 (SDPA in the same
+  // process 613-619 / 594-604): 616 / 637-646 against 594-595 / 587-603
+  // unspecialised. Unrotated (2 stages) the hand-over lost: 555-557 /
+  // 563-573 against 579-582 / 584-602 with one producer warp.
+  std::vector<NamedAttr> producerAttrs() const {
+    int64_t sRegs = 0;  // the rotated Q K^T's result (its A in shared memory)
+    fn_.walk([&](Operation *op) {
+      if (op->code != OpCode::For || !wants(*op)) return;
+      op->walk([&](Operation *d) {
+        if (d->code == OpCode::Dot && d->intAttr("wait_on_use") == 1 &&
+            d->operand(0)->type.isMemDesc()) {
+          const Type &t = d->result()->type;
+          sRegs = std::max(sRegs, t.numel() * bitWidth(t.dtype) / 32 / (32 * numWarps_));
+        }
+      });
+    });
+    if (sRegs <= 32 || numWarps_ < 8 || numWarps_ % 4 != 0) return {{"producer_warps", int64_t{1}}};
+    const int64_t producerRegs = 24;
+    const int64_t consumerRegs =
+        std::min<int64_t>(256, (65536 - 128 * producerRegs) / (32 * numWarps_) / 8 * 8);
+    return {{"producer_warps", int64_t{4}},
+            {"producer_registers", producerRegs},
+            {"consumer_registers", consumerRegs}};
+  }
 
   // The copies, the release waits and what they read: false when something
   // does not qualify.
@@ -300,7 +334,7 @@ class WarpSpecializer {
     Builder b;
     b.setInsertionPointBefore(first);
     b.setLoc(first->loc);
-    Operation *ws = b.create(OpCode::WarpSpecialize, {}, {}, {{"producer_warps", int64_t{1}}}, 2);
+    Operation *ws = b.create(OpCode::WarpSpecialize, {}, {}, producerAttrs(), 2);
     // The consumers: everything after the split but the return.
     Block &consumers = *ws->regions[0];
     for (auto it = std::next(ws->self); it != body.ops.end() && it->get() != ret;) {
