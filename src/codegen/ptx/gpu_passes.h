@@ -38,6 +38,13 @@ struct DotRotation {
   unsigned carried;
 };
 std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m);
+// The 32-bit registers a thread holds of tile `t` spread over `numWarps`
+// warps, 16-bit elements packed two to a register (as wgmma reads them).
+int64_t packedRegistersPerThread(const Type &t, int64_t numWarps);
+// An S (the first dot's result) of more than this many registers a thread
+// rotates only under findDotRotation's further conditions, and gets a
+// producer warpgroup under warp-specialize.
+constexpr int64_t kSmallRotatedS = 32;
 void rotateDotLoops(Module &m);
 // stage_dot_operands.cpp
 void stageDotOperands(Module &m);

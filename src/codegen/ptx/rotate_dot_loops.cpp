@@ -44,6 +44,10 @@ namespace tessera::ptx {
 
 using passes::forYield;
 
+int64_t packedRegistersPerThread(const Type &t, int64_t numWarps) {
+  return t.numel() * bitWidth(t.dtype) / 32 / (32 * numWarps);
+}
+
 std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
   if (loop.code != OpCode::For || m.targetSm != 90 || !m.archSpecific) return std::nullopt;
   Operation *yield = forYield(&loop);
@@ -132,14 +136,10 @@ std::optional<DotRotation> findDotRotation(Operation &loop, const Module &m) {
     const Type &s = first->result()->type;
     const Type &q = first->operand(0)->type;
     if (s.rank() != 2 || q.rank() != 2) continue;
-    const int64_t threads = int64_t{32} * m.numWarps;
-    auto regsPerThread = [&](const Type &t) {
-      return t.numel() * bitWidth(t.dtype) / 32 / threads;
-    };
-    const int64_t sRegs = regsPerThread(s);
-    const int64_t held =
-        sRegs + regsPerThread(second->operand(0)->type) + regsPerThread(second->result()->type);
-    if (sRegs > 32 && (held > 160 || q.shape[1] < 128)) continue;
+    const int64_t sRegs = packedRegistersPerThread(s, m.numWarps);
+    const int64_t held = sRegs + packedRegistersPerThread(second->operand(0)->type, m.numWarps) +
+                         packedRegistersPerThread(second->result()->type, m.numWarps);
+    if (sRegs > kSmallRotatedS && (held > 160 || q.shape[1] < 128)) continue;
     return DotRotation{first, second, k};
   }
   return std::nullopt;

@@ -114,13 +114,12 @@ class WarpSpecializer {
       if (op->code != OpCode::For || !wants(*op)) return;
       op->walk([&](Operation *d) {
         if (d->code == OpCode::Dot && d->intAttr("wait_on_use") == 1 &&
-            d->operand(0)->type.isMemDesc()) {
-          const Type &t = d->result()->type;
-          sRegs = std::max(sRegs, t.numel() * bitWidth(t.dtype) / 32 / (32 * numWarps_));
-        }
+            d->operand(0)->type.isMemDesc())
+          sRegs = std::max(sRegs, packedRegistersPerThread(d->result()->type, numWarps_));
       });
     });
-    if (sRegs <= 32 || numWarps_ < 8 || numWarps_ % 4 != 0) return {{"producer_warps", int64_t{1}}};
+    if (sRegs <= kSmallRotatedS || numWarps_ < 8 || numWarps_ % 4 != 0)
+      return {{"producer_warps", int64_t{1}}};
     const int64_t producerRegs = 24;
     const int64_t consumerRegs =
         std::min<int64_t>(256, (65536 - 128 * producerRegs) / (32 * numWarps_) / 8 * 8);
