@@ -263,6 +263,7 @@ def attention_kernel(rng: random.Random):
 
 KINDS = {"dot": dot_kernel, "descriptor": descriptor_kernel, "attention": attention_kernel}
 SPECIALIZED = [0]  # kernels whose PTX has a producer warp (warp-specialize)
+HANDOVER = [0]  # of those, a producer warpgroup handing its registers over (setmaxnreg)
 # Compiles that ended with the kernel's own diagnostic: not failures, but a
 # generator writing kernels the language rejects tests nothing, so the
 # summary says how many (with --show, which).
@@ -303,8 +304,10 @@ def check(kind: str, seed: int, workdir: pathlib.Path, show: bool) -> int:
                 if show:
                     print(f"DIAGNOSED {kind} seed {seed} {target}: {r.stderr.strip()[:400]}")
         else:
-            specialized = "tessera.producer_warps" in ptx.read_text()
+            text = ptx.read_text()
+            specialized = "tessera.producer_warps" in text
             SPECIALIZED[0] += specialized
+            HANDOVER[0] += "setmaxnreg" in text
             what = assemble(ptx, target)
             if not what and specialized:
                 # Its unspecialised twin too, which the loader may run instead.
@@ -343,8 +346,8 @@ def main() -> int:
     total = len(kinds) * args.n * len(TARGETS)
     print(f"stress_ptx: {total} compiles ({', '.join(kinds)}; seeds {args.seed}.."
           f"{args.seed + args.n - 1}; {', '.join(TARGETS)}), {failures} failing; "
-          f"{SPECIALIZED[0]} with a producer warp, {DIAGNOSED[0]} rejected by the compiler's "
-          f"diagnostics")
+          f"{SPECIALIZED[0]} with a producer warp ({HANDOVER[0]} a warpgroup with setmaxnreg), "
+          f"{DIAGNOSED[0]} rejected by the compiler's diagnostics")
     return 1 if failures else 0
 
 
