@@ -159,13 +159,18 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
   // where the producer warp would spill or cost a block per SM. Unmarked,
   // not the split kernel's input: with one warpgroup that releases its
   // slots by the warpgroup's barrier rather than by mbarriers (tutorial
-  // 06's D 64 forward, 128x64 on 4 warps: 438 TFLOP/s against 396).
+  // 06's D 64 forward, 128x64 on 4 warps: 438 TFLOP/s against 396). So
+  // does one of two warpgroups or more on sm_90a, which warp-specialize may
+  // split unasked.
   auto isMarked = [](const Operation &op) {
     return op.code == OpCode::For && op.intAttr("warp_specialize") == 1;
   };
-  std::unique_ptr<Module> twin = keepsStage(req, kUnspecializedPtxStage) && hasOp(tile, isMarked)
-                                     ? cloneModule(tile)
-                                     : nullptr;
+  const bool mayBeSplitUnasked =
+      gpu.target.sm == 90 && gpu.target.archSpecific && req.numWarps >= 8;
+  std::unique_ptr<Module> twin =
+      keepsStage(req, kUnspecializedPtxStage) && (mayBeSplitUnasked || hasOp(tile, isMarked))
+          ? cloneModule(tile)
+          : nullptr;
   ptx::prepareModule(gpuModule, gpu);
   runPasses(gpuModule, ptx::gpuPipeline(), opts);
   // The header names the target as Triton's TTGIR does ("cuda:90").
@@ -183,8 +188,9 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
         // Unmarked with 0 rather than no mark: persistent-programs leaves a
         // loop whose warp specialisation was asked for as written, so the
         // twin keeps the kernel's launch (one tile a program, its
-        // parameters) and the loader may run either.
-        if (isMarked(*op)) op->setAttr("warp_specialize", int64_t{0});
+        // parameters) and the loader may run either; and warp-specialize
+        // splits no loop unasked in a function whose loops say 0.
+        if (op->code == OpCode::For) op->setAttr("warp_specialize", int64_t{0});
       });
     // Its passes are neither printed nor timed: the kernel asked for is
     // the specialised one.

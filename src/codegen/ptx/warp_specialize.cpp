@@ -11,8 +11,9 @@
 // the rings: tma_copy ops before and in the loops, release barriers that
 // the copying thread waits on with `barrier_wait {first_thread = 1}`,
 // which it makes for every loop marked so); layouts assigned.
-// Guarantees: when a loop of the function is marked and every tensor copy
-// of the function qualifies (below), the function body becomes
+// Guarantees: when a loop of the function is marked (or unaskedLoop finds
+// one, which is then marked) and every tensor copy of the function
+// qualifies (below), the function body becomes
 //   - the local_allocs and barrier_allocs that the copies use, and the
 //     allocations of the body before them, moved to the top (every thread
 //     initialises and publishes the barriers);
@@ -85,16 +86,60 @@ class WarpSpecializer {
   void run() {
     bool wanted = false;
     fn_.walk([&](Operation *op) { wanted = wanted || (op->code == OpCode::For && wants(*op)); });
-    if (!wanted || !collect()) return;
+    Operation *unasked = wanted ? nullptr : unaskedLoop();
+    if (unasked) unasked->setAttr("warp_specialize", int64_t{1});
+    if ((!wanted && !unasked) || !collect()) {
+      if (unasked) unasked->removeAttr("warp_specialize");
+      return;
+    }
     build();
   }
 
  private:
-  // Only where the program asks: a producer warp may cost (D=64 attention,
+  // Where the program asks; a producer warp may cost (D=64 attention,
   // 128x64 tiles on 4 warps: 439 -> 297 TFLOP/s), and with host descriptors
   // it did not gain (tutorial 06's D=128 forward, 8 warps, autotuned:
-  // 585-597 against 581-599).
+  // 585-597 against 581-599). Unasked, see unaskedLoop.
   static bool wants(const Operation &loop) { return loop.intAttr("warp_specialize") == 1; }
+
+  // The largest S a rotated loop in `loop` holds, in registers a thread
+  // (its Q K^T's result, that dot's A in shared memory).
+  int64_t rotatedSRegisters(Operation &loop) const {
+    int64_t regs = 0;
+    loop.walk([&](Operation *d) {
+      if (d->code == OpCode::Dot && d->intAttr("wait_on_use") == 1 &&
+          d->operand(0)->type.isMemDesc())
+        regs = std::max(regs, packedRegistersPerThread(d->result()->type, numWarps_));
+    });
+    return regs;
+  }
+
+  bool handsRegistersOver(int64_t sRegs) const {
+    return sRegs > kSmallRotatedS && numWarps_ >= 8 && numWarps_ % 4 == 0;
+  }
+
+  // A loop specialised though the program did not ask: the only loop that
+  // copies by tensor copies, where no loop of the function says either way
+  // (the unspecialised twin says 0), rotated with a large S on two consumer
+  // warpgroups or more -- where the producer warpgroup measured faster
+  // (producerAttrs; tutorial 06's kernel with warp_specialize=False and
+  // True, host descriptors both). Not two copying loops (a causal
+  // attention's): not measured. (With two warpgroups pipeline-dot-operands
+  // releases every tensor-copy ring's slots by mbarriers, as it does a
+  // marked loop's.)
+  Operation *unaskedLoop() const {
+    bool said = false;
+    std::set<Operation *> copying;
+    fn_.walk([&](Operation *op) {
+      said = said || (op->code == OpCode::For && op->attr("warp_specialize"));
+      if (op->code != OpCode::TmaCopy) return;
+      for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
+        if (p->code == OpCode::For) copying.insert(p);
+    });
+    if (said || copying.size() != 1) return nullptr;
+    Operation *loop = *copying.begin();
+    return handsRegistersOver(rotatedSRegisters(*loop)) ? loop : nullptr;
+  }
 
   // One producer warp, the consumers keeping ptxas's even share of the
   // registers; but a producer warpgroup that hands its registers to the
@@ -109,17 +154,11 @@ class WarpSpecializer {
   // unspecialised. Unrotated (2 stages) the hand-over lost: 555-557 /
   // 563-573 against 579-582 / 584-602 with one producer warp.
   std::vector<NamedAttr> producerAttrs() const {
-    int64_t sRegs = 0;  // the rotated Q K^T's result (its A in shared memory)
+    int64_t sRegs = 0;
     fn_.walk([&](Operation *op) {
-      if (op->code != OpCode::For || !wants(*op)) return;
-      op->walk([&](Operation *d) {
-        if (d->code == OpCode::Dot && d->intAttr("wait_on_use") == 1 &&
-            d->operand(0)->type.isMemDesc())
-          sRegs = std::max(sRegs, packedRegistersPerThread(d->result()->type, numWarps_));
-      });
+      if (op->code == OpCode::For && wants(*op)) sRegs = std::max(sRegs, rotatedSRegisters(*op));
     });
-    if (sRegs <= kSmallRotatedS || numWarps_ < 8 || numWarps_ % 4 != 0)
-      return {{"producer_warps", int64_t{1}}};
+    if (!handsRegistersOver(sRegs)) return {{"producer_warps", int64_t{1}}};
     const int64_t producerRegs = 24;
     const int64_t consumerRegs =
         std::min<int64_t>(256, (65536 - 128 * producerRegs) / (32 * numWarps_) / 8 * 8);
