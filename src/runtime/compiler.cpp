@@ -166,7 +166,7 @@ void runPipeline(Module &tile, const SourceManager &sm, const CompileRequest &re
     return op.code == OpCode::For && op.intAttr("warp_specialize") == 1;
   };
   const bool mayBeSplitUnasked =
-      gpu.target.sm == 90 && gpu.target.archSpecific && req.numWarps >= 8;
+      ptx::mayWarpSpecializeUnasked(gpu.target.sm, gpu.target.archSpecific, req.numWarps);
   std::unique_ptr<Module> twin =
       keepsStage(req, kUnspecializedPtxStage) && (mayBeSplitUnasked || hasOp(tile, isMarked))
           ? cloneModule(tile)

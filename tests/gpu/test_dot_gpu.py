@@ -710,7 +710,7 @@ def test_warp_specialized_attention(gen, d, bm, bn, warps, stages, ws):
     # (The loader runs the unspecialised twin where the producer warp would
     # spill or cost a block per SM.)
     producers = 4 if "setmaxnreg" in kern.asm["ptx"] else 1
-    assert producers == 1 or (d, bm, bn, warps, stages) == (128, 128, 128, 8, 3)
+    assert producers == 1 or unasked
     assert kern.n_max_threads in ({32 * warps, 32 * (warps + producers)} if specialized
                                   else {32 * warps})
 

@@ -245,7 +245,8 @@ def test_attention_warp_specialized_or_its_twin(gen, causal, config):
     if ".target sm_90a" not in spec.asm["ptx"]:
         assert "ptx-unspecialized" not in spec.asm and spec.n_max_threads == 32 * warps
         return
-    if config == (128, 128, 8, 3) and not causal:
+    hands_over = config == (128, 128, 8, 3)  # rotated with a large S: a producer warpgroup
+    if hands_over and not causal:
         # Split unasked too (its one copying loop rotated with a large S):
         # the same kernel, the same twin.
         assert plain.asm["ptx"] == spec.asm["ptx"]
@@ -261,7 +262,7 @@ def test_attention_warp_specialized_or_its_twin(gen, causal, config):
     # One producer warp, or (128x128 with 3 stages, rotated) a warpgroup
     # that hands its registers to the consumers and spills nothing.
     producers = 4 if "setmaxnreg" in spec.asm["ptx"] else 1
-    assert (producers == 4) == (config == (128, 128, 8, 3))
+    assert (producers == 4) == hands_over
     if spec.n_max_threads == 32 * (warps + producers):
         assert keep_warp_specialized(footprint(spec), footprint(plain))
     else:

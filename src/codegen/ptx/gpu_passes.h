@@ -69,6 +69,11 @@ void optimizeThreadLocality(Module &m);
 void contractFloatOps(Module &m);
 // warp_specialize.cpp
 void warpSpecialize(Module &m);
+// Whether warp-specialize may split a loop the program did not mark, in a
+// kernel of `numWarps` warps for sm_`sm` (`a` if archSpecific): a loop
+// rotate-dot-loops rotated (sm_90a) on two consumer warpgroups or more. The
+// compiler makes an unspecialised twin wherever this holds.
+bool mayWarpSpecializeUnasked(int sm, bool archSpecific, int64_t numWarps);
 
 // The GPU passes (registered with the pass manager by their users), and
 // their names in pipeline order.

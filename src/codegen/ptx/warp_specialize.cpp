@@ -69,6 +69,12 @@ namespace {
 
 using Map = std::unordered_map<const Value *, Value *>;
 
+// Consumers that are whole warpgroups, two or more: setmaxnreg moves a
+// warpgroup's registers, and one consumer warpgroup has room enough.
+bool twoConsumerWarpgroups(int64_t numWarps) {
+  return numWarps >= 8 && numWarps % 4 == 0;
+}
+
 bool isReleaseWait(const Operation &op) {
   return op.code == OpCode::BarrierWait && op.intAttr("first_thread") == 1;
 }
@@ -81,12 +87,13 @@ Value *copyRuns(const Operation &copy) {
 
 class WarpSpecializer {
  public:
-  WarpSpecializer(Function &fn, int64_t numWarps) : fn_(fn), numWarps_(numWarps) {}
+  WarpSpecializer(Function &fn, int64_t numWarps, bool mayGoUnasked)
+      : fn_(fn), numWarps_(numWarps), mayGoUnasked_(mayGoUnasked) {}
 
   void run() {
     bool wanted = false;
     fn_.walk([&](Operation *op) { wanted = wanted || (op->code == OpCode::For && wants(*op)); });
-    Operation *unasked = wanted ? nullptr : unaskedLoop();
+    Operation *unasked = wanted || !mayGoUnasked_ ? nullptr : unaskedLoop();
     if (unasked) unasked->setAttr("warp_specialize", int64_t{1});
     if ((!wanted && !unasked) || !collect()) {
       if (unasked) unasked->removeAttr("warp_specialize");
@@ -115,7 +122,7 @@ class WarpSpecializer {
   }
 
   bool handsRegistersOver(int64_t sRegs) const {
-    return sRegs > kSmallRotatedS && numWarps_ >= 8 && numWarps_ % 4 == 0;
+    return sRegs > kSmallRotatedS && twoConsumerWarpgroups(numWarps_);
   }
 
   // A loop specialised though the program did not ask: the only loop that
@@ -562,6 +569,7 @@ class WarpSpecializer {
 
   Function &fn_;
   int64_t numWarps_;
+  bool mayGoUnasked_;                      // mayWarpSpecializeUnasked
   std::unordered_set<Operation *> roots_;  // the copies and release waits
   // A later loop's ring -> the first loop's that it becomes; the first ring
   // of each later loop; the consumers' arrivals on each later loop's
@@ -580,10 +588,15 @@ class WarpSpecializer {
 
 }  // namespace
 
+bool mayWarpSpecializeUnasked(int sm, bool archSpecific, int64_t numWarps) {
+  return sm == 90 && archSpecific && twoConsumerWarpgroups(numWarps);
+}
+
 void warpSpecialize(Module &m) {
   // A program of 32 warps has no room for another (1024 threads a block).
   if (m.numWarps >= 32) return;
-  for (auto &fn : m.functions) WarpSpecializer(*fn, m.numWarps).run();
+  const bool mayGoUnasked = mayWarpSpecializeUnasked(m.targetSm, m.archSpecific, m.numWarps);
+  for (auto &fn : m.functions) WarpSpecializer(*fn, m.numWarps, mayGoUnasked).run();
 }
 
 }  // namespace tessera::ptx
