@@ -246,9 +246,9 @@ def test_attention_warp_specialized_or_its_twin(gen, causal, config):
         assert "ptx-unspecialized" not in spec.asm and spec.n_max_threads == 32 * warps
         return
     hands_over = config == (128, 128, 8, 3)  # rotated with a large S: a producer warpgroup
-    if hands_over and not causal:
-        # Split unasked too (its one copying loop rotated with a large S):
-        # the same kernel, the same twin.
+    if hands_over:
+        # Split unasked too (its copying loops, rotated with a large S): the
+        # same kernel, the same twin.
         assert plain.asm["ptx"] == spec.asm["ptx"]
         assert plain.asm["ptx-unspecialized"] == spec.asm["ptx-unspecialized"]
         assert spec.n_max_threads == plain.n_max_threads == 32 * (warps + 4)

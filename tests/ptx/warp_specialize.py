@@ -15,7 +15,11 @@
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.unasked.ptx
 # RUN: cmp %t.wg.ptx %t.unasked.ptx
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 128, 128, 128, 0" --emit ptx-unspecialized --target sm_90a --num-warps 8 --num-stages 3 | FileCheck %s --check-prefix=OFF
-# RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 | FileCheck %s --check-prefix=OFF
+# RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 1" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.causal-wg.ptx
+# RUN: tesserac compile %S/../../examples/attention.py --kernel attention_fwd_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 128, 128, 128, 1, 0" --emit ptx --target sm_90a --num-warps 8 --num-stages 3 -o %t.causal-unasked.ptx
+# RUN: cmp %t.causal-wg.ptx %t.causal-unasked.ptx
+# RUN: FileCheck %s --check-prefix=WG < %t.causal-wg.ptx
+# RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a -v %t.causal-wg.ptx -o %t.causal-wg.cubin 2>&1 | FileCheck %s --check-prefix=WG-PTXAS
 # RUN: tesserac compile %S/../python/kernels/dots.py --kernel descriptor_attention_kernel --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, fp32, 64, 64, 128, 1" --emit ptx --target sm_90a --num-warps 4 --num-stages 3 -o %t.ws4.ptx
 # RUN: FileCheck %s --check-prefix=WS4 < %t.ws4.ptx
 # RUN: ! command -v ptxas >/dev/null || ptxas -arch=sm_90a %t.ws4.ptx -o %t.ws4.cubin
@@ -74,10 +78,10 @@
 # WS8-NOT: wgmma
 # WS8: ret;
 
-# Not marked, the same kernel is split all the same (its one copying loop
+# Not marked, the same kernel is split all the same (its copying loop
 # rotated with a large S on two warpgroups: the producer warpgroup measured
-# faster), into the same PTX; its twin is not split, and neither is the
-# causal kernel (two copying loops) unmarked.
+# faster), into the same PTX, and so is the causal example's (two copying
+# loops, one after the other); the twin is not split.
 # The producer warpgroup: 12 warps launched (ptxas allocates 168 registers
 # a thread), the consumers raise theirs to 240 before anything else, the
 # producers lower theirs to 24 before three of their warps end.

@@ -242,11 +242,11 @@ def test_attention_warp_specialized(causal, cfg):
     # 128x128 on 8 warps with 3 stages is rotated with an S of 64 registers
     # a thread: a producer warpgroup hands its registers to the consumers
     # (setmaxnreg), which then hold S, P and the accumulator without a spill;
-    # there the kernel not marked is split too, its one copying loop (not
-    # the causal kernel's two), into the same PTX.
+    # there the kernel not marked is split too (causal, both its copying
+    # loops), into the same PTX.
     bm, bn, warps, stages = cfg
     producers = 4 if (bm, bn, warps, stages) == (128, 128, 8, 3) else 1
-    unasked = producers == 4 and not causal
+    unasked = producers == 4
 
     def compile_(ws, emit="ptx"):
         sig = ("*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32, "

@@ -11,8 +11,8 @@
 // the rings: tma_copy ops before and in the loops, release barriers that
 // the copying thread waits on with `barrier_wait {first_thread = 1}`,
 // which it makes for every loop marked so); layouts assigned.
-// Guarantees: when a loop of the function is marked (or unaskedLoop finds
-// one, which is then marked) and every tensor copy of the function
+// Guarantees: when a loop of the function is marked (or unaskedLoops finds
+// some, which are then marked) and every tensor copy of the function
 // qualifies (below), the function body becomes
 //   - the local_allocs and barrier_allocs that the copies use, and the
 //     allocations of the body before them, moved to the top (every thread
@@ -93,10 +93,11 @@ class WarpSpecializer {
   void run() {
     bool wanted = false;
     fn_.walk([&](Operation *op) { wanted = wanted || (op->code == OpCode::For && wants(*op)); });
-    Operation *unasked = wanted || !mayGoUnasked_ ? nullptr : unaskedLoop();
-    if (unasked) unasked->setAttr("warp_specialize", int64_t{1});
-    if ((!wanted && !unasked) || !collect()) {
-      if (unasked) unasked->removeAttr("warp_specialize");
+    std::vector<Operation *> unasked;
+    if (!wanted && mayGoUnasked_) unasked = unaskedLoops();
+    for (Operation *loop : unasked) loop->setAttr("warp_specialize", int64_t{1});
+    if ((!wanted && unasked.empty()) || !collect()) {
+      for (Operation *loop : unasked) loop->removeAttr("warp_specialize");
       return;
     }
     build();
@@ -106,7 +107,7 @@ class WarpSpecializer {
   // Where the program asks; a producer warp may cost (D=64 attention,
   // 128x64 tiles on 4 warps: 439 -> 297 TFLOP/s), and with host descriptors
   // it did not gain (tutorial 06's D=128 forward, 8 warps, autotuned:
-  // 585-597 against 581-599). Unasked, see unaskedLoop.
+  // 585-597 against 581-599). Unasked, see unaskedLoops.
   static bool wants(const Operation &loop) { return loop.intAttr("warp_specialize") == 1; }
 
   // The largest S a rotated loop in `loop` holds, in registers a thread
@@ -125,27 +126,34 @@ class WarpSpecializer {
     return sRegs > kSmallRotatedS && twoConsumerWarpgroups(numWarps_);
   }
 
-  // A loop specialised though the program did not ask: the only loop that
-  // copies by tensor copies, where no loop of the function says either way
-  // (the unspecialised twin says 0), rotated with a large S on two consumer
-  // warpgroups or more -- where the producer warpgroup measured faster
-  // (producerAttrs; tutorial 06's kernel with warp_specialize=False and
-  // True, host descriptors both). Not two copying loops (a causal
-  // attention's): not measured. (With two warpgroups pipeline-dot-operands
-  // releases every tensor-copy ring's slots by mbarriers, as it does a
-  // marked loop's.)
-  Operation *unaskedLoop() const {
-    bool said = false;
+  // Loops specialised though the program did not ask: the loops that copy
+  // by tensor copies, one or several one after the other (a causal
+  // attention's two), where no loop of the function says
+  // either way (the unspecialised twin says 0) and one of them is rotated
+  // with a large S on two consumer warpgroups or more -- where the producer
+  // warpgroup measured faster (producerAttrs; tutorial 06's kernel with
+  // warp_specialize=False and True, host descriptors both). Causal, 128x128
+  // on 8 warps, 3 stages, D 128, H200, TFLOP/s at N 4096 / 16384: 490-491 /
+  // 582-593 split against 485 / 560-566 not. Not a copy inside a loop inside
+  // another (a persistent kernel's): not measured. (With two warpgroups
+  // pipeline-dot-operands releases every tensor-copy ring's slots by
+  // mbarriers, as it does a marked loop's.)
+  std::vector<Operation *> unaskedLoops() const {
+    bool said = false, nested = false;
     std::set<Operation *> copying;
     fn_.walk([&](Operation *op) {
       said = said || (op->code == OpCode::For && op->attr("warp_specialize"));
       if (op->code != OpCode::TmaCopy) return;
+      int loops = 0;
       for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
-        if (p->code == OpCode::For) copying.insert(p);
+        if (p->code == OpCode::For) copying.insert(p), ++loops;
+      nested = nested || loops > 1;
     });
-    if (said || copying.size() != 1) return nullptr;
-    Operation *loop = *copying.begin();
-    return handsRegistersOver(rotatedSRegisters(*loop)) ? loop : nullptr;
+    if (said || nested || copying.empty()) return {};
+    int64_t sRegs = 0;
+    for (Operation *loop : copying) sRegs = std::max(sRegs, rotatedSRegisters(*loop));
+    if (!handsRegistersOver(sRegs)) return {};
+    return {copying.begin(), copying.end()};
   }
 
   // One producer warp, the consumers keeping ptxas's even share of the
