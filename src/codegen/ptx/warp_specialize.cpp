@@ -128,26 +128,29 @@ class WarpSpecializer {
 
   // Loops specialised though the program did not ask: the loops that copy
   // by tensor copies, one or several one after the other (a causal
-  // attention's two), where no loop of the function says
-  // either way (the unspecialised twin says 0) and one of them is rotated
-  // with a large S on two consumer warpgroups or more -- where the producer
-  // warpgroup measured faster (producerAttrs; tutorial 06's kernel with
-  // warp_specialize=False and True, host descriptors both). Causal, 128x128
-  // on 8 warps, 3 stages, D 128, H200, TFLOP/s at N 4096 / 16384: 490-491 /
-  // 582-593 split against 485 / 560-566 not. Not a copy inside a loop inside
-  // another (a persistent kernel's): not measured. (With two warpgroups
-  // pipeline-dot-operands releases every tensor-copy ring's slots by
-  // mbarriers, as it does a marked loop's.)
+  // attention's two), where no loop of the function says either way (the
+  // unspecialised twin says 0) and one of them is rotated with a large S on
+  // two consumer warpgroups or more -- where the producer warpgroup measured
+  // faster (producerAttrs; tutorial 06's kernel with warp_specialize=False
+  // and True, host descriptors both). Causal, 128x128 on 8 warps, 3 stages,
+  // D 128, H200, TFLOP/s at N 4096 / 16384: 490-491 / 582-593 split against
+  // 485 / 560-566 not. Not a copy inside a loop inside another (a persistent
+  // kernel's): not measured. (With two warpgroups pipeline-dot-operands
+  // releases every tensor-copy ring's slots by mbarriers, as it does a
+  // marked loop's.)
   std::vector<Operation *> unaskedLoops() const {
     bool said = false, nested = false;
     std::set<Operation *> copying;
     fn_.walk([&](Operation *op) {
       said = said || (op->code == OpCode::For && op->attr("warp_specialize"));
       if (op->code != OpCode::TmaCopy) return;
-      int loops = 0;
-      for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp)
-        if (p->code == OpCode::For) copying.insert(p), ++loops;
-      nested = nested || loops > 1;
+      int loopsAround = 0;
+      for (Operation *p = op->parent->parentOp; p; p = p->parent->parentOp) {
+        if (p->code != OpCode::For) continue;
+        copying.insert(p);
+        ++loopsAround;
+      }
+      nested = nested || loopsAround > 1;
     });
     if (said || nested || copying.empty()) return {};
     int64_t sRegs = 0;
