@@ -150,8 +150,11 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
     """softmax(q k^T * sm_scale) v per (batch, head), sm_scale > 0 (default
     1/sqrt(HEAD_DIM)); returns (o, lse), lse in base 2
     (written into o and lse when given). fp8 q, k and v give an fp16 o.
-    warp_specialize=True: on sm_90a one more warp issues the key loop's tensor
-    copies (tl.range's warp_specialize); it changes no result."""
+    warp_specialize=True: on sm_90a one more warp issues the key loops' tensor
+    copies (tl.range's warp_specialize); it changes no result. Where the
+    compiler rotates the key loop with a large score tile (128x128 on 8 warps,
+    3 stages, HEAD_DIM 128) the kernel is split either way, with a producer
+    warpgroup that hands its registers to the other warps."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == q.shape and v.shape == q.shape, "q, k and v must have one shape"
     assert k.dtype == q.dtype and v.dtype == q.dtype, "q, k and v must have one dtype"
