@@ -205,9 +205,10 @@ int main(int argc, char **argv) {
       if (emit == tessera::kUnspecializedPtxStage && k->ir(emit).empty())
         throw tessera::CompilationError(
             "kernel '" + kernel +
-            "' is not warp-specialised (no loop marked tl.range(..., warp_specialize=True) "
-            "that warp-specialize split, which it does on sm_90a only), so it has no "
-            "unspecialised twin; --emit ptx prints its PTX");
+            "' is not warp-specialised (warp-specialize, on sm_90a only, splits a loop "
+            "marked tl.range(..., warp_specialize=True), and unmarked an attention loop "
+            "rotated on 8 warps or more; it split none here), so it has no unspecialised "
+            "twin; --emit ptx prints its PTX");
       text += k->ir(emit);
       // The last kernel's IR is left for the process's exit to reclaim, as
       // clang's -disable-free does: freeing a long kernel's ops one by one
