@@ -76,6 +76,15 @@
 // group or wait remains in such a loop (operands loaded before it are
 // staged and waited for before it starts, after its first tensor copies
 // are issued).
+// Where a loop over tiles in the function body holds a loop marked
+// warp_specialize and no other loop (ringsOutlive: a persistent kernel),
+// tensor-copy rings of at most half the shared memory and their
+// barriers are allocated before the outer loop and freed after it, and the
+// outer loop carries the ring's position from one tile's loop to the next
+// (the read slot and its phase: the inner loop starts from them and yields
+// them back); the prologue's copies then go to the slots after that
+// position, each behind the first thread's wait for the slot's release
+// (whose phase the position gives), and a CTA barrier precedes them.
 // An operand loaded before the loop is staged once, in a buffer allocated
 // before the rings; a later loop of the same block that reads the same
 // load in the same layout (the causal attention's second loop reading Q)
@@ -433,6 +442,45 @@ class Pipeliner {
     return false;
   }
 
+  // The loop around this one when its rings and their barriers can be
+  // allocated before it and serve each of its iterations (a persistent
+  // kernel's loop over tiles, each tile's loop over K): a `for` in the
+  // function body whose body holds this loop directly and no other loop.
+  // The barriers are then made once rather than in every tile, the ring's
+  // position runs on from one tile's loop to the next, and a producer warp
+  // (warp-specialize) copies the next tile's first operands while the
+  // consumers finish this tile. Only a loop marked warp_specialize (the
+  // caller asks): unsplit, its copies would still wait for each tile's
+  // epilogue (not measured), and its slots' releases are then mbarriers,
+  // whose phases can be waited for across the tiles. And rings
+  // of at most half the shared memory a block may have (227 KiB on sm_90):
+  // the scratch that the emitter gives a tile's epilogue (its output tile
+  // on the way to global memory) goes below the ring area when rings live,
+  // and tutorial 06's 128x128 tiles at 3 stages (192 KiB of rings) then took
+  // 259 KiB. (A hand-written persistent attention forward, 128x64 tiles on 8
+  // warps, 3 stages, H200, TFLOP/s at N 4096: 527 with its loop marked
+  // warp_specialize, 491 unmarked, 510 for one tile a program; 548 / 509 /
+  // 540 at N 16384.)
+  Operation *ringsOutlive(int64_t ringBytes) const {
+    Operation *outer = loop_->parent->parentOp;
+    if (!outer || outer->code != OpCode::For || outer->parent != &fn_.body ||
+        !passes::forYield(outer) || 2 * ringBytes > 227 * 1024)
+      return nullptr;
+    int loops = 0;
+    outer->walk([&](Operation *op) { loops += op != outer && isLoop(*op); });
+    return loops == 1 ? outer : nullptr;
+  }
+
+  // The ring slot `times` after `slot` (both below the number of stages).
+  Value *slotAfter(Builder &b, Value *slot, int64_t times) {
+    const Type i32 = Type::scalar(DType::I32);
+    Value *sum = b.op1(OpCode::Add, {slot, b.constInt(times, i32)}, i32);
+    Value *wraps = b.op1(OpCode::Cmp, {sum, b.constInt(stages_, i32)}, Type::scalar(DType::I1),
+                         {{"pred", std::string("ge")}});
+    Value *less = b.op1(OpCode::Sub, {sum, b.constInt(stages_, i32)}, i32);
+    return b.op1(OpCode::Select, {wraps, less, sum}, i32);
+  }
+
   // An iteration to copy for, `times` iterations after `base`: its
   // induction value `at` = base + offset, and whether it runs as
   // `base < bound`, with bound = ub - offset computed before the loop (the
@@ -596,6 +644,44 @@ class Pipeliner {
     const Type i32 = Type::scalar(DType::I32);
     pre_.setInsertionPointBefore(loop_);
     pre_.setLoc(loop_->loc);
+    // With tensor copies and more than one warpgroup, the slots are released by
+    // barriers too, one per slot, that every thread arrives on once it has read
+    // the slot for the last time; the thread that copies waits for it before
+    // refilling the slot. A CTA barrier there would hold every warp, where only
+    // the copying one needs to wait: without it the warpgroups drift apart, and
+    // one's softmax overlaps the other's dots. (Tutorial 06's D=128 forward on
+    // an H200, 128x128 tiles on 8 warps: 540 TFLOP/s against 490 with the CTA
+    // barrier, causal 483 against 440. With one warpgroup the barrier is the
+    // warpgroup's own, and the mbarrier's round trip cost 2-4%: 128x64 tiles on
+    // 4 warps 516 against 526.) A loop that asks for warp specialisation has
+    // them always: its copies move to a producer warp (warp-specialize), which a
+    // CTA barrier would not let go on.
+    const bool releaseBarriers =
+        tma_ && (module_.numWarps > 4 || loop_->intAttr("warp_specialize") == 1);
+    // Where the rings outlive this loop (ringsOutlive), they and their
+    // barriers are allocated before the loop around it, and its iterations
+    // carry the ring's position on: the read slot and its phase.
+    int64_t ringBytes = 0;
+    for (const Candidate *c : fills) {
+      const Type &t = c->load->result()->type;
+      ringBytes += slots * t.numel() * byteSize(t.dtype);
+    }
+    Operation *outer =
+        tma_ && loop_->intAttr("warp_specialize") == 1 ? ringsOutlive(ringBytes) : nullptr;
+    Builder hoisted;
+    Value *ringAt = nullptr, *ringPhase = nullptr;
+    if (outer) {
+      hoisted.setInsertionPointBefore(outer);
+      hoisted.setLoc(loop_->loc);
+      ringAt = appendCarried(outer, hoisted.constInt(0, i32));
+      ringPhase = appendCarried(outer, hoisted.constInt(0, i32));
+      // Every warp has read the slots and staged buffers for the last time
+      // in the previous iteration before this one writes them again (the
+      // copying thread also waits for each slot's release, below, which
+      // the warps' CTA barrier does not order with the copy engine).
+      pre_.create(OpCode::Barrier, {}, {});
+    }
+    Builder &alloc = outer ? hoisted : pre_;
     // Operands loaded before the loop: one buffer each, copied ahead of
     // iteration 0's copies and committed with them, so the first ring wait
     // covers them too. They are allocated below the rings, so that a
@@ -635,28 +721,15 @@ class Pipeliner {
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
       Type ringType = Type::memdesc({slots, t.shape[0], t.shape[1]}, t.dtype, c->shared.str());
-      rings.push_back(pre_.op1(OpCode::LocalAlloc, {}, ringType));
+      rings.push_back(alloc.op1(OpCode::LocalAlloc, {}, ringType));
     }
     // The tensor copies of one iteration complete on one barrier per slot;
-    // its phase flips each time the ring wraps around.
-    Value *bars = tma_ ? pre_.op1(OpCode::BarrierAlloc, {}, i32, {{"count", slots}}) : nullptr;
-    // With more than one warpgroup, one more per slot that every thread
-    // arrives on once it has read the slot for the last time; the thread
-    // that copies waits for it before refilling the slot. A CTA barrier
-    // there would hold every warp, where only the copying one needs to wait:
-    // without it the warpgroups drift apart, and one's softmax overlaps the
-    // other's dots. (Tutorial 06's D=128 forward on an H200, 128x128 tiles
-    // on 8 warps: 540 TFLOP/s against 490 with the CTA barrier, causal 483
-    // against 440. With one warpgroup the barrier is the warpgroup's own, and
-    // the mbarrier's round trip cost 2-4%: 128x64 tiles on 4 warps 516
-    // against 526.) A loop that asks for warp specialisation has them
-    // always: its copies move to a producer warp (warp-specialize), which
-    // a CTA barrier would not let go on.
-    const bool releaseBarriers =
-        tma_ && (module_.numWarps > 4 || loop_->intAttr("warp_specialize") == 1);
+    // its phase flips each time the ring wraps around. (The release
+    // barriers: above.)
+    Value *bars = tma_ ? alloc.op1(OpCode::BarrierAlloc, {}, i32, {{"count", slots}}) : nullptr;
     Value *freed = releaseBarriers
-                       ? pre_.op1(OpCode::BarrierAlloc, {}, i32,
-                                  {{"count", slots}, {"arrivals", int64_t(32) * module_.numWarps}})
+                       ? alloc.op1(OpCode::BarrierAlloc, {}, i32,
+                                   {{"count", slots}, {"arrivals", int64_t(32) * module_.numWarps}})
                        : nullptr;
     std::vector<Value *> tensorMaps;
     for (const Candidate *c : fills)
@@ -680,7 +753,23 @@ class Pipeliner {
         for (size_t k = 0; k < shadowState.size(); ++k) map[shadowed_->args[k]] = shadowState[k];
         shadowState = advanceShadow(pre_, map);
       }
-      Value *slot = pre_.constInt(j, i32);
+      Value *slot = outer ? slotAfter(pre_, ringAt, j) : pre_.constInt(j, i32);
+      // A persisting ring's slot may have been read in the previous outer
+      // iteration: its copy waits for the release, as the loop's copies do.
+      // The copy for the j-th iteration after the position the ring reached
+      // waits for the arrivals of that position's iteration j - S + 1:
+      // the ring's phase there, one phase back where the slot comes
+      // before the read slot (a ring never used so far waits on the phase
+      // before its first, which a new barrier has completed).
+      if (outer) {
+        Value *past = pre_.op1(OpCode::Cmp,
+                               {pre_.op1(OpCode::Add, {ringAt, pre_.constInt(j + 1, i32)}, i32),
+                                pre_.constInt(slots, i32)},
+                               Type::scalar(DType::I1), {{"pred", std::string("ge")}});
+        Value *back = pre_.op1(OpCode::Xor, {ringPhase, pre_.constInt(1, i32)}, i32);
+        Value *parity = pre_.op1(OpCode::Select, {past, ringPhase, back}, i32);
+        pre_.create(OpCode::BarrierWait, {freed, slot, parity}, {}, {{"first_thread", int64_t{1}}});
+      }
       for (size_t r = 0; r < fills.size(); ++r)
         copyAt(pre_, *fills[r], it, map, rings[r], slot, bars, r == 0 ? stageBytes : 0,
                tensorMaps[r]);
@@ -700,9 +789,15 @@ class Pipeliner {
     }
     for (size_t k = 0; k < advancing_.size(); ++k)
       loop_->operands[3 + advancing_[k].index] = current[k];
-    Value *readSlot = appendCarried(loop_, pre_.constInt(0, i32));
-    Value *writeSlot = appendCarried(loop_, pre_.constInt(lookAhead, i32));
-    Value *phase = tma_ ? appendCarried(loop_, pre_.constInt(0, i32)) : nullptr;
+    Value *readSlot = appendCarried(loop_, outer ? ringAt : pre_.constInt(0, i32));
+    Value *writeSlot = appendCarried(
+        loop_, outer ? slotAfter(pre_, ringAt, lookAhead) : pre_.constInt(lookAhead, i32));
+    Value *phase = tma_ ? appendCarried(loop_, outer ? ringPhase : pre_.constInt(0, i32)) : nullptr;
+    if (outer) {
+      Operation *outerYield = outer->regions[0]->terminator();
+      outerYield->operands.push_back(loop_->result(readSlot->index - 1));
+      outerYield->operands.push_back(loop_->result(phase->index - 1));
+    }
     std::vector<Value *> shadowArgs;
     for (Value *init : shadowState) shadowArgs.push_back(appendCarried(loop_, init));
 
@@ -864,8 +959,9 @@ class Pipeliner {
     for (Value *v : shadowNext) yield->operands.push_back(v);
     // After the loop: nothing in flight, then the rings are free.
     Builder after;
-    auto pos = std::next(passes::iteratorOf(loop_));
-    after.setInsertionPoint(loop_->parent, pos);
+    Operation *last = outer ? outer : loop_;
+    auto pos = std::next(passes::iteratorOf(last));
+    after.setInsertionPoint(last->parent, pos);
     after.setLoc(loop_->loc);
     if (freed) after.create(OpCode::BarrierDealloc, {freed}, {});
     if (tma_)
@@ -873,9 +969,15 @@ class Pipeliner {
     else
       after.create(OpCode::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
     for (Value *r : rings) after.create(OpCode::LocalDealloc, {r}, {});
+    // Staged operands are freed after this loop even where the rings
+    // outlive it: allocating one again each tile costs nothing, and its
+    // bytes are free for what the tile does after the loop.
+    Builder afterLoop;
+    afterLoop.setInsertionPoint(loop_->parent, std::next(passes::iteratorOf(loop_)));
+    afterLoop.setLoc(loop_->loc);
     for (const StagedKey &key : freeAfter) {
       StagedOperand &st = stagedBefore_->at(key);
-      st.dealloc = after.create(OpCode::LocalDealloc, {st.alloc}, {});
+      st.dealloc = (outer ? afterLoop : after).create(OpCode::LocalDealloc, {st.alloc}, {});
     }
     for (const Candidate *c : fills) eraseOp(c->load);
     // A staged load that nothing else reads (another loop may stage it too).

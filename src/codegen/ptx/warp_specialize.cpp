@@ -40,7 +40,9 @@
 // memdesc_index, a tensormap_create that nothing else reads, or a
 // local_alloc or barrier_alloc of the function body; the copies in loops
 // are those of marked loops (a rotated loop's peeled first iteration copies
-// in a branch), each waiting for its releases on barriers; several such
+// in a branch), each waiting for its releases on barriers, or of a loop
+// over tiles around one whose rings outlive it (pipeline-dot-operands: a
+// persistent kernel; the producer runs that loop too); several such
 // loops each have rings of their own, allocated in the function body after
 // the previous loop's are freed, of the same types in the same order, and
 // a first copy in the body before any loop or branch. Not a kernel whose
@@ -199,6 +201,19 @@ class WarpSpecializer {
     for (Operation *r : roots)
       if (Operation *p = r->parent->parentOp; p && p->code == OpCode::For) copying.insert(p);
     if (copying.empty()) return false;
+    // A persistent kernel's loop over tiles whose loop over K keeps its
+    // rings (pipeline-dot-operands' ringsOutlive) copies each tile's first
+    // iterations, waiting for their slots' release: the producer runs it
+    // too, and so goes on to the next tile's copies while the consumers
+    // finish this one. (The loop over K may sit in a branch: a rotated
+    // loop's, rotate-dot-loops.)
+    std::set<Operation *> around;
+    for (Operation *loop : copying) {
+      Operation *p = loop->parent->parentOp;
+      while (p && p->code == OpCode::If) p = p->parent->parentOp;
+      if (p && copying.count(p)) around.insert(p);
+    }
+    for (Operation *p : around) copying.erase(p);
     for (Operation *loop : copying) {
       bool waits = false;
       for (auto &op : loop->regions[0]->ops) waits = waits || isReleaseWait(*op);
