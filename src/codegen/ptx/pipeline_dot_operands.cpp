@@ -442,25 +442,25 @@ class Pipeliner {
     return false;
   }
 
-  // The loop around this one when its rings and their barriers can be
-  // allocated before it and serve each of its iterations (a persistent
-  // kernel's loop over tiles, each tile's loop over K): a `for` in the
-  // function body whose body holds this loop directly and no other loop.
-  // The barriers are then made once rather than in every tile, the ring's
-  // position runs on from one tile's loop to the next, and a producer warp
-  // (warp-specialize) copies the next tile's first operands while the
-  // consumers finish this tile. Only a loop marked warp_specialize (the
-  // caller asks): unsplit, its copies would still wait for each tile's
-  // epilogue (not measured), and its slots' releases are then mbarriers,
-  // whose phases can be waited for across the tiles. And rings
-  // of at most half the shared memory a block may have (227 KiB on sm_90):
-  // the scratch that the emitter gives a tile's epilogue (its output tile
-  // on the way to global memory) goes below the ring area when rings live,
-  // and tutorial 06's 128x128 tiles at 3 stages (192 KiB of rings) then took
-  // 259 KiB. (A hand-written persistent attention forward, 128x64 tiles on 8
-  // warps, 3 stages, H200, TFLOP/s at N 4096: 527 with its loop marked
-  // warp_specialize, 491 unmarked, 510 for one tile a program; 548 / 509 /
-  // 540 at N 16384.)
+  // The loop around this one when its rings and their barriers can be allocated
+  // before it and serve each of its iterations (a persistent kernel's loop over
+  // tiles, each tile's loop over K): a `for` in the function body whose body
+  // holds this loop directly and no other loop. The barriers are then made once
+  // rather than in every tile, the ring's position runs on from one tile's loop
+  // to the next, and a producer warp (warp-specialize) copies the next tile's
+  // first operands while the consumers finish this tile. Only a loop marked
+  // warp_specialize (the caller asks): unsplit, its copies would still wait for
+  // each tile's epilogue (not measured), and its slots' releases are then
+  // mbarriers, whose phases can be waited for across the tiles. And only rings
+  // of at most half the shared memory a block may have (227 KiB on sm_90): the
+  // scratch that the emitter gives a tile's epilogue (its output tile on the way
+  // to global memory) goes below the ring area when rings live, and an
+  // attention's 128x128 tiles at 3 stages (192 KiB of rings) then took 259 KiB.
+  // (A
+  // hand-written persistent attention forward, 128x64 tiles on 8 warps, 3
+  // stages, H200, TFLOP/s at N 4096: 527 with its loop marked warp_specialize,
+  // 491 with the same rings unsplit, 510 for one tile a program; 548 / 509 / 540
+  // at N 16384.)
   Operation *ringsOutlive(int64_t ringBytes) const {
     Operation *outer = loop_->parent->parentOp;
     if (!outer || outer->code != OpCode::For || outer->parent != &fn_.body ||
