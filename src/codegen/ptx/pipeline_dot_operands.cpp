@@ -661,13 +661,13 @@ class Pipeliner {
     // Where the rings outlive this loop (ringsOutlive), they and their
     // barriers are allocated before the loop around it, and its iterations
     // carry the ring's position on: the read slot and its phase.
-    int64_t ringBytes = 0;
+    int64_t stageBytes = 0;  // one slot of every ring
     for (const Candidate *c : fills) {
       const Type &t = c->load->result()->type;
-      ringBytes += slots * t.numel() * byteSize(t.dtype);
+      stageBytes += t.numel() * byteSize(t.dtype);
     }
     Operation *outer =
-        tma_ && loop_->intAttr("warp_specialize") == 1 ? ringsOutlive(ringBytes) : nullptr;
+        tma_ && loop_->intAttr("warp_specialize") == 1 ? ringsOutlive(slots * stageBytes) : nullptr;
     Builder hoisted;
     Value *ringAt = nullptr, *ringPhase = nullptr;
     if (outer) {
@@ -735,11 +735,6 @@ class Pipeliner {
     for (const Candidate *c : fills)
       tensorMaps.push_back(tma_ ? tensorMapBefore(loop_, *c->load, c->shared.swizzle, fn_)
                                 : nullptr);
-    int64_t stageBytes = 0;
-    for (const Candidate *c : fills) {
-      const Type &t = c->load->result()->type;
-      stageBytes += t.numel() * byteSize(t.dtype);
-    }
     // Prologue: iterations 0 .. S-2, the advancing values stepping along.
     std::vector<Value *> current, shadowState;
     for (const Advancing &a : advancing_) current.push_back(loop_->operand(3 + a.index));
